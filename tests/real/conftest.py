@@ -1,0 +1,25 @@
+"""Real-consumer tests: every test here is marked `real`, and with RUNBOOK_REQUIRE_REAL=1 any skip of
+one (whatever raised it, e.g. importorskip) is reported as a failure."""
+from __future__ import annotations
+
+import pytest
+
+import realenv
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/real/" in str(item.path).replace("\\", "/"):
+            item.add_marker(pytest.mark.real)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and item.get_closest_marker("real") and realenv.real_required():
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{realenv.REQUIRE_ENV}=1 인데 실제 프로그램 테스트가 건너뛰어졌습니다 / "
+            f"a real-program test was skipped while {realenv.REQUIRE_ENV}=1: {report.longrepr}"
+        )

@@ -1,0 +1,204 @@
+"""One run of the notebook, kept as evidence: DIR/<label>/<UTC timestamp>/{run.ipynb, run.html, manifest.json}.
+
+The verdict is never recomputed here: the manifest copies the step records and the summary record the
+notebook itself displayed (application/vnd.runbook.*+json). A run whose notebook stopped before its summary
+cell is a failed run, whatever the steps before it said. papermill and nbconvert are imported inside the
+functions so that `runbook --help` and `runbook summary` start fast.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import getpass
+import hashlib
+import json
+import os
+import platform
+import socket
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+STEP_MIME = "application/vnd.runbook.step+json"
+SUMMARY_MIME = "application/vnd.runbook.summary+json"
+MANIFEST_SCHEMA = "nvidia-runtime-runbook/manifest/1"
+NOTEBOOK_NAME = "run.ipynb"
+HTML_NAME = "run.html"
+MANIFEST_NAME = "manifest.json"
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    ok: bool
+    manifest: dict
+
+
+def utc_now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)
+
+
+def new_run_dir(archive_root: Path, label: str, started: _dt.datetime) -> Path:
+    """A fresh folder for this run; a second run in the same second gets a -2, -3 ... suffix, never a clash."""
+    base = archive_root / label
+    base.mkdir(parents=True, exist_ok=True)
+    stamp = started.strftime("%Y%m%dT%H%M%SZ")
+    for n in range(1, 1000):
+        candidate = base / (stamp if n == 1 else f"{stamp}-{n}")
+        try:
+            candidate.mkdir()
+            return candidate
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"too many runs in one second under {base}")
+
+
+def host_facts(root: str) -> dict:
+    """Who ran it and where. The target's os-release is read under the root (a node mounted at /host)."""
+    def os_release(path: Path) -> str | None:
+        try:
+            for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+                if line.startswith("PRETTY_NAME="):
+                    return line.split("=", 1)[1].strip().strip('"')
+        except OSError:
+            return None
+        return None
+
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # a container user with no passwd entry
+        user = str(os.getuid())
+    return {
+        "hostname": socket.gethostname(),
+        "node_name": os.environ.get("NODE_NAME"),  # set by the Kubernetes manifests (downward API)
+        "system": platform.system(),
+        "kernel": platform.release(),
+        "machine": platform.machine(),
+        "os": os_release(Path("/etc/os-release")),
+        "target_os": os_release(Path(root) / "etc/os-release") if root else None,
+        "python": platform.python_version(),
+        "executable": sys.executable,
+        "user": user,
+        "uid": os.getuid(),
+    }
+
+
+def records(nb) -> tuple[list[dict], dict | None]:
+    """The step records in the order the notebook displayed them, and the last summary record (or None)."""
+    steps, summary = [], None
+    for cell in nb.get("cells", []):
+        for out in cell.get("outputs", []) or []:
+            data = out.get("data") or {}
+            if STEP_MIME in data:
+                steps.append(_as_obj(data[STEP_MIME]))
+            if SUMMARY_MIME in data:
+                summary = _as_obj(data[SUMMARY_MIME])
+    return steps, summary
+
+
+def _as_obj(value):
+    # nbformat keeps +json outputs as objects, but a notebook saved by another tool may hold a JSON string
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def sha256_file(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def build_manifest(*, label: str, notebook: Path, parameters: dict, started: _dt.datetime,
+                   ended: _dt.datetime, nb, error: dict | None, version: str) -> dict:
+    steps, summary = records(nb) if nb is not None else ([], None)
+    if summary is not None:
+        steps = summary.get("steps") or steps
+    # ok only when the notebook reached its summary, the summary says ok, and nothing raised
+    ok = bool(summary and summary.get("ok")) and error is None
+    files = []
+    for rec in steps:
+        for f in rec.get("files") or []:
+            files.append({"step": rec.get("step"), "step_id": rec.get("id"), "path": f.get("path"),
+                          "host_path": f.get("host_path"), "action": f.get("action"), "sha256": f.get("sha256")})
+    failed = [r for r in steps if r.get("status") == "failed"]
+    return {
+        "schema": MANIFEST_SCHEMA,
+        "label": label,
+        "ok": ok,
+        "result": "passed" if ok else "failed",
+        "mode": (summary or {}).get("mode", parameters.get("mode")),
+        "root": (summary or {}).get("root", parameters.get("root")),
+        "runbook_version": version,
+        "notebook_runbook_version": (summary or {}).get("runbook_version"),
+        "notebook": str(notebook),
+        "parameters": parameters,
+        "host": host_facts(str(parameters.get("root") or "")),
+        "started_at": started.isoformat(),
+        "ended_at": ended.isoformat(),
+        "duration_seconds": round((ended - started).total_seconds(), 3),
+        "reached_summary": summary is not None,
+        "error": error,
+        "failed_step": _brief(failed[0]) if failed else None,
+        "steps": [_brief(r) for r in steps],
+        "files": files,
+    }
+
+
+def _brief(rec: dict) -> dict:
+    return {k: rec.get(k) for k in ("step", "id", "title", "status", "message", "backup")}
+
+
+def export_html(nb, dest: Path) -> str | None:
+    """Write the HTML rendering; returns an error text instead of raising, the run's verdict stands alone."""
+    try:
+        from nbconvert import HTMLExporter
+    except ImportError:
+        return "nbconvert is missing: pip install nbconvert"
+    try:
+        body, _ = HTMLExporter().from_notebook_node(nb)
+        dest.write_text(body, encoding="utf-8")
+        return None
+    except Exception as exc:  # noqa: BLE001 - any exporter failure is reported in the manifest
+        return f"{type(exc).__name__}: {exc}"
+
+
+def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, version: str) -> RunResult:
+    import nbformat
+    import papermill as pm
+
+    started = utc_now()
+    run_dir = new_run_dir(archive_root, label, started)
+    out_nb = run_dir / NOTEBOOK_NAME
+    error = None
+    try:
+        pm.execute_notebook(str(notebook), str(out_nb), parameters=parameters,
+                            progress_bar=False, log_output=False, report_mode=False)
+    except pm.PapermillExecutionError as exc:
+        error = {"kind": "cell", "cell_index": exc.cell_index, "ename": exc.ename, "evalue": exc.evalue}
+    except Exception as exc:  # noqa: BLE001 - a dead kernel or a missing kernelspec still leaves evidence
+        error = {"kind": "papermill", "ename": type(exc).__name__, "evalue": str(exc)}
+    ended = utc_now()
+    nb = nbformat.read(str(out_nb), as_version=4) if out_nb.exists() else None
+    manifest = build_manifest(label=label, notebook=notebook, parameters=parameters, started=started,
+                              ended=ended, nb=nb, error=error, version=version)
+    html_error = export_html(nb, run_dir / HTML_NAME) if nb is not None else "no executed notebook"
+    manifest["artifacts"] = {
+        name: {"sha256": sha256_file(run_dir / name)} for name in (NOTEBOOK_NAME, HTML_NAME)
+        if (run_dir / name).exists()
+    }
+    manifest["html_error"] = html_error
+    (run_dir / MANIFEST_NAME).write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n",
+                                         encoding="utf-8")
+    return RunResult(run_dir, manifest["ok"], manifest)
+
+
+def load_manifests(archive_root: Path) -> list[tuple[Path, dict]]:
+    """Every DIR/<label>/<run>/manifest.json; an unreadable one is skipped with a note on stderr."""
+    found = []
+    for path in sorted(archive_root.glob(f"*/*/{MANIFEST_NAME}")):
+        try:
+            found.append((path.parent, json.loads(path.read_text(encoding="utf-8"))))
+        except (OSError, ValueError) as exc:
+            print(f"manifest 을 읽지 못해 건너뜁니다 / skipping unreadable manifest: {path} ({exc})",
+                  file=sys.stderr)
+    return found

@@ -1,0 +1,197 @@
+"""The `runbook` command: run (and archive) the notebook, summarize a fleet's archives, prepare a lab root.
+
+A thin layer over papermill's Python API. Only the standard library is imported at module level: papermill,
+nbconvert and PyYAML are imported by the sub-command that needs them, so `runbook --help` stays fast.
+Exit codes: 0 the run (or every host) passed, 1 a run failed, 2 the request was refused before running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
+
+
+class Refused(Exception):
+    """A request refused before anything ran; the text is already bilingual."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    p = argparse.ArgumentParser(
+        prog="runbook",
+        description="containerd 에 NVIDIA 런타임을 등록하고 증명하는 런북 / "
+                    "registers the NVIDIA runtime with containerd, and proves it")
+    p.add_argument("--version", action="version", version=f"runbook {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{run,summary,lab-init}")
+
+    run = sub.add_parser("run", help="노트북을 실행하고 보관 / execute the notebook and archive the run")
+    run.add_argument("--root", required=True,
+                     help="대상 root (실제 노드는 /) / target root ('/' on a real node)")
+    run.add_argument("--mode", choices=["apply", "check"], default=None,
+                     help="apply: 고침, check: 검사만 / apply: change, check: only verify")
+    run.add_argument("-f", "--parameters-file", dest="params_file", metavar="PARAMS.yaml",
+                     help="papermill 파라미터 YAML / papermill parameters YAML")
+    run.add_argument("-p", "--parameter", dest="params", nargs=2, action="append", default=[],
+                     metavar=("NAME", "VALUE"), help="파라미터 하나 / one parameter")
+    run.add_argument("--archive", default="runbook-archive", metavar="DIR",
+                     help="보관 폴더 (기본 ./runbook-archive) / archive folder (default ./runbook-archive)")
+    run.add_argument("--label", default=None,
+                     help="이 실행의 이름 (기본: 호스트 이름) / this run's label (default: host name)")
+    run.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
+
+    summ = sub.add_parser("summary", help="호스트별 최근 실행 요약 / latest run of every host, side by side")
+    summ.add_argument("archive", metavar="DIR")
+    summ.add_argument("--format", choices=["text", "markdown", "html"], default="text")
+
+    lab = sub.add_parser("lab-init", help="실습용 root 준비 / prepare a lab root with the course fixture")
+    lab.add_argument("root", metavar="ROOT")
+    lab.add_argument("--force", action="store_true",
+                     help="다른 내용의 fixture 를 덮어씀 (백업 남김) / replace a differing fixture (kept as backup)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handler = {"run": cmd_run, "summary": cmd_summary, "lab-init": cmd_lab_init}[args.command]
+    try:
+        return handler(args)
+    except Refused as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_REFUSED
+
+
+def default_notebook() -> Path:
+    from importlib.resources import files
+
+    return Path(str(files("runbook_lib") / "data" / "run.ipynb"))
+
+
+def coerce(name: str, value: str, type_name: str | None):
+    """A -p value as the notebook declares it; undeclared types follow papermill's own -p rules."""
+    low = value.strip().lower()
+    if type_name == "str":
+        return value
+    if type_name == "bool":
+        if low in ("true", "yes", "1", "on"):
+            return True
+        if low in ("false", "no", "0", "off"):
+            return False
+        raise Refused(f"{name} 는 true 또는 false 여야 합니다 (받은 값: {value!r}).\n"
+                      f"{name} must be true or false (got {value!r}).")
+    if type_name in ("int", "float"):
+        try:
+            return int(value) if type_name == "int" else float(value)
+        except ValueError:
+            raise Refused(f"{name} 는 숫자여야 합니다 (받은 값: {value!r}).\n"
+                          f"{name} must be a number (got {value!r}).") from None
+    if value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[value]
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    return value
+
+
+def collect_parameters(args, declared: dict) -> dict:
+    """-f file, then each -p, then --root/--mode: later wins, as with papermill's own command line."""
+    params: dict = {}
+    if args.params_file:
+        import yaml
+
+        try:
+            loaded = yaml.safe_load(Path(args.params_file).read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise Refused(f"파라미터 파일을 읽지 못했습니다: {args.params_file} ({exc})\n"
+                          f"could not read the parameters file: {args.params_file} ({exc})") from None
+        if not isinstance(loaded, dict):
+            raise Refused(f"파라미터 파일은 '이름: 값' 목록이어야 합니다: {args.params_file}\n"
+                          f"the parameters file must be a mapping of name: value: {args.params_file}")
+        params.update(loaded)
+    for name, value in args.params:
+        params[name] = coerce(name, value, (declared.get(name) or {}).get("inferred_type_name"))
+    params["root"] = args.root
+    if args.mode:
+        params["mode"] = args.mode
+    unknown = sorted(set(params) - set(declared))
+    if unknown:
+        valid = ", ".join(declared) or "-"
+        raise Refused(
+            f"노트북에 없는 파라미터라서 실행하지 않았습니다: {', '.join(unknown)}\n"
+            f"  쓸 수 있는 파라미터: {valid}\n"
+            f"refused: the notebook has no parameter named {', '.join(unknown)}\n"
+            f"  valid parameters: {valid}")
+    return params
+
+
+def cmd_run(args) -> int:
+    import papermill as pm
+
+    from . import __version__
+    from .archive import execute
+
+    notebook = Path(args.notebook) if args.notebook else default_notebook()
+    if not notebook.is_file():
+        raise Refused(f"노트북을 찾을 수 없습니다: {notebook}\nnotebook not found: {notebook}")
+    declared = pm.inspect_notebook(str(notebook))
+    params = collect_parameters(args, declared)
+    label = args.label or socket.gethostname()
+    if not label or "/" in label or label.startswith("."):
+        raise Refused(f"label 에는 '/' 를 쓸 수 없고 '.' 으로 시작할 수 없습니다: {label!r}\n"
+                      f"a label cannot contain '/' or start with '.': {label!r}")
+    result = execute(notebook, params, Path(args.archive), label, __version__)
+    print(render_run(result.manifest))
+    print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def render_run(manifest: dict) -> str:
+    lines = []
+    for rec in manifest["steps"]:
+        title = (rec.get("title") or {}).get("en", "")
+        lines.append(f"  [{rec.get('step')}] {rec.get('id', ''):<14} {rec.get('status', ''):<10} {title}")
+        if rec.get("status") == "failed":
+            message = rec.get("message") or {}
+            lines.append(f"      {message.get('ko', '')}\n      {message.get('en', '')}")
+    err = manifest.get("error")
+    if err and not manifest.get("failed_step"):
+        lines.append(f"  오류 / error: {err.get('ename')}: {err.get('evalue')}")
+    verdict = "통과 / PASSED" if manifest["ok"] else "실패 / FAILED"
+    lines.append(f"결과 / result: {verdict} ({manifest['label']}, mode={manifest.get('mode')})")
+    return "\n".join(lines)
+
+
+def cmd_summary(args) -> int:
+    from .summary import render, summarize
+
+    archive = Path(args.archive)
+    if not archive.is_dir():
+        raise Refused(f"보관 폴더가 없습니다: {archive}\narchive folder not found: {archive}")
+    table = summarize(archive)
+    if not table.rows:
+        raise Refused(f"보관 폴더에 실행 기록(manifest.json)이 없습니다: {archive}\n"
+                      f"no runs (manifest.json) under the archive folder: {archive}")
+    print(render(table, args.format))
+    return EXIT_OK if table.all_ok else EXIT_FAILED
+
+
+def cmd_lab_init(args) -> int:
+    from .errors import RunbookError
+    from .labinit import lab_init
+
+    try:
+        print(lab_init(args.root, force=args.force))
+    except (ValueError, RunbookError) as exc:
+        raise Refused(str(exc)) from None
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,323 @@
+"""Add (or bring up to date) one runtime table in a containerd config's text, keeping every other byte.
+
+The plan is a list of small text patches computed from the file's layout: insert the new tables right after
+the last sibling runtime, indented and spaced like it, in the file's own quoting style; or replace just the
+value of a wrong key, keeping its comment. The result is accepted only if tomllib reads it as exactly the
+original data plus the intended change; otherwise nothing is written and the user is told why.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from dataclasses import dataclass, field
+
+from ..errors import ConfigError
+from ..messages import Msg
+from . import render
+from .layout import Header, Layout, scan
+from .versions import RUNTIME_TYPE, runtime_path, runtimes_path
+
+OPTIONS = "options"
+
+
+@dataclass
+class RuntimeWanted:
+    name: str
+    binary: str
+    systemd_cgroup: bool
+
+    def settings(self) -> dict[tuple[str, ...], object]:
+        """The values the runbook owns, by path inside the runtime table."""
+        return {
+            ("runtime_type",): RUNTIME_TYPE,
+            (OPTIONS, "BinaryName"): self.binary,
+            (OPTIONS, "SystemdCgroup"): self.systemd_cgroup,
+        }
+
+
+@dataclass
+class EditPlan:
+    text: str                                     # the new text ('\n' line endings)
+    notes: list[Msg] = field(default_factory=list)  # what was done, for the notebook
+    repairs: list[Msg] = field(default_factory=list)  # wrong values that were corrected
+
+    def changed_from(self, old: str) -> bool:
+        return self.text != old
+
+
+def default_runtime_name(data: dict, version: int) -> str:
+    from .versions import containerd_table
+    node = _get(data, containerd_table(version))
+    name = node.get("default_runtime_name") if isinstance(node, dict) else None
+    return name if isinstance(name, str) and name else "runc"
+
+
+def template_runtime(effective: dict, version: int, wanted: RuntimeWanted) -> tuple[dict, str | None]:
+    """The new runtime's table: a copy of the default runtime's (so privileged_without_host_devices,
+    pod_annotations and the rest match it, as nvidia-ctk does), then the runbook's three settings."""
+    runtimes = _get(effective, runtimes_path(version))
+    runtimes = runtimes if isinstance(runtimes, dict) else {}
+    source = None
+    for candidate in (default_runtime_name(effective, version), "runc", "crun"):
+        if candidate != wanted.name and isinstance(runtimes.get(candidate), dict):
+            source = candidate
+            break
+    table = copy.deepcopy(runtimes[source]) if source else {}
+    table["runtime_type"] = RUNTIME_TYPE
+    if not isinstance(table.get(OPTIONS), dict):
+        table[OPTIONS] = {}
+    if "BinaryName" not in table[OPTIONS]:  # the seed's order: the binary first, then the cgroup driver
+        table[OPTIONS] = {"BinaryName": None, **table[OPTIONS]}
+    table[OPTIONS]["BinaryName"] = wanted.binary
+    table[OPTIONS]["SystemdCgroup"] = wanted.systemd_cgroup
+    if "runtime_type" in table and list(table)[0] != "runtime_type" and source is None:
+        table = {"runtime_type": table.pop("runtime_type"), **table}
+    return table, source
+
+
+def plan_runtime(text: str, data: dict, version: int, wanted: RuntimeWanted, template: dict,
+                 *, lab_path: str, source_name: str | None = None) -> EditPlan:
+    """Make ``text`` hold the runtime; ``template`` is used only when the runtime is not there yet."""
+    layout = scan(text)
+    path = runtime_path(version, wanted.name)
+    existing = _get(data, path)
+    if existing is None:
+        new_text = _insert_runtime(layout, version, wanted.name, template, source_name)
+        expected = copy.deepcopy(data)
+        _set(expected, path, template)
+        plan = EditPlan(new_text, notes=[Msg(
+            f"{render.header(list(path))} 테이블과 options 하위 테이블을 추가했습니다.",
+            f"added the {render.header(list(path))} table and its options sub-table.")])
+    else:
+        if not isinstance(existing, dict):
+            raise ConfigError(
+                Msg(f"{'.'.join(path)} 가 테이블이 아닙니다.", f"{'.'.join(path)} is not a table."),
+                Msg("그 줄을 지우고 다시 실행하세요.", "delete that line and run again."), path=lab_path)
+        new_text, expected, plan = _update_runtime(layout, data, path, wanted, lab_path)
+    _verify(plan.text, expected, lab_path)
+    return plan
+
+
+def _verify(new_text: str, expected: dict, lab_path: str) -> None:
+    try:
+        got = tomllib.loads(new_text)
+    except tomllib.TOMLDecodeError as exc:
+        got = exc
+    if got != expected:
+        raise ConfigError(
+            Msg("편집 결과가 의도와 다르게 읽혀서 아무것도 쓰지 않았습니다 (파일 형식이 예상 밖입니다).",
+                "the edited text would not read back as intended, so nothing was written (unexpected layout)."),
+            Msg("런타임 테이블을 직접 추가하거나, 이 파일을 첨부해 문제를 알려 주세요.",
+                "add the runtime table by hand, or report the problem with this file attached."), path=lab_path)
+
+
+# --- a new runtime -------------------------------------------------------------------------------------
+
+
+def _insert_runtime(layout: Layout, version: int, name: str, table: dict, source_name: str | None) -> str:
+    rpath = runtimes_path(version)
+    siblings = [h for h in layout.headers
+                if len(h.path) == len(rpath) + 1 and h.path[:-1] == rpath and not h.is_array]
+    quote = render.quote_style(layout.text)
+    step = "  " if any(h.indent for h in layout.headers) else ""
+    model = next((h for h in siblings if h.path[-1] == source_name), siblings[-1] if siblings else None)
+
+    if siblings:
+        anchor_end = layout.subtree_end(siblings[-1])
+        prefix = list(siblings[-1].raw_parts[:-1])
+        hi = siblings[-1].indent
+        sep = _separation(layout, siblings[-1])
+    else:
+        anc = _deepest_ancestor(layout, rpath + (name,))
+        if anc is None:
+            anchor_end = len(layout.lines) - 1
+            prefix = [render.key(p, quote) for p in rpath]
+            hi = ""
+            sep = 1
+        else:
+            anchor_end = layout.subtree_end(anc)
+            prefix = list(anc.raw_parts) + [render.key(p, quote) for p in rpath[len(anc.path):]]
+            hi = anc.indent + step
+            sep = 1 if any(layout.blank_lines_before(h.line) for h in layout.headers[1:]) else 0
+    style = _Style.learn(layout, model, hi, step)
+    literal = style.literal
+    name_part = render.key(name, quote)
+    head = [f"{hi}{render.header(prefix + [name_part])}"]
+    model_kvs = _raw_values(layout, model.path) if model else {}
+    body, subtables = [], []
+    for k, v in table.items():
+        if isinstance(v, dict) and k == OPTIONS:
+            subtables.append((k, v))
+            continue
+        raw = model_kvs.get((k,)) if k != "runtime_type" and model_kvs.get((k,)) is not None else None
+        body.append(f"{style.key_indent}{render.key(k, quote)} = {raw if raw is not None else render.value(v, literal=literal)}")
+    block = head + body
+    for k, sub in subtables:
+        opt_raw = _raw_values(layout, model.path + (OPTIONS,)) if model else {}
+        block += [""] * style.options_sep
+        block.append(f"{style.options_indent}{render.header(prefix + [name_part, render.key(k, quote)])}")
+        for ok, ov in sub.items():
+            raw = opt_raw.get((ok,)) if ok not in ("BinaryName", "SystemdCgroup") else None
+            block.append(f"{style.options_key_indent}{render.key(ok, quote)} = "
+                         f"{raw if raw is not None else render.value(ov, literal=literal)}")
+    # Put the block after the blank lines that follow the anchor, so the diff shows a clean insertion.
+    trailing = 0
+    while anchor_end + 1 + trailing < len(layout.lines) and not layout.lines[anchor_end + 1 + trailing].strip():
+        trailing += 1
+    if sep and trailing >= sep:
+        return _insert_after(layout, anchor_end + sep, "\n".join(block + [""] * sep) + "\n")
+    return _insert_after(layout, anchor_end, "\n".join([""] * sep + block) + "\n")
+
+
+def _separation(layout: Layout, sibling: Header) -> int:
+    """Blank lines between runtime tables: as before the sibling, or before its options table when the
+    sibling directly follows its parent header (containerd 2.0's docs style)."""
+    n = layout.blank_lines_before(sibling.line)
+    opt = layout.header_for(sibling.path + (OPTIONS,))
+    if n == 0 and opt is not None:
+        n = layout.blank_lines_before(opt.line)
+    return min(n, 2)
+
+
+@dataclass
+class _Style:
+    key_indent: str
+    options_indent: str
+    options_key_indent: str
+    options_sep: int
+    literal: bool
+
+    @classmethod
+    def learn(cls, layout: Layout, model: Header | None, hi: str, step: str) -> "_Style":
+        key_indent = hi + step
+        options_indent = hi + step
+        options_key_indent = options_indent + step
+        options_sep = 1 if step or (model is None) else 0
+        literal = False
+        if model is not None:
+            kvs = [kv for kv in layout.keyvalues if kv.table == model.path]
+            if kvs:
+                key_indent = kvs[0].indent
+                literal = layout.value_text(kvs[0]).startswith("'")
+            opt = layout.header_for(model.path + (OPTIONS,))
+            if opt is not None:
+                options_indent = opt.indent
+                options_sep = min(layout.blank_lines_before(opt.line), 2)
+                okvs = [kv for kv in layout.keyvalues if kv.table == opt.path]
+                options_key_indent = okvs[0].indent if okvs else opt.indent + (key_indent[len(hi):] or step)
+            else:
+                options_indent = key_indent
+                options_key_indent = key_indent + (key_indent[len(hi):] or step)
+        else:
+            literal = render.quote_style(layout.text) == "'"
+        return cls(key_indent, options_indent, options_key_indent, options_sep, literal)
+
+
+def _raw_values(layout: Layout, table: tuple[str, ...]) -> dict[tuple[str, ...], str]:
+    return {kv.path: layout.value_text(kv) for kv in layout.keyvalues if kv.table == table}
+
+
+def _deepest_ancestor(layout: Layout, path: tuple[str, ...]) -> Header | None:
+    best = None
+    for h in layout.headers:
+        if not h.is_array and len(h.path) < len(path) and path[:len(h.path)] == h.path:
+            if best is None or len(h.path) > len(best.path):
+                best = h
+    return best
+
+
+def _insert_after(layout: Layout, line: int, block: str) -> str:
+    lines = list(layout.lines)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    if not lines:
+        return block.lstrip("\n")
+    return "".join(lines[: line + 1]) + block + "".join(lines[line + 1:])
+
+
+# --- an existing runtime -------------------------------------------------------------------------------
+
+
+def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: RuntimeWanted,
+                    lab_path: str) -> tuple[str, dict, EditPlan]:
+    if layout.keyvalue(path) is not None:
+        raise ConfigError(
+            Msg(f"{'.'.join(path)} 가 한 줄짜리 인라인 테이블로 적혀 있어 안전하게 고칠 수 없습니다.",
+                f"{'.'.join(path)} is written as an inline table, which the runbook does not edit."),
+            Msg("[섹션] 형식의 테이블로 바꿔 적은 뒤 다시 실행하세요.",
+                "rewrite it as [section] tables, then run again."), path=lab_path)
+    expected = copy.deepcopy(data)
+    patches: list[tuple[int, int, str]] = []   # (start offset, end offset, replacement)
+    inserts: dict[int, list[str]] = {}          # after line index -> lines
+    notes, repairs = [], []
+    header = layout.header_for(path)
+    quote = render.quote_style(layout.text)
+    for rel, want in wanted.settings().items():
+        full = path + rel
+        current = _get(data, full)
+        _set(expected, full, want)
+        if current == want and type(current) is type(want):
+            continue
+        kv = layout.keyvalue(full)
+        shown = f"{'.'.join(rel)} = {render.value(want)}"
+        if kv is not None:
+            patches.append((kv.value_start, kv.value_end, render.value(want, literal=layout.value_text(kv).startswith("'"))))
+            fixed = Msg(f"{'.'.join(rel)} 값을 {layout.value_text(kv)} 에서 {render.value(want)} 로 고쳤습니다 ({kv.line + 1}번째 줄).",
+                        f"corrected {'.'.join(rel)} from {layout.value_text(kv)} to {render.value(want)} (line {kv.line + 1}).")
+            repairs.append(fixed)
+            continue
+        table_path = path + rel[:-1]
+        th = layout.header_for(table_path)
+        if th is not None:
+            kvs = [k for k in layout.keyvalues if k.table == th.path]
+            after = kvs[-1].end_line if kvs else th.line
+            indent = kvs[-1].indent if kvs else th.indent + "  " * bool(th.indent or header and header.indent)
+            inserts.setdefault(after, []).append(f"{indent}{render.key(rel[-1], quote)} = {render.value(want)}")
+        elif header is not None and len(rel) == 2:
+            # no [....options] table yet: add it after the runtime's own tables
+            end = layout.subtree_end(header)
+            kvs = [k for k in layout.keyvalues if k.table == header.path]
+            key_indent = kvs[0].indent if kvs else header.indent + "  "
+            lines = inserts.setdefault(end, [])
+            opt_header = f"{key_indent}{render.header(list(header.raw_parts) + [rel[0]])}"
+            if opt_header not in lines:
+                lines += [f"{key_indent}{render.header(list(header.raw_parts) + [rel[0]])}"]
+            lines.append(f"{key_indent}  {render.key(rel[-1], quote)} = {render.value(want)}")
+        else:
+            raise ConfigError(
+                Msg(f"{'.'.join(path)} 테이블이 [섹션] 형식이 아니라서 {shown} 를 넣을 자리를 정할 수 없습니다.",
+                    f"{'.'.join(path)} is not written as [section] tables, so there is no clear place for {shown}."),
+                Msg(f"[{'.'.join(path)}] 섹션 아래에 {shown} 를 직접 적으세요.",
+                    f"add {shown} under the [{'.'.join(path)}] section by hand."), path=lab_path)
+        notes.append(Msg(f"{shown} 를 추가했습니다.", f"added {shown}."))
+    text = layout.text
+    for start, end, rep in sorted(patches, reverse=True):
+        text = text[:start] + rep + text[end:]
+    if inserts:
+        lines = text.splitlines(keepends=True)
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        for after in sorted(inserts, reverse=True):
+            lines[after + 1:after + 1] = [ln + "\n" for ln in inserts[after]]
+        text = "".join(lines)
+    return text, expected, EditPlan(text, notes=notes, repairs=repairs)
+
+
+# --- dict helpers ----------------------------------------------------------------------------------------
+
+
+def _get(data: dict, path: tuple[str, ...]):
+    node = data
+    for p in path:
+        if not isinstance(node, dict) or p not in node:
+            return None
+        node = node[p]
+    return node
+
+
+def _set(data: dict, path: tuple[str, ...], value) -> None:
+    node = data
+    for p in path[:-1]:
+        node = node.setdefault(p, {})
+    node[path[-1]] = copy.deepcopy(value)

@@ -1,0 +1,90 @@
+"""Read a containerd config file: bytes -> text -> data, with errors a student can act on.
+
+Keeps what the file looks like (UTF-8 BOM, CRLF line endings) so that writing it back changes only what the
+runbook meant to change.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+
+from ..errors import ConfigError
+from ..messages import Msg
+
+BOM = "\ufeff"
+
+
+@dataclass
+class TomlFile:
+    lab_path: str
+    text: str          # without BOM, with '\n' line endings
+    data: dict
+    bom: bool
+    crlf: bool
+
+    @property
+    def empty(self) -> bool:
+        return not self.data
+
+    def encode(self, text: str) -> bytes:
+        """Back to bytes in the file's own conventions."""
+        if self.crlf:
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        return ((BOM if self.bom else "") + text).encode("utf-8")
+
+
+def decode_text(raw: bytes, lab_path: str) -> tuple[str, bool, bool]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ConfigError(
+            Msg(f"UTF-8 이 아닌 바이트가 있습니다 (바이트 0x{raw[exc.start]:02x}). TOML 파일은 UTF-8 이어야 합니다.",
+                f"found a byte that is not UTF-8 (0x{raw[exc.start]:02x}); TOML files must be UTF-8."),
+            Msg("편집기에서 UTF-8 로 다시 저장하세요 (예: iconv -f euc-kr -t utf-8).",
+                "save the file again as UTF-8 (e.g. iconv -f euc-kr -t utf-8)."),
+            path=lab_path, line=line, col=col) from None
+    bom = text.startswith(BOM)
+    if bom:
+        text = text[1:]
+    crlf = "\r\n" in text
+    if crlf:
+        text = text.replace("\r\n", "\n")
+    return text, bom, crlf
+
+
+_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def parse_text(text: str, lab_path: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise toml_error(exc, text, lab_path) from None
+
+
+def toml_error(exc: tomllib.TOMLDecodeError, text: str, lab_path: str) -> ConfigError:
+    reason = _POS.sub("", str(exc)).strip()
+    m = _POS.search(str(exc))
+    line, col = (int(m.group(1)), int(m.group(2))) if m else (None, None)
+    lines = text.split("\n")
+    shown = lines[line - 1] if line and line <= len(lines) else ""
+    excerpt = None
+    if line:
+        excerpt = f"{line:>5} | {shown}\n      | {' ' * max((col or 1) - 1, 0)}^"
+    what = Msg(f"TOML 문법 오류: {reason}", f"TOML syntax error: {reason}")
+    fix = Msg("표시된 줄을 고치세요. 점이 든 섹션 이름은 따옴표로 감싸고, 문자열은 따옴표를 닫았는지 확인하세요.",
+              "correct the line shown: quote section names that contain dots, and close every string's quotes.")
+    if "overwrite" in reason or "declare" in reason or "already" in reason:
+        key = shown.split("=", 1)[0].strip() if "=" in shown else shown.strip()
+        what = Msg(f"같은 키나 테이블이 두 번 나옵니다: {key}", f"the same key or table appears twice: {key}")
+        fix = Msg(f"{key} 를 한 번만 남기고 지우세요.", f"keep {key} once and delete the other.")
+    return ConfigError(what, fix, path=lab_path, line=line, col=col, excerpt=excerpt)
+
+
+def load_toml(raw: bytes, lab_path: str) -> TomlFile:
+    text, bom, crlf = decode_text(raw, lab_path)
+    return TomlFile(lab_path, text, parse_text(text, lab_path), bom, crlf)

@@ -1,0 +1,72 @@
+"""One base exception; each carries a bilingual message, where it happened and how to fix it.
+
+Domain errors also subclass the built-in they refine (ValueError, OSError, ...) so callers that know nothing
+of the runbook still catch them sensibly.
+"""
+
+from __future__ import annotations
+
+from .messages import Msg
+
+
+class RunbookError(Exception):
+    """A problem the user can fix. ``what`` says what is wrong, ``fix`` says how to fix it."""
+
+    def __init__(self, what: Msg, fix: Msg | None = None, *, path: str | None = None,
+                 line: int | None = None, col: int | None = None, excerpt: str | None = None):
+        self.what = what
+        self.fix = fix
+        self.path = path
+        self.line = line
+        self.col = col
+        self.excerpt = excerpt
+        super().__init__(self.render())
+
+    def where(self) -> str:
+        if not self.path:
+            return ""
+        if self.line is None:
+            return self.path
+        return f"{self.path}:{self.line}" + (f":{self.col}" if self.col is not None else "")
+
+    def render(self) -> str:
+        parts = []
+        where = self.where()
+        if where:
+            parts.append(f"[{where}]")
+        parts.append(self.what.ko)
+        if self.fix:
+            parts.append(f"(고치려면: {self.fix.ko})")
+        if self.excerpt:
+            parts.append(self.excerpt)
+        parts.append(self.what.en)
+        if self.fix:
+            parts.append(f"(to fix this: {self.fix.en})")
+        return "\n".join(parts)
+
+    def as_dict(self) -> dict:
+        return {
+            "what": self.what.as_dict(),
+            "fix": self.fix.as_dict() if self.fix else None,
+            "path": self.path, "line": self.line, "col": self.col,
+        }
+
+
+class ParameterError(RunbookError, ValueError):
+    """A notebook parameter has the wrong type or value."""
+
+
+class ConfigError(RunbookError, ValueError):
+    """A file under the root cannot be read as what it should be (TOML, YAML, CDI, RuntimeClass)."""
+
+
+class ConfinementError(RunbookError, PermissionError):
+    """A path would leave the target root (through '..' or a symlink)."""
+
+
+class WriteError(RunbookError, OSError):
+    """A file could not be written safely; nothing was changed."""
+
+
+class LockTimeout(RunbookError, TimeoutError):
+    """Another run holds the root's lock for too long."""

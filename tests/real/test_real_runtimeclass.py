@@ -1,0 +1,65 @@
+"""The RuntimeClass the runbook writes, checked by Kubernetes' own published schemas (kubernetes-validate)
+for every Kubernetes minor version the package ships with node.k8s.io/v1, plus the name rules that only
+the API server holds."""
+import pytest
+import yaml
+
+from runbook_lib.names import dns1123_label_problem
+
+pytestmark = pytest.mark.real
+
+kv = pytest.importorskip("kubernetes_validate")
+from kubernetes_validate import utils as kv_utils  # noqa: E402
+
+ALL_VERSIONS = kv_utils.all_versions()
+SAMPLE = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "x"}, "handler": "x"}
+
+
+def _versions_with_runtimeclass_v1():
+    found = []
+    for version in ALL_VERSIONS:
+        try:
+            kv.validate(SAMPLE, version, strict=True)
+        except kv_utils.SchemaNotFoundError:
+            continue
+        found.append(version)
+    return found
+
+
+VERSIONS = _versions_with_runtimeclass_v1()
+
+
+def _build(name):
+    rc = pytest.importorskip("runbook_lib.runtimeclass")
+    return yaml.safe_load(rc.build_runtimeclass(name))
+
+
+def test_versions_were_discovered():
+    assert VERSIONS and VERSIONS[-1] == ALL_VERSIONS[-1]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("name", ["nvidia", "nvidia-cdi"])
+def test_runtimeclass_is_valid_for_every_version(version, name):
+    doc = _build(name)
+    assert kv.validate(doc, version, strict=True)
+    assert doc["metadata"]["name"] == name and doc["handler"] == name
+    assert dns1123_label_problem(doc["handler"]) is None
+    assert dns1123_label_problem(doc["metadata"]["name"]) is None
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_schema_catches_structural_mistakes(version):
+    # proves the validator is really consulted: each of these must be refused
+    for bad in ({**SAMPLE, "handler": 7}, {k: v for k, v in SAMPLE.items() if k != "handler"},
+                {**SAMPLE, "hander": "x"}):
+        with pytest.raises(kv_utils.ValidationError):
+            kv.validate(bad, version, strict=True)
+
+
+def test_the_schema_does_not_hold_the_name_rules():
+    # why names.py exists: an invalid handler passes every schema, only the API server would refuse it
+    bad = {**SAMPLE, "metadata": {"name": "Nvidia_GPU"}, "handler": "Nvidia_GPU"}
+    for version in VERSIONS:
+        kv.validate(bad, version, strict=True)
+    assert dns1123_label_problem("Nvidia_GPU") is not None

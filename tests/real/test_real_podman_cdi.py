@@ -1,0 +1,108 @@
+"""podman (a real CDI consumer) injects the spec into a container.
+
+No GPU here: a copy of the spec points every device node's hostPath at /dev/null, so the container must
+show each containerPath as a character device 1:3. No registry either: the image is a tar of a
+busybox-static rootfs, imported locally. podman 4.3 has no --cdi-spec-dir, so it runs in a private mount
+namespace where /run is a tmpfs holding /run/cdi (one of its default spec dirs), and /etc and /var/lib
+are overlays whose writes (network locks, blob cache) land in the temp folder: the host is left as it was.
+podman refuses a runroot longer than 50 characters, so runroot and tmpdir live in that private /run.
+"""
+import copy
+import os
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+import realenv
+from paths import FIXTURES
+from runbook_lib.cdi_validate import validate_spec
+
+pytestmark = pytest.mark.real
+IMAGE = "localhost/runbook/busybox:test"
+BUSYBOX = "/bin/busybox"
+
+IN_NAMESPACE = r"""
+set -eu
+t=$1; shift
+mount -t tmpfs runbook-run /run
+mkdir /run/cdi && cp "$t/spec.yaml" /run/cdi/nvidia.yaml
+for d in etc var/lib; do
+    up="$t/overlay/$d"; mkdir -p "$up/upper" "$up/work"
+    mount -t overlay runbook-ov -o "lowerdir=/$d,upperdir=$up/upper,workdir=$up/work" "/$d"
+done
+p="podman --root $t/storage --runroot /run/podman-runroot --tmpdir /run/podman-tmp --storage-driver vfs --cgroup-manager cgroupfs --events-backend none"
+$p import --quiet "$t/rootfs.tar" "$IMAGE" >/dev/null
+exec $p run --rm --network none --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 "$@"
+"""
+
+
+def busybox_static():
+    path = Path(BUSYBOX)
+    # a dynamic build names its loader near the start; it would not run in an empty rootfs
+    if not path.exists() or b"/ld-linux" in path.read_bytes()[:8192]:
+        realenv.missing("정적 busybox(busybox-static)가 없습니다 / busybox-static is not installed")
+    return path
+
+
+def make_rootfs_tar(dest: Path):
+    with tarfile.open(dest, "w") as tar:
+        info = tarfile.TarInfo("bin")
+        info.type, info.mode = tarfile.DIRTYPE, 0o755
+        tar.addfile(info)
+        tar.add(busybox_static(), arcname="bin/busybox")
+        for tool in ("sh", "ls", "stat"):
+            link = tarfile.TarInfo(f"bin/{tool}")
+            link.type, link.linkname = tarfile.SYMTYPE, "busybox"
+            tar.addfile(link)
+
+
+def null_copy(spec: dict) -> dict:
+    """The spec with every device node's host side at /dev/null (no GPU on the test machine)."""
+    spec = copy.deepcopy(spec)
+    for edits in [spec.get("containerEdits", {})] + [d["containerEdits"] for d in spec["devices"]]:
+        for node in edits.get("deviceNodes", []):
+            node["hostPath"] = "/dev/null"
+    return spec
+
+
+def run_in_podman(tmp_path, spec, *args):
+    realenv.need_root()
+    realenv.need_program("podman")
+    unshare = realenv.need_program("unshare")
+    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    make_rootfs_tar(tmp_path / "rootfs.tar")
+    env = dict(os.environ, IMAGE=IMAGE, TMPDIR=str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    return subprocess.run([unshare, "--mount", "--propagation", "private", "sh", "-c", IN_NAMESPACE, "sh",
+                           str(tmp_path), *args], capture_output=True, text=True, timeout=300, env=env)
+
+
+def test_podman_injects_every_device_node(tmp_path):
+    spec = yaml.safe_load((FIXTURES / "cdi" / "nvidia.yaml").read_text())
+    assert validate_spec(spec) == []
+    paths = [n["path"] for n in spec["containerEdits"]["deviceNodes"] + spec["devices"][0]["containerEdits"]["deviceNodes"]]
+    before = Path("/proc/self/mountinfo").read_text()
+    proc = run_in_podman(tmp_path, null_copy(spec), "--device", "nvidia.com/gpu=all", IMAGE,
+                         "/bin/sh", "-c", 'for p in "$@"; do stat -c "%n %F %t:%T" "$p"; done; echo "ENV=$NVIDIA_VISIBLE_DEVICES"',
+                         "sh", *paths)
+    assert proc.returncode == 0, proc.stderr
+    for path in paths:
+        assert f"{path} character special file 1:3" in proc.stdout, proc.stdout
+    assert "ENV=void" in proc.stdout
+    assert Path("/proc/self/mountinfo").read_text() == before
+
+
+def test_without_the_device_flag_nothing_is_injected(tmp_path):
+    spec = yaml.safe_load((FIXTURES / "cdi" / "nvidia.yaml").read_text())
+    proc = run_in_podman(tmp_path, null_copy(spec), IMAGE, "/bin/sh", "-c", "ls /dev/nvidia0")
+    assert proc.returncode != 0 and "No such file" in proc.stdout + proc.stderr
+
+
+def test_podman_refuses_an_unknown_device(tmp_path):
+    spec = yaml.safe_load((FIXTURES / "cdi" / "nvidia.yaml").read_text())
+    proc = run_in_podman(tmp_path, null_copy(spec), "--device", "nvidia.com/gpu=0", IMAGE, "/bin/true")
+    assert proc.returncode != 0 and "unresolvable CDI devices nvidia.com/gpu=0" in proc.stderr

@@ -9,7 +9,6 @@ podman refuses a runroot longer than 50 characters, so runroot and tmpdir live i
 """
 import copy
 import os
-import shutil
 import subprocess
 import tarfile
 from pathlib import Path
@@ -18,7 +17,6 @@ import pytest
 import yaml
 
 import realenv
-from paths import FIXTURES
 from runbook_lib.cdi_validate import validate_spec
 
 pytestmark = pytest.mark.real
@@ -46,6 +44,12 @@ def busybox_static():
     if not path.exists() or b"/ld-linux" in path.read_bytes()[:8192]:
         realenv.missing("정적 busybox(busybox-static)가 없습니다 / busybox-static is not installed")
     return path
+
+
+def written_spec() -> dict:
+    """The spec exactly as the runbook writes it."""
+    cdi = pytest.importorskip("runbook_lib.cdi")
+    return yaml.safe_load(cdi.build_minimal_spec())
 
 
 def make_rootfs_tar(dest: Path):
@@ -82,7 +86,7 @@ def run_in_podman(tmp_path, spec, *args):
 
 
 def test_podman_injects_every_device_node(tmp_path):
-    spec = yaml.safe_load((FIXTURES / "cdi" / "nvidia.yaml").read_text())
+    spec = written_spec()
     assert validate_spec(spec) == []
     paths = [n["path"] for n in spec["containerEdits"]["deviceNodes"] + spec["devices"][0]["containerEdits"]["deviceNodes"]]
     before = Path("/proc/self/mountinfo").read_text()
@@ -97,12 +101,12 @@ def test_podman_injects_every_device_node(tmp_path):
 
 
 def test_without_the_device_flag_nothing_is_injected(tmp_path):
-    spec = yaml.safe_load((FIXTURES / "cdi" / "nvidia.yaml").read_text())
+    spec = written_spec()
     proc = run_in_podman(tmp_path, null_copy(spec), IMAGE, "/bin/sh", "-c", "ls /dev/nvidia0")
     assert proc.returncode != 0 and "No such file" in proc.stdout + proc.stderr
 
 
 def test_podman_refuses_an_unknown_device(tmp_path):
-    spec = yaml.safe_load((FIXTURES / "cdi" / "nvidia.yaml").read_text())
+    spec = written_spec()
     proc = run_in_podman(tmp_path, null_copy(spec), "--device", "nvidia.com/gpu=0", IMAGE, "/bin/true")
     assert proc.returncode != 0 and "unresolvable CDI devices nvidia.com/gpu=0" in proc.stderr

@@ -16,7 +16,7 @@ from ..errors import ConfigError
 from ..messages import Msg
 from . import render
 from .layout import Header, Layout, scan
-from .versions import RUNTIME_TYPE, runtime_path, runtimes_path
+from .versions import RUNTIME_TYPE, format_path, runtime_path, runtimes_path
 
 OPTIONS = "options"
 
@@ -86,9 +86,10 @@ def plan_runtime(text: str, data: dict, version: int, wanted: RuntimeWanted, tem
         new_text = _insert_runtime(layout, version, wanted.name, template, source_name)
         expected = copy.deepcopy(data)
         _set(expected, path, template)
+        shown = f"[{format_path(path)}]"
         plan = EditPlan(new_text, notes=[Msg(
-            f"{render.header(list(path))} 테이블과 options 하위 테이블을 추가했습니다.",
-            f"added the {render.header(list(path))} table and its options sub-table.")])
+            f"{shown} 테이블과 options 하위 테이블을 추가했습니다." if OPTIONS in template else f"{shown} 테이블을 추가했습니다.",
+            f"added the {shown} table and its options sub-table." if OPTIONS in template else f"added the {shown} table.")])
     else:
         if not isinstance(existing, dict):
             raise ConfigError(

@@ -1,0 +1,278 @@
+"""What is wrong with a containerd config, as verdicts a student can act on: what, where (file, line), why it
+matters, and the exact line to write. The behaviours cited are those observed with containerd 1.6 (see
+tests/fixtures/broken/README.md, pinned by tests against the real program)."""
+
+from __future__ import annotations
+
+import posixpath
+
+from ..errors import ConfigError
+from ..messages import Msg
+from ..result import Problem
+from . import render
+from .edit import default_runtime_name
+from .effective import MERGE_1X, Effective, cri_plugin_id
+from .layout import scan
+from .load import TomlFile
+from .versions import CRI_PLUGIN_NAMES, CRI_RUNTIME_PLUGIN, RUNTIME_TYPE, runtime_path, runtimes_path, \
+    v2_style_tables_without_version
+
+# Keys containerd's CRI plugin knows in a runtime table (1.6 to 2.x); anything else is dropped silently.
+KNOWN_RUNTIME_KEYS = {
+    "runtime_type", "runtime_engine", "runtime_root", "runtime_path", "pod_annotations", "container_annotations",
+    "privileged_without_host_devices", "privileged_without_host_devices_all_devices_allowed", "base_runtime_spec",
+    "cni_conf_dir", "cni_max_conf_num", "snapshotter", "sandboxer", "sandbox_mode", "io_type", "options",
+    "treat_ro_mounts_as_rro", "cgroup_writable",
+}
+BOOL_OPTIONS = ("SystemdCgroup", "NoPivotRoot", "NoNewKeyring")
+
+
+def locate(eff: Effective, path: tuple[str, ...]) -> tuple[str, int | None]:
+    """(file, 1-based line) where a table or key is written; the last file wins, as in the merge."""
+    found = (eff.main.lab_path, None)
+    for f in eff.files:
+        layout = scan(f.text)
+        for h in layout.headers:
+            if h.path == path:
+                found = (f.lab_path, h.line + 1)
+        kv = layout.keyvalue(path)
+        if kv is not None:
+            found = (f.lab_path, kv.line + 1)
+    return found
+
+
+def header_text(eff: Effective, path: tuple[str, ...]) -> str:
+    return render.header([render.key(p, render.quote_style(eff.main.text)) for p in path])
+
+
+def owner_file(eff: Effective, runtime_name: str) -> TomlFile:
+    """The file to edit so that the runtime ends up in the effective config."""
+    plugin = cri_plugin_id(eff.version)
+    if eff.merge == MERGE_1X:
+        return eff.owner_of_plugin(plugin)
+    owner = eff.main
+    for f in eff.files:
+        if _get(f.data, runtimes_path(eff.version)) is not None:
+            owner = f
+    return owner
+
+
+def blockers(eff: Effective, p) -> list[Problem]:
+    """States in which writing the runtime would be a guess or would not work: apply stops, writing nothing."""
+    out = []
+    disabled = eff.data.get("disabled_plugins") or []
+    hit = [d for d in disabled if d in CRI_PLUGIN_NAMES[eff.version]]
+    if hit:
+        path, line = locate(eff, ("disabled_plugins",))
+        out.append(Problem(
+            Msg(f"disabled_plugins 에 CRI 플러그인({hit[0]})이 있습니다. 이러면 어떤 런타임을 등록해도 Kubernetes 가 보지 못합니다.",
+                f"disabled_plugins lists the CRI plugin ({hit[0]}); Kubernetes will not see any runtime, whatever is registered."),
+            Msg(f'disabled_plugins 에서 "{hit[0]}" 를 지우세요 (예: disabled_plugins = []).',
+                f'remove "{hit[0]}" from disabled_plugins (e.g. disabled_plugins = []).'), path, line,
+            why=Msg("containerd 는 CRI 플러그인을 아예 불러오지 않습니다.", "containerd does not load the CRI plugin at all.")))
+    if v2_style_tables_without_version(eff.main.data):
+        out.append(Problem(
+            Msg("version 줄이 없는데 테이블은 version 2 형식(plugins.\"io.containerd.grpc.v1.cri\")입니다. containerd 는 이 파일을 "
+                "version 1 로 읽고 그 테이블을 통째로 무시합니다.",
+                "there is no version line, but the tables are in version-2 form (plugins.\"io.containerd.grpc.v1.cri\"); "
+                "containerd reads the file as version 1 and ignores those tables entirely."),
+            Msg("파일 맨 위에 이 줄을 넣으세요: version = 2", "add this line at the top of the file: version = 2"),
+            eff.main.lab_path, 1,
+            why=Msg("인터넷에서 복사한 스니펫이 '아무 효과가 없는' 가장 흔한 원인입니다.",
+                    "the most common reason a copied snippet 'does nothing'.")))
+    for path_, file_, line in stray_runtime_tables(eff, p.runtime_name):
+        out.append(_stray_problem(eff, p.runtime_name, path_, file_, line))
+    for missing in eff.missing_imports:
+        out.append(Problem(
+            Msg(f"imports 에 적힌 파일이 없습니다: {missing} (containerd 가 시작하지 못합니다).",
+                f"an imported file does not exist: {missing} (containerd will not start)."),
+            Msg("파일을 만들거나 imports 에서 그 경로를 지우세요.", "create the file or remove it from imports."),
+            eff.main.lab_path))
+    return out
+
+
+def stray_runtime_tables(eff: Effective, name: str) -> list[tuple[tuple[str, ...], str, int | None]]:
+    """Tables named like the runtime that sit where containerd does not look for them."""
+    right = runtime_path(eff.version, name)
+    out = []
+    for f in eff.files:
+        for h in scan(f.text).headers:
+            if h.path[-1:] == (name,) and h.path != right and "plugins" == h.path[0] and "runtimes" in h.path:
+                out.append((h.path, f.lab_path, h.line + 1))
+    return out
+
+
+def _stray_problem(eff: Effective, name: str, path, file_, line) -> Problem:
+    right = runtime_path(eff.version, name)
+    shown = ".".join(path)
+    if len(path) > 1 and path[1] == "io":
+        what = Msg(f"섹션 헤더에 따옴표가 빠졌습니다: [{shown}]. 점마다 테이블이 갈라져 plugins.io... 가 되고, containerd 는 "
+                   "'invalid plugin key URI \"io\"' 로 파일 전체를 거부합니다.",
+                   f"the section header lost its quotes: [{shown}]; every dot opens another table (plugins.io...), and "
+                   "containerd rejects the whole file with 'invalid plugin key URI \"io\"'.")
+    elif path[:2] == ("plugins", "cri") and eff.version >= 2:
+        what = Msg(f"version {eff.version} 파일에 version 1 경로의 테이블이 있습니다: [{shown}]. containerd 1.6 은 "
+                   "'invalid plugin key URI \"cri\"' 로 파일 전체를 거부합니다.",
+                   f"a version-1 path in a version-{eff.version} file: [{shown}]; containerd 1.6 rejects the whole file "
+                   "with 'invalid plugin key URI \"cri\"'.")
+    elif path[:len(CRI_RUNTIME_PLUGIN[2])] == CRI_RUNTIME_PLUGIN[2] and eff.version == 3:
+        what = Msg(f"version 3 파일에 version 2 경로의 테이블이 있습니다: [{shown}]. containerd 2.x 는 이 경로에서 런타임을 찾지 않습니다.",
+                   f"a version-2 path in a version-3 file: [{shown}]; containerd 2.x does not look for runtimes there.")
+    else:
+        what = Msg(f"런타임 테이블이 엉뚱한 곳에 있습니다: [{shown}]. containerd 는 이 테이블을 조용히 버립니다.",
+                   f"the runtime table is misplaced: [{shown}]; containerd drops it silently.")
+    return Problem(what, Msg(f"그 테이블을 지우고 이 헤더로 다시 적으세요: {header_text(eff, right)}",
+                             f"delete that table and write it under this header: {header_text(eff, right)}"),
+                   file_, line, why=Msg("containerd 는 버전마다 정해진 한 경로에서만 런타임을 읽습니다.",
+                                        "containerd reads runtimes from one path per config version only."))
+
+
+def require_runtime(after: Effective, p, lab_path: str) -> None:
+    table = _get(after.data, runtime_path(after.version, p.runtime_name))
+    ok = isinstance(table, dict) and table.get("runtime_type") == RUNTIME_TYPE and isinstance(table.get("options"), dict) \
+        and table["options"].get("BinaryName") == p.binary_name and table["options"].get("SystemdCgroup") is p.systemd_cgroup
+    if not ok:
+        raise ConfigError(
+            Msg(f"{lab_path} 를 고쳐도 containerd 가 실제로 읽는 설정(imports 병합 결과)에 런타임이 남지 않습니다. 아무것도 쓰지 않았습니다.",
+                f"editing {lab_path} would not leave the runtime in the config containerd actually uses (after merging "
+                "imports); nothing was written."),
+            Msg("imports 로 읽히는 파일 중 CRI 플러그인 테이블을 덮어쓰는 파일을 확인하세요 (layout=dropin 도 고려하세요).",
+                "look for an imported file that overrides the CRI plugin table (or consider layout=dropin)."), path=lab_path)
+
+
+def warnings(eff: Effective, p) -> list[Msg]:
+    out = []
+    default = default_runtime_name(eff.data, eff.version)
+    base = _get(eff.data, runtime_path(eff.version, default) + ("options", "SystemdCgroup"))
+    if default != p.runtime_name and isinstance(base, bool) and base is not p.systemd_cgroup:
+        out.append(Msg(
+            f"주의: 기본 런타임 {default} 의 SystemdCgroup 은 {render.value(base)} 인데 {p.runtime_name} 에는 "
+            f"{render.value(p.systemd_cgroup)} 를 씁니다. kubelet 의 cgroupDriver 와 다른 쪽 런타임의 파드는 시작하지 못합니다.",
+            f"warning: the default runtime {default} has SystemdCgroup = {render.value(base)} but {p.runtime_name} gets "
+            f"{render.value(p.systemd_cgroup)}; pods of whichever runtime disagrees with the kubelet's cgroupDriver fail to start."))
+    return out
+
+
+def default_problem(eff: Effective, p) -> Problem | None:
+    default = default_runtime_name(eff.data, eff.version)
+    if default != p.runtime_name:
+        return None
+    path, line = locate(eff, runtime_path(eff.version, "x")[:-2] + ("default_runtime_name",))
+    return Problem(
+        Msg(f"default_runtime_name 이 {default!r} 입니다. 기본 런타임을 {p.runtime_name} 으로 바꾸지 않습니다.",
+            f"default_runtime_name is {default!r}; the default runtime must not be {p.runtime_name}."),
+        Msg('default_runtime_name = "runc" 로 되돌리고, GPU 파드는 RuntimeClass 로 지정하세요.',
+            'set default_runtime_name = "runc" back, and let GPU pods opt in through a RuntimeClass.'),
+        path, line,
+        why=Msg("RuntimeClass 가 없는 모든 파드까지 이 런타임을 거치게 되어, 런타임 문제가 클러스터 전체로 번집니다.",
+                "every pod without a RuntimeClass would go through it, so a runtime problem would spread to the whole cluster."))
+
+
+def runtime_problems(eff: Effective, p, *, part: str) -> list[Problem]:
+    path = runtime_path(eff.version, p.runtime_name)
+    table = _get(eff.data, path)
+    hdr = header_text(eff, path)
+    out: list[Problem] = []
+    if part == "runtime":
+        for stray in stray_runtime_tables(eff, p.runtime_name):
+            out.append(_stray_problem(eff, p.runtime_name, *stray))
+        if not isinstance(table, dict):
+            if not out:
+                out.append(Problem(
+                    Msg(f"{p.runtime_name} 런타임 테이블이 containerd 가 읽는 설정에 없습니다.",
+                        f"the {p.runtime_name} runtime table is not in the config containerd reads."),
+                    Msg(f"이 헤더로 추가하세요: {hdr} 그리고 runtime_type = \"{RUNTIME_TYPE}\"",
+                        f"add it under this header: {hdr} with runtime_type = \"{RUNTIME_TYPE}\""), eff.main.lab_path))
+            return out
+        rt = table.get("runtime_type")
+        where, line = locate(eff, path + ("runtime_type",))
+        if rt != RUNTIME_TYPE:
+            out.append(Problem(
+                Msg(f"runtime_type 이 {'없습니다' if rt is None else repr(rt) + ' 입니다'} ({RUNTIME_TYPE!r} 이어야 합니다).",
+                    f"runtime_type is {'missing' if rt is None else repr(rt)} (expected {RUNTIME_TYPE!r})."),
+                Msg(f'runtime_type = "{RUNTIME_TYPE}"', f'runtime_type = "{RUNTIME_TYPE}"'), where, line if rt is not None else None,
+                why=Msg("runtime_type 이 containerd 가 띄울 shim 을 정합니다.", "runtime_type selects the shim containerd starts.")))
+        for key in table:
+            if key not in KNOWN_RUNTIME_KEYS:
+                where, line = locate(eff, path + (key,))
+                guess = _closest(key, KNOWN_RUNTIME_KEYS)
+                out.append(Problem(
+                    Msg(f"런타임 테이블에 모르는 키 {key!r} 가 있습니다. containerd 는 경고 없이 버립니다.",
+                        f"unknown key {key!r} in the runtime table; containerd drops it silently."),
+                    Msg(f"{guess} 의 오타라면 {guess} 로 고치세요." if guess else f"{key} 줄을 지우세요.",
+                        f"if it is a typo of {guess}, rename it to {guess}." if guess else f"delete the {key} line."),
+                    where, line))
+        return out
+    if not isinstance(table, dict):
+        return []
+    options = table.get("options")
+    if not isinstance(options, dict):
+        return [Problem(Msg(f"{p.runtime_name} 런타임에 options 하위 테이블이 없습니다.", f"the {p.runtime_name} runtime has no options sub-table."),
+                        Msg(f"{header_text(eff, path + ('options',))} 아래에 BinaryName = \"{p.binary_name}\" 과 SystemdCgroup = "
+                            f"{render.value(p.systemd_cgroup)} 를 적으세요.",
+                            f"write BinaryName = \"{p.binary_name}\" and SystemdCgroup = {render.value(p.systemd_cgroup)} under "
+                            f"{header_text(eff, path + ('options',))}."), eff.main.lab_path)]
+    binary = options.get("BinaryName")
+    where, line = locate(eff, path + ("options", "BinaryName"))
+    if binary is None:
+        out.append(Problem(Msg("options 에 BinaryName 이 없습니다. 그러면 nvidia 가 아니라 평범한 runc 가 실행됩니다.",
+                               "options has no BinaryName; plain runc would run instead of the nvidia runtime."),
+                           Msg(f'BinaryName = "{p.binary_name}"', f'BinaryName = "{p.binary_name}"'), where))
+    elif not isinstance(binary, str) or not binary.startswith("/"):
+        out.append(Problem(Msg(f"BinaryName {binary!r} 가 절대 경로가 아닙니다. shim 이 PATH 에서 찾게 되어 노드마다 결과가 달라집니다.",
+                               f"BinaryName {binary!r} is not an absolute path; the shim would search PATH, which differs between nodes."),
+                           Msg(f'BinaryName = "{p.binary_name}"', f'BinaryName = "{p.binary_name}"'), where, line))
+    elif binary != p.binary_name:
+        out.append(Problem(Msg(f"BinaryName 이 {binary!r} 입니다 ({p.binary_name!r} 이어야 합니다).",
+                               f"BinaryName is {binary!r} (expected {p.binary_name!r})."),
+                           Msg(f'BinaryName = "{p.binary_name}"', f'BinaryName = "{p.binary_name}"'), where, line))
+    sc = options.get("SystemdCgroup")
+    where, line = locate(eff, path + ("options", "SystemdCgroup"))
+    if isinstance(sc, str):
+        out.append(Problem(Msg(f"SystemdCgroup 이 문자열 {render.value(sc)} 입니다. TOML 불리언이어야 합니다.",
+                               f"SystemdCgroup is the string {render.value(sc)}; it must be a TOML boolean."),
+                           Msg(f"SystemdCgroup = {sc.strip().lower() if sc.strip().lower() in ('true', 'false') else 'true'}  (따옴표 없이)",
+                               f"SystemdCgroup = {sc.strip().lower() if sc.strip().lower() in ('true', 'false') else 'true'}  (no quotes)"),
+                           where, line, why=Msg("containerd 는 파드를 띄울 때에야 이 값을 읽다가 실패합니다.",
+                                                "containerd only fails on it when a pod starts.")))
+    elif sc is None or sc is not p.systemd_cgroup:
+        out.append(Problem(Msg(f"SystemdCgroup 이 {'없습니다' if sc is None else render.value(sc) + ' 입니다'} "
+                               f"({render.value(p.systemd_cgroup)} 이어야 합니다).",
+                               f"SystemdCgroup is {'missing' if sc is None else render.value(sc)} (expected {render.value(p.systemd_cgroup)})."),
+                           Msg(f"SystemdCgroup = {render.value(p.systemd_cgroup)}", f"SystemdCgroup = {render.value(p.systemd_cgroup)}"),
+                           where, line))
+    for key in BOOL_OPTIONS[1:]:
+        if isinstance(options.get(key), str):
+            w, ln = locate(eff, path + ("options", key))
+            out.append(Problem(Msg(f"{key} 가 문자열입니다. TOML 불리언이어야 합니다.", f"{key} is a string; it must be a TOML boolean."),
+                               Msg(f"{key} = {options[key].strip().lower()}", f"{key} = {options[key].strip().lower()}"), w, ln))
+    if p.check_only:
+        default = default_runtime_name(eff.data, eff.version)
+        base = _get(eff.data, runtime_path(eff.version, default) + ("options", "SystemdCgroup"))
+        if default != p.runtime_name and isinstance(base, bool) and isinstance(sc, bool) and base is not sc:
+            out.append(Problem(
+                Msg(f"{p.runtime_name} 의 SystemdCgroup({render.value(sc)})이 기본 런타임 {default} 의 값({render.value(base)})과 다릅니다.",
+                    f"{p.runtime_name}'s SystemdCgroup ({render.value(sc)}) disagrees with the default runtime {default}'s ({render.value(base)})."),
+                Msg(f"kubelet 의 cgroupDriver 에 맞춰 두 런타임 모두 SystemdCgroup = {render.value(base)} 로 맞추세요.",
+                    f"make both runtimes match the kubelet's cgroupDriver, e.g. SystemdCgroup = {render.value(base)} for both."),
+                where, line, why=Msg("cgroup 드라이버가 어긋나면 한쪽 런타임의 파드가 시작하지 못합니다.",
+                                     "with mismatched cgroup drivers, pods of one runtime fail to start.")))
+    return out
+
+
+def _closest(key: str, known: set[str]) -> str | None:
+    import difflib
+    m = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.75)
+    return m[0] if m else None
+
+
+def _get(data, path):
+    for p in path:
+        if not isinstance(data, dict) or p not in data:
+            return None
+        data = data[p]
+    return data
+
+
+__all__ = ["blockers", "owner_file", "require_runtime", "warnings", "default_problem", "runtime_problems",
+           "posixpath"]

@@ -1,0 +1,191 @@
+"""The config containerd will actually use: the main file plus its `imports`, merged as containerd merges.
+
+containerd 1.x (cmd/containerd/server/config/config.go, mergeConfig): every imported file is merged in load
+order; a plugin's whole table is *replaced* by the last file that has it (`to.Plugins[k] = v`), lists such as
+disabled_plugins are appended, and a non-zero `version` overrides. Imports are followed breadth-first, each file
+once; a relative path is relative to the importing file's folder, and a glob is expanded in sorted order.
+
+containerd 2.x (services/server/config/config.go, mergeConfig): `mergo.Merge(..., WithOverride)` with no
+plugin special case, so plugin tables are merged key by key, recursively; a drop-in may not have a higher
+version than the root file, and lower versions are migrated.
+
+Version 3 files only run on containerd 2.x; for version 1 and 2 the runbook applies the 1.x rule, the one that
+can lose a runtime, so that anything it accepts also holds under 2.x.
+
+All paths are resolved under the target root: an import of /etc/containerd/conf.d/*.toml means
+<root>/etc/containerd/conf.d/*.toml.
+"""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+import posixpath
+from dataclasses import dataclass, field
+
+from ..errors import ConfigError
+from ..messages import Msg
+from ..safe_write import read_bytes
+from ..target import Target
+from .load import TomlFile, load_toml
+from .versions import CRI_RUNTIME_PLUGIN, detect_version
+
+MERGE_1X = "containerd-1.x"
+MERGE_2X = "containerd-2.x"
+
+
+@dataclass
+class Effective:
+    main: TomlFile
+    files: list[TomlFile]                 # load order, main first
+    data: dict
+    version: int
+    merge: str
+    missing_imports: list[str] = field(default_factory=list)
+
+    def owner_of_plugin(self, plugin_id: str) -> TomlFile:
+        """The file whose table containerd uses for a plugin (1.x: the last one that has it)."""
+        owner = self.main
+        for f in self.files:
+            if plugin_id in (f.data.get("plugins") or {}):
+                owner = f
+        return owner
+
+    def file(self, lab_path: str) -> TomlFile | None:
+        return next((f for f in self.files if f.lab_path == lab_path), None)
+
+
+def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, bytes] | None = None,
+                   merge: str | None = None) -> Effective:
+    """Read the main config and its imports; ``overlay`` holds planned contents that are not on disk yet."""
+    overlay = overlay or {}
+
+    def read(lab_path: str) -> bytes | None:
+        if lab_path in overlay:
+            return overlay[lab_path]
+        return read_bytes(target.resolve(lab_path))
+
+    raw = read(config_lab_path)
+    if raw is None:
+        raise ConfigError(Msg(f"설정 파일이 없습니다: {config_lab_path}", f"the config file does not exist: {config_lab_path}"),
+                          Msg("1단계를 먼저 실행하세요.", "run step 1 first."), path=config_lab_path)
+    main = load_toml(raw, config_lab_path)
+    version = detect_version(main.data, path=config_lab_path, empty=main.empty)
+    merge = merge or (MERGE_2X if version == 3 else MERGE_1X)
+    files, missing = [main], []
+    data = copy.deepcopy(main.data)
+    loaded = {config_lab_path}
+    pending = _resolve_imports(target, config_lab_path, main.data, overlay)
+    while pending:
+        path = pending.pop(0)
+        if path in loaded:
+            continue
+        loaded.add(path)
+        raw = read(path)
+        if raw is None:
+            missing.append(path)
+            continue
+        f = load_toml(raw, path)
+        if merge == MERGE_2X and f.data.get("version", 0) > version:
+            raise ConfigError(
+                Msg(f"드롭인의 version({f.data['version']})이 주 설정의 version({version})보다 높습니다.",
+                    f"the drop-in's version ({f.data['version']}) is higher than the main config's ({version})."),
+                Msg("드롭인의 version 을 주 설정과 같게 맞추세요.", "give the drop-in the main config's version."),
+                path=path)
+        files.append(f)
+        data = (_merge_1x if merge == MERGE_1X else _merge_2x)(data, f.data)
+        pending += _resolve_imports(target, path, f.data, overlay)
+    if merge == MERGE_1X and isinstance(data.get("version"), int):
+        version = data["version"]
+    return Effective(main, files, data, version, merge, missing)
+
+
+def _resolve_imports(target: Target, parent: str, data: dict, overlay: dict[str, bytes]) -> list[str]:
+    imports = data.get("imports") or []
+    if not isinstance(imports, list) or not all(isinstance(i, str) for i in imports):
+        raise ConfigError(Msg("imports 는 문자열 배열이어야 합니다.", "imports must be an array of strings."),
+                          Msg('예: imports = ["/etc/containerd/conf.d/*.toml"]',
+                              'e.g. imports = ["/etc/containerd/conf.d/*.toml"]'), path=parent)
+    out = []
+    for item in imports:
+        path = posixpath.normpath(item)
+        if not path.startswith("/"):
+            path = posixpath.join(posixpath.dirname(parent), path)
+        if "*" in path or "?" in path or "[" in path:
+            out += _glob(target, path, overlay)
+        else:
+            out.append(path)
+    return out
+
+
+def _glob(target: Target, pattern: str, overlay: dict[str, bytes]) -> list[str]:
+    """Glob in the last component, as containerd's imports use it (Go's filepath.Glob sorts the matches)."""
+    folder, pat = posixpath.split(pattern)
+    host = target.resolve(folder)
+    names = set(n for n in (p.name for p in host.iterdir()) if fnmatch.fnmatchcase(n, pat)) if host.is_dir() else set()
+    names |= {posixpath.basename(p) for p in overlay if posixpath.dirname(p) == folder
+              and fnmatch.fnmatchcase(posixpath.basename(p), pat)}
+    return [posixpath.join(folder, n) for n in sorted(names)]
+
+
+# Top-level maps whose entries containerd replaces whole (1.x also does this for `plugins`).
+_REPLACED_MAPS = ("stream_processors", "proxy_plugins", "timeouts")
+
+
+def _merge_1x(to: dict, frm: dict) -> dict:
+    out = copy.deepcopy(to)
+    for k, v in frm.items():
+        if k == "plugins" and isinstance(v, dict):
+            out.setdefault("plugins", {})
+            for pk, pv in v.items():
+                out["plugins"][pk] = copy.deepcopy(pv)
+        elif k in _REPLACED_MAPS and isinstance(v, dict):
+            out.setdefault(k, {}).update(copy.deepcopy(v))
+        elif isinstance(v, list):
+            out[k] = list(out.get(k) or []) + copy.deepcopy(v)
+        elif isinstance(v, dict):
+            out[k] = _merge_struct(out.get(k) or {}, v)
+        elif not _is_zero(v):
+            out[k] = v
+    return out
+
+
+def _merge_struct(to: dict, frm: dict) -> dict:
+    out = copy.deepcopy(to)
+    for k, v in frm.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _merge_struct(out[k], v)
+        elif not _is_zero(v):
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def _merge_2x(to: dict, frm: dict) -> dict:
+    out = copy.deepcopy(to)
+    for k, v in frm.items():
+        if k == "version":
+            continue  # the root file's version rules; lower drop-ins are migrated up to it
+        if k in _REPLACED_MAPS and isinstance(v, dict):
+            out.setdefault(k, {}).update(copy.deepcopy(v))
+        elif isinstance(v, list) and k in ("imports", "disabled_plugins", "required_plugins"):
+            out[k] = list(out.get(k) or []) + [i for i in v if i not in (out.get(k) or [])]
+        elif isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _deep(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def _deep(to: dict, frm: dict) -> dict:
+    out = copy.deepcopy(to)
+    for k, v in frm.items():
+        out[k] = _deep(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else copy.deepcopy(v)
+    return out
+
+
+def _is_zero(v) -> bool:
+    return v in ("", 0) and not isinstance(v, bool) or v is False
+
+
+def cri_plugin_id(version: int) -> str:
+    return CRI_RUNTIME_PLUGIN[version][1]

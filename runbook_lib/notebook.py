@@ -34,9 +34,20 @@ def start(**params) -> Runbook:
 
 
 def step(rb: Runbook, n: int) -> StepResult:
-    """Act (apply writes, check plans) and confirm from disk; show the result. In apply mode a failed step
-    also shows the summary so far and stops the run, so papermill exits non-zero."""
-    result = rb.run(n)
+    """The step's action: apply mode writes (and shows the diff), check mode only plans."""
+    result = rb.act(n)
+    if result.diff:
+        _display({"text/plain": result.diff,
+                  "text/html": f"<details open><summary>diff</summary><pre>{html.escape(result.diff)}</pre></details>"})
+    for note in result.notes:
+        _display({"text/plain": f"{note.ko}\n{note.en}"})
+    return result
+
+
+def check(rb: Runbook, n: int) -> StepResult:
+    """Read the result back from disk and give the verdict. In apply mode a failed step also shows the
+    summary so far and stops the run, so papermill exits non-zero and the archived notebook says why."""
+    result = rb.confirm(n)
     show(result)
     if result.status == FAILED and not rb.p.check_only:
         summary(rb, final=False)
@@ -47,9 +58,8 @@ def step(rb: Runbook, n: int) -> StepResult:
 def show(result: StepResult) -> None:
     colour = "#cf222e" if result.failed else "#1a7f37"
     body = html.escape(result.text())
-    diff = f"<details open><summary>diff</summary><pre>{html.escape(result.diff)}</pre></details>" if result.diff else ""
-    _display({STEP_MIME: result.as_record(), "text/plain": result.text() + (f"\n{result.diff}" if result.diff else ""),
-              "text/html": f"<pre style='border-left:4px solid {colour};padding-left:8px'>{body}</pre>{diff}"})
+    _display({STEP_MIME: result.as_record(), "text/plain": result.text(),
+              "text/html": f"<pre style='border-left:4px solid {colour};padding-left:8px'>{body}</pre>"})
 
 
 def summary(rb: Runbook, *, final: bool = True) -> bool:
@@ -74,4 +84,4 @@ def finish(rb: Runbook) -> None:
         raise StepFailed(f"실패한 단계 / failed steps: {', '.join(failed)}")
 
 
-__all__ = ["start", "step", "show", "summary", "finish", "RunbookError"]
+__all__ = ["start", "step", "check", "show", "summary", "finish", "RunbookError"]

@@ -43,6 +43,7 @@ class StepResult:
     backup: str | None = None
     notes: list[Msg] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    evidence: dict[str, str] = field(default_factory=dict)  # lab path -> what was read back from disk
 
     @property
     def failed(self) -> bool:
@@ -53,6 +54,7 @@ class StepResult:
             "step": self.step, "id": self.id, "title": self.title.as_dict(), "status": self.status,
             "message": self.message.as_dict(), "files": self.files, "diff": self.diff, "backup": self.backup,
             "notes": [n.as_dict() for n in self.notes], "problems": [p.as_dict() for p in self.problems],
+            "evidence": self.evidence,
         }
 
     def text(self) -> str:
@@ -70,6 +72,9 @@ class StepResult:
                 lines += [f"    고치기: {p.fix.ko}", f"    fix: {p.fix.en}"]
         if self.backup:
             lines.append(f"  backup: {self.backup}")
+        for path, text in self.evidence.items():
+            lines.append(f"  ── {path}")
+            lines += [f"     {line}" for line in text.rstrip("\n").split("\n")]
         return "\n".join(lines)
 
 

@@ -71,7 +71,12 @@ class Runbook:
     # --- running a step ------------------------------------------------------------------------------
 
     def run(self, n: int) -> StepResult:
-        """Act, then confirm from disk. Never raises for a user's problem: it becomes a failed result."""
+        """Act, then confirm from disk (the CLI and the tests; the notebook calls the two separately)."""
+        self.act(n)
+        return self.confirm(n)
+
+    def act(self, n: int) -> StepResult:
+        """Apply mode writes, check mode only plans. A user's problem becomes a failed result, never a traceback."""
         step_id, title = TITLES[n]
         try:
             result = getattr(self, f"_act_{n}")()
@@ -81,6 +86,12 @@ class Runbook:
             if exc.excerpt:
                 result.notes.append(Msg(exc.excerpt, exc.excerpt))
         result.step, result.id, result.title = n, step_id, title
+        self.results[n] = result
+        return result
+
+    def confirm(self, n: int) -> StepResult:
+        """Read the outcome back from disk, independently of what act() believed it did."""
+        result = self.results.get(n) or self.act(n)
         if not (self.p.check_only and result.status == FAILED and result.problems):
             try:
                 found = getattr(self, f"_check_{n}")()
@@ -95,8 +106,26 @@ class Runbook:
             result.status = FAILED
         elif self.p.check_only:
             result.status = PASSED
-        self.results[n] = result
+        result.evidence = self.evidence(n)
         return result
+
+    def evidence(self, n: int) -> dict[str, str]:
+        """What a person should see read back from disk for this step."""
+        files = {4: ["default.txt"], 5: ["parsed.txt"], 6: ["cdi-keys.txt"], 7: ["runtimeclass.yaml"], 8: ["report.txt"]}
+        out = {}
+        if n in (2, 3):
+            try:
+                eff = self.effective()
+                table = _get(eff.data, runtime_path(eff.version, self.p.runtime_name))
+                if table is not None:
+                    out[f"{self.p.config_path} (tomllib)"] = _show_table(table)
+            except RunbookError:
+                pass
+        for name in files.get(n, []):
+            text = self._read_text(self.tk(name))
+            if text is not None:
+                out[self.tk(name)] = text
+        return out
 
     def ok(self) -> bool:
         return not any(r.failed for r in self.results.values())
@@ -419,3 +448,14 @@ def _get(data, path):
 
 
 __all__ = ["Runbook", "StepFailed", "TITLES", "WriteError", "load_toml"]
+
+
+def _show_table(table: dict, prefix: str = "") -> str:
+    lines = []
+    for k, v in table.items():
+        if isinstance(v, dict):
+            lines.append(_show_table(v, f"{prefix}{k}."))
+        else:
+            from .containerd.render import value
+            lines.append(f"{prefix}{k} = {value(v)}")
+    return "\n".join(line for line in lines if line)

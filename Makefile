@@ -1,0 +1,37 @@
+# Two commands on a fresh machine: `make run` and `make test` (both create .venv when it is missing).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+OUT ?= out
+ROOT ?=
+
+.PHONY: run test venv clean-lab notebook
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test,lab,fleet]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# The main job: the runbook on the embedded sandbox root (lab-root/ in this checkout), never on '/'.
+run: $(STAMP)
+	@mkdir -p $(OUT)
+	@$(BIN)/papermill --log-level WARNING --no-progress-bar notebooks/run.ipynb $(OUT)/run.ipynb $(if $(ROOT),-p root $(ROOT)) \
+		|| true
+	@$(BIN)/python -m runbook_lib.show $(OUT)/run.ipynb
+
+test: $(STAMP)
+	@if [ "$$(id -u)" = "0" ]; then scripts/install-system-deps.sh; fi
+	$(BIN)/python -m pytest -q
+
+notebook: $(STAMP)
+	$(BIN)/python tools/build_notebook.py
+
+clean-lab:
+	rm -rf lab-root $(OUT)

@@ -1,0 +1,201 @@
+"""Write notebooks/run.ipynb from the story below: one place to edit the narrative and the cells.
+
+Run `python tools/build_notebook.py` after editing; tests/test_notebook_hygiene.py fails when the committed
+notebook differs from what this script writes.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+OUT = Path(__file__).resolve().parents[1] / "notebooks" / "run.ipynb"
+
+INTRO = """# containerd 에 nvidia 런타임 등록하기 — 실행하고 증명하는 런북
+
+이 노트북은 containerd 설정에 `nvidia` 런타임을 추가하고, CDI 스펙과 RuntimeClass 를 준비한 뒤, 그 결과를 **디스크에서 다시 읽어** 증명합니다. GPU 가 없어도 설정이 맞는지는 끝까지 확인할 수 있습니다.
+
+- 실습: 기본값 그대로 실행하면 저장소 안의 샌드박스(`lab-root/`)에서만 작업합니다. 실제 노드의 `/` 는 건드리지 않습니다.
+- 실제 노드: `papermill notebooks/run.ipynb out.ipynb -p root /` 처럼 `root` 를 명시해야만 노드에 적용됩니다.
+- 검사만: `-p mode check` 는 아무것도 쓰지 않고 단계마다 무엇이 틀렸는지 알려 줍니다 (학생 채점, 노드 점검).
+
+각 단계는 같은 모양입니다. 무엇을 왜 하는지 설명하고, `runbook_lib` 을 부르는 짧은 셀을 실행한 다음, 결과 파일을 다시 읽어 확인합니다. 마지막 요약 표가 보이면 실행이 끝까지 간 것입니다.
+
+---
+
+# Registering the nvidia runtime with containerd — a runbook that acts and proves it
+
+This notebook adds the `nvidia` runtime to containerd's config, prepares a CDI spec and a RuntimeClass, and then proves the result by **reading the files back from disk**. No GPU is needed to show that the configuration is right.
+
+- Lab: with the defaults it works only inside a sandbox in the checkout (`lab-root/`); it never touches the machine's `/`.
+- Real node: only an explicit `root`, as in `papermill notebooks/run.ipynb out.ipynb -p root /`, configures the node.
+- Check only: `-p mode check` writes nothing and reports, step by step, what is wrong (grading a student, auditing a node).
+
+Every step has the same shape: what and why, a short cell that calls `runbook_lib`, then a check that reads the result back. When the summary table at the end is there, the run reached the end."""
+
+PARAMS_MD = """## 파라미터
+
+아래 셀은 papermill 이 값을 바꿔 넣는 `parameters` 셀입니다. 경로는 모두 실습 문서의 절대 경로이며, 실행할 때 `root` 아래로 옮겨 해석합니다. 예를 들어 `root` 가 `/srv/lab` 이면 `/etc/containerd/config.toml` 은 `/srv/lab/etc/containerd/config.toml` 입니다.
+
+## Parameters
+
+The cell below is the `parameters` cell that papermill overrides. Every path is the lab's absolute path and is resolved under `root` at run time: with `root` = `/srv/lab`, `/etc/containerd/config.toml` means `/srv/lab/etc/containerd/config.toml`."""
+
+PARAMS = '''root = ""  # str: 대상 루트 (비우면 저장소 안의 lab-root 샌드박스, 실제 노드는 /) / target root (empty: the lab-root sandbox, / on a real node)
+mode = "apply"  # str: apply 는 적용, check 는 검사만 하고 아무것도 쓰지 않음 / apply writes, check only inspects and writes nothing
+runtime_name = "nvidia"  # str: 등록할 런타임 이름이자 RuntimeClass handler / runtime name, also the RuntimeClass handler
+binary_name = "/usr/bin/nvidia-container-runtime"  # str: 런타임이 실행할 바이너리의 절대 경로 / absolute path of the runtime binary
+systemd_cgroup = True  # bool: systemd cgroup 드라이버 사용 여부 (kubelet 과 같아야 함) / use the systemd cgroup driver (must match the kubelet)
+config_path = "/etc/containerd/config.toml"  # str: containerd 설정 파일 / containerd's config file
+base_config = "/opt/fixtures/gpu-airgap/containerd/config.toml.base"  # str: 설정이 없을 때 복사할 기본 설정 / base config copied when there is none
+cdi_spec = "/etc/cdi/nvidia.yaml"  # str: CDI 스펙 파일 / the CDI spec file
+toolkit_dir = "/root/toolkit"  # str: 실습 결과 파일을 둘 폴더 / folder for the lab's result files
+layout = "inplace"  # str: inplace 는 config.toml 을 직접 수정, dropin 은 conf.d 드롭인 파일 / inplace edits config.toml, dropin writes a conf.d drop-in
+restart_containerd = False  # bool: 실제 노드에서 containerd 재시작 여부 / restart containerd on a real node
+containerd_bin = ""  # str: containerd 바이너리 경로 (주면 containerd 가 직접 설정을 읽어 확인) / containerd binary to ask how it reads the config'''
+
+VALIDATE_MD = """## 파라미터 확인
+
+잘못된 값으로 반쯤 진행하다 멈추면 더 위험합니다. 그래서 시작하기 전에 모든 값을 확인합니다: 알 수 없는 `mode`, 상대 경로, 파일인 `root`, DNS-1123 레이블이 아닌 런타임 이름이면 고치는 방법을 알려 주고 바로 멈춥니다. 확인이 끝나면 `root` 의 잠금을 잡아, 같은 루트에 동시에 실행된 두 작업이 서로의 변경을 덮어쓰지 않게 합니다.
+
+## Validating the parameters
+
+Stopping halfway on a bad value is worse than not starting. Every value is checked first: an unknown `mode`, a relative path, a `root` that is a file, or a runtime name that is not a DNS-1123 label stops the run with the fix. Then the run takes the root's lock, so two runs on the same root never overwrite each other's changes."""
+
+VALIDATE = """from runbook_lib import notebook as nb
+
+rb = nb.start(root=root, mode=mode, runtime_name=runtime_name, binary_name=binary_name,
+              systemd_cgroup=systemd_cgroup, config_path=config_path, base_config=base_config,
+              cdi_spec=cdi_spec, toolkit_dir=toolkit_dir, layout=layout,
+              restart_containerd=restart_containerd, containerd_bin=containerd_bin)"""
+
+STEPS = {
+    1: """## 1단계 — 폴더를 만들고 기본 설정을 놓습니다
+
+**무엇을:** `/etc/containerd` 와 작업 폴더(`toolkit_dir`)를 만들고, `config.toml` 이 없거나 비어 있을 때만 기본 설정을 복사합니다. 기본 설정은 `root` 아래 실습 픽스처(`base_config`)를 먼저 쓰고, 없으면 패키지에 든 사본을 씁니다.
+
+**왜:** 이후 단계는 모두 이 파일을 고칩니다. 하지만 이미 있는 설정은 절대 덮어쓰지 않습니다. 실제 노드의 설정을 실습용 기본값으로 바꿔 버리는 것이 이 단계에서 가장 피해야 할 실수입니다.
+
+## Step 1 — Create the folders and put the base config in place
+
+**What:** create `/etc/containerd` and the working folder (`toolkit_dir`), and copy the base config only when `config.toml` is missing or empty: the lab fixture under `root` (`base_config`) if it is there, else the copy shipped in the package.
+
+**Why:** every later step edits this file, but an existing config is never overwritten. Replacing a real node's config with the lab's base is the mistake this step must not make.""",
+    2: """## 2단계 — nvidia 런타임 테이블을 추가합니다
+
+**무엇을:** containerd 가 실제로 읽는 설정(`imports` 까지 합친 결과)을 구한 뒤, 설정 버전에 맞는 경로에 `runtimes.<runtime_name>` 테이블을 `runtime_type = "io.containerd.runc.v2"` 와 함께 추가합니다. 새 테이블은 기본 런타임(runc)의 테이블을 복사해 시작하고, 다른 런타임 바로 옆에 같은 들여쓰기와 빈 줄로 놓입니다. 기존 줄·주석·따옴표·키 순서는 한 글자도 바꾸지 않으며, 바뀐 내용은 diff 로 보여 주고 원본은 백업해 둡니다.
+
+**왜:** "드라이버도 깔았고 nvidia-smi 도 되는데 컨테이너에서 GPU 가 안 보인다" 는 문제의 흔한 원인이 런타임 등록 누락입니다. 또 섹션 헤더는 containerd 설정 버전마다 통째로 다르기 때문에(버전 1 `plugins.cri`, 2 `plugins."io.containerd.grpc.v1.cri"`, 3 `plugins."io.containerd.cri.v1.runtime"`), 다른 버전용 스니펫을 붙이면 아무 효과가 없습니다. options 하위 테이블(3단계)도 같은 한 번의 원자적 쓰기로 함께 적습니다: options 없이 런타임만 있는 설정은 nvidia 가 아니라 평범한 runc 를 실행하기 때문입니다.
+
+## Step 2 — Add the nvidia runtime table
+
+**What:** work out the config containerd really reads (the file merged with its `imports`), then add `runtimes.<runtime_name>` with `runtime_type = "io.containerd.runc.v2"` under the path of the file's config version. The new table starts as a copy of the default runtime's (runc) and sits right next to the other runtimes, indented and spaced like them. No existing line, comment, quote or key order changes; the change is shown as a diff and the original is backed up.
+
+**Why:** "the driver is installed and nvidia-smi works, but containers see no GPU" usually means the runtime was never registered. And because the section headers differ completely between config versions (version 1 `plugins.cri`, 2 `plugins."io.containerd.grpc.v1.cri"`, 3 `plugins."io.containerd.cri.v1.runtime"`), a snippet written for another version does nothing. The options sub-table (step 3) is written in the same atomic write: a runtime without its options would run plain runc, not the nvidia runtime.""",
+    3: """## 3단계 — 런타임 옵션을 확인합니다
+
+**무엇을:** `runtimes.<runtime_name>.options` 에 `BinaryName`(절대 경로)과 `SystemdCgroup`(TOML 불리언)이 있는지, 값이 파라미터와 같은지 디스크에서 다시 읽어 확인합니다.
+
+**왜:** 흔한 실수는 `SystemdCgroup = "true"` 처럼 불리언을 문자열로 쓰는 것입니다. containerd 는 설정을 읽을 때는 조용히 넘어가고 파드를 띄울 때에야 실패합니다. 또 `SystemdCgroup` 이 기본 런타임이나 kubelet 의 cgroup 드라이버와 다르면 파드가 시작하지 못합니다.
+
+## Step 3 — Check the runtime options
+
+**What:** read back from disk that `runtimes.<runtime_name>.options` has `BinaryName` (an absolute path) and `SystemdCgroup` (a TOML boolean), with the parameters' values.
+
+**Why:** the classic mistake is `SystemdCgroup = "true"`, a string instead of a boolean: containerd accepts the file and only fails when a pod starts. And a `SystemdCgroup` that disagrees with the default runtime's or the kubelet's cgroup driver keeps pods from starting.""",
+    4: """## 4단계 — 기본 런타임은 그대로 둡니다 (`default.txt`)
+
+**무엇을:** 설정에서 `default_runtime_name` 을 읽어 `default.txt` 에 `DEFAULT=<이름>` 과 `WHY=runtimeclass` 두 줄로 적습니다.
+
+**왜:** 기본 런타임을 nvidia 로 바꾸면 GPU 를 쓰지 않는 파드까지 모두 그 런타임을 거치게 되어, 런타임 문제 하나가 클러스터 전체로 번집니다. GPU 가 필요한 워크로드만 RuntimeClass 로 고르는 것이 안전합니다. 그래서 이 런북은 기본 런타임을 절대 바꾸지 않으며, 이미 nvidia 로 되어 있으면 이유와 함께 멈춥니다.
+
+## Step 4 — Leave the default runtime alone (`default.txt`)
+
+**What:** read `default_runtime_name` from the config and write `default.txt` as two lines, `DEFAULT=<name>` and `WHY=runtimeclass`.
+
+**Why:** with nvidia as the default, every pod — GPU or not — would go through that runtime, and one runtime problem would spread to the whole cluster. Selecting only the workloads that need a GPU through a RuntimeClass is the safe way. The runbook therefore never changes the default, and stops with the reason if it is already nvidia.""",
+    5: """## 5단계 — TOML 이 제대로 읽히는지 증명합니다 (`parsed.txt`)
+
+**무엇을:** 방금 쓴 설정을 편집에 쓴 도구와는 별개인 표준 라이브러리 `tomllib` 으로 다시 읽어, `VERSION=<버전>` 과 `RUNTIMES=<런타임 이름들, 정렬, 쉼표로 구분>` 두 줄을 `parsed.txt` 에 적습니다. 기본 런타임과 새 런타임이 둘 다 있어야 합니다.
+
+**왜:** 파싱에 성공해야 문법이 맞다는 증거가 됩니다. 섹션 헤더의 따옴표를 빠뜨리면(`[plugins.io.containerd.grpc.v1.cri...]`) 파싱은 되지만 전혀 다른 테이블이 되는데, 런타임 목록을 직접 보면 그런 실수가 바로 드러납니다.
+
+## Step 5 — Prove the TOML parses (`parsed.txt`)
+
+**What:** read the written config back with the standard library's `tomllib` — a parser independent of the one that edited it — and write `parsed.txt` as two lines: `VERSION=<version>` and `RUNTIMES=<runtime names, sorted, comma-separated>`. Both the default runtime and the new one must be there.
+
+**Why:** a successful parse is the proof that the syntax is right. A header without its quotes (`[plugins.io.containerd.grpc.v1.cri...]`) still parses, but into completely different tables; listing the runtimes makes that mistake visible at once.""",
+    6: """## 6단계 — CDI 스펙을 확인합니다 (`cdi-keys.txt`)
+
+**무엇을:** `cdi_spec` 이 없으면 최소한의 유효한 스펙(`cdiVersion` 0.5.0, `kind: nvidia.com/gpu`, 장치 `all`, 공통 `containerEdits`)을 만들고, 이미 있고 `kind` 가 맞으면 한 바이트도 건드리지 않습니다. 그런 다음 최상위 키를 파일 순서대로 `cdi-keys.txt` 에 적습니다.
+
+**왜:** CDI 스펙은 컨테이너에 어떤 장치 노드와 환경 변수를 넣을지 정합니다. 이미 있는 스펙은 보통 `nvidia-ctk cdi generate` 가 노드의 실제 GPU 로 만든 것이므로, 추측으로 바꾸면 안 됩니다. YAML 이 아니거나 `kind` 가 다르거나 스키마에 어긋나면 고치는 방법을 알려 주고 그대로 둡니다.
+
+## Step 6 — Check the CDI spec (`cdi-keys.txt`)
+
+**What:** if `cdi_spec` is missing, write a minimal valid spec (`cdiVersion` 0.5.0, `kind: nvidia.com/gpu`, a device `all`, common `containerEdits`); if it exists with that `kind`, leave it byte-for-byte alone. Then write its top-level keys, in file order, to `cdi-keys.txt`.
+
+**Why:** the CDI spec decides which device nodes and environment variables a container gets. An existing spec was usually generated by `nvidia-ctk cdi generate` from the node's real GPUs and must not be guessed at: if it is not YAML, has another `kind` or breaks the schema, the runbook says how to fix it and leaves it as it is.""",
+    7: """## 7단계 — RuntimeClass 를 씁니다
+
+**무엇을:** `apiVersion: node.k8s.io/v1`, `kind: RuntimeClass`, `metadata.name` 과 `handler` 를 런타임 이름으로 적은 `runtimeclass.yaml` 을 만들고, `handler` 가 설정에서 파싱한 런타임 이름 중 하나인지 교차 확인합니다.
+
+**왜:** 파드는 `runtimeClassName` 으로 RuntimeClass 를 고르고, 쿠버네티스는 그 `handler` 이름의 containerd 런타임을 찾습니다. 이름이 한 글자라도 다르면 파드가 `RunContainerError` 로 실패합니다.
+
+## Step 7 — Write the RuntimeClass
+
+**What:** write `runtimeclass.yaml` with `apiVersion: node.k8s.io/v1`, `kind: RuntimeClass`, and the runtime name as both `metadata.name` and `handler`; then cross-check the `handler` against the runtime names parsed from the config.
+
+**Why:** pods pick a RuntimeClass with `runtimeClassName`, and Kubernetes asks containerd for the runtime named by its `handler`. If the names differ by one character, pods fail with `RunContainerError`.""",
+    8: """## 8단계 — 검증 보고서를 씁니다 (`report.txt`)
+
+**무엇을:** `CONFIG_VERSION`, `RUNTIME`, `RUNTIME_TYPE`, `SYSTEMD_CGROUP`, `HANDLER` 다섯 줄을 씁니다. 값은 모두 방금 쓴 파일(설정과 RuntimeClass)을 다시 파싱해서 얻고, 파라미터에서 그대로 옮겨 적지 않습니다.
+
+**왜:** 보고서가 파라미터를 베껴 쓰면 파일이 틀려도 보고서는 맞게 나옵니다. 파일에서 읽은 값만 적어야 보고서가 증거가 됩니다.
+
+## Step 8 — Write the verification report (`report.txt`)
+
+**What:** write five lines, `CONFIG_VERSION`, `RUNTIME`, `RUNTIME_TYPE`, `SYSTEMD_CGROUP` and `HANDLER`, every value parsed back from the files just written (the config and the RuntimeClass), never copied from the parameters.
+
+**Why:** a report that copies the parameters looks right even when the files are wrong. Only values read from the files make the report evidence.""",
+}
+
+SUMMARY_MD = """## 요약
+
+단계마다 바뀜(changed), 그대로(unchanged), 통과(passed), 실패(failed)를 보여 줍니다. 보관된 노트북에서 이 표가 보이면 실행이 끝까지 갔다는 증거입니다. 같은 루트에서 다시 실행하면 모든 단계가 unchanged 로 나와야 합니다. check 모드에서는 실패한 단계가 하나라도 있으면 이 셀이 실행을 실패로 끝냅니다.
+
+## Summary
+
+Each step shows changed, unchanged, passed or failed. In an archived notebook this table is the proof that the run reached the end; a second run on the same root shows every step unchanged. In check mode this cell fails the run when any step failed."""
+
+SUMMARY = """nb.summary(rb)
+nb.finish(rb)"""
+
+
+def build() -> nbformat.NotebookNode:
+    cells = [new_markdown_cell(INTRO), new_markdown_cell(PARAMS_MD)]
+    params = new_code_cell(PARAMS)
+    params.metadata["tags"] = ["parameters"]
+    cells += [params, new_markdown_cell(VALIDATE_MD), new_code_cell(VALIDATE)]
+    for n, md in STEPS.items():
+        cells += [new_markdown_cell(md), new_code_cell(f"nb.step(rb, {n})"), new_code_cell(f"nb.check(rb, {n})")]
+    cells += [new_markdown_cell(SUMMARY_MD), new_code_cell(SUMMARY)]
+    nb = new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i:02d}"  # stable ids: rebuilding gives the same bytes
+    return nb
+
+
+def render() -> str:
+    return nbformat.writes(build()) + "\n"
+
+
+if __name__ == "__main__":
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text(render())
+    print(f"wrote {OUT}", file=sys.stderr)

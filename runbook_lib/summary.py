@@ -133,13 +133,14 @@ def _pad(text: str, width: int) -> str:
 
 def render_markdown(table: Table) -> str:
     def esc(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
+        # markdown renders raw HTML, so a message from a host must not become markup
+        return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
 
     heads = _headers(table) + ["실패 내용/failure"]
     lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for r in table.rows:
-        failure = f"{r.message['ko']}<br>{r.message['en']}" if r.message else ""
-        lines.append("| " + " | ".join(esc(c) for c in _cells(table, r) + [failure]) + " |")
+        failure = f"{esc(r.message['ko'])}<br>{esc(r.message['en'])}" if r.message else ""
+        lines.append("| " + " | ".join([esc(c) for c in _cells(table, r)] + [failure]) + " |")
     return "\n".join(lines + ["", _footer(table)])
 
 

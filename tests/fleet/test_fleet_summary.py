@@ -1,0 +1,89 @@
+"""`runbook summary`: the latest run per label, one column per step, the failing message, the exit code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from fleet_helpers import STANDIN, runbook
+
+
+def step(n, sid, status, en="ok", ko="정상"):
+    return {"step": n, "id": sid, "title": {"ko": sid, "en": sid}, "status": status,
+            "message": {"ko": ko, "en": en}, "backup": None}
+
+
+def write_run(archive: Path, label: str, run: str, started: str, steps: list[dict], error=None) -> None:
+    failed = [s for s in steps if s["status"] == "failed"]
+    ok = not failed and error is None
+    man = {"label": label, "ok": ok, "mode": "apply", "started_at": started, "steps": steps,
+           "failed_step": failed[0] if failed else None, "error": error}
+    d = archive / label / run
+    d.mkdir(parents=True)
+    (d / "manifest.json").write_text(json.dumps(man, ensure_ascii=False))
+
+
+def test_latest_run_per_label_decides_and_failures_show_their_message(tmp_path):
+    a = tmp_path / "archive"
+    good = [step("0", "validate", "passed"), step(1, "prepare", "unchanged"), step(2, "runtime", "changed")]
+    # node-a failed first, then was fixed: only the latest run counts
+    write_run(a, "node-a", "20250101T000000Z", "2025-01-01T00:00:00+00:00",
+              [step("0", "validate", "passed"), step(1, "prepare", "failed", "old failure", "옛 실패")])
+    write_run(a, "node-a", "20250102T000000Z", "2025-01-02T00:00:00+00:00", good)
+    write_run(a, "node-b", "20250102T000000Z", "2025-01-02T00:00:00+00:00",
+              [step("0", "validate", "passed"), step(1, "prepare", "passed"),
+               step(2, "runtime", "failed", "config.toml is not valid TOML", "config.toml 이 올바른 TOML 이 아닙니다")])
+    proc = runbook("summary", a)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].endswith("0 validate  1 prepare  2 runtime")  # columns in step order
+    row_a = next(line for line in lines if line.startswith("node-a"))
+    row_b = next(line for line in lines if line.startswith("node-b "))
+    assert row_a.split()[1:2] == ["OK"] and row_a.split()[-3:] == ["PASS", "PASS", "changed"]
+    assert row_b.split()[1:2] == ["FAILED"] and row_b.split()[-3:] == ["PASS", "PASS", "FAIL"]
+    assert "old failure" not in proc.stdout
+    assert "[2 runtime] config.toml is not valid TOML" in proc.stdout
+    assert "config.toml 이 올바른 TOML 이 아닙니다" in proc.stdout
+    assert "1 of 2 hosts failed" in proc.stdout
+
+
+def test_all_passing_exits_0_and_a_run_that_stopped_without_a_step_shows_its_error(tmp_path):
+    a = tmp_path / "archive"
+    write_run(a, "ok", "r1", "2025-01-01T00:00:00+00:00", [step(1, "prepare", "passed")])
+    assert runbook("summary", a).returncode == 0
+    write_run(a, "dead", "r1", "2025-01-01T00:00:00+00:00", [step(1, "prepare", "passed")],
+              error={"ename": "DeadKernelError", "evalue": "Kernel died"})
+    proc = runbook("summary", a)
+    assert proc.returncode == 1 and "DeadKernelError: Kernel died" in proc.stdout
+
+
+def test_markdown_and_html_formats_escape_what_they_show(tmp_path):
+    a = tmp_path / "archive"
+    write_run(a, "n<1>", "r1", "2025-01-01T00:00:00+00:00",
+              [step(1, "prepare", "failed", "a|b <script>x</script>", "가|나")])
+    md = runbook("summary", a, "--format", "markdown")
+    assert md.returncode == 1
+    row = next(line for line in md.stdout.splitlines() if line.startswith("| n&lt;1&gt;"))
+    assert "a\\|b" in row and "가\\|나" in row and row.count(" | ") == 5  # six columns
+    assert "<script>" not in md.stdout and "&lt;script&gt;" in row
+    page = runbook("summary", a, "--format", "html")
+    assert page.returncode == 1
+    assert "<script>x" not in page.stdout and "&lt;script&gt;x" in page.stdout
+    assert '<td class="FAIL">FAIL</td>' in page.stdout and page.stdout.startswith("<!DOCTYPE html>")
+
+
+def test_empty_or_missing_archive_is_refused(tmp_path):
+    assert runbook("summary", tmp_path / "nope").returncode == 2
+    proc = runbook("summary", tmp_path)
+    assert proc.returncode == 2 and "manifest.json" in proc.stderr
+
+
+def test_summary_of_real_runs(lab_root, tmp_path):
+    a = tmp_path / "archive"
+    base = ["run", "--notebook", STANDIN, "--root", lab_root, "--archive", a]
+    assert runbook(*base, "--label", "good").returncode == 0
+    assert runbook(*base, "--label", "broken", "-p", "fail_step", "8").returncode == 1
+    proc = runbook("summary", a)
+    assert proc.returncode == 1
+    broken = next(line for line in proc.stdout.splitlines() if line.startswith("broken "))
+    assert broken.split()[-1] == "FAIL" and "[8 report] report broke on purpose" in proc.stdout

@@ -1,0 +1,88 @@
+"""The Kubernetes path: manifests validated with kubernetes-validate, and consistent with the image and CLI."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fleet_helpers import REPO
+
+K8S = REPO / "deploy" / "kubernetes"
+MANIFESTS = sorted(K8S.glob("*.yaml"))
+GPU_LABEL = "nvidia.com/gpu.present"
+
+
+def validate(*files: Path) -> subprocess.CompletedProcess:
+    exe = shutil.which("kubernetes-validate", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.fail("kubernetes-validate is missing: pip install -e '.[test]'")
+    return subprocess.run([exe, "--strict", "-k", "1.30.0", *map(str, files)], capture_output=True, text=True)
+
+
+def workloads():
+    for path in MANIFESTS:
+        doc = yaml.safe_load(path.read_text())
+        if doc["kind"] in ("DaemonSet", "Job"):
+            yield path.name, doc
+
+
+def test_every_manifest_passes_strict_validation():
+    assert {p.name for p in MANIFESTS} == {"namespace.yaml", "daemonset.yaml", "job.yaml"}
+    proc = validate(*MANIFESTS)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_validator_rejects_a_broken_manifest(tmp_path):
+    doc = yaml.safe_load((K8S / "daemonset.yaml").read_text())
+    doc["spec"]["template"]["spec"]["initContainers"][0]["volumeMount"] = []  # a typo'd field
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(doc))
+    assert validate(bad).returncode != 0
+
+
+@pytest.mark.parametrize("name,doc", list(workloads()))
+def test_runs_on_gpu_nodes_with_the_host_root_at_host(name, doc):
+    from runbook_lib.cli import build_parser
+
+    spec = doc["spec"]["template"]["spec"]
+    assert spec["nodeSelector"][GPU_LABEL] == "true"
+    host_vol = {v["name"]: v for v in spec["volumes"]}
+    (runbook,) = [c for c in spec.get("initContainers", []) + spec["containers"] if c["name"] == "runbook"]
+    mounts = {m["mountPath"]: m["name"] for m in runbook["volumeMounts"]}
+    assert host_vol[mounts["/host"]]["hostPath"]["path"] == "/"
+    # the arguments are ones the real CLI accepts, with root=/host and the archive on the node
+    args = build_parser().parse_args(runbook["args"])
+    assert args.command == "run" and args.root == "/host"
+    assert args.archive.startswith("/host/") and args.label == "$(NODE_NAME)"
+    env = {e["name"]: e for e in runbook["env"]}
+    assert env["NODE_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "spec.nodeName"
+    images = {c["image"] for c in spec.get("initContainers", []) + spec["containers"]}
+    assert images == {"registry.local/nvidia-runtime-runbook:0.1.0"}
+
+
+def test_daemonset_applies_and_job_checks():
+    docs = dict(workloads())
+    ds = docs["daemonset.yaml"]["spec"]["template"]["spec"]["initContainers"][0]["args"]
+    job = docs["job.yaml"]["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert ds[ds.index("--mode") + 1] == "apply" and job[job.index("--mode") + 1] == "check"
+    assert docs["job.yaml"]["spec"]["template"]["spec"]["restartPolicy"] == "Never"
+
+
+def test_dockerfile_copies_what_exists_and_runs_the_runbook_command():
+    text = (K8S / "Dockerfile").read_text()
+    sources = []
+    for line in text.splitlines():
+        if line.startswith("COPY ") and "--from=" not in line:
+            sources += line.split()[1:-1]
+    assert sources and all((REPO / s).exists() for s in sources), sources
+    assert 'ENTRYPOINT ["runbook"]' in text
+    import tomllib
+
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["runbook"] == "runbook_lib.cli:main"
+    assert "--no-index" in text  # the final image installs only what the build stage made

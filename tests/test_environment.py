@@ -1,0 +1,20 @@
+"""environment.yml and pyproject.toml list the same runtime packages."""
+
+import re
+import tomllib
+
+import yaml
+
+from helpers import REPO
+
+
+def names(specs):
+    return {re.split(r"[<>=!~ \[]", s, maxsplit=1)[0].strip().lower().replace("_", "-") for s in specs}
+
+
+def test_environment_matches_pyproject():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    wanted = names(project["dependencies"]) | names(project["optional-dependencies"]["lab"])
+    env = yaml.safe_load((REPO / "environment.yml").read_text())
+    conda = names(d for d in env["dependencies"] if isinstance(d, str)) - {"python", "pip"}
+    assert conda == wanted

@@ -1,0 +1,120 @@
+"""The real notebook, executed by papermill against temporary roots, as users run it."""
+
+import tomllib
+
+import pytest
+import yaml
+
+from helpers import COURSE_FIXTURE, LAB_BASE, put_course_fixture, run_notebook, step_records, tree_state
+
+TOOLKIT = "root/toolkit"
+
+
+@pytest.fixture(scope="module")
+def course_run(tmp_path_factory):
+    """A root holding the course fixture, run once: the state the seed describes."""
+    root = tmp_path_factory.mktemp("course")
+    marker = LAB_BASE.read_bytes() + b"# course fixture marker\n"
+    put_course_fixture(root, marker)
+    nb = run_notebook(root, root.parent / "out.ipynb")
+    return root, nb, marker
+
+
+def test_all_eight_steps_pass_and_the_summary_is_there(course_run):
+    root, nb, _ = course_run
+    records = step_records(nb)
+    assert sorted(k for k in records if isinstance(k, int) and k <= 8) == list(range(1, 9))
+    assert all(records[n]["status"] in ("changed", "unchanged") for n in range(1, 9))
+    assert records[2]["status"] == "changed" and records[2]["diff"].count("\n+") >= 5
+
+
+def test_the_course_fixture_is_the_one_copied_and_every_base_line_is_kept(course_run):
+    root, _, marker = course_run
+    config = (root / "etc/containerd/config.toml").read_text()
+    assert "# course fixture marker" in config
+    base_lines = marker.decode().splitlines()
+    lines = config.splitlines()
+    it = iter(lines)
+    assert all(any(line == x for x in it) for line in base_lines), "base lines must all be there, in order"
+    data = tomllib.loads(config)
+    cri = data["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]
+    assert cri["default_runtime_name"] == "runc"
+    assert cri["runtimes"]["nvidia"] == {"runtime_type": "io.containerd.runc.v2",
+                                         "options": {"BinaryName": "/usr/bin/nvidia-container-runtime",
+                                                     "SystemdCgroup": True}}
+
+
+def test_the_five_toolkit_files_exactly(course_run):
+    root, _, _ = course_run
+    tk = root / TOOLKIT
+    assert (tk / "default.txt").read_text() == "DEFAULT=runc\nWHY=runtimeclass\n"
+    assert (tk / "parsed.txt").read_text() == "VERSION=2\nRUNTIMES=nvidia,runc\n"
+    assert (tk / "cdi-keys.txt").read_text() == "cdiVersion\nkind\ndevices\ncontainerEdits\n"
+    assert yaml.safe_load((tk / "runtimeclass.yaml").read_text()) == {
+        "apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "nvidia"}, "handler": "nvidia"}
+    assert (tk / "report.txt").read_text() == ("CONFIG_VERSION=2\nRUNTIME=nvidia\nRUNTIME_TYPE=io.containerd.runc.v2\n"
+                                               "SYSTEMD_CGROUP=true\nHANDLER=nvidia\n")
+    spec = yaml.safe_load((root / "etc/cdi/nvidia.yaml").read_text())
+    assert spec["kind"] == "nvidia.com/gpu" and spec["devices"][0]["name"] == "all"
+
+
+def test_second_run_changes_no_byte_and_says_unchanged(course_run, tmp_path):
+    root, _, _ = course_run
+    before = tree_state(root)
+    nb = run_notebook(root, tmp_path / "second.ipynb")
+    assert tree_state(root) == before
+    records = step_records(nb)
+    assert all(records[n]["status"] == "unchanged" for n in range(1, 9)), {n: records[n]["status"] for n in range(1, 9)}
+
+
+def test_existing_config_is_kept_not_replaced_by_the_base(tmp_path):
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    own = ('version = 2\n# the node\'s own config\n[plugins."io.containerd.grpc.v1.cri".containerd]\n'
+           '  default_runtime_name = "runc"\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+           '  runtime_type = "io.containerd.runc.v2"\n')
+    (root / "etc/containerd/config.toml").write_text(own)
+    put_course_fixture(root)
+    nb = run_notebook(root, tmp_path / "o.ipynb")
+    text = (root / "etc/containerd/config.toml").read_text()
+    assert text.startswith(own) and "sandbox_image" not in text
+    assert "kept" in step_records(nb)[1]["message"]["en"]
+
+
+def test_another_runtime_name_and_binary_flow_through_every_file(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    run_notebook(root, tmp_path / "o.ipynb", runtime_name="gpu-rt", binary_name="/opt/nv/bin/ncr", systemd_cgroup=True)
+    data = tomllib.loads((root / "etc/containerd/config.toml").read_text())
+    rt = data["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
+    assert "nvidia" not in rt and rt["gpu-rt"]["options"]["BinaryName"] == "/opt/nv/bin/ncr"
+    tk = root / TOOLKIT
+    assert (tk / "parsed.txt").read_text() == "VERSION=2\nRUNTIMES=gpu-rt,runc\n"
+    rc = yaml.safe_load((tk / "runtimeclass.yaml").read_text())
+    assert rc["metadata"]["name"] == rc["handler"] == "gpu-rt"
+    assert "RUNTIME=gpu-rt\n" in (tk / "report.txt").read_text() and "HANDLER=gpu-rt\n" in (tk / "report.txt").read_text()
+
+
+def test_bad_parameter_stops_before_touching_the_root(tmp_path):
+    import papermill
+    root = tmp_path / "root"
+    root.mkdir()
+    with pytest.raises(papermill.PapermillExecutionError) as err:
+        run_notebook(root, tmp_path / "o.ipynb", runtime_name="Bad_Name")
+    assert "DNS-1123" in str(err.value)
+    assert list(root.iterdir()) == []
+
+
+def test_report_values_come_from_the_files_not_the_parameters(tmp_path):
+    """Break the RuntimeClass on disk between runs: the report must follow the file, and the check must fail."""
+    from runbook_lib.params import validate
+    from runbook_lib.steps import Runbook
+    root = tmp_path / "root"
+    root.mkdir()
+    rb = Runbook(validate(root=str(root))).start()
+    for n in range(1, 8):
+        assert not rb.run(n).failed
+    rc = root / TOOLKIT / "runtimeclass.yaml"
+    rc.write_text(rc.read_text().replace("handler: nvidia", "handler: nvidia-typo"))
+    assert "HANDLER=nvidia-typo" in rb._report()
+    assert rb.confirm(7).failed

@@ -1,0 +1,37 @@
+"""Parameter validation: every bad value stops with a message that says how to fix it, in both languages."""
+
+import pytest
+
+from runbook_lib.errors import ParameterError
+from runbook_lib.params import default_lab_root, validate
+
+
+def test_defaults_are_a_sandbox_not_the_host():
+    p = validate()
+    assert p.root != "/" and p.root == str(default_lab_root())
+    assert p.mode == "apply" and p.runtime_name == "nvidia" and p.systemd_cgroup is True
+
+
+@pytest.mark.parametrize("kwargs,needle", [
+    ({"mode": "dry-run"}, "apply, check"),
+    ({"config_path": "etc/containerd/config.toml"}, "absolute path"),
+    ({"binary_name": "nvidia-container-runtime"}, "absolute path"),
+    ({"runtime_name": "NVIDIA"}, "DNS-1123"),
+    ({"runtime_name": "nv_idia"}, "DNS-1123"),
+    ({"systemd_cgroup": "yes"}, "true or false"),
+    ({"systemd_cgroup": 1}, "true or false"),
+    ({"layout": "sideways"}, "inplace, dropin"),
+    ({"root": "relative"}, "absolute path"),
+    ({"toolkit_dir": 5}, "must be a string"),
+    ({"colour": "red"}, "unknown parameter"),
+])
+def test_bad_values_are_refused_with_the_fix(kwargs, needle):
+    with pytest.raises(ParameterError) as err:
+        validate(**kwargs)
+    text = str(err.value)
+    assert needle in text
+    assert "고치려면" in text and "to fix this" in text
+
+
+def test_string_booleans_from_papermill_are_accepted():
+    assert validate(systemd_cgroup="false").systemd_cgroup is False

@@ -1,0 +1,63 @@
+"""plan -> backup -> atomic write: unchanged writes nothing, backups never collide, the mode is kept."""
+
+import os
+import stat
+
+from runbook_lib.safe_write import BACKUP_INFIX, commit, plan_write, sweep_stale_temps, TMP_PREFIX
+from runbook_lib.target import Target
+
+
+def test_unchanged_plan_writes_nothing(tmp_path):
+    f = tmp_path / "a.txt"
+    f.write_bytes(b"same\n")
+    before = f.stat()
+    done = commit(plan_write(Target(tmp_path), "/a.txt", b"same\n"))
+    assert not done.written and done.backup is None
+    assert f.stat().st_mtime_ns == before.st_mtime_ns and f.stat().st_ino == before.st_ino
+
+
+def test_change_is_atomic_rename_with_backup_of_old_bytes(tmp_path):
+    f = tmp_path / "a.txt"
+    f.write_bytes(b"old\n")
+    os.chmod(f, 0o600)
+    inode = f.stat().st_ino
+    done = commit(plan_write(Target(tmp_path), "/a.txt", b"new\n"))
+    assert f.read_bytes() == b"new\n"
+    assert f.stat().st_ino != inode  # replaced by rename, not rewritten in place
+    assert stat.S_IMODE(f.stat().st_mode) == 0o600
+    assert done.backup.read_bytes() == b"old\n" and BACKUP_INFIX in done.backup.name
+    assert stat.S_IMODE(done.backup.stat().st_mode) == 0o600
+
+
+def test_backups_never_collide(tmp_path):
+    f = tmp_path / "a.txt"
+    f.write_bytes(b"v0")
+    t = Target(tmp_path)
+    backups = [commit(plan_write(t, "/a.txt", f"v{i}".encode())).backup for i in range(1, 5)]
+    assert len(set(backups)) == 4
+    assert [b.read_bytes() for b in backups] == [b"v0", b"v1", b"v2", b"v3"]
+
+
+def test_new_file_gets_requested_mode_and_no_backup(tmp_path):
+    done = commit(plan_write(Target(tmp_path), "/n.txt", b"x", mode=0o640))
+    assert done.backup is None and stat.S_IMODE((tmp_path / "n.txt").stat().st_mode) == 0o640
+
+
+def test_symlinked_file_is_written_through_and_link_kept(tmp_path):
+    (tmp_path / "real.toml").write_text("a")
+    (tmp_path / "link.toml").symlink_to("real.toml")
+    commit(plan_write(Target(tmp_path), "/link.toml", b"b"))
+    assert (tmp_path / "link.toml").is_symlink() and (tmp_path / "real.toml").read_text() == "b"
+
+
+def test_sweep_removes_only_our_temp_files(tmp_path):
+    (tmp_path / f"{TMP_PREFIX}config.toml.abc").write_text("partial")
+    (tmp_path / "config.toml").write_text("keep")
+    sweep_stale_temps(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml"]
+
+
+def test_diff_is_unified_with_lab_paths(tmp_path):
+    (tmp_path / "a.txt").write_text("x\n")
+    diff = plan_write(Target(tmp_path), "/a.txt", b"x\ny\n").diff()
+    assert diff.startswith("--- a/a.txt\n+++ b/a.txt\n") and "+y\n" in diff

@@ -10,7 +10,7 @@ import posixpath
 from importlib import resources
 
 from . import cdi, runtimeclass, toolkit
-from .containerd import diagnose
+from .containerd import diagnose, dropin
 from .containerd.edit import RuntimeWanted, default_runtime_name, plan_runtime, template_runtime
 from .containerd.effective import Effective, load_effective
 from .containerd.load import load_toml
@@ -226,6 +226,8 @@ class Runbook:
             r.message = blockers[0].what
             r.problems += blockers
             return r
+        if self.p.layout == "dropin":
+            return self._act_2_dropin(eff, r)
         owner = diagnose.owner_file(eff, self.p.runtime_name)
         template, source = template_runtime(eff.data, eff.version, self.wanted)
         text = owner.text
@@ -263,6 +265,22 @@ class Runbook:
                     owner.lab_path))
         r.notes += diagnose.warnings(eff, self.p)
         self._write(write, r)
+        return r
+
+    def _act_2_dropin(self, eff: Effective, r: StepResult) -> StepResult:
+        """layout=dropin (containerd/dropin.py): the planned files are verified on the effective config first."""
+        plan = dropin.plan_dropin(self.target, self.p, eff, self.wanted)
+        r.notes += plan.notes + diagnose.warnings(eff, self.p)
+        if plan.changed:
+            r.message = plan.message
+            ensure_dir(self.target, plan.folder, dry_run=self.p.check_only)
+            if self.p.check_only:
+                r.problems.append(Problem(plan.message + Msg("(아직 쓰지 않았습니다)", "(not written yet)"),
+                                          Msg("apply 모드로 실행하세요.", "run in apply mode."), plan.writes[0].lab_path))
+        elif not plan.writes:
+            r.message = plan.message
+        for write in plan.writes:
+            self._write(write, r)
         return r
 
     def _check_2(self) -> list[Problem]:

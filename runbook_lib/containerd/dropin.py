@@ -1,0 +1,277 @@
+"""layout=dropin: the runtime goes into `<config dir>/conf.d/99-<runtime>.toml`, and config.toml only gains an
+`imports` entry for it (for containerd 2.x, and for nodes whose main config is managed by something else).
+
+What the drop-in holds is chosen so that containerd's merge cannot lose another runtime (see effective.py):
+- version 1/2 (containerd 1.x replaces a whole plugin table per imported file): the complete effective CRI
+  plugin table plus the runtime, and `version` equal to the version containerd uses now — a drop-in's version
+  overrides in 1.x, and `version = 2` over a version-1 main file would make containerd ignore its tables.
+- version 3 (containerd 2.x merges key by key): only the runtime's table, under `version = 3` (a drop-in
+  without a version would be read as version 1 and migrated).
+The plan is verified on the effective config computed with the planned bytes before anything is written.
+"""
+
+from __future__ import annotations
+
+import copy
+import posixpath
+import tomllib
+from dataclasses import dataclass, field
+
+from ..errors import ConfigError
+from ..messages import Msg
+from ..safe_write import WritePlan, plan_write
+from ..target import Target
+from . import diagnose, render
+from .edit import OPTIONS, RuntimeWanted, default_runtime_name, template_runtime
+from .effective import MERGE_1X, Effective, cri_plugin_id, load_effective
+from .layout import scan
+from .load import TomlFile
+from .versions import RUNTIME_TYPE, containerd_table, runtimes_path
+
+DROPIN_DIR = "conf.d"
+
+
+def dropin_path(config_path: str, runtime_name: str) -> str:
+    return posixpath.join(posixpath.dirname(config_path), DROPIN_DIR, f"99-{runtime_name}.toml")
+
+
+@dataclass
+class DropinPlan:
+    folder: str                      # conf.d, created before the writes
+    writes: list[WritePlan]          # the drop-in first: a crash before config.toml imports it changes nothing
+    message: Msg
+    notes: list[Msg] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return any(w.changed for w in self.writes)
+
+
+def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted) -> DropinPlan:
+    path = dropin_path(p.config_path, p.runtime_name)
+    if eff.file(path) is None and _registered(eff, p):
+        # Already registered correctly (in config.toml or elsewhere): writing a drop-in would change a
+        # working node for nothing.
+        where = diagnose.locate(eff, runtimes_path(eff.version) + (p.runtime_name,))[0]
+        return DropinPlan(posixpath.dirname(path), [], Msg(
+            f"{p.runtime_name} 런타임이 이미 {where} 에 올바르게 등록되어 있어 드롭인 파일을 쓰지 않았습니다.",
+            f"the {p.runtime_name} runtime is already registered correctly in {where}, so no drop-in was written."))
+    data, source, notes = dropin_data(eff, wanted)
+    text = _comment(eff) + render_document(data, render.quote_style(eff.main.text), _indent_step(eff.main.text))
+    _verify(text, data, path)
+    dropin_new = text.encode()
+    probe = load_effective(target, p.config_path, overlay={path: dropin_new})
+    main_text = eff.main.text
+    if path not in [f.lab_path for f in probe.files]:
+        main_text = add_import(eff.main, path)
+        notes.append(Msg(f"{p.config_path} 의 imports 에 {path} 를 추가했습니다.", f"added {path} to imports in {p.config_path}."))
+    else:
+        notes.append(Msg(f"{p.config_path} 의 imports 가 이미 {path} 를 읽으므로 config.toml 은 그대로 둡니다.",
+                         f"{p.config_path}'s imports already cover {path}, so config.toml is left as it is."))
+    main_new = eff.main.encode(main_text)
+    after = load_effective(target, p.config_path, overlay={path: dropin_new, p.config_path: main_new})
+    _require_kept(eff, after, p, path)
+    writes = [plan_write(target, path, dropin_new, mode=0o644), plan_write(target, p.config_path, main_new)]
+    if source:
+        notes.append(Msg(f"새 런타임은 기본 런타임 {source} 의 테이블을 복사해 시작했습니다.",
+                         f"the new runtime started as a copy of the default runtime {source}'s table."))
+    if eff.merge == MERGE_1X:
+        notes.append(Msg(
+            f"containerd 1.x 는 import 한 파일의 플러그인 테이블로 기존 테이블을 통째로 바꿉니다. 그래서 드롭인에 CRI 플러그인 "
+            f"설정 전체를 담았습니다. 앞으로 CRI 설정은 {p.config_path} 가 아니라 {path} 에서 고치세요.",
+            f"containerd 1.x replaces a whole plugin table with an imported file's, so the drop-in carries the complete "
+            f"CRI plugin config; from now on, change CRI settings in {path}, not in {p.config_path}."))
+    message = Msg(f"드롭인 {path} 에 {p.runtime_name} 런타임을 적었습니다.", f"wrote the {p.runtime_name} runtime to the drop-in {path}.")
+    return DropinPlan(posixpath.dirname(path), writes, message, notes)
+
+
+def _registered(eff: Effective, p) -> bool:
+    try:
+        diagnose.require_runtime(eff, p, p.config_path)
+    except ConfigError:
+        return False
+    return True
+
+
+def dropin_data(eff: Effective, wanted: RuntimeWanted) -> tuple[dict, str | None, list[Msg]]:
+    """The drop-in's content as data: (data, template source, notes)."""
+    version, notes = eff.version, []
+    runtimes = copy.deepcopy(_get(eff.data, runtimes_path(version)) or {})
+    current = runtimes.get(wanted.name)
+    source = None
+    if isinstance(current, dict):
+        table = copy.deepcopy(current)
+        table["runtime_type"] = RUNTIME_TYPE
+        table[OPTIONS] = {**(table.get(OPTIONS) if isinstance(table.get(OPTIONS), dict) else {}),
+                          "BinaryName": wanted.binary, "SystemdCgroup": wanted.systemd_cgroup}
+    else:
+        table, source = template_runtime(eff.data, version, wanted)
+    own = {wanted.name: table}
+    default = default_runtime_name(eff.data, version)
+    if default != wanted.name and not isinstance(runtimes.get(default), dict):
+        # As in-place: once any runtime table exists, containerd 1.6's built-in default runtime is gone.
+        own = {default: {"runtime_type": RUNTIME_TYPE}, **own}
+        notes.append(Msg(f"설정에 기본 런타임 {default} 의 테이블이 없어 드롭인에 함께 적었습니다.",
+                         f"the config had no table for the default runtime {default}, so the drop-in writes it too."))
+    plugin = cri_plugin_id(version)
+    if eff.merge == MERGE_1X:
+        cri = copy.deepcopy(eff.data.get("plugins", {}).get(plugin) or {})
+        node = cri
+        for part in containerd_table(version)[2:] + ("runtimes",):
+            node = node.setdefault(part, {})
+        node.update(own)
+    else:
+        cri = {"containerd": {"runtimes": own}}
+    return {"version": version, "plugins": {plugin: cri}}, source, notes
+
+
+def _require_kept(before: Effective, after: Effective, p, path: str) -> None:
+    """The runtime is there, no other runtime was lost and the default did not move."""
+    if path not in [f.lab_path for f in after.files]:
+        raise ConfigError(Msg(f"imports 를 고쳐도 containerd 가 {path} 를 읽지 않습니다. 아무것도 쓰지 않았습니다.",
+                              f"even with the imports entry, containerd would not read {path}; nothing was written."),
+                          Msg(f"{p.config_path} 의 imports 를 확인하세요.", f"check the imports in {p.config_path}."), path=path)
+    diagnose.require_runtime(after, p, path)
+    lost = sorted(set(_get(before.data, runtimes_path(before.version)) or {}) -
+                  set(_get(after.data, runtimes_path(after.version)) or {}))
+    moved = default_runtime_name(before.data, before.version) != default_runtime_name(after.data, after.version)
+    if lost or moved or after.version != before.version:
+        raise ConfigError(
+            Msg(f"드롭인을 쓰면 containerd 가 읽는 설정이 바뀝니다 (사라지는 런타임: {', '.join(lost) or '없음'}, "
+                f"기본 런타임 변경: {'예' if moved else '아니오'}). 아무것도 쓰지 않았습니다.",
+                f"the drop-in would change what containerd reads (runtimes lost: {', '.join(lost) or 'none'}, default "
+                f"runtime changed: {'yes' if moved else 'no'}); nothing was written."),
+            Msg("imports 로 나중에 읽히는 파일이 CRI 테이블을 덮어쓰는지 확인하거나 layout=inplace 로 실행하세요.",
+                "look for a file imported later that overrides the CRI table, or run with layout=inplace."), path=path)
+
+
+# --- the imports entry in config.toml --------------------------------------------------------------------
+
+
+def add_import(main: TomlFile, entry: str) -> str:
+    """config.toml's text with ``entry`` appended to `imports` (created before the first table if missing),
+    in the file's quoting style; verified by re-parsing."""
+    text = main.text
+    layout = scan(text)
+    literal = render.quote_style(text) == "'"
+    item = render.value(entry, literal=literal)
+    kv = layout.keyvalue(("imports",))
+    if kv is not None and kv.table == ():
+        raw = layout.value_text(kv)
+        new = _append_item(raw, item, kv.indent)
+        if new is None:
+            raise ConfigError(
+                Msg("imports 배열의 모양(줄 끝 주석 등) 때문에 항목을 안전하게 덧붙일 수 없습니다.",
+                    "the imports array is laid out (e.g. with trailing comments) so that an entry cannot be appended safely."),
+                Msg(f"imports 에 {item} 를 직접 추가하고 다시 실행하세요.", f"add {item} to imports by hand and run again."),
+                path=main.lab_path, line=kv.line + 1)
+        text = text[:kv.value_start] + new + text[kv.value_end:]
+    else:
+        lines = layout.lines[:]
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        top = [k for k in layout.keyvalues if k.table == ()]
+        if top:  # after the last top-level key: every top-level key precedes the first table
+            at = max(k.end_line for k in top) + 1
+            block = [f"imports = [{item}]\n"]
+        else:
+            at = min([h.line for h in layout.headers] or [len(lines)])
+            while at > 0 and lines[at - 1].lstrip().startswith("#"):
+                at -= 1  # keep a comment with the table it describes
+            block = [f"imports = [{item}]\n"] + (["\n"] if at < len(lines) and lines[at].strip() else [])
+        text = "".join(lines[:at] + block + lines[at:])
+    expected = {**main.data, "imports": list(main.data.get("imports") or []) + [entry]}
+    _verify(text, expected, main.lab_path)
+    return text
+
+
+def _append_item(raw: str, item: str, indent: str) -> str | None:
+    inner = raw[1:-1]
+    if not inner.strip():
+        return f"[{item}]"
+    if "#" in raw:
+        return None
+    if "\n" not in raw:
+        body = inner.rstrip()
+        comma = "" if body.endswith(",") else ","
+        return f"[{body}{comma} {item}{inner[len(body):]}]"
+    lines = raw.split("\n")
+    if lines[-1].strip() != "]" or lines[0].strip() != "[":
+        return None
+    last = max(i for i, ln in enumerate(lines[:-1]) if ln.strip())
+    if last == 0:
+        return None
+    if not lines[last].rstrip().endswith(","):
+        lines[last] = lines[last].rstrip() + ","
+    item_indent = lines[last][: len(lines[last]) - len(lines[last].lstrip())]
+    lines.insert(last + 1, f"{item_indent}{item},")
+    return "\n".join(lines)
+
+
+# --- rendering the drop-in -------------------------------------------------------------------------------
+
+
+def _comment(eff: Effective) -> str:
+    if eff.merge == MERGE_1X:
+        why = ["# containerd 1.x 는 import 한 파일의 플러그인 테이블로 기존 테이블을 통째로 바꾸므로, 이 파일에 CRI 플러그인",
+               "# 설정 전체가 들어 있습니다. CRI 설정은 이 파일에서 고치세요.",
+               "# containerd 1.x replaces a whole plugin table with an imported file's, so this file carries the complete",
+               "# CRI plugin config: change CRI settings here."]
+    else:
+        why = ["# containerd 2.x 는 import 한 파일을 키 단위로 합치므로, 이 파일에는 런타임 테이블만 있습니다.",
+               "# containerd 2.x merges imported files key by key, so this file holds only the runtime's table."]
+    return "\n".join(["# runbook (layout=dropin) 이 쓴 파일입니다 / written by the runbook (layout=dropin)"] + why) + "\n\n"
+
+
+def _indent_step(text: str) -> str:
+    return "  " if any(h.indent for h in scan(text).headers) else ""
+
+
+def render_document(data: dict, quote: str = '"', step: str = "  ") -> str:
+    """TOML for ``data``: scalars first, then sub-tables, each header indented by its depth like containerd's
+    own `config default`, keys and strings in the main file's quoting style."""
+    lines: list[str] = []
+    _emit(lines, [], (), data, quote == "'", quote, step)
+    return "\n".join(lines).strip("\n") + "\n"
+
+
+def _emit(lines, raw_path, path, table, literal, quote, step) -> None:
+    scalars = {k: v for k, v in table.items() if not isinstance(v, dict) and not _is_aot(v)}
+    key_indent = step * len(path) if path else ""
+    if path and (scalars or not any(isinstance(v, dict) or _is_aot(v) for v in table.values())):
+        lines += ["", f"{step * (len(path) - 1)}{render.header(raw_path)}"]
+    for k, v in scalars.items():
+        lines.append(f"{key_indent}{render.key(k, quote)} = {render.value(v, literal=literal)}")
+    for k, v in table.items():
+        sub = raw_path + [render.key(k, quote)]
+        if isinstance(v, dict):
+            _emit(lines, sub, path + (k,), v, literal, quote, step)
+        elif _is_aot(v):
+            for item in v:
+                lines += ["", f"{step * len(path)}{render.header(sub, array=True)}"]
+                for ik, iv in item.items():  # nested tables inside an array of tables are written inline
+                    lines.append(f"{step * (len(path) + 1)}{render.key(ik, quote)} = {render.value(iv, literal=literal)}")
+
+
+def _is_aot(v) -> bool:
+    return isinstance(v, list) and bool(v) and all(isinstance(i, dict) for i in v)
+
+
+def _verify(text: str, expected: dict, lab_path: str) -> None:
+    try:
+        ok = tomllib.loads(text) == expected
+    except tomllib.TOMLDecodeError:
+        ok = False
+    if not ok:
+        raise ConfigError(
+            Msg("만든 내용이 의도와 다르게 읽혀서 아무것도 쓰지 않았습니다.", "the planned content would not read back as intended, so nothing was written."),
+            Msg("layout=inplace 로 실행하거나, 이 설정 파일을 첨부해 문제를 알려 주세요.",
+                "run with layout=inplace, or report the problem with this config attached."), path=lab_path)
+
+
+def _get(data, path):
+    for part in path:
+        if not isinstance(data, dict) or part not in data:
+            return None
+        data = data[part]
+    return data

@@ -33,18 +33,18 @@ def start(**params) -> Runbook:
     return rb
 
 
-def step(rb: Runbook, n: int) -> StepResult:
-    """The step's action: apply mode writes (and shows the diff), check mode only plans."""
+def step(rb: Runbook, n: int) -> None:
+    """The step's action: apply mode writes (and shows the diff), check mode only plans. Returns nothing, so
+    the cell shows only what it displayed (the result stays in rb.results)."""
     result = rb.act(n)
     if result.diff:
         _display({"text/plain": result.diff,
                   "text/html": f"<details open><summary>diff</summary><pre>{html.escape(result.diff)}</pre></details>"})
     for note in result.notes:
         _display({"text/plain": f"{note.ko}\n{note.en}"})
-    return result
 
 
-def check(rb: Runbook, n: int) -> StepResult:
+def check(rb: Runbook, n: int) -> None:
     """Read the result back from disk and give the verdict. In apply mode a failed step also shows the
     summary so far and stops the run, so papermill exits non-zero and the archived notebook says why."""
     result = rb.confirm(n)
@@ -52,7 +52,6 @@ def check(rb: Runbook, n: int) -> StepResult:
     if result.status == FAILED and not rb.p.check_only:
         summary(rb, final=False)
         raise StepFailed(f"step {n} failed: {result.message.ko} / {result.message.en}")
-    return result
 
 
 def show(result: StepResult) -> None:
@@ -62,7 +61,7 @@ def show(result: StepResult) -> None:
               "text/html": f"<pre style='border-left:4px solid {colour};padding-left:8px'>{body}</pre>"})
 
 
-def summary(rb: Runbook, *, final: bool = True) -> bool:
+def summary(rb: Runbook, *, final: bool = True) -> None:
     """The last cell: the only reliable proof in an archived notebook that the run reached the end."""
     results = [rb.results[k] for k in sorted(rb.results, key=str)]
     ok = rb.ok()
@@ -73,7 +72,6 @@ def summary(rb: Runbook, *, final: bool = True) -> bool:
     head = "요약 / summary" if final else "실패 전까지의 요약 / summary up to the failure"
     _display({SUMMARY_MIME: record, "text/plain": f"{head}\n{text}",
               "text/html": f"<h4>{head}</h4>" + summary_html(results, ok=ok, mode=rb.p.mode)})
-    return ok
 
 
 def finish(rb: Runbook) -> None:

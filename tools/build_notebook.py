@@ -163,6 +163,21 @@ STEPS = {
 **Why:** a report that copies the parameters looks right even when the files are wrong. Only values read from the files make the report evidence.""",
 }
 
+RESTART_MD = """## containerd 재시작 — 실제 노드에서, 요청받았을 때만
+
+**무엇을:** containerd 는 시작할 때 한 번만 설정을 읽습니다. 그래서 이번 실행에서 설정이 바뀌었다면, 재시작하기 전까지 새 런타임은 Kubernetes 에게 보이지 않습니다. 실제 노드(`root` 가 `/`)에서는 재시작이 필요한지 알려 주고, `restart_containerd` 를 `True` 로 주었을 때만 `systemctl restart containerd` 를 실행한 뒤 `systemctl is-active containerd`(그리고 `ctr` 이 있으면 `ctr version`)로 containerd 가 다시 동작하는지 확인합니다. 실습 루트에서는 재시작하지 않습니다. 실습 루트는 폴더일 뿐 노드가 아니기 때문입니다.
+
+**왜:** 재시작은 운영자가 정할 일입니다. 실행 중인 컨테이너는 shim 아래에서 계속 돌지만, 그동안 CRI API 가 잠시 멈춥니다. 반대로 재시작을 잊으면 "설정은 맞는데 GPU 파드가 `no runtime for nvidia` 로 실패한다" 는 문제가 생깁니다. 그래서 필요 여부는 항상 알려 주고, 실제 재시작은 요청받았을 때만 하며, 재시작한 뒤에는 containerd 가 돌아왔는지 꼭 확인합니다.
+
+## Restarting containerd — on a real node, and only when asked
+
+**What:** containerd reads its config once, when it starts; if this run changed the config, the new runtime is invisible to Kubernetes until containerd restarts. On a real node (`root` is `/`) the runbook says whether a restart is needed, and only with `restart_containerd` set to `True` does it run `systemctl restart containerd`, then confirm with `systemctl is-active containerd` (and `ctr version` when `ctr` is there) that containerd is back. In a lab root nothing is restarted: a lab root is a folder, not a node.
+
+**Why:** a restart is the operator's decision: running containers keep running under their shims, but the CRI API is away for a moment. Forgetting it gives "the config is right, yet GPU pods fail with `no runtime for nvidia`". So the runbook always says whether a restart is needed, restarts only when asked, and after a restart always checks that containerd came back."""
+
+RESTART = """from runbook_lib.containerd import restart
+nb.show(restart.section(rb))"""
+
 SUMMARY_MD = """## 요약
 
 단계마다 바뀜(changed), 그대로(unchanged), 통과(passed), 실패(failed)를 보여 줍니다. 보관된 노트북에서 이 표가 보이면 실행이 끝까지 갔다는 증거입니다. 같은 루트에서 다시 실행하면 모든 단계가 unchanged 로 나와야 합니다. check 모드에서는 실패한 단계가 하나라도 있으면 이 셀이 실행을 실패로 끝냅니다.
@@ -182,6 +197,7 @@ def build() -> nbformat.NotebookNode:
     cells += [params, new_markdown_cell(VALIDATE_MD), new_code_cell(VALIDATE)]
     for n, md in STEPS.items():
         cells += [new_markdown_cell(md), new_code_cell(f"nb.step(rb, {n})"), new_code_cell(f"nb.check(rb, {n})")]
+    cells += [new_markdown_cell(RESTART_MD), new_code_cell(RESTART)]  # after the last step, before the summary
     cells += [new_markdown_cell(SUMMARY_MD), new_code_cell(SUMMARY)]
     nb = new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}

@@ -1,0 +1,126 @@
+"""Restarting containerd so that it reads the new config: on a real node only, and only when asked.
+
+containerd reads its config once, at start; until it restarts, the runtime written by step 2 does not exist
+for Kubernetes. A restart is still an operator's decision (running containers keep running under their shims,
+but the CRI API is away for a moment), so the runbook says when it is needed and does it only with
+`restart_containerd`. In a lab root there is no containerd to restart: the root is a folder, not a node.
+The commands go through ``run`` so that a test can put a harmless `systemctl` first on PATH.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..messages import Msg
+from ..result import CHANGED, FAILED, SKIPPED, UNCHANGED, Problem, StepResult
+
+SERVICE = "containerd"
+STEP = "restart"
+TITLE = Msg("containerd 재시작", "Restart containerd")
+RESTART = ["systemctl", "restart", SERVICE]
+IS_ACTIVE = ["systemctl", "is-active", SERVICE]
+
+Runner = Callable[[list[str]], subprocess.CompletedProcess]
+
+
+def run_command(argv: list[str]) -> subprocess.CompletedProcess:
+    """Run a program found on the current PATH; a missing program is exit code 127, as in a shell."""
+    found = shutil.which(argv[0], path=os.environ.get("PATH"))
+    if found is None:
+        return subprocess.CompletedProcess(argv, 127, "", f"{argv[0]}: command not found")
+    return subprocess.run([found, *argv[1:]], capture_output=True, text=True, timeout=120)
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str    # "lab" | "check" | "not-needed" | "needed" | "restart"
+    message: Msg
+
+
+def decide(*, real_node: bool, check_only: bool, config_changed: bool, asked: bool) -> Decision:
+    if not real_node:
+        return Decision("lab", Msg(
+            "실습 루트에서는 containerd 를 재시작하지 않습니다. 재시작은 실습 루트 밖(실제 노드, root 가 /)의 일입니다.",
+            "containerd is not restarted in a lab root: restarting is outside a lab root (a real node, root /)."))
+    if check_only:
+        return Decision("check", Msg("check 모드는 아무것도 바꾸지 않으므로 재시작하지 않습니다.",
+                                     "check mode changes nothing, so containerd is not restarted."))
+    if not config_changed:
+        return Decision("not-needed", Msg(
+            "이번 실행에서 containerd 설정이 바뀌지 않아 재시작이 필요 없습니다 (이전 실행이 바꾸고 재시작하지 않았다면 "
+            "systemctl restart containerd 를 직접 실행하세요).",
+            "the containerd config did not change in this run, so no restart is needed (if an earlier run changed it "
+            "without restarting, run systemctl restart containerd yourself)."))
+    if not asked:
+        return Decision("needed", Msg(
+            "containerd 설정이 바뀌었습니다. containerd 는 시작할 때만 설정을 읽으므로 재시작해야 새 런타임이 보입니다. "
+            "직접 systemctl restart containerd 를 실행하거나 -p restart_containerd True 로 다시 실행하세요.",
+            "the containerd config changed; containerd reads it only at start, so the new runtime is visible only after "
+            "a restart. Run systemctl restart containerd yourself, or run again with -p restart_containerd True."))
+    return Decision("restart", Msg("설정이 바뀌었고 재시작을 요청받아 containerd 를 재시작합니다.",
+                                   "the config changed and a restart was asked for: restarting containerd."))
+
+
+def restart_and_confirm(run: Runner = run_command, *, attempts: int = 15, delay: float = 1.0) -> list[Problem]:
+    """`systemctl restart containerd`, then wait until systemd reports it active and, when `ctr` is there,
+    until containerd answers on its API. Returns the problems (none when containerd is back)."""
+    done = run(RESTART)
+    if done.returncode != 0:
+        return [Problem(Msg(f"containerd 를 재시작하지 못했습니다 (종료 코드 {done.returncode}): {_said(done)}",
+                            f"could not restart containerd (exit code {done.returncode}): {_said(done)}"),
+                        Msg("journalctl -u containerd -n 50 으로 이유를 확인하세요.",
+                            "see why with journalctl -u containerd -n 50."))]
+    state = ""
+    for i in range(attempts):
+        probe = run(IS_ACTIVE)
+        state = probe.stdout.strip()
+        if probe.returncode == 0 and state == "active":
+            break
+        time.sleep(delay)
+    else:
+        return [_not_back(f"systemctl is-active containerd: {state or _said(probe)}")]
+    if shutil.which("ctr", path=os.environ.get("PATH")) is None:
+        return []
+    for i in range(attempts):
+        answer = run(["ctr", "version"])
+        if answer.returncode == 0:
+            return []
+        time.sleep(delay)
+    return [_not_back(f"ctr version: {_said(answer)}")]
+
+
+def section(rb, run: Runner = run_command) -> StepResult:
+    """The notebook section after step 8: decide, restart when asked, confirm; recorded with the steps."""
+    step2 = rb.results.get(2)
+    decision = decide(real_node=rb.target.is_host, check_only=rb.p.check_only,
+                      config_changed=bool(step2 and step2.status == CHANGED), asked=rb.p.restart_containerd)
+    status = {"lab": SKIPPED, "check": SKIPPED, "not-needed": UNCHANGED, "needed": SKIPPED}.get(decision.action)
+    result = StepResult(STEP, STEP, TITLE, status or CHANGED, decision.message)
+    if decision.action == "restart":
+        result.problems = restart_and_confirm(run)
+        if result.problems:
+            result.status, result.message = FAILED, result.problems[0].what
+        else:
+            result.message = Msg("containerd 를 재시작했고 다시 동작하는 것을 확인했습니다.",
+                                 "containerd was restarted and is confirmed back.")
+    rb.results[STEP] = result
+    return result
+
+
+def _not_back(seen: str) -> Problem:
+    return Problem(Msg(f"재시작 후 containerd 가 돌아오지 않았습니다 ({seen}).",
+                       f"containerd did not come back after the restart ({seen})."),
+                   Msg("journalctl -u containerd -n 50 으로 원인을 보고, 필요하면 백업한 설정으로 되돌린 뒤 다시 재시작하세요.",
+                       "look at journalctl -u containerd -n 50; if needed, put the backed-up config back and restart again."),
+                   why=Msg("containerd 가 없으면 이 노드에서 새 파드가 시작하지 못합니다.",
+                           "without containerd, no new pod can start on this node."))
+
+
+def _said(done: subprocess.CompletedProcess) -> str:
+    text = (done.stderr or done.stdout or "").strip().splitlines()
+    return text[-1] if text else "(no output / 출력 없음)"

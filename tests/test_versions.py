@@ -1,0 +1,77 @@
+"""Config versions as containerd reads them, each version's runtime path, and the file's quoting style kept."""
+
+import tomllib
+
+import pytest
+
+from layouts import CONFIG, FIXTURE_VERSIONS, fixture, make_root, run_steps, runtimes
+from runbook_lib.containerd.layout import scan
+from runbook_lib.containerd.render import quote_style
+from runbook_lib.containerd.versions import detect_version, format_path, runtime_path
+from runbook_lib.errors import ConfigError
+
+
+@pytest.mark.parametrize("text,empty,version", [
+    ("", True, 2),                                   # an empty file: containerd's default
+    ("oom_score = 0\n", False, 1),                   # no version key: version 1, whatever the tables look like
+    ("version = 2\n", False, 2),
+    ("version = 3\n", False, 3),
+])
+def test_version_is_read_as_containerd_reads_it(text, empty, version):
+    assert detect_version(tomllib.loads(text), path="/c.toml", empty=empty) == version
+
+
+@pytest.mark.parametrize("text", ['version = "2"\n', "version = 4\n", "version = true\n"])
+def test_a_bad_version_stops_with_the_fix_in_both_languages(text):
+    with pytest.raises(ConfigError) as exc:
+        detect_version(tomllib.loads(text), path="/c.toml", empty=False)
+    assert "version = 2" in exc.value.fix.ko and "version = 3" in exc.value.fix.en
+
+
+def test_each_version_has_its_own_runtime_path():
+    assert format_path(runtime_path(1, "nvidia")) == "plugins.cri.containerd.runtimes.nvidia"
+    assert format_path(runtime_path(2, "nvidia")) == 'plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia'
+    assert format_path(runtime_path(3, "nvidia")) == 'plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia'
+
+
+@pytest.mark.parametrize("name,version", FIXTURE_VERSIONS.items())
+def test_every_shared_fixture_is_configured_under_its_versions_path(tmp_path, name, version):
+    root = make_root(tmp_path, fixture(name))
+    rb = run_steps(root)
+    assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
+    data = tomllib.loads((root / CONFIG).read_text())
+    node = data
+    for part in runtime_path(version, "nvidia"):
+        node = node[part]
+    assert node["options"]["BinaryName"] == "/usr/bin/nvidia-container-runtime"
+    assert set(runtimes(root)) >= {"runc", "nvidia"}
+    report = (root / "root/toolkit/report.txt").read_text()
+    assert report.startswith(f"CONFIG_VERSION={version}\n")  # the version containerd will use
+
+
+@pytest.mark.parametrize("name,quote", [("containerd-2.0-docs-config-v3.toml", "'"),
+                                        ("containerd-1.6.20-default.toml", '"'),
+                                        ("v1-no-version-line.toml", '"')])
+def test_new_lines_use_the_files_own_quoting(tmp_path, name, quote):
+    original = fixture(name).read_text()
+    assert quote_style(original) == quote
+    root = make_root(tmp_path, fixture(name))
+    run_steps(root, steps=[1, 2])
+    new = (root / CONFIG).read_text().splitlines()
+    added = [line for line in new if line not in original.splitlines()]
+    headers = [line.strip() for line in added if line.strip().startswith("[")]
+    assert headers and all(".runtimes.nvidia" in h or h.endswith(".runtimes.runc]") for h in headers)
+    other = "'" if quote == '"' else '"'
+    assert not any(other in line for line in added), added  # not one quote of the other kind
+    if name.startswith("containerd-2.0"):
+        assert "[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.nvidia]" in headers
+        assert "BinaryName = '/usr/bin/nvidia-container-runtime'" in [line.strip() for line in added]
+
+
+def test_the_new_runtime_sits_next_to_its_siblings_with_their_indentation(tmp_path):
+    root = make_root(tmp_path, fixture("containerd-1.6.20-default.toml"))
+    run_steps(root, steps=[1, 2])
+    layout = scan((root / CONFIG).read_text())
+    runc = layout.header_for(runtime_path(2, "runc"))
+    nvidia = layout.header_for(runtime_path(2, "nvidia"))
+    assert nvidia.indent == runc.indent and nvidia.line > runc.line

@@ -10,6 +10,7 @@ import posixpath
 from importlib import resources
 
 from . import cdi, runtimeclass, toolkit
+from .containerd import ask
 from .containerd import diagnose, dropin
 from .containerd.edit import RuntimeWanted, default_runtime_name, plan_runtime, template_runtime
 from .containerd.effective import Effective, load_effective
@@ -19,7 +20,7 @@ from .errors import RunbookError, WriteError
 from .lock import RootLock
 from .messages import Msg
 from .params import Params
-from .result import CHANGED, FAILED, PASSED, UNCHANGED, Problem, StepResult
+from .result import CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, Problem, StepResult
 from .safe_write import WritePlan, commit, ensure_dir, plan_write, read_bytes, sha256, sweep_stale_temps
 from .target import Target
 
@@ -32,6 +33,7 @@ TITLES = {
     6: ("cdi", Msg("CDI 스펙 (cdi-keys.txt)", "CDI spec (cdi-keys.txt)")),
     7: ("runtimeclass", Msg("RuntimeClass 작성", "Write the RuntimeClass")),
     8: ("report", Msg("검증 보고서 (report.txt)", "Verification report (report.txt)")),
+    9: ("containerd", Msg("containerd 에게 직접 확인", "Ask containerd itself")),
 }
 
 
@@ -104,7 +106,7 @@ class Runbook:
             if result.status != FAILED:
                 result.message = result.problems[0].what
             result.status = FAILED
-        elif self.p.check_only:
+        elif self.p.check_only and result.status != SKIPPED:  # a check that could not run stays skipped
             result.status = PASSED
         result.evidence = self.evidence(n)
         return result
@@ -121,6 +123,8 @@ class Runbook:
                     out[f"{self.p.config_path} (tomllib)"] = _show_table(table)
             except RunbookError:
                 pass
+        if n == 9 and getattr(self, "_reading", None):
+            out.update(ask.evidence(self._reading, self._compare()[0], self.p))
         for name in files.get(n, []):
             text = self._read_text(self.tk(name))
             if text is not None:
@@ -455,6 +459,24 @@ class Runbook:
 
     def _check_8(self) -> list[Problem]:
         return self._expect_file(self.tk("report.txt"), self._report())
+
+    # --- 9: what containerd itself reads (runbook_lib/containerd/ask.py) ------------------------------
+
+    def _act_9(self) -> StepResult:
+        r, self._reading = ask.act(self.p, self.target, self._new(9, Msg("", "")))
+        return r
+
+    def _compare(self) -> tuple[list[tuple], list[Problem]]:
+        try:
+            eff = self.effective()
+            written = _get(eff.data, runtime_path(eff.version, self.p.runtime_name))
+            file_default = default_runtime_name(eff.data, eff.version)
+        except RunbookError:
+            written, file_default = None, None
+        return ask.compare(self._reading, self.p, written if isinstance(written, dict) else None, file_default)
+
+    def _check_9(self) -> list[Problem]:
+        return self._compare()[1] if getattr(self, "_reading", None) else []
 
 
 def _get(data, path):

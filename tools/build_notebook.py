@@ -161,6 +161,17 @@ STEPS = {
 **What:** write five lines, `CONFIG_VERSION`, `RUNTIME`, `RUNTIME_TYPE`, `SYSTEMD_CGROUP` and `HANDLER`, every value parsed back from the files just written (the config and the RuntimeClass), never copied from the parameters.
 
 **Why:** a report that copies the parameters looks right even when the files are wrong. Only values read from the files make the report evidence.""",
+    9: """## 9단계 — containerd 에게 직접 확인합니다
+
+**무엇을:** 설정을 실제로 쓰는 프로그램인 containerd 에게 `containerd --config <설정 파일> config dump` 로 이 파일을 어떻게 읽는지 묻습니다. 그리고 containerd 가 읽은 `runtime_type`, `BinaryName`, `SystemdCgroup`(값과 타입), 기본 런타임을 runbook 이 기대한 값과 나란히 보여 줍니다. containerd 가 있을 때만 묻습니다. 실제 노드(`root` 가 `/` 이고 PATH 에 `containerd` 가 있을 때)이거나 `containerd_bin` 파라미터로 실행 파일을 알려 준 경우입니다. 샌드박스 `root` 에서는 `imports` 도 `root` 아래 경로로 풀어서 읽힙니다. 어느 쪽도 아니면 이 단계는 건너뛰고(skipped), 건너뛴 이유와 확인하는 방법을 알려 줍니다. 아무것도 쓰지 않습니다.
+
+**왜:** 지금까지의 확인은 모두 우리 쪽 파서로 한 것입니다. 그런데 containerd 는 자리를 잘못 잡은 테이블과 오타 난 키를 경고 없이 버리고, `SystemdCgroup = "true"` 같은 문자열은 파드를 띄울 때까지 그대로 들고 있습니다. 파일이 "맞아 보이는" 것과 containerd 가 그렇게 읽는 것은 다른 문제이므로, 마지막 판단은 설정을 소비하는 프로그램에게 맡깁니다. containerd 가 파일을 거부하면 containerd 가 한 말을 그대로 보여 주고 실패합니다.
+
+## Step 9 — Ask containerd itself
+
+**What:** ask the program that consumes the config, containerd, how it reads the file (`containerd --config <config file> config dump`), and show what it reads for the runtime — `runtime_type`, `BinaryName`, `SystemdCgroup` (value and type) and the default runtime — next to what the runbook expects. containerd is asked only when it is there: on a real node (`root` is `/` and `containerd` is on PATH), or when the `containerd_bin` parameter names the binary. Under a sandbox `root` the `imports` are resolved under `root` too. Otherwise the step is skipped and says why, and how to run the check. It writes nothing.
+
+**Why:** every check so far used our own parsers. containerd, however, silently drops misplaced tables and typo'd keys, and keeps a string such as `SystemdCgroup = "true"` until a pod starts. A file that looks right is not the same as a file containerd reads that way, so the last word goes to the consumer. When containerd rejects the file, the step fails with containerd's own words.""",
 }
 
 RESTART_MD = """## containerd 재시작 — 실제 노드에서, 요청받았을 때만

@@ -55,7 +55,7 @@ class ContainerdRejected(ValueError):
         self.config_path = Path(config_path)
         self.stderr = stderr.strip()
         self.returncode = returncode
-        said = _containerd_said(self.stderr)
+        self.said = said = _containerd_said(self.stderr)
         self.message_ko = (
             f"containerd가 설정 파일 {config_path} 을(를) 읽지 못했습니다 (종료 코드 {returncode}).\n"
             f"containerd의 메시지: {said}\n"

@@ -1,0 +1,215 @@
+"""Step 9: ask containerd itself how it reads the config, and compare with what the runbook expects.
+
+Our parsers only prove that the TOML is well-formed. containerd silently drops misplaced tables and unknown
+keys and keeps `SystemdCgroup = "true"` as a string until a pod starts, so the last word belongs to the
+consumer: `containerd --config FILE config dump` (runbook_lib.containerd.verify). It is asked when it is
+there: on a real node (root `/` and `containerd` on PATH) or when the `containerd_bin` parameter names it.
+Otherwise the step is skipped and says why.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import unicodedata
+
+from ..messages import Msg
+from ..result import FAILED, PASSED, SKIPPED, Problem, StepResult
+from . import render, verify
+from .versions import RUNTIME_TYPE
+
+CRI_PLUGINS = ("io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime", "cri")
+DUMP_CMD = "containerd --config {config} config dump"
+
+
+def choose_binary(p, target) -> tuple[str | None, Msg | None]:
+    """The containerd to ask, or None and the reason it is not asked."""
+    if p.containerd_bin:
+        return p.containerd_bin, None
+    if target.is_host:
+        found = shutil.which("containerd")
+        if found:
+            return found, None
+        return None, Msg(
+            "건너뜀: 실제 노드(root 가 /)이지만 PATH 에 containerd 가 없어 containerd 에게 물어볼 수 없습니다. "
+            "다른 곳에 설치되어 있다면 -p containerd_bin <containerd 경로> 로 알려 주세요.",
+            "skipped: this is a real node (root is /), but there is no containerd on PATH to ask. "
+            "If it is installed elsewhere, pass -p containerd_bin <path to containerd>.")
+    return None, Msg(
+        f"건너뜀: root({target.root})가 실습용 샌드박스이고 containerd_bin 파라미터가 비어 있어, containerd 에게 "
+        "직접 묻는 확인은 하지 않았습니다. 하려면 -p containerd_bin /usr/bin/containerd 를 주세요 (root 권한과 unshare 필요).",
+        f"skipped: root ({target.root}) is a lab sandbox and the containerd_bin parameter is empty, so containerd "
+        "itself was not asked. To ask it, pass -p containerd_bin /usr/bin/containerd (needs root and unshare).")
+
+
+def containerd_version(binary: str) -> str:
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=20).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+    return out[2] if len(out) > 2 else "?"
+
+
+def act(p, target, r: StepResult) -> tuple[StepResult, dict | None]:
+    """Ask containerd; the result is skipped, failed (containerd rejects the file, or could not be asked),
+    or passed so far (the comparison is the step's check)."""
+    binary, why = choose_binary(p, target)
+    if binary is None:
+        r.status, r.message = SKIPPED, why
+        return r, None
+    try:
+        reading = verify.containerd_reading(binary, target.resolve(p.config_path), target.root, p.runtime_name)
+    except verify.ContainerdRejected as exc:
+        problem = rejected_problem(exc, p.config_path)
+        r.status, r.message = FAILED, problem.what
+        r.problems.append(problem)
+        if exc.stderr != exc.said:  # warnings and log lines around the error
+            r.notes.append(Msg(f"containerd 의 stderr 전체:\n{exc.stderr}", f"containerd's whole stderr:\n{exc.stderr}"))
+        return r, None
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        ko, _, en = str(exc).partition("\n")
+        r.status = FAILED
+        r.message = Msg(f"containerd 에게 물어보지 못했습니다: {ko}", f"could not ask containerd: {en or ko}")
+        r.problems.append(Problem(r.message, Msg(
+            "containerd_bin 에 이 기계의 containerd 실행 파일 경로(예: /usr/bin/containerd)를 주고, root 권한으로 실행하세요.",
+            "give containerd_bin the path of this machine's containerd (e.g. /usr/bin/containerd) and run as root.")))
+        return r, None
+    reading["binary"], reading["containerd_version"] = binary, containerd_version(binary)
+    rt = reading["runtime"] or {}
+    sc = (rt.get("options") or {}).get("SystemdCgroup")
+    seen = (f"runtime_type = {_shown(rt.get('runtime_type'))}, BinaryName = {_shown((rt.get('options') or {}).get('BinaryName'))}, "
+            f"SystemdCgroup = {_shown(sc)}")
+    r.status = PASSED
+    if reading["runtime"] is None:
+        r.message = Msg(f"containerd({reading['containerd_version']})가 읽은 설정에는 {p.runtime_name} 런타임이 없습니다.",
+                        f"containerd {reading['containerd_version']} reads no {p.runtime_name} runtime in the config.")
+    else:
+        r.message = Msg(f"containerd({reading['containerd_version']})가 읽은 {p.runtime_name} 런타임: {seen}, "
+                        f"기본 런타임 {reading['default_runtime_name']}",
+                        f"containerd {reading['containerd_version']} reads {p.runtime_name}: {seen}, "
+                        f"default runtime {reading['default_runtime_name']}")
+    return r, reading
+
+
+def rejected_problem(exc: verify.ContainerdRejected, config_path: str) -> Problem:
+    """containerd's own words, with the file and line it names (only TOML errors carry a line)."""
+    said = exc.said
+    m = re.search(r"failed to load TOML(?: from)?:? (/[^:]+): (?:\((\d+), (\d+)\))?", said)
+    path = m.group(1) if m else config_path
+    line = int(m.group(2)) if m and m.group(2) else None
+    cmd = DUMP_CMD.format(config=config_path)
+    hint_ko = hint_en = ""
+    if "invalid plugin key URI" in said:
+        hint_ko = (" 'invalid plugin key URI' 는 섹션 헤더의 플러그인 이름이 잘못되었다는 뜻입니다: 따옴표가 빠졌거나"
+                   " ([plugins.io.containerd...]), 다른 설정 버전의 경로(version 2 파일의 [plugins.cri...])입니다.")
+        hint_en = (" 'invalid plugin key URI' means a section header names no valid plugin: its quotes are missing"
+                   " ([plugins.io.containerd...]) or it is another config version's path ([plugins.cri...] in a version-2 file).")
+    return Problem(
+        Msg(f"containerd 가 이 설정 파일을 거부합니다 (종료 코드 {exc.returncode}). 이대로면 containerd 가 시작하지 못합니다. "
+            f"containerd 의 말: {said}",
+            f"containerd rejects this config file (exit code {exc.returncode}); it would not start with it. "
+            f"containerd says: {said}"),
+        Msg(f"containerd 가 가리키는 {'줄' if line else '곳'}을 고친 뒤 `{cmd}` 가 오류 없이 끝나는지 확인하세요.{hint_ko}",
+            f"fix the {'line' if line else 'place'} containerd points at, then check that `{cmd}` finishes without an error.{hint_en}"),
+        path, line,
+        why=Msg("containerd 가 읽지 못하는 설정은 노드의 모든 파드를 멈추게 합니다.",
+                "a config containerd cannot read stops every pod on the node."))
+
+
+def _type(v) -> str:
+    return {bool: "boolean", str: "string", int: "integer", float: "float"}.get(type(v), type(v).__name__)
+
+
+def _shown(v) -> str:
+    return "(없음 / absent)" if v is None else f"{render.value(v)} ({_type(v)})"
+
+
+def compare(reading: dict, p, written: dict | None, file_default: str | None) -> tuple[list[tuple], list[Problem]]:
+    """Rows (item, expected, containerd reads, ok) and the problems: what containerd reads against what
+    the runbook expects. `written` is the runtime's table as our parser reads the file (None if it cannot),
+    `file_default` the default runtime name read from the file the same way."""
+    name, cfg = p.runtime_name, p.config_path
+    cmd = DUMP_CMD.format(config=cfg)
+    rt, names = reading["runtime"], reading["runtime_names"]
+    rows: list[tuple] = []
+    problems: list[Problem] = []
+
+    def bad(ko, en, fix_ko, fix_en, why=None):
+        problems.append(Problem(Msg(ko, en), Msg(fix_ko, fix_en), cfg, None, why=why))
+
+    rows.append(("runtimes", f"{name} 포함 / includes {name}", ", ".join(names) or "(없음 / none)", name in names))
+    disabled = [d for d in reading["disabled_plugins"] if d in CRI_PLUGINS]
+    if disabled:
+        bad(f"containerd 가 CRI 플러그인을 불러오지 않습니다 (disabled_plugins = {disabled}). Kubernetes 는 어떤 런타임도 보지 못합니다.",
+            f"containerd does not load the CRI plugin (disabled_plugins = {disabled}); Kubernetes sees no runtime at all.",
+            f'disabled_plugins 에서 "{disabled[0]}" 를 지우세요.', f'remove "{disabled[0]}" from disabled_plugins.')
+    elif rt is None:
+        bad(f"containerd 가 읽은 설정에 {name} 런타임이 없습니다. containerd 가 보는 런타임: {names or '없음'}. "
+            "파일에 테이블을 적었다면 containerd 가 그 테이블을 조용히 버린 것입니다 (엉뚱한 경로, 다른 설정 버전의 경로, version 줄 누락).",
+            f"containerd reads no {name} runtime; the runtimes it sees: {names or 'none'}. If the file has the table, "
+            "containerd silently dropped it (a misplaced table, another config version's path, a missing version line).",
+            f"2~3단계의 진단대로 고친 뒤 `{cmd}` 의 runtimes 에 {name} 가 보이는지 확인하세요.",
+            f"fix it as steps 2-3 say, then check that `{cmd}` lists {name} under runtimes.",
+            why=Msg(f"RuntimeClass handler {name} 를 쓰는 파드는 RunContainerError 로 실패합니다.",
+                    f"pods using the RuntimeClass handler {name} fail with RunContainerError."))
+    if rt is not None:
+        options = rt.get("options") if isinstance(rt.get("options"), dict) else {}
+        for item, want, got in ((f"runtimes.{name}.runtime_type", RUNTIME_TYPE, rt.get("runtime_type")),
+                                (f"runtimes.{name}.options.BinaryName", p.binary_name, options.get("BinaryName")),
+                                (f"runtimes.{name}.options.SystemdCgroup", p.systemd_cgroup, options.get("SystemdCgroup"))):
+            ok = got == want and type(got) is type(want)
+            rows.append((item, _shown(want), _shown(got), ok))
+            if ok:
+                continue
+            key = item.rsplit(".", 1)[1]
+            if isinstance(want, bool) and isinstance(got, str):
+                bad(f"containerd 는 {key} 를 문자열 {render.value(got)} 로 읽습니다 (불리언이어야 합니다). 설정은 받아들이지만 "
+                    f"파드를 띄울 때 \"Can't convert {got}(string) to bool\" 로 실패합니다.",
+                    f"containerd reads {key} as the string {render.value(got)} (it must be a boolean); it accepts the file, "
+                    f"but starting a pod fails with \"Can't convert {got}(string) to bool\".",
+                    f"{key} = {render.value(want)}  (따옴표 없이)", f"{key} = {render.value(want)}  (no quotes)")
+            else:
+                bad(f"containerd 가 읽은 {key} 는 {_shown(got)} 입니다. runbook 이 기대한 값은 {_shown(want)} 입니다.",
+                    f"containerd reads {key} as {_shown(got)}; the runbook expects {_shown(want)}.",
+                    f"{key} = {render.value(want)}", f"{key} = {render.value(want)}")
+        for key in sorted(set(written or {}) - set(rt)):
+            bad(f"파일의 {name} 테이블에 있는 키 {key!r} 를 containerd 가 조용히 버렸습니다 (containerd 가 모르는 키입니다).",
+                f"containerd silently dropped the key {key!r} of the file's {name} table (a key it does not know).",
+                f"{key} 줄을 지우거나 오타를 고치세요 (예: runtime_type).", f"delete the {key} line or fix its typo (e.g. runtime_type).")
+    default = reading["default_runtime_name"]
+    want_default = file_default if file_default not in (None, name) else "runc"
+    ok = default is not None and default != name and default in names and default == want_default
+    rows.append(("default_runtime_name", f"{_shown(want_default)}, {name} 아님 / not {name}", _shown(default), ok))
+    if not disabled and default == name:
+        bad(f"containerd 의 기본 런타임이 {name} 입니다. RuntimeClass 가 없는 모든 파드가 {name} 를 거칩니다.",
+            f"containerd's default runtime is {name}; every pod without a RuntimeClass goes through it.",
+            'default_runtime_name = "runc"', 'default_runtime_name = "runc"')
+    elif not disabled and default is not None and default not in names:
+        bad(f"containerd 의 기본 런타임 {default} 가 containerd 가 읽은 런타임 목록 {names} 에 없습니다. "
+            "RuntimeClass 가 없는 파드가 모두 실패합니다.",
+            f"containerd's default runtime {default} is not among the runtimes it reads, {names}; "
+            "every pod without a RuntimeClass fails.",
+            f"runtimes.{default} 테이블을 {name} 와 같은 경로에 두세요.", f"put a runtimes.{default} table at the same path as {name}.")
+    elif not disabled and file_default is not None and default != file_default:
+        bad(f"파일에서 읽은 기본 런타임은 {file_default} 인데 containerd 는 {default} 로 읽습니다.",
+            f"the file's default runtime is {file_default}, but containerd reads {default}.",
+            f"`{cmd}` 의 default_runtime_name 을 보고 파일의 경로를 고치세요.",
+            f"look at default_runtime_name in `{cmd}` and fix the file's path.")
+    return rows, problems
+
+
+def _width(text: str) -> int:
+    """Columns on a terminal: Korean letters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def evidence(reading: dict, rows: list[tuple], p) -> dict[str, str]:
+    """The comparison as a table a person reads in the notebook."""
+    head = ("항목 / item", "runbook 기대값 / expected", "containerd 가 읽은 값 / containerd reads", "")
+    table = [head] + [(item, want, got, "✓" if ok else "✗") for item, want, got, ok in rows]
+    widths = [max(_width(row[i]) for row in table) for i in range(3)]
+    lines = ["  ".join(cell + " " * (widths[i] - _width(cell)) if i < 3 else cell for i, cell in enumerate(row)).rstrip()
+             for row in table]
+    title = f"containerd {reading['containerd_version']} ({reading['binary']}): {DUMP_CMD.format(config=p.config_path)}"
+    return {title: "\n".join(lines)}

@@ -6,6 +6,7 @@ import yaml
 
 from .errors import ConfigError
 from .messages import Msg
+from .result import Problem
 
 CDI_VERSION = "0.5.0"  # the newest version podman 4.3 (Debian 12) accepts; containerd 1.6+ reads it too
 KIND = "nvidia.com/gpu"
@@ -57,27 +58,59 @@ def top_level_keys(text: str) -> list[str]:
     return [str(k) for k in doc] if isinstance(doc, dict) else []
 
 
-def spec_problems(doc: dict, lab_path: str) -> list[tuple[Msg, Msg]]:
-    """(what, fix) pairs: the kind the runbook needs, then the CDI rules (schema and reference library)."""
+# Why a rule matters, for every CDI verdict: the reference library (used by containerd, CRI-O and podman)
+# skips a spec file that breaks a rule, so none of its devices can be requested.
+WHY = Msg("CDI 레지스트리는 규칙에 어긋난 스펙 파일을 통째로 건너뜁니다. 그 파일의 장치를 요청한 컨테이너는 "
+          "'unresolvable CDI devices' 로 시작하지 못합니다.",
+          "the CDI registry skips a spec file that breaks a rule, so a container asking for its devices fails to "
+          "start with 'unresolvable CDI devices'.")
+REGENERATE = Msg("GPU 노드에서는 nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml 로 다시 만드는 것이 가장 확실합니다.",
+                 "on a GPU node, regenerating it with nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml is the surest fix.")
+_FIXES = {"/kind": f"kind: {KIND}", "/cdiVersion": f'cdiVersion: "{CDI_VERSION}"'}
+
+
+def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Problem]:
+    """Verdicts for the spec: the kind the runbook needs, then the CDI rules (schema and reference library),
+    each with the line it is on when ``text`` is given."""
+    from .cdi_validate import validate_spec
     problems = []
-    if doc.get("kind") != KIND:
-        problems.append((Msg(f"kind 가 {doc.get('kind')!r} 입니다 ({KIND} 이어야 합니다).",
-                             f"kind is {doc.get('kind')!r} (expected {KIND})."), Msg(f"kind: {KIND}", f"kind: {KIND}")))
-    try:
-        from .cdi_validate import validate_spec
-    except ImportError:  # pragma: no cover - present in every release; absent only mid-development
-        return problems
-    for finding in validate_spec(doc):
-        problems.append(_finding_msgs(finding))
+    kind = doc.get("kind")
+    if kind != KIND:
+        what = Msg("kind 항목이 없습니다." if kind is None else f"kind 가 {kind!r} 입니다.",
+                   "there is no kind." if kind is None else f"kind is {kind!r}.")
+        problems.append(Problem(
+            what + Msg(f"nvidia 런타임의 장치는 {KIND} 로 요청하므로, 다른 kind 의 스펙에서는 GPU 를 찾지 못합니다.",
+                       f"the nvidia runtime's devices are requested as {KIND}, so a spec of another kind provides no GPU."),
+            Msg(f"kind: {KIND}", f"kind: {KIND}"), lab_path, yaml_line(text, "/kind"), why=WHY))
+    for f in validate_spec(doc):
+        if f["path"] == "/kind" and kind != KIND:
+            continue  # already said, with the exact line to write
+        fix = _FIXES.get(f["path"])
+        problems.append(Problem(
+            Msg(f"{f['path'] or '/'}: {f['message_ko']}", f"{f['path'] or '/'}: {f['message_en']}"),
+            Msg(fix, fix) if fix else Msg(f"{f['path']} 를 위 설명대로 고치세요.", f"correct {f['path']} as described.") + REGENERATE,
+            lab_path, yaml_line(text, f["path"]), why=WHY))
     return problems
 
 
-def _finding_msgs(finding) -> tuple[Msg, Msg]:
-    if isinstance(finding, tuple):
-        return finding
-    ko = getattr(finding, "ko", None) or getattr(getattr(finding, "message", None), "ko", str(finding))
-    en = getattr(finding, "en", None) or getattr(getattr(finding, "message", None), "en", str(finding))
-    where = getattr(finding, "path", "")
-    fix = getattr(finding, "fix", None)
-    what = Msg(f"{where}: {ko}" if where else ko, f"{where}: {en}" if where else en)
-    return what, fix if isinstance(fix, Msg) else Msg("CDI 스펙 규칙에 맞게 고치세요.", "correct it to the CDI spec rules.")
+def yaml_line(text: str | None, pointer: str) -> int | None:
+    """1-based line of a JSON pointer in the YAML text (the deepest part that exists), or None."""
+    if not text:
+        return None
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError:
+        return None
+    line = None
+    for part in [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]:
+        if isinstance(node, yaml.MappingNode):
+            hit = next(((k, v) for k, v in node.value if k.value == part), None)
+            if hit is None:
+                break
+            line, node = hit[0].start_mark.line + 1, hit[1]
+        elif isinstance(node, yaml.SequenceNode) and part.isdigit() and int(part) < len(node.value):
+            node = node.value[int(part)]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line

@@ -22,13 +22,23 @@ class Problem:
     path: str | None = None
     line: int | None = None
     why: Msg | None = None
+    col: int | None = None
+    excerpt: str | None = None  # the offending line(s) as written, with a caret under the column
+
+    @classmethod
+    def from_error(cls, exc) -> "Problem":
+        """A RunbookError as a verdict, keeping its position and excerpt."""
+        return cls(exc.what, exc.fix, exc.path, exc.line, col=exc.col, excerpt=exc.excerpt)
 
     def as_dict(self) -> dict:
         return {"what": self.what.as_dict(), "fix": self.fix.as_dict() if self.fix else None,
-                "why": self.why.as_dict() if self.why else None, "path": self.path, "line": self.line}
+                "why": self.why.as_dict() if self.why else None, "path": self.path, "line": self.line,
+                "col": self.col, "excerpt": self.excerpt}
 
     def where(self) -> str:
-        return f"{self.path}:{self.line}" if self.path and self.line else (self.path or "")
+        if not (self.path and self.line):
+            return self.path or ""
+        return f"{self.path}:{self.line}" + (f":{self.col}" if self.col else "")
 
 
 @dataclass
@@ -66,6 +76,8 @@ class StepResult:
             where = p.where()
             lines.append(f"  ✗ {('[' + where + '] ') if where else ''}{p.what.ko}")
             lines.append(f"    {p.what.en}")
+            if p.excerpt:
+                lines += [f"    {x}" for x in p.excerpt.split("\n")]
             if p.why:
                 lines += [f"    왜: {p.why.ko}", f"    why: {p.why.en}"]
             if p.fix:

@@ -6,12 +6,13 @@ Apply and check share every line of this code: check mode is "plan without writi
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 from importlib import resources
 
 from . import cdi, runtimeclass, toolkit
 from .containerd import ask
-from .containerd import diagnose, dropin
+from .containerd import diagnose, repair, dropin
 from .containerd.edit import RuntimeWanted, default_runtime_name, plan_runtime, template_runtime
 from .containerd.effective import Effective, load_effective
 from .containerd.load import load_toml
@@ -83,10 +84,7 @@ class Runbook:
         try:
             result = getattr(self, f"_act_{n}")()
         except RunbookError as exc:
-            result = StepResult(n, step_id, title, FAILED, exc.what,
-                                problems=[Problem(exc.what, exc.fix, exc.path, exc.line)])
-            if exc.excerpt:
-                result.notes.append(Msg(exc.excerpt, exc.excerpt))
+            result = StepResult(n, step_id, title, FAILED, exc.what, problems=[Problem.from_error(exc)])
         result.step, result.id, result.title = n, step_id, title
         self.results[n] = result
         return result
@@ -98,7 +96,7 @@ class Runbook:
             try:
                 found = getattr(self, f"_check_{n}")()
             except RunbookError as exc:
-                found = [Problem(exc.what, exc.fix, exc.path, exc.line)]
+                found = [Problem.from_error(exc)]
             for prob in found:
                 if all(prob.what != q.what for q in result.problems):
                     result.problems.append(prob)
@@ -224,12 +222,20 @@ class Runbook:
         eff = self.effective()
         r = self._new(2, Msg(f"{self.p.runtime_name} 런타임이 이미 등록되어 있습니다.",
                              f"the {self.p.runtime_name} runtime is already registered."))
-        blockers = diagnose.blockers(eff, self.p)
+        moved = repair.move_stray_runtime(eff, self.p.runtime_name) if self.p.layout != "dropin" else None
+        blockers = diagnose.blockers(eff, self.p, strays=moved is None or self.p.check_only)
         if blockers:
             r.status = FAILED
             r.message = blockers[0].what
             r.problems += blockers
+            if moved:  # check mode: show the move apply mode would make
+                r.diff = plan_write(self.target, moved.lab_path, eff.file(moved.lab_path).encode(moved.text)).diff()
+                r.notes += [Msg("apply 모드라면 아래 diff 처럼 옮깁니다:", "apply mode would move it as in the diff below:")]
+                r.notes += moved.notes
             return r
+        if moved:  # the rest of the step works on the moved text; one write, one diff, one backup
+            eff = load_effective(self.target, self.p.config_path,
+                                 overlay={moved.lab_path: eff.file(moved.lab_path).encode(moved.text)})
         if self.p.layout == "dropin":
             return self._act_2_dropin(eff, r)
         owner = diagnose.owner_file(eff, self.p.runtime_name)
@@ -255,18 +261,25 @@ class Runbook:
         write = plan_write(self.target, owner.lab_path, owner.encode(plan.text))
         if write.changed:
             r.message = plan.notes[0] if plan.notes else (plan.repairs[0] if plan.repairs else r.message)
-            r.notes += extra + plan.notes[1:] + plan.repairs
-            if source:
+            r.notes += [m for m in extra + plan.notes[1:] + plan.repairs if m != r.message]
+            if moved:
+                r.message, r.notes = moved.notes[0], extra + plan.notes + plan.repairs
+            if source and _get(eff.data, runtime_path(eff.version, self.p.runtime_name)) is None:
                 r.notes.append(Msg(f"새 런타임은 기본 런타임 {source} 의 테이블을 복사해 시작했습니다.",
                                    f"the new runtime started as a copy of the default runtime {source}'s table."))
             after = load_effective(self.target, self.p.config_path, overlay={owner.lab_path: write.new})
             diagnose.require_runtime(after, self.p, owner.lab_path)
             if self.p.check_only:
-                r.problems.append(Problem(
-                    Msg(f"{self.p.runtime_name} 런타임이 설정에 없거나 값이 다릅니다 (아래 diff 가 필요한 변경입니다).",
-                        f"the {self.p.runtime_name} runtime is missing or differs (the diff below is the change needed)."),
-                    Msg("apply 모드로 실행하거나 diff 의 줄을 직접 적으세요.", "run in apply mode, or write the diff's lines by hand."),
-                    owner.lab_path))
+                # Past-tense edit notes would read as done; the verdicts come from _check_2/_check_3.
+                r.message = Msg("apply 모드라면 아래 diff 처럼 고칩니다.", "apply mode would make the change in the diff below.")
+                r.notes = [n for n in r.notes if n not in plan.notes + plan.repairs]
+                if _get(eff.data, runtime_path(eff.version, self.p.runtime_name)) is None:
+                    r.problems.append(Problem(
+                        Msg(f"{self.p.runtime_name} 런타임 테이블이 없습니다.", f"there is no {self.p.runtime_name} runtime table."),
+                        Msg(f"아래 diff 의 + 줄을 적으세요 (헤더: {diagnose.header_text(eff, runtime_path(eff.version, self.p.runtime_name))}).",
+                            f"write the diff's + lines (header: {diagnose.header_text(eff, runtime_path(eff.version, self.p.runtime_name))})."),
+                        owner.lab_path, why=Msg("등록되지 않은 런타임은 RuntimeClass 로 고를 수 없습니다.",
+                                                "a runtime that is not registered cannot be selected by a RuntimeClass.")))
         r.notes += diagnose.warnings(eff, self.p)
         self._write(write, r)
         return r
@@ -295,8 +308,10 @@ class Runbook:
     def _act_3(self) -> StepResult:
         eff = self.effective()
         table = _get(eff.data, runtime_path(eff.version, self.p.runtime_name) + ("options",)) or {}
-        return self._new(3, Msg(f"options: BinaryName = {table.get('BinaryName')!r}, SystemdCgroup = {table.get('SystemdCgroup')!r}",
-                                f"options: BinaryName = {table.get('BinaryName')!r}, SystemdCgroup = {table.get('SystemdCgroup')!r}"))
+        from .containerd.render import value
+        shown = ", ".join(f"{k} = {value(table[k]) if k in table else '(없음/missing)'}" for k in ("BinaryName", "SystemdCgroup"))
+        return self._new(3, Msg(f"2단계에서 함께 적은 options 를 다시 읽었습니다: {shown}",
+                                f"read back the options written together in step 2: {shown}"))
 
     def _check_3(self) -> list[Problem]:
         return diagnose.runtime_problems(self.effective(), self.p, part="options")
@@ -326,12 +341,22 @@ class Runbook:
         if got == expected:
             return []
         shown = expected.strip().replace("\n", " / ")
+        why = Msg("이 파일은 설정에서 다시 읽은 값의 증거입니다. 설정과 다르면 증거가 되지 못합니다.",
+                  "this file is the evidence of what the config says; if it disagrees with the config, it proves nothing.")
         if got is None:
             return [Problem(Msg(f"{lab_path} 가 없습니다.", f"{lab_path} is missing."),
-                            Msg(f"다음 내용으로 만드세요: {shown}", f"create it with: {shown}"), lab_path)]
-        return [Problem(Msg(f"{lab_path} 의 내용이 설정 파일과 다릅니다: {got.strip()!r} (기대값 {expected.strip()!r})",
-                            f"{lab_path} disagrees with the config: {got.strip()!r} (expected {expected.strip()!r})"),
-                        Msg(f"내용을 이렇게 고치세요: {shown}", f"change its content to: {shown}"), lab_path)]
+                            Msg(f"다음 내용으로 만드세요: {shown}", f"create it with: {shown}"), lab_path, why=why)]
+        pairs = list(itertools.zip_longest(got.splitlines(), expected.splitlines()))
+        wrong = [(i + 1, g, e) for i, (g, e) in enumerate(pairs) if g != e]
+        if not wrong:  # same lines, different line endings or a missing final newline
+            return [Problem(Msg(f"{lab_path} 의 줄바꿈이 다릅니다 (각 줄은 \\n 하나로 끝나야 합니다).",
+                                f"{lab_path} has different line endings (every line must end in one \\n)."),
+                            Msg(f"내용을 정확히 이렇게 적으세요: {shown}", f"write exactly: {shown}"), lab_path, why=why)]
+        line, g, e = wrong[0]
+        ko = "; ".join(f"{n}번째 줄 {x if x is not None else '(없음)'} → {y if y is not None else '(지울 줄)'}" for n, x, y in wrong)
+        en = "; ".join(f"line {n} {x if x is not None else '(missing)'} → {y if y is not None else '(delete)'}" for n, x, y in wrong)
+        return [Problem(Msg(f"{lab_path} 가 설정에서 읽은 값과 다릅니다: {ko}", f"{lab_path} disagrees with the config: {en}"),
+                        Msg(f"내용을 정확히 이렇게 적으세요: {shown}", f"write exactly: {shown}"), lab_path, line, why=why)]
 
     # --- 5: parsed.txt -------------------------------------------------------------------------------
 
@@ -353,8 +378,9 @@ class Runbook:
         problems = []
         for name in (default_runtime_name(eff.data, eff.version), self.p.runtime_name):
             if name not in runtimes:
-                problems.append(Problem(Msg(f"파싱한 런타임 목록 {runtimes} 에 {name} 가 없습니다.",
-                                            f"the parsed runtimes {runtimes} do not include {name}."),
+                listed = ", ".join(runtimes) or "-"
+                problems.append(Problem(Msg(f"tomllib 로 읽은 런타임({listed}) 중에 {name} 가 없습니다.",
+                                            f"the runtimes tomllib reads ({listed}) do not include {name}."),
                                         Msg(f"runtimes.{name} 테이블을 추가하세요 (2단계).", f"add the runtimes.{name} table (step 2)."),
                                         self.p.config_path))
         return problems + self._expect_file(self.tk("parsed.txt"), content)
@@ -391,8 +417,8 @@ class Runbook:
         try:
             doc = cdi.load_spec(text, self.p.cdi_spec)
         except RunbookError as exc:
-            return [Problem(exc.what, exc.fix, exc.path, exc.line)]
-        return [Problem(what, fix, self.p.cdi_spec) for what, fix in cdi.spec_problems(doc, self.p.cdi_spec)]
+            return [Problem.from_error(exc)]
+        return cdi.spec_problems(doc, self.p.cdi_spec, text)
 
     def _check_6(self) -> list[Problem]:
         text = self._read_text(self.p.cdi_spec)
@@ -424,10 +450,12 @@ class Runbook:
                                 f"apiVersion: node.k8s.io/v1, kind: RuntimeClass, metadata.name: {self.p.runtime_name}, "
                                 f"handler: {self.p.runtime_name}"), path)]
         doc = runtimeclass.load_runtimeclass(text, path)
-        problems = [Problem(w, f, path) for w, f in runtimeclass.runtimeclass_problems(doc, self.p.runtime_name)]
         eff = self.effective()
         names = sorted((_get(eff.data, runtimes_path(eff.version)) or {}).keys())
         handler = doc.get("handler")
+        problems = [Problem(w, f, path, cdi.yaml_line(text, "/" + w.en.split(" ", 1)[0].replace(".", "/")))
+                    for w, f in runtimeclass.runtimeclass_problems(doc, self.p.runtime_name)
+                    if handler in names or not w.en.startswith("handler")]  # the cross-check below says it better
         if handler not in names:
             problems.append(Problem(
                 Msg(f"handler {handler!r} 가 containerd 설정의 런타임 {names} 에 없습니다. 이 RuntimeClass 로 뜬 파드는 "
@@ -435,7 +463,8 @@ class Runbook:
                     f"handler {handler!r} is not one of containerd's runtimes {names}; pods using this RuntimeClass "
                     "fail with RunContainerError."),
                 Msg(f"handler: {self.p.runtime_name} 로 적고, 설정에 runtimes.{self.p.runtime_name} 이 있는지 확인하세요.",
-                    f"write handler: {self.p.runtime_name} and make sure the config has runtimes.{self.p.runtime_name}."), path))
+                    f"write handler: {self.p.runtime_name} and make sure the config has runtimes.{self.p.runtime_name}."),
+                path, cdi.yaml_line(text, "/handler")))
         return problems
 
     # --- 8: report.txt -------------------------------------------------------------------------------

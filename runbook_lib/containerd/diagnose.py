@@ -57,8 +57,9 @@ def owner_file(eff: Effective, runtime_name: str) -> TomlFile:
     return owner
 
 
-def blockers(eff: Effective, p) -> list[Problem]:
-    """States in which writing the runtime would be a guess or would not work: apply stops, writing nothing."""
+def blockers(eff: Effective, p, *, strays: bool = True) -> list[Problem]:
+    """States in which writing the runtime would be a guess or would not work: apply stops, writing nothing.
+    ``strays=False`` when a stray runtime table is about to be moved (repair.py), so it blocks nothing."""
     out = []
     disabled = eff.data.get("disabled_plugins") or []
     hit = [d for d in disabled if d in CRI_PLUGIN_NAMES[eff.version]]
@@ -67,8 +68,8 @@ def blockers(eff: Effective, p) -> list[Problem]:
         out.append(Problem(
             Msg(f"disabled_plugins 에 CRI 플러그인({hit[0]})이 있습니다. 이러면 어떤 런타임을 등록해도 Kubernetes 가 보지 못합니다.",
                 f"disabled_plugins lists the CRI plugin ({hit[0]}); Kubernetes will not see any runtime, whatever is registered."),
-            Msg(f'disabled_plugins 에서 "{hit[0]}" 를 지우세요 (예: disabled_plugins = []).',
-                f'remove "{hit[0]}" from disabled_plugins (e.g. disabled_plugins = []).'), path, line,
+            Msg(f"그 줄을 이렇게 고치세요: {_disabled_line(disabled, hit)}", f"write that line as: {_disabled_line(disabled, hit)}"),
+            path, line,
             why=Msg("containerd 는 CRI 플러그인을 아예 불러오지 않습니다.", "containerd does not load the CRI plugin at all.")))
     if v2_style_tables_without_version(eff.main.data):
         out.append(Problem(
@@ -80,7 +81,7 @@ def blockers(eff: Effective, p) -> list[Problem]:
             eff.main.lab_path, 1,
             why=Msg("인터넷에서 복사한 스니펫이 '아무 효과가 없는' 가장 흔한 원인입니다.",
                     "the most common reason a copied snippet 'does nothing'.")))
-    for path_, file_, line in stray_runtime_tables(eff, p.runtime_name):
+    for path_, file_, line in stray_runtime_tables(eff, p.runtime_name) if strays else []:
         out.append(_stray_problem(eff, p.runtime_name, path_, file_, line))
     for missing in eff.missing_imports:
         out.append(Problem(
@@ -91,10 +92,17 @@ def blockers(eff: Effective, p) -> list[Problem]:
     return out
 
 
+def _disabled_line(disabled: list, hit: list) -> str:
+    keep = [d for d in disabled if d not in hit]
+    return f"disabled_plugins = [{', '.join(render.value(d) for d in keep)}]"
+
+
 def stray_runtime_tables(eff: Effective, name: str) -> list[tuple[tuple[str, ...], str, int | None]]:
     """Tables named like the runtime that sit where containerd does not look for them."""
     right = runtime_path(eff.version, name)
     out = []
+    if v2_style_tables_without_version(eff.main.data):
+        return out  # every version-2 table is "misplaced" then; the missing version line is the one verdict
     for f in eff.files:
         for h in scan(f.text).headers:
             if h.path[-1:] == (name,) and h.path != right and "plugins" == h.path[0] and "runtimes" in h.path:
@@ -104,27 +112,47 @@ def stray_runtime_tables(eff: Effective, name: str) -> list[tuple[tuple[str, ...
 
 def _stray_problem(eff: Effective, name: str, path, file_, line) -> Problem:
     right = runtime_path(eff.version, name)
-    shown = ".".join(path)
+    shown = _raw_header(eff, file_, line) or header_text(eff, path)
+    rejects = Msg("containerd 1.6 은 plugins 아래의 키를 플러그인 이름(io.containerd.x.vx 꼴)으로 읽으므로, 이 파일 전체를 "
+                  "거부하고 시작하지 않습니다.",
+                  "containerd 1.6 reads every key under plugins as a plugin name (io.containerd.x.vx), so it rejects "
+                  "this whole file and does not start.")
     if len(path) > 1 and path[1] == "io":
-        what = Msg(f"섹션 헤더에 따옴표가 빠졌습니다: [{shown}]. 점마다 테이블이 갈라져 plugins.io... 가 되고, containerd 는 "
-                   "'invalid plugin key URI \"io\"' 로 파일 전체를 거부합니다.",
-                   f"the section header lost its quotes: [{shown}]; every dot opens another table (plugins.io...), and "
-                   "containerd rejects the whole file with 'invalid plugin key URI \"io\"'.")
+        what = Msg(f"섹션 헤더에 따옴표가 빠졌습니다: {shown}. 점마다 테이블이 나뉘어 plugins.io.containerd... 라는 엉뚱한 "
+                   "테이블이 되고, containerd 는 'invalid plugin key URI \"io\"' 로 파일 전체를 거부합니다.",
+                   f"the section header lost its quotes: {shown}; every dot opens another table (plugins.io.containerd...), "
+                   "and containerd rejects the whole file with 'invalid plugin key URI \"io\"'.")
+        why = rejects
     elif path[:2] == ("plugins", "cri") and eff.version >= 2:
-        what = Msg(f"version {eff.version} 파일에 version 1 경로의 테이블이 있습니다: [{shown}]. containerd 1.6 은 "
+        what = Msg(f"version {eff.version} 파일에 version 1 형식의 경로가 있습니다: {shown}. containerd 1.6 은 "
                    "'invalid plugin key URI \"cri\"' 로 파일 전체를 거부합니다.",
-                   f"a version-1 path in a version-{eff.version} file: [{shown}]; containerd 1.6 rejects the whole file "
+                   f"a version-1 path in a version-{eff.version} file: {shown}; containerd 1.6 rejects the whole file "
                    "with 'invalid plugin key URI \"cri\"'.")
+        why = rejects
     elif path[:len(CRI_RUNTIME_PLUGIN[2])] == CRI_RUNTIME_PLUGIN[2] and eff.version == 3:
-        what = Msg(f"version 3 파일에 version 2 경로의 테이블이 있습니다: [{shown}]. containerd 2.x 는 이 경로에서 런타임을 찾지 않습니다.",
-                   f"a version-2 path in a version-3 file: [{shown}]; containerd 2.x does not look for runtimes there.")
+        what = Msg(f"version 3 파일에 version 2 형식의 경로가 있습니다: {shown}. containerd 2.x 는 이 경로에서 런타임을 찾지 않습니다.",
+                   f"a version-2 path in a version-3 file: {shown}; containerd 2.x does not look for runtimes there.")
+        why = Msg("version 3 에서 런타임은 plugins.\"io.containerd.cri.v1.runtime\" 아래에만 있습니다. version 3 을 모르는 "
+                  "containerd 1.6 은 오히려 이 테이블만 읽어 runc 를 포함한 다른 런타임을 모두 잃습니다.",
+                  "in version 3, runtimes live under plugins.\"io.containerd.cri.v1.runtime\" only; containerd 1.6, which "
+                  "knows no version 3, reads just this table and loses every other runtime, runc included.")
     else:
-        what = Msg(f"런타임 테이블이 엉뚱한 곳에 있습니다: [{shown}]. containerd 는 이 테이블을 조용히 버립니다.",
-                   f"the runtime table is misplaced: [{shown}]; containerd drops it silently.")
-    return Problem(what, Msg(f"그 테이블을 지우고 이 헤더로 다시 적으세요: {header_text(eff, right)}",
-                             f"delete that table and write it under this header: {header_text(eff, right)}"),
-                   file_, line, why=Msg("containerd 는 버전마다 정해진 한 경로에서만 런타임을 읽습니다.",
-                                        "containerd reads runtimes from one path per config version only."))
+        what = Msg(f"런타임 테이블이 엉뚱한 곳에 있습니다: {shown}. containerd 는 이 테이블을 알리지 않고 버립니다.",
+                   f"the runtime table is misplaced: {shown}; containerd drops it without a word.")
+        why = Msg("containerd 는 설정 버전마다 정해진 한 경로(...containerd.runtimes.<이름>)에서만 런타임을 읽습니다.",
+                  "containerd reads runtimes from one path per config version only (...containerd.runtimes.<name>).")
+    head, opts = header_text(eff, right), header_text(eff, right + ("options",))
+    return Problem(what, Msg(f"헤더를 {head} 로 고치세요 (options 하위 테이블의 헤더도 {opts} 로).",
+                             f"change the header to {head} (and the options sub-table's header to {opts})."),
+                   file_, line, why=why)
+
+
+def _raw_header(eff: Effective, file_: str, line: int | None) -> str | None:
+    """The header exactly as the student wrote it (a decoded path would hide the missing quotes)."""
+    f = eff.file(file_)
+    if f is None or not line:
+        return None
+    return f.text.split("\n")[line - 1].strip()
 
 
 def require_runtime(after: Effective, p, lab_path: str) -> None:
@@ -159,10 +187,11 @@ def default_problem(eff: Effective, p) -> Problem | None:
         return None
     path, line = locate(eff, runtime_path(eff.version, "x")[:-2] + ("default_runtime_name",))
     return Problem(
-        Msg(f"default_runtime_name 이 {default!r} 입니다. 기본 런타임을 {p.runtime_name} 으로 바꾸지 않습니다.",
-            f"default_runtime_name is {default!r}; the default runtime must not be {p.runtime_name}."),
-        Msg('default_runtime_name = "runc" 로 되돌리고, GPU 파드는 RuntimeClass 로 지정하세요.',
-            'set default_runtime_name = "runc" back, and let GPU pods opt in through a RuntimeClass.'),
+        Msg(f"기본 런타임(default_runtime_name)이 {default} 로 되어 있습니다. 기본 런타임은 runc 로 두고 {p.runtime_name} 런타임은 "
+            "RuntimeClass 로 골라 써야 합니다.",
+            f"default_runtime_name is {default}; the default must stay runc, with {p.runtime_name} chosen through a RuntimeClass."),
+        Msg('그 줄을 이렇게 고치세요: default_runtime_name = "runc"  (GPU 파드는 runtimeClassName 으로 지정합니다)',
+            'write that line as: default_runtime_name = "runc"  (GPU pods opt in with runtimeClassName)'),
         path, line,
         why=Msg("RuntimeClass 가 없는 모든 파드까지 이 런타임을 거치게 되어, 런타임 문제가 클러스터 전체로 번집니다.",
                 "every pod without a RuntimeClass would go through it, so a runtime problem would spread to the whole cluster."))
@@ -185,23 +214,27 @@ def runtime_problems(eff: Effective, p, *, part: str) -> list[Problem]:
                         f"add it under this header: {hdr} with runtime_type = \"{RUNTIME_TYPE}\""), eff.main.lab_path))
             return out
         rt = table.get("runtime_type")
-        where, line = locate(eff, path + ("runtime_type",))
+        where, line = locate(eff, path + ("runtime_type",) if rt is not None else path)
         if rt != RUNTIME_TYPE:
             out.append(Problem(
                 Msg(f"runtime_type 이 {'없습니다' if rt is None else repr(rt) + ' 입니다'} ({RUNTIME_TYPE!r} 이어야 합니다).",
                     f"runtime_type is {'missing' if rt is None else repr(rt)} (expected {RUNTIME_TYPE!r})."),
-                Msg(f'runtime_type = "{RUNTIME_TYPE}"', f'runtime_type = "{RUNTIME_TYPE}"'), where, line if rt is not None else None,
+                Msg(f'runtime_type = "{RUNTIME_TYPE}"' + ("" if rt is not None else f"  ({hdr} 아래에)"),
+                    f'runtime_type = "{RUNTIME_TYPE}"' + ("" if rt is not None else f"  (under {hdr})")), where, line,
                 why=Msg("runtime_type 이 containerd 가 띄울 shim 을 정합니다.", "runtime_type selects the shim containerd starts.")))
         for key in table:
             if key not in KNOWN_RUNTIME_KEYS:
                 where, line = locate(eff, path + (key,))
                 guess = _closest(key, KNOWN_RUNTIME_KEYS)
+                value = render.value(table[key]) if not isinstance(table[key], dict) else "..."
                 out.append(Problem(
-                    Msg(f"런타임 테이블에 모르는 키 {key!r} 가 있습니다. containerd 는 경고 없이 버립니다.",
-                        f"unknown key {key!r} in the runtime table; containerd drops it silently."),
-                    Msg(f"{guess} 의 오타라면 {guess} 로 고치세요." if guess else f"{key} 줄을 지우세요.",
-                        f"if it is a typo of {guess}, rename it to {guess}." if guess else f"delete the {key} line."),
-                    where, line))
+                    Msg(f"런타임 테이블에 containerd 가 모르는 키가 있습니다: {key}. containerd 는 경고 없이 이 줄을 버립니다.",
+                        f"the runtime table has a key containerd does not know: {key}; containerd drops the line silently."),
+                    Msg(f"오타라면 그 줄을 이렇게 고치세요: {guess} = {value}" if guess else f"{key} 줄을 지우세요.",
+                        f"if it is a typo, write that line as: {guess} = {value}" if guess else f"delete the {key} line."),
+                    where, line, why=Msg("버려진 설정은 아무 효과가 없는데, containerd 는 아무 말도 하지 않습니다.",
+                                         "a dropped setting has no effect, and containerd says nothing about it.")))
+        out += _type_problems(eff, path, table, RUNTIME_TYPES)
         return out
     if not isinstance(table, dict):
         return []
@@ -213,11 +246,12 @@ def runtime_problems(eff: Effective, p, *, part: str) -> list[Problem]:
                             f"write BinaryName = \"{p.binary_name}\" and SystemdCgroup = {render.value(p.systemd_cgroup)} under "
                             f"{header_text(eff, path + ('options',))}."), eff.main.lab_path)]
     binary = options.get("BinaryName")
-    where, line = locate(eff, path + ("options", "BinaryName"))
+    where, line = locate(eff, path + ("options", "BinaryName") if binary is not None else path + ("options",))
     if binary is None:
         out.append(Problem(Msg("options 에 BinaryName 이 없습니다. 그러면 nvidia 가 아니라 평범한 runc 가 실행됩니다.",
                                "options has no BinaryName; plain runc would run instead of the nvidia runtime."),
-                           Msg(f'BinaryName = "{p.binary_name}"', f'BinaryName = "{p.binary_name}"'), where))
+                           Msg(f'BinaryName = "{p.binary_name}"  ({header_text(eff, path + ("options",))} 아래에)',
+                               f'BinaryName = "{p.binary_name}"  (under {header_text(eff, path + ("options",))})'), where, line))
     elif not isinstance(binary, str) or not binary.startswith("/"):
         out.append(Problem(Msg(f"BinaryName {binary!r} 가 절대 경로가 아닙니다. shim 이 PATH 에서 찾게 되어 노드마다 결과가 달라집니다.",
                                f"BinaryName {binary!r} is not an absolute path; the shim would search PATH, which differs between nodes."),
@@ -241,11 +275,7 @@ def runtime_problems(eff: Effective, p, *, part: str) -> list[Problem]:
                                f"SystemdCgroup is {'missing' if sc is None else render.value(sc)} (expected {render.value(p.systemd_cgroup)})."),
                            Msg(f"SystemdCgroup = {render.value(p.systemd_cgroup)}", f"SystemdCgroup = {render.value(p.systemd_cgroup)}"),
                            where, line))
-    for key in BOOL_OPTIONS[1:]:
-        if isinstance(options.get(key), str):
-            w, ln = locate(eff, path + ("options", key))
-            out.append(Problem(Msg(f"{key} 가 문자열입니다. TOML 불리언이어야 합니다.", f"{key} is a string; it must be a TOML boolean."),
-                               Msg(f"{key} = {options[key].strip().lower()}", f"{key} = {options[key].strip().lower()}"), w, ln))
+    out += _type_problems(eff, path + ("options",), options, OPTION_TYPES, skip=("BinaryName", "SystemdCgroup"))
     if p.check_only:
         default = default_runtime_name(eff.data, eff.version)
         base = _get(eff.data, runtime_path(eff.version, default) + ("options", "SystemdCgroup"))
@@ -257,6 +287,41 @@ def runtime_problems(eff: Effective, p, *, part: str) -> list[Problem]:
                     f"make both runtimes match the kubelet's cgroupDriver, e.g. SystemdCgroup = {render.value(base)} for both."),
                 where, line, why=Msg("cgroup 드라이버가 어긋나면 한쪽 런타임의 파드가 시작하지 못합니다.",
                                      "with mismatched cgroup drivers, pods of one runtime fail to start.")))
+    return out
+
+
+# What containerd decodes each key as (CRI runtime config and runc's options); a TOML value of another type is
+# either refused when the config is decoded or fails when a pod starts.
+RUNTIME_TYPES = {"runtime_engine": str, "runtime_root": str, "runtime_path": str, "base_runtime_spec": str,
+                 "cni_conf_dir": str, "snapshotter": str, "sandboxer": str, "sandbox_mode": str, "io_type": str,
+                 "privileged_without_host_devices": bool, "privileged_without_host_devices_all_devices_allowed": bool,
+                 "treat_ro_mounts_as_rro": bool, "cgroup_writable": bool, "cni_max_conf_num": int,
+                 "pod_annotations": list, "container_annotations": list, "options": dict}
+OPTION_TYPES = {"BinaryName": str, "Root": str, "CriuPath": str, "CriuImagePath": str, "CriuWorkPath": str,
+                "ShimCgroup": str, "SystemdCgroup": bool, "NoPivotRoot": bool, "NoNewKeyring": bool,
+                "IoUid": int, "IoGid": int}
+_KIND = {str: ("문자열", "a string", '"..."'), bool: ("불리언(true/false)", "a boolean (true/false)", "true"),
+         int: ("정수", "an integer", "0"), list: ("배열", "an array", '["..."]'), dict: ("테이블", "a table", "[...]")}
+
+
+def _type_problems(eff: Effective, path, table: dict, types: dict, skip=()) -> list[Problem]:
+    out = []
+    for key, want in types.items():
+        v = table.get(key)
+        if key in skip or v is None or (isinstance(v, want) and not (want is int and isinstance(v, bool))):
+            continue
+        ko, en, example = _KIND[want]
+        if want is bool and isinstance(v, str) and v.strip().lower() in ("true", "false"):
+            example = v.strip().lower()  # a string boolean: the fix is the same word without quotes
+        elif want is str and not isinstance(v, (dict, list)):
+            example = render.value(str(v).lower() if isinstance(v, bool) else str(v))
+        where, line = locate(eff, path + (key,))
+        shown = render.value(v) if not isinstance(v, dict) else "{...}"
+        out.append(Problem(
+            Msg(f"{key} 의 값 {shown} 은(는) {ko}이어야 합니다.", f"{key} = {shown} must be {en}."),
+            Msg(f"그 줄을 이렇게 고치세요: {key} = {example}", f"write that line as: {key} = {example}"), where, line,
+            why=Msg("containerd 는 이 키를 정해진 형식으로 읽습니다. 형식이 다르면 설정을 읽다가 실패하거나 파드를 띄울 때 실패합니다.",
+                    "containerd decodes this key as one type; another type fails when the config is decoded or when a pod starts.")))
     return out
 
 

@@ -6,12 +6,12 @@ runbook meant to change.
 
 from __future__ import annotations
 
-import re
 import tomllib
 from dataclasses import dataclass
 
 from ..errors import ConfigError
 from ..messages import Msg
+from .toml_errors import toml_error  # noqa: F401  (re-exported: the verdict for a syntax error)
 
 BOM = "\ufeff"
 
@@ -56,33 +56,11 @@ def decode_text(raw: bytes, lab_path: str) -> tuple[str, bool, bool]:
     return text, bom, crlf
 
 
-_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
-
-
 def parse_text(text: str, lab_path: str) -> dict:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise toml_error(exc, text, lab_path) from None
-
-
-def toml_error(exc: tomllib.TOMLDecodeError, text: str, lab_path: str) -> ConfigError:
-    reason = _POS.sub("", str(exc)).strip()
-    m = _POS.search(str(exc))
-    line, col = (int(m.group(1)), int(m.group(2))) if m else (None, None)
-    lines = text.split("\n")
-    shown = lines[line - 1] if line and line <= len(lines) else ""
-    excerpt = None
-    if line:
-        excerpt = f"{line:>5} | {shown}\n      | {' ' * max((col or 1) - 1, 0)}^"
-    what = Msg(f"TOML 문법 오류: {reason}", f"TOML syntax error: {reason}")
-    fix = Msg("표시된 줄을 고치세요. 점이 든 섹션 이름은 따옴표로 감싸고, 문자열은 따옴표를 닫았는지 확인하세요.",
-              "correct the line shown: quote section names that contain dots, and close every string's quotes.")
-    if "overwrite" in reason or "declare" in reason or "already" in reason:
-        key = shown.split("=", 1)[0].strip() if "=" in shown else shown.strip()
-        what = Msg(f"같은 키나 테이블이 두 번 나옵니다: {key}", f"the same key or table appears twice: {key}")
-        fix = Msg(f"{key} 를 한 번만 남기고 지우세요.", f"keep {key} once and delete the other.")
-    return ConfigError(what, fix, path=lab_path, line=line, col=col, excerpt=excerpt)
 
 
 def load_toml(raw: bytes, lab_path: str) -> TomlFile:

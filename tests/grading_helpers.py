@@ -1,0 +1,116 @@
+"""Roots in a known state, check mode run on them, and a fingerprint of every byte under a root.
+
+A "lab root" is what a student who did everything right hands in: the runbook applied to the good fixture.
+A broken state is that root with one file replaced, so each test changes exactly one thing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from runbook_lib.params import validate
+from runbook_lib.result import STEP_MIME, Problem, StepResult
+from runbook_lib.steps import Runbook
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+BROKEN = FIXTURES / "broken"
+GOOD = FIXTURES / "good" / "lab-with-nvidia.toml"
+CONFIG = "etc/containerd/config.toml"
+SPEC = "etc/cdi/nvidia.yaml"
+TOOLKIT = "root/toolkit"
+
+
+def run_all(root: Path, mode: str = "apply", **params) -> dict[int, StepResult]:
+    rb = Runbook(validate(root=str(root), mode=mode, **params)).start()
+    try:
+        return {n: rb.run(n) for n in range(1, 9)}
+    finally:
+        rb.finish()
+
+
+def lab_root(tmp_path: Path, config: bytes | None = None) -> Path:
+    """A correct, complete root (apply mode on the good fixture), then `config` put in place as the student's."""
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG).write_bytes(GOOD.read_bytes())
+    results = run_all(root)
+    assert not any(r.failed for r in results.values()), [r.text() for r in results.values() if r.failed]
+    if config is not None:
+        (root / CONFIG).write_bytes(config)
+    return root
+
+
+def broken(name: str) -> bytes:
+    return (BROKEN / name).read_bytes()
+
+
+def good_with(old: str, new: str) -> bytes:
+    text = GOOD.read_text()
+    assert old in text, old
+    return text.replace(old, new, 1).encode()
+
+
+def check(root: Path, **params) -> dict[int, StepResult]:
+    return run_all(root, mode="check", **params)
+
+
+def failed_steps(results: dict[int, StepResult]) -> list[int]:
+    return [n for n, r in results.items() if r.failed]
+
+
+def verdict(results: dict[int, StepResult], step: int, en: str) -> Problem:
+    """The one verdict of a step whose English text contains `en` (it must have Korean too)."""
+    hits = [p for p in results[step].problems if en in p.what.en]
+    assert hits, f"step {step}: no verdict with {en!r} in:\n{results[step].text()}"
+    p = hits[0]
+    assert p.what.ko and p.what.ko != p.what.en and p.fix and p.fix.ko and p.fix.en, p
+    return p
+
+
+def all_verdicts(results: dict[int, StepResult]) -> list[Problem]:
+    return [p for r in results.values() for p in r.problems]
+
+
+def tree(root: Path) -> dict[str, tuple]:
+    """Every entry under the root: kind, mode, mtime and content hash (a symlink by its target)."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            p = Path(dirpath) / name
+            st = p.lstat()
+            if p.is_symlink():
+                out[str(p.relative_to(root))] = ("link", os.readlink(p))
+            elif p.is_dir():
+                out[str(p.relative_to(root))] = ("dir", st.st_mode, st.st_mtime_ns)
+            else:
+                out[str(p.relative_to(root))] = ("file", st.st_mode, st.st_mtime_ns,
+                                                 hashlib.sha256(p.read_bytes()).hexdigest())
+    return out
+
+
+def papermill(root: Path, out: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(Path(sys.executable).parent / "papermill"), "--no-progress-bar", "--log-level", "ERROR",
+                           str(REPO / "notebooks" / "run.ipynb"), str(out), "-p", "root", str(root), *args],
+                          capture_output=True, text=True, timeout=300, cwd=REPO)
+
+
+def step_records(executed: Path) -> dict:
+    """The machine-readable step records the executed notebook shows (the last one per step wins)."""
+    nb = json.loads(executed.read_text())
+    records = {}
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            record = output.get("data", {}).get(STEP_MIME)
+            if record:
+                records[record["step"]] = record
+    return records
+
+
+def errors(executed: Path) -> list[dict]:
+    nb = json.loads(executed.read_text())
+    return [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]

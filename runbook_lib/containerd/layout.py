@@ -9,6 +9,8 @@ can only ever stop an edit, never corrupt a file.
 
 from __future__ import annotations
 
+import functools
+import re
 import tomllib
 from dataclasses import dataclass, field
 
@@ -102,8 +104,20 @@ def _last_content_line(lines: list[str], start: int, stop: int) -> int:
     return i
 
 
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
+_BASIC_BODY = re.compile(r'(?:[^"\\\n]|\\[^\n])*')  # a one-line "..." string's body, escapes included
+_LITERAL_BODY = re.compile(r"[^'\n]*")
+_SIMPLE_QUOTED = re.compile(r'"[^"\\\x00-\x1f\x7f]*"|\'[^\'\x00-\x1f\x7f]*\'')
+
+
+@functools.lru_cache(maxsize=4096)
 def decode_key(raw: str) -> Path_:
-    """Decode a dotted TOML key (``a."b.c".d``) into its parts, using tomllib itself as the authority."""
+    """Decode a dotted TOML key (``a."b.c".d``) into its parts, using tomllib itself as the authority.
+    Keys made only of bare parts and quoted parts without escapes are split directly (a config of tens of
+    thousands of lines has that many keys); anything else goes to tomllib."""
+    parts = split_raw_key(raw)
+    if all(_BARE.fullmatch(p) or _SIMPLE_QUOTED.fullmatch(p) for p in parts):
+        return tuple(p[1:-1] if p[:1] in "\"'" else p for p in parts)
     data = tomllib.loads(f"{raw} = 0")
     parts = []
     while isinstance(data, dict):
@@ -141,7 +155,10 @@ def _escaped(chars: list[str]) -> bool:
     return n % 2 == 1
 
 
+@functools.lru_cache(maxsize=8)
 def scan(text: str) -> Layout:
+    """The layout of a document. Cached by text (a run scans the same config many times, and a config can have
+    tens of thousands of lines): treat the result as read-only."""
     lines = text.splitlines(keepends=True)
     offsets, pos = [], 0
     for line in lines:
@@ -193,7 +210,7 @@ class _Scanner:
     def __init__(self, text: str):
         self.text = text
         self.i = 0
-        self._nl = [i for i, c in enumerate(text) if c == "\n"]
+        self._nl = [m.start() for m in re.finditer("\n", text)]
 
     def eof(self) -> bool:
         return self.i >= len(self.text)
@@ -236,13 +253,10 @@ class _Scanner:
             while self.i < len(t) and t[self.i] == q:  # up to two quotes may end the content
                 self.i += 1
             return
-        self.i += 1
-        while self.i < len(t) and t[self.i] != q:
-            if q == '"' and t[self.i] == "\\":
-                self.i += 1
-            if t[self.i] == "\n":
-                raise ValueError("unterminated string")
-            self.i += 1
+        m = (_BASIC_BODY if q == '"' else _LITERAL_BODY).match(t, self.i + 1)
+        self.i = m.end()
+        if self.i < len(t) and t[self.i] != q:
+            raise ValueError("unterminated string")
         self.i += 1
 
     def _find_basic_end(self, delim: str) -> int:

@@ -31,6 +31,9 @@ def sandbox_config(config_text: str, base: Path, sandbox_image: str = "localhost
     plugins.setdefault("io.containerd.internal.v1.opt", tomlkit.table())["path"] = str(base / "opt")
     cri = plugins.setdefault(CRI, tomlkit.table())
     cri["sandbox_image"] = sandbox_image
+    # a pod's pause process asks for oom_score_adj -998; in a container (this CI) lowering it is refused,
+    # so clamp it to the daemon's own value, as containerd does for rootless setups
+    cri["restrict_oom_score_adj"] = True
     cri["stream_server_address"], cri["stream_server_port"] = "127.0.0.1", "0"
     cri.setdefault("containerd", tomlkit.table())["snapshotter"] = "native"
     cni = cri.setdefault("cni", tomlkit.table())

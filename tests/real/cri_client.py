@@ -85,11 +85,11 @@ class RuntimeService:
     def status(self, verbose: bool = True) -> dict:
         return dict(self._call("Status", M["StatusRequest"](verbose=verbose)).info)
 
-    def run_pod_sandbox(self, name: str, handler: str, log_dir: str) -> str:
+    def run_pod_sandbox(self, name: str, handler: str, log_dir: str, cgroup_parent: str = "") -> str:
         config = M["PodSandboxConfig"](
             metadata=M["PodSandboxMetadata"](name=name, uid=f"uid-{name}", namespace="runbook-test"),
-            hostname=name, log_directory=log_dir,
-            linux=M["LinuxPodSandboxConfig"](security_context=M["LinuxSandboxSecurityContext"](
+            log_directory=log_dir,  # no hostname: with the host's UTS namespace runc refuses to set one
+            linux=M["LinuxPodSandboxConfig"](cgroup_parent=cgroup_parent, security_context=M["LinuxSandboxSecurityContext"](
                 namespace_options=M["NamespaceOption"](network=NODE))))  # host network: no CNI needed
         request = M["RunPodSandboxRequest"](config=config, runtime_handler=handler)
         return self._call("RunPodSandbox", request).pod_sandbox_id

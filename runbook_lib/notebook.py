@@ -51,6 +51,7 @@ def check(rb: Runbook, n: int) -> None:
     show(result)
     if result.status == FAILED and not rb.p.check_only:
         summary(rb, final=False)
+        rb.finish()  # the run stops here: release the root's lock even if the kernel lives on (JupyterLab)
         raise StepFailed(f"step {n} failed: {result.message.ko} / {result.message.en}")
 
 

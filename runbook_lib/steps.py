@@ -56,8 +56,13 @@ class Runbook:
         """Take the root's lock (check mode: only wait for a running apply, create nothing)."""
         self._lock = RootLock(self.target, shared=self.p.check_only).acquire()
         if not self.p.check_only:
-            for folder in {posixpath.dirname(self.p.config_path), self.p.toolkit_dir, posixpath.dirname(self.p.cdi_spec)}:
-                sweep_stale_temps(self.target.resolve(folder))
+            try:  # temp files sit next to the file they replace: through a symlink, that is the link's folder
+                for folder in {self.target.resolve(self.p.config_path).parent, self.target.resolve(self.p.toolkit_dir),
+                               self.target.resolve(self.p.cdi_spec).parent}:
+                    sweep_stale_temps(folder)
+            except BaseException:
+                self.finish()  # never keep the lock after a failed start (an interactive kernel lives on)
+                raise
         return self
 
     def finish(self) -> None:

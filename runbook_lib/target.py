@@ -42,6 +42,10 @@ class Target:
 
     def resolve(self, lab_path: str) -> Path:
         """Map an absolute lab path (``/etc/containerd/config.toml``) to the host path under the root."""
+        return self.walk(lab_path)[0]
+
+    def walk(self, lab_path: str) -> tuple[Path, list[tuple[str, str]]]:
+        """resolve(), plus the symbolic links followed on the way: (the link's lab path, what it says)."""
         if not str(lab_path).startswith("/"):
             raise ParameterError(
                 Msg(f"경로는 '/' 로 시작해야 합니다: {lab_path!r}", f"paths must start with '/': {lab_path!r}"),
@@ -49,6 +53,7 @@ class Target:
         pending = [p for p in PurePosixPath(lab_path).parts[1:]]
         parts: list[str] = []
         hops = 0
+        links: list[tuple[str, str]] = []
         while pending:
             name = pending.pop(0)
             if name in ("", "."):
@@ -67,6 +72,7 @@ class Target:
                             "check the links under the root (ls -l); e.g. <root>/etc -> /etc points at itself."),
                         path=str(candidate))
                 link = os.readlink(candidate)
+                links.append(("/" + "/".join(parts + [name]), link))
                 if link.startswith("/"):
                     parts = []  # absolute links restart at the root, never at the host's '/'
                 pending = [p for p in PurePosixPath(link).parts if p != "/"] + pending
@@ -74,7 +80,21 @@ class Target:
             parts.append(name)
         resolved = self.root.joinpath(*parts)
         self.ensure_inside(resolved)
-        return resolved
+        return resolved, links
+
+    def explain_missing_parent(self, lab_path: str) -> Msg:
+        """Why a file cannot be written: its folder, reached through symbolic links read inside the root, is missing.
+        On the host those links may point outside the root, where the runbook never writes."""
+        host, links = self.walk(lab_path)
+        shown = ", ".join(f"{p} -> {t}" for p, t in links)
+        folder = self.lab_path(host.parent)
+        if not links:
+            return Msg(f"{lab_path} 의 폴더 {folder} 가 없습니다.", f"the folder {folder} of {lab_path} does not exist.")
+        return Msg(f"{lab_path} 는 심볼릭 링크({shown})를 거칩니다. 링크는 root 안에서 해석하므로 {self.lab_path(host)} 를 "
+                   f"가리키는데, 그 폴더 {folder} 가 root 안에 없습니다. root 밖에는 절대 쓰지 않습니다.",
+                   f"{lab_path} goes through symbolic links ({shown}). Links are read inside the root, so it means "
+                   f"{self.lab_path(host)}, whose folder {folder} does not exist under the root. "
+                   "Nothing is ever written outside the root.")
 
     def ensure_inside(self, host_path: Path) -> None:
         """Second line of defence, checked again right before every write."""

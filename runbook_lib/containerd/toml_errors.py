@@ -49,7 +49,9 @@ def toml_error(exc: tomllib.TOMLDecodeError, text: str, lab_path: str) -> Config
     excerpt = f"{line:>5} | {shown}" + (f"\n      | {' ' * (col - 1)}^" if col else "")
     at = Msg(f"{line}번째 줄" + (f" {col}번째 칸" if col else ""), f"line {line}" + (f", column {col}" if col else ""))
     what, fix = _explain(reason, text, shown, line)
-    what = Msg(f"TOML 문법 오류 ({at.ko}): {what.ko}", f"TOML syntax error ({at.en}): {what.en}")
+    what = Msg(f"TOML 문법 오류 ({at.ko}): {what.ko} containerd 는 문법 오류가 있는 설정을 통째로 거부하고 시작하지 않습니다.",
+               f"TOML syntax error ({at.en}): {what.en} containerd rejects a config with a syntax error as a whole "
+               "and does not start.")
     return ConfigError(what, fix, path=lab_path, line=line, col=col, excerpt=excerpt)
 
 
@@ -58,9 +60,8 @@ def _explain(reason: str, text: str, shown: str, line: int) -> tuple[Msg, Msg]:
         dup = _duplicate(text, line)
         if dup:
             name, first = dup
-            return (Msg(f"같은 키(또는 테이블)를 다시 정의했습니다: {name} (처음 정의는 {first}번째 줄). "
-                        "containerd 는 이 파일 전체를 거부합니다.",
-                        f"{name} is defined again (first defined on line {first}); containerd rejects the whole file."),
+            return (Msg(f"같은 키(또는 테이블)를 다시 정의했습니다: {name} (처음 정의는 {first}번째 줄).",
+                        f"{name} is defined again (first defined on line {first})."),
                     Msg(f"{line}번째 줄을 지우세요: {shown.strip()}", f"delete line {line}: {shown.strip()}"))
     if _unclosed_quote(shown) and (reason.startswith("Illegal character") or reason.startswith("Unterminated string")):
         q = _unclosed_quote(shown)

@@ -1,0 +1,157 @@
+"""Concurrency: two runs on the same root at the same moment are serialized by the root's lock; both complete and
+neither update is lost. A stale lock from a killed run does not block the next run."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from reliability_helpers import (BASE, CONFIG, REPO, assert_bilingual, backups, containerd_reads, make_root,
+                                 run_apply, runtimes, statuses)
+from runbook_lib.errors import LockTimeout
+from runbook_lib.lock import LOCK_NAME, RootLock
+from runbook_lib.result import FAILED
+from runbook_lib.target import Target
+
+# A run that logs when it holds the lock, and holds it longer than it needs to: between reading the config and
+# writing it, it waits, so that two unserialized runs would both read the old file and one update would be lost
+# (or refused). Both start when the `go` file appears.
+CHILD = r"""
+import json, os, sys, time
+sys.path.insert(0, sys.argv[4])
+import runbook_lib.lock as lock, runbook_lib.steps as steps
+from reliability_helpers import run_apply
+
+root, name, log = sys.argv[1], sys.argv[2], sys.argv[3]
+def note(what):
+    with open(log, "a") as fh:
+        fh.write(json.dumps([name, what, time.monotonic()]) + "\n")
+acquire, release, plan_write = lock.RootLock.acquire, lock.RootLock.release, steps.plan_write
+def acquire_logged(self):
+    got = acquire(self); note("locked"); return got
+def release_logged(self):
+    note("unlocked"); release(self)
+def slow_plan_write(*a, **kw):
+    plan = plan_write(*a, **kw); time.sleep(0.05); return plan
+lock.RootLock.acquire, lock.RootLock.release, steps.plan_write = acquire_logged, release_logged, slow_plan_write
+go = os.path.join(os.path.dirname(log), "go")
+while not os.path.exists(go):
+    time.sleep(0.001)
+results = run_apply(root, runtime_name=name, binary_name=f"/usr/bin/{name}-container-runtime")
+print(json.dumps([[r.step, r.status, r.message.en] for r in results]))
+sys.exit(0 if all(r.status != "failed" for r in results) else 1)
+"""
+
+
+def _start(root: Path, name: str, log: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", CHILD, str(root), name, str(log), str(REPO / "tests")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_two_runs_at_once_are_serialized_and_both_updates_kept(tmp_path):
+    root = make_root(tmp_path, BASE)
+    log = tmp_path / "lock.log"
+    procs = {name: _start(root, name, log) for name in ("nvidia", "nvidia-cdi")}
+    time.sleep(1.0)  # both have imported everything and are polling for `go`
+    (tmp_path / "go").touch()
+    for name, proc in procs.items():
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, f"{name}: {out}\n{err}"
+
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e[1] for e in events] == ["locked", "unlocked", "locked", "unlocked"], events
+    first, second = events[0][0], events[2][0]
+    assert events[0][0] == events[1][0] and events[2][0] == events[3][0] and first != second
+    assert events[1][2] <= events[2][2], "the second run took the lock only after the first released it"
+
+    data = tomllib.loads((root / CONFIG).read_text())
+    table = runtimes(data)
+    for name in ("nvidia", "nvidia-cdi"):
+        assert table[name]["options"]["BinaryName"] == f"/usr/bin/{name}-container-runtime", "an update was lost"
+    saved = [b.read_bytes() for b in backups(root / "etc/containerd", "config.toml")]
+    assert len(saved) == 2 and BASE in saved, "each run backed up what it replaced"
+    assert any(f"runtimes.{first}]".encode() in s for s in saved), "the second run backed up the first run's result"
+    seen = containerd_reads(root, "nvidia-cdi")
+    assert {"nvidia", "nvidia-cdi", "runc"} <= set(seen["runtime_names"])
+
+
+def test_unserialized_runs_would_clash(tmp_path, monkeypatch):
+    """The same two runs with the lock taken away: the test above is not vacuous, because without the lock the
+    runs overlap (and one of them loses or is refused its update)."""
+    root = make_root(tmp_path, BASE)
+    log = tmp_path / "lock.log"
+    child = CHILD.replace("acquire(self); note", "self; note").replace("note(\"unlocked\"); release(self)",
+                                                                    "note(\"unlocked\")")
+    procs = {name: subprocess.Popen([sys.executable, "-c", child, str(root), name, str(log), str(REPO / "tests")],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for name in ("nvidia", "nvidia-cdi")}
+    time.sleep(1.0)
+    (tmp_path / "go").touch()
+    codes = {name: (p.communicate(timeout=120), p.returncode)[1] for name, p in procs.items()}
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e[1] for e in events][:2] == ["locked", "locked"], "without the lock both runs are inside at once"
+    table = runtimes(tomllib.loads((root / CONFIG).read_text()))
+    assert 1 in codes.values() or not {"nvidia", "nvidia-cdi"} <= set(table), (codes, sorted(table))
+
+
+def test_a_live_lock_blocks_and_says_so(tmp_path):
+    root = make_root(tmp_path, BASE)
+    holder = RootLock(Target(root)).acquire()
+    try:
+        started = time.monotonic()
+        with pytest.raises(LockTimeout) as err:
+            RootLock(Target(root), timeout=0.3).acquire()
+        assert time.monotonic() - started >= 0.3
+        assert_bilingual(err.value.what.ko + " " + err.value.what.en)
+        assert LOCK_NAME in err.value.what.en and "fuser" in err.value.fix.en
+    finally:
+        holder.release()
+
+
+HOLD = r"""
+import sys, time
+sys.path.insert(0, sys.argv[2])
+from runbook_lib.params import validate
+from runbook_lib.steps import Runbook
+rb = Runbook(validate(root=sys.argv[1])).start()
+rb.act(1)
+print("holding", flush=True)
+time.sleep(600)
+"""
+
+
+def test_stale_lock_from_a_killed_run_does_not_block(tmp_path):
+    root = make_root(tmp_path, BASE)
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(root), str(REPO / "tests")], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().strip() == "holding"
+        with pytest.raises(LockTimeout):
+            RootLock(Target(root), timeout=0.2).acquire()  # really held while the run lives
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    lock_file = root / "run/lock" / LOCK_NAME
+    assert lock_file.exists(), "the killed run left its lock file behind"
+    started = time.monotonic()
+    results = run_apply(root)
+    assert FAILED not in statuses(results)
+    assert time.monotonic() - started < 30, "the stale lock file did not make the run wait"
+
+
+def test_leftover_lock_file_with_junk_does_not_block(tmp_path):
+    """A lock file someone copied, edited or chmod'ed: only a live flock counts, never the file's presence."""
+    root = make_root(tmp_path, BASE)
+    (root / "run/lock").mkdir(parents=True)
+    lock_file = root / "run/lock" / LOCK_NAME
+    lock_file.write_text("pid 12345 from a run long gone\n")
+    os.chmod(lock_file, 0o400)
+    RootLock(Target(root), timeout=0.2).acquire().release()
+    assert FAILED not in statuses(run_apply(root))

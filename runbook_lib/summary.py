@@ -63,7 +63,8 @@ def summarize(archive: Path) -> Table:
         for rec in man.get("steps") or []:
             step_of.setdefault(rec.get("id"), rec.get("step"))
     ids = sorted(step_of, key=lambda i: (_order(step_of[i]), str(i)))
-    table = Table(columns=[(i, f"{step_of[i]} {i}") for i in ids])
+    table = Table(columns=[(i, f"{step_of[i]} {i}" if _order(step_of[i]) != float("inf") else str(i))
+                           for i in ids])
     for label in sorted(latest):
         run_dir, man = latest[label]
         recs = {r.get("id"): r for r in man.get("steps") or []}

@@ -105,6 +105,7 @@ class Runbook:
             for prob in found:
                 if all(prob.what != q.what for q in result.problems):
                     result.problems.append(prob)
+        result.problems = [self._refer_to_earlier(n, prob) for prob in result.problems]
         if result.problems:
             if result.status != FAILED:
                 result.message = result.problems[0].what
@@ -113,6 +114,17 @@ class Runbook:
             result.status = PASSED
         result.evidence = self.evidence(n)
         return result
+
+    def _refer_to_earlier(self, n: int, prob: Problem) -> Problem:
+        """A problem already shown in full by an earlier step (an unreadable config breaks every later step)
+        is named again briefly, so a student reads its explanation and fix once."""
+        for k, earlier in sorted((k, r) for k, r in self.results.items() if isinstance(k, int) and k < n):
+            if any(q.what == prob.what and q.path == prob.path for q in earlier.problems):
+                return Problem(Msg(f"{k}단계에서 본 문제 때문에 이 단계를 확인할 수 없습니다: {prob.what.ko}",
+                                   f"this step cannot be checked because of the problem shown in step {k}: {prob.what.en}"),
+                               Msg(f"{k}단계의 고치는 방법을 따르세요.", f"follow step {k}'s fix."), prob.path, prob.line,
+                               col=prob.col)
+        return prob
 
     def evidence(self, n: int) -> dict[str, str]:
         """What a person should see read back from disk for this step."""

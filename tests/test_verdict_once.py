@@ -1,0 +1,23 @@
+"""An unreadable config is explained once (where it is first found); later steps point back to it."""
+
+from pathlib import Path
+
+from runbook_lib.params import validate
+from runbook_lib.steps import Runbook
+
+BROKEN = Path(__file__).parent / "fixtures/broken/toml-syntax-error.toml"
+
+
+def test_toml_error_explained_once_then_referenced(tmp_path):
+    (tmp_path / "etc/containerd").mkdir(parents=True)
+    (tmp_path / "etc/containerd/config.toml").write_bytes(BROKEN.read_bytes())
+    rb = Runbook(validate(root=str(tmp_path), mode="check")).start()
+    results = [rb.run(n) for n in range(1, 9)]
+    first = next(r for r in results if r.failed)
+    full = first.problems[0]
+    assert full.line and full.excerpt, "the first report carries the position and the offending line"
+    later = [p for r in results if r.step > first.step for p in r.problems if p.line == full.line]
+    assert later, "later steps still say they could not be checked"
+    for p in later:
+        assert f"step {first.step}" in p.what.en and f"{first.step}단계" in p.what.ko
+        assert p.excerpt is None

@@ -126,3 +126,13 @@ def test_the_notebook_with_layout_dropin(tmp_path):
     assert records["restart"]["status"] == "skipped"
     assert "nvidia" in toml(root, DROPIN)["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
     assert (root / "root/toolkit/parsed.txt").read_text() == "VERSION=2\nRUNTIMES=nvidia,runc\n"
+
+
+def test_a_runtime_already_registered_in_place_gets_no_dropin(tmp_path):
+    root = make_root(tmp_path, fixture("containerd-1.6.20-default.toml"))
+    run_steps(root, steps=[1, 2])
+    config = (root / CONFIG).read_bytes()
+    rb = run_steps(root, steps=[2], layout="dropin")
+    assert rb.results[2].status == UNCHANGED and "already registered correctly in /etc/containerd/config.toml" in \
+        rb.results[2].message.en
+    assert (root / CONFIG).read_bytes() == config and not (root / DROPIN).exists()

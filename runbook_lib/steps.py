@@ -212,10 +212,7 @@ class Runbook:
         else:
             r.files.append(self._file(p.config_path, "read", current))
         if created:
-            if p.check_only:
-                r.problems.append(Problem(Msg(f"폴더가 없습니다: {', '.join(created)}", f"missing folders: {', '.join(created)}"),
-                                          Msg(f"mkdir -p {' '.join(created)}", f"mkdir -p {' '.join(created)}")))
-            else:
+            if not p.check_only:  # check mode: _check_1 names each missing folder
                 r.status = CHANGED
                 r.notes.append(Msg(f"폴더를 만들었습니다: {', '.join(created)}", f"created folders: {', '.join(created)}"))
         return r

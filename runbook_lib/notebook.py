@@ -7,6 +7,7 @@ read by the archive and `runbook summary`), HTML for people, and text/plain for 
 from __future__ import annotations
 
 import html
+import uuid
 
 from .errors import RunbookError
 from .params import validate
@@ -23,6 +24,47 @@ def _display(bundle: dict) -> None:
     display(bundle, raw=True)
 
 
+STATUS_MIME = "application/vnd.runbook.status+json"
+_status_id: str | None = None  # the display id of this run's status box (one run at a time per kernel)
+
+
+def _status(rb: Runbook, state: str, ko: str, en: str, *, failed: StepResult | None = None) -> None:
+    """The run's status box, shown once in the validation cell near the top and updated in place (IPython's
+    update_display) as the run goes on. A failed apply run is read there first: which step failed, its message,
+    how to fix it, and what was done before it. A box still saying "running step N" means the run died in step N.
+    Outside a kernel (tests, scripts) there is nothing to update and nothing is shown."""
+    global _status_id
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - ipykernel is a dependency
+        return
+    if get_ipython() is None:
+        return
+    done = [rb.results[k] for k in sorted(rb.results, key=str)]
+    steps = [{"step": r.step, "status": r.status, "title": r.title.as_dict()} for r in done]
+    record = {"state": state, "mode": rb.p.mode, "message": {"ko": ko, "en": en}, "steps": steps,
+              "failed": failed.as_record() if failed else None}
+    text = [f"[{state.upper()}] {ko}", f"         {en}"]
+    if failed:
+        text += ["", failed.text()]
+    if steps:
+        text += [""] + [f"  {r.step:>3}. {r.status:<9} {r.title.ko} / {r.title.en}" for r in done]
+    colour = {"failed": "#cf222e", "finished": "#1a7f37"}.get(state, "#9a6700")
+    body = (f"<div style='border:2px solid {colour};padding:6px 10px'><b style='color:{colour}'>{html.escape(ko)}<br>"
+            f"{html.escape(en)}</b>")
+    if failed:
+        body += f"<pre>{html.escape(failed.text())}</pre>"
+    if steps:
+        body += summary_html(done, ok=rb.ok(), mode=rb.p.mode)
+    bundle = {STATUS_MIME: record, "text/plain": "\n".join(text), "text/html": body + "</div>"}
+    if _status_id is None or state == "started":
+        _status_id = f"runbook-status-{uuid.uuid4().hex}"
+        display(bundle, raw=True, display_id=_status_id)
+    else:
+        display(bundle, raw=True, display_id=_status_id, update=True)
+
+
 def start(**params) -> Runbook:
     """The validation cell: check every parameter, then take the root's lock."""
     rb = Runbook(validate(**params))
@@ -30,12 +72,15 @@ def start(**params) -> Runbook:
     _display({"text/plain": f"root = {rb.target.root}  mode = {rb.p.mode}  runtime = {rb.p.runtime_name}",
               "text/html": f"<p><b>root</b> <code>{html.escape(str(rb.target.root))}</code> · <b>mode</b> {rb.p.mode} · "
                            f"<b>runtime</b> {html.escape(rb.p.runtime_name)}</p>"})
+    _status(rb, "started", "실행을 시작했습니다. 아직 끝나지 않았습니다.", "the run has started and has not finished yet.")
     return rb
 
 
 def step(rb: Runbook, n: int) -> None:
     """The step's action: apply mode writes (and shows the diff), check mode only plans. Returns nothing, so
     the cell shows only what it displayed (the result stays in rb.results)."""
+    _status(rb, "running", f"{n}단계를 실행하는 중입니다. 이 표시가 그대로 남아 있으면 실행이 {n}단계에서 멈춘 것입니다.",
+            f"running step {n}. If this is still shown, the run stopped in step {n}.")
     result = rb.act(n)
     if result.diff:
         _display({"text/plain": result.diff,
@@ -51,6 +96,8 @@ def check(rb: Runbook, n: int) -> None:
     show(result)
     if result.status == FAILED and not rb.p.check_only:
         summary(rb, final=False)
+        _status(rb, "failed", f"{n}단계에서 실패해 멈췄습니다: {result.message.ko}",
+                f"stopped: step {n} failed: {result.message.en}", failed=result)
         rb.finish()  # the run stops here: release the root's lock even if the kernel lives on (JupyterLab)
         raise StepFailed(f"step {n} failed: {result.message.ko} / {result.message.en}")
 
@@ -80,7 +127,12 @@ def finish(rb: Runbook) -> None:
     rb.finish()
     if not rb.ok():
         failed = [str(r.step) for r in rb.results.values() if r.failed]
+        _status(rb, "failed", f"끝까지 실행했지만 실패한 단계가 있습니다: {', '.join(failed)}",
+                f"the run reached the end, but some steps failed: {', '.join(failed)}",
+                failed=next(r for r in rb.results.values() if r.failed))
         raise StepFailed(f"실패한 단계 / failed steps: {', '.join(failed)}")
+    _status(rb, "finished", "모든 단계를 마쳤고 모두 통과했습니다 (요약은 맨 아래).",
+            "every step ran and passed (the summary is at the bottom).")
 
 
 __all__ = ["start", "step", "check", "show", "summary", "finish", "RunbookError"]

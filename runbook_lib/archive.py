@@ -78,6 +78,7 @@ def host_facts(root: str) -> dict:
         "target_os": os_release(Path(root) / "etc/os-release") if root else None,
         "python": platform.python_version(),
         "executable": sys.executable,
+        "package_dir": str(Path(__file__).resolve().parent),  # which installed copy of the runbook ran
         "user": user,
         "uid": os.getuid(),
     }
@@ -162,7 +163,8 @@ def export_html(nb, dest: Path) -> str | None:
         return f"{type(exc).__name__}: {exc}"
 
 
-def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, version: str) -> RunResult:
+def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, version: str,
+            **engine_kwargs) -> RunResult:
     import nbformat
     import papermill as pm
 
@@ -172,7 +174,7 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
     error = None
     try:
         pm.execute_notebook(str(notebook), str(out_nb), parameters=parameters,
-                            progress_bar=False, log_output=False, report_mode=False)
+                            progress_bar=False, log_output=False, report_mode=False, **engine_kwargs)
     except pm.PapermillExecutionError as exc:
         error = {"kind": "cell", "cell_index": exc.cell_index, "ename": exc.ename, "evalue": exc.evalue}
     except Exception as exc:  # noqa: BLE001 - a dead kernel or a missing kernelspec still leaves evidence

@@ -83,6 +83,7 @@ def blockers(eff: Effective, p, *, strays: bool = True) -> list[Problem]:
                     "the most common reason a copied snippet 'does nothing'.")))
     for path_, file_, line in stray_runtime_tables(eff, p.runtime_name) if strays else []:
         out.append(_stray_problem(eff, p.runtime_name, path_, file_, line))
+    out += plugin_key_problems(eff, p)
     for missing in eff.missing_imports:
         out.append(Problem(
             Msg(f"imports 에 적힌 파일이 없습니다: {missing} (containerd 가 시작하지 못합니다).",
@@ -90,6 +91,53 @@ def blockers(eff: Effective, p, *, strays: bool = True) -> list[Problem]:
             Msg("파일을 만들거나 imports 에서 그 경로를 지우세요.", "create the file or remove it from imports."),
             eff.main.lab_path))
     return out
+
+
+# containerd's own v1 -> v2 plugin renames (v1Migrate), for the fix line of a version-1 key in a newer file.
+_V1_PLUGIN_URIS = {
+    "cri": "io.containerd.grpc.v1.cri", "cgroups": "io.containerd.monitor.v1.cgroups",
+    "linux": "io.containerd.runtime.v1.linux", "scheduler": "io.containerd.gc.v1.scheduler",
+    "bolt": "io.containerd.metadata.v1.bolt", "task": "io.containerd.runtime.v2.task",
+    "opt": "io.containerd.internal.v1.opt", "restart": "io.containerd.internal.v1.restart",
+    "overlayfs": "io.containerd.snapshotter.v1.overlayfs", "native": "io.containerd.snapshotter.v1.native",
+    "diff-service": "io.containerd.service.v1.diff-service",
+}
+
+
+def plugin_key_problems(eff: Effective, p) -> list[Problem]:
+    """A version-2/3 file whose `plugins` table has a key that is not a plugin URI (`cri`, or `io` from an
+    unquoted header): containerd 1.x refuses the whole file ('invalid plugin key URI'), so it will not start.
+    Keys that only hold a stray runtime table are left to that more specific verdict."""
+    if eff.version < 2 or v2_style_tables_without_version(eff.main.data):
+        return []
+    stray_keys = {path[1] for path, _, _ in stray_runtime_tables(eff, p.runtime_name) if len(path) > 1}
+    out = []
+    for key in (eff.data.get("plugins") or {}):
+        if len(key.split(".")) >= 4 or key in stray_keys:
+            continue
+        file_, line = _first_header_under(eff, ("plugins", key))
+        uri = _V1_PLUGIN_URIS.get(key)
+        fix = (Msg(f'version 1 이름입니다. 헤더의 plugins.{key} 를 plugins."{uri}" 로 바꾸세요.',
+                   f'that is a version-1 name; change plugins.{key} in the header to plugins."{uri}".') if uri else
+               Msg("점이 든 플러그인 이름은 따옴표로 감싸세요. 예: [plugins.\"io.containerd.grpc.v1.cri\"]",
+                   "quote plugin names that contain dots, e.g. [plugins.\"io.containerd.grpc.v1.cri\"]"))
+        out.append(Problem(
+            Msg(f'plugins 아래의 "{key}" 는 플러그인 이름(URI)이 아닙니다. containerd 1.6 은 이 파일 전체를 '
+                f'거부하고 시작하지 않습니다 (invalid plugin key URI "{key}").',
+                f'"{key}" under plugins is not a plugin URI; containerd 1.6 refuses the whole file and does not start '
+                f'(invalid plugin key URI "{key}").'),
+            fix, file_, line,
+            why=Msg(f"version {eff.version} 파일에서는 플러그인 이름을 io.containerd.<종류>.<버전>.<이름> 형식으로 씁니다.",
+                    f"a version-{eff.version} file names plugins as io.containerd.<type>.<version>.<name>.")))
+    return out
+
+
+def _first_header_under(eff: Effective, prefix: tuple[str, ...]) -> tuple[str, int | None]:
+    for f in eff.files:
+        for h in scan(f.text).headers:
+            if h.path[:len(prefix)] == prefix:
+                return f.lab_path, h.line + 1
+    return eff.main.lab_path, None
 
 
 def _disabled_line(disabled: list, hit: list) -> str:
@@ -205,6 +253,7 @@ def runtime_problems(eff: Effective, p, *, part: str) -> list[Problem]:
     if part == "runtime":
         for stray in stray_runtime_tables(eff, p.runtime_name):
             out.append(_stray_problem(eff, p.runtime_name, *stray))
+        out += plugin_key_problems(eff, p)
         if not isinstance(table, dict):
             if not out:
                 out.append(Problem(

@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 OUT ?= out
 ROOT ?=
 
-.PHONY: run test venv clean-lab notebook
+.PHONY: run test venv clean-lab notebook bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,7 @@ venv: $(STAMP)
 # The main job: the runbook on the embedded sandbox root (lab-root/ in this checkout), never on '/'.
 run: $(STAMP)
 	@mkdir -p $(OUT)
-	@$(BIN)/papermill --log-level WARNING --no-progress-bar notebooks/run.ipynb $(OUT)/run.ipynb $(if $(ROOT),-p root $(ROOT)) \
+	@$(BIN)/python -m runbook_lib.runner --log-level WARNING --no-progress-bar notebooks/run.ipynb $(OUT)/run.ipynb $(if $(ROOT),-p root $(ROOT)) \
 		|| true
 	@$(BIN)/python -m runbook_lib.show $(OUT)/run.ipynb
 
@@ -35,3 +35,7 @@ notebook: $(STAMP)
 
 clean-lab:
 	rm -rf lab-root $(OUT)
+
+# The benchmark (bench/run.py, docs/BENCHMARKS.md): minutes, never part of `make test`.
+bench: $(STAMP)
+	$(BIN)/python bench/run.py $(BENCH_ARGS)

@@ -20,6 +20,14 @@ class Refused(Exception):
     """A request refused before anything ran; the text is already bilingual."""
 
 
+class _Roots(argparse.Action):
+    """--root keeps its last value in args.root (one root, as before) and every value in args.roots."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        namespace.root = values
+        namespace.roots = [*(getattr(namespace, "roots", None) or []), values]
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -31,8 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="{run,summary,lab-init}")
 
     run = sub.add_parser("run", help="노트북을 실행하고 보관 / execute the notebook and archive the run")
-    run.add_argument("--root", required=True,
+    run.add_argument("--root", required=True, action=_Roots,
                      help="대상 root (실제 노드는 /) / target root ('/' on a real node)")
+    run.add_argument("--jobs", type=int, default=1, metavar="N",
+                     help="--root 를 여러 번 주면 root 마다 한 번씩, 동시에 N 개씩 실행 (기본 1) / with --root given "
+                          "several times, one run per root, N at a time (default 1)")
     run.add_argument("--mode", choices=["apply", "check"], default=None,
                      help="apply: 고침, check: 검사만 / apply: change, check: only verify")
     run.add_argument("-f", "--parameters-file", dest="params_file", metavar="PARAMS.yaml",
@@ -100,7 +111,7 @@ def coerce(name: str, value: str, type_name: str | None):
     return value
 
 
-def collect_parameters(args, declared: dict) -> dict:
+def collect_parameters(args, declared: dict, root: str | None = None) -> dict:
     """-f file, then each -p, then --root/--mode: later wins, as with papermill's own command line."""
     params: dict = {}
     if args.params_file:
@@ -117,7 +128,7 @@ def collect_parameters(args, declared: dict) -> dict:
         params.update(loaded)
     for name, value in args.params:
         params[name] = coerce(name, value, (declared.get(name) or {}).get("inferred_type_name"))
-    params["root"] = args.root
+    params["root"] = root if root is not None else args.root
     if args.mode:
         params["mode"] = args.mode
     unknown = sorted(set(params) - set(declared))
@@ -132,24 +143,62 @@ def collect_parameters(args, declared: dict) -> dict:
 
 
 def cmd_run(args) -> int:
+    from .runner import skip_unused_imports
+
+    skip_unused_imports()  # before papermill: see runbook_lib/runner.py
     import papermill as pm
 
     from . import __version__
-    from .archive import execute
+    from .parallel import Job, run_one
 
     notebook = Path(args.notebook) if args.notebook else default_notebook()
     if not notebook.is_file():
         raise Refused(f"노트북을 찾을 수 없습니다: {notebook}\nnotebook not found: {notebook}")
     declared = pm.inspect_notebook(str(notebook))
+    roots = getattr(args, "roots", None) or [args.root]
+    if len(roots) > 1:
+        return cmd_run_many(args, notebook, declared, roots)
     params = collect_parameters(args, declared)
     label = args.label or socket.gethostname()
     if not label or "/" in label or label.startswith("."):
         raise Refused(f"label 에는 '/' 를 쓸 수 없고 '.' 으로 시작할 수 없습니다: {label!r}\n"
                       f"a label cannot contain '/' or start with '.': {label!r}")
-    result = execute(notebook, params, Path(args.archive), label, __version__)
+    result = run_one(notebook, Job(args.root, label, params), Path(args.archive), __version__)
     print(render_run(result.manifest))
     print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
     return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
+    """Several roots, --jobs at a time (runbook_lib/parallel.py); exit 0 only when every run passed."""
+    from . import __version__
+    from .parallel import Job, labels_for, run_many
+
+    if args.jobs < 1:
+        raise Refused(f"--jobs 는 1 이상이어야 합니다: {args.jobs}\n--jobs must be at least 1: {args.jobs}")
+    real = [os.path.realpath(r) for r in roots]
+    labels = labels_for(roots, args.label)
+    for what, values in (("root", real), ("label", labels)):
+        dup = sorted({v for v in values if values.count(v) > 1})
+        if dup:
+            raise Refused(f"같은 {what} 가 두 번 있습니다: {', '.join(dup)} (root 마다 폴더 이름이 달라야 합니다)\n"
+                          f"the same {what} appears twice: {', '.join(dup)} (each root needs its own folder name)")
+    for label in labels:
+        if not label or "/" in label or label.startswith("."):
+            raise Refused(f"label 에는 '/' 를 쓸 수 없고 '.' 으로 시작할 수 없습니다: {label!r}\n"
+                          f"a label cannot contain '/' or start with '.': {label!r}")
+    jobs = [Job(root, label, collect_parameters(args, declared, root)) for root, label in zip(roots, labels)]
+    all_ok = True
+    for job, result in run_many(notebook, jobs, Path(args.archive), __version__, args.jobs):
+        print(f"== {job.label} ({job.root})")
+        if isinstance(result, Exception):
+            all_ok = False
+            print(f"  오류 / error: {type(result).__name__}: {result}")
+            continue
+        all_ok = all_ok and result.ok
+        print(render_run(result.manifest))
+        print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
+    return EXIT_OK if all_ok else EXIT_FAILED
 
 
 def render_run(manifest: dict) -> str:

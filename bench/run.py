@@ -1,0 +1,394 @@
+"""`make bench`: what a runbook run costs next to papermill's own floor, interleaved and repeated.
+
+Standard library only; run it with any Python 3.11+ (the Makefile uses the project's). It measures:
+
+1. an empty parameterized notebook (bench/empty.ipynb) through a STOCK environment (`pip install papermill
+   jupyterlab` in bench/.venv-stock, created on first use) against the whole runbook in the project's
+   environment, `make run` and `runbook run`, each on a fresh lab root (`runbook lab-init`, not timed);
+   for reference also plain `.venv/bin/papermill` on the runbook and the empty notebook through our runner;
+2. the runbook's own code cells (the durations papermill records in the executed notebook) and the kernel
+   start alone (bench/kernel_start.py) in both environments;
+3. the edit alone (bench/edit_bench.py) on containerd 1.6's default config and on grown configs;
+4. N roots one after another (N separate `runbook run`) against one `runbook run --jobs 2` over the N roots;
+5. peak memory of a run: the largest process (wait4's ru_maxrss) and the sum over the run's process tree
+   (sampled from /proc every 10 ms).
+
+Each round runs every command once, in a rotated order, so slow drifts of the machine's load hit all of
+them alike; the report gives medians over rounds and the ratios of those medians (and the median of the
+per-round ratios). Wall time is what a user waits; CPU time (user+sys of the whole process tree) is given
+beside it because it is far less disturbed by other work on the machine.
+
+    python bench/run.py [--rounds 5] [--par-rounds 2] [--roots 20] [--out bench/results/latest.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BENCH = REPO / "bench"
+PROJECT_BIN = REPO / ".venv" / "bin"
+PROJECT_PY = PROJECT_BIN / "python"
+STOCK = BENCH / ".venv-stock"
+STOCK_BIN = STOCK / "bin"
+EMPTY = BENCH / "empty.ipynb"
+PAGE = os.sysconf("SC_PAGE_SIZE")
+MIB = 1024 * 1024
+
+TARGETS = {
+    "make_run / stock_empty (wall)": 0.55,
+    "runbook_run / stock_empty (wall)": 0.55,
+    "code cells, s": 0.3,
+    "edit on 1.6 default, ms": 50,
+    "20 roots: sequential / jobs2": 1.7,
+    "peak memory per run, MiB": 150,
+}
+
+
+# --- running one command ---------------------------------------------------------------------------------
+
+
+def _tree_rss(root_pid: int) -> int:
+    """Resident bytes of root_pid and every descendant, from /proc (a sample)."""
+    parent: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                parent[int(entry.name)] = int(fields[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    pids, frontier = {root_pid}, [root_pid]
+    children: dict[int, list[int]] = {}
+    for pid, ppid in parent.items():
+        children.setdefault(ppid, []).append(pid)
+    while frontier:
+        for child in children.get(frontier.pop(), []):
+            if child not in pids:
+                pids.add(child)
+                frontier.append(child)
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as f:
+                total += int(f.read().split()[1]) * PAGE
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def run(cmd: list, *, cwd: Path | None = None, sample_memory: bool = False, log: Path | None = None) -> dict:
+    """Run a command to completion: wall seconds, CPU seconds of its whole tree, largest process' RSS."""
+    out = open(log, "ab") if log else subprocess.DEVNULL
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, stdout=out, stderr=out, env=env)
+    peak = [0]
+    stop = threading.Event()
+
+    def sampler():
+        while not stop.is_set():
+            peak[0] = max(peak[0], _tree_rss(proc.pid))
+            stop.wait(0.01)
+
+    thread = threading.Thread(target=sampler, daemon=True) if sample_memory else None
+    if thread:
+        thread.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if thread:
+        stop.set()
+        thread.join()
+    if log:
+        out.close()
+    res = {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "maxrss_mib": usage.ru_maxrss / 1024,
+           "rc": proc.returncode}
+    if sample_memory:
+        res["tree_peak_mib"] = peak[0] / MIB
+    return res
+
+
+def check_rc(name: str, res: dict, log: Path) -> None:
+    if res["rc"] not in (0,):
+        tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+        raise SystemExit(f"bench: {name} exited {res['rc']}; its output ends with:\n{tail}")
+
+
+# --- environments and inputs ------------------------------------------------------------------------------
+
+
+def ensure_stock(log: Path) -> None:
+    """bench/.venv-stock: `pip install papermill jupyterlab`, nothing of ours; created once."""
+    stamp = STOCK / ".installed"
+    if stamp.exists():
+        return
+    print("bench: creating the stock environment (pip install papermill jupyterlab) in", STOCK, flush=True)
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", "--clear", str(STOCK)], check=True)
+    with open(log, "ab") as out:
+        subprocess.run([STOCK_BIN / "python", "-m", "pip", "install", "--quiet", "--upgrade", "pip"],
+                       check=True, stdout=out, stderr=out)
+        subprocess.run([STOCK_BIN / "python", "-m", "pip", "install", "--quiet", "papermill", "jupyterlab"],
+                       check=True, stdout=out, stderr=out)
+        subprocess.run([STOCK_BIN / "python", "-m", "ipykernel", "install", "--sys-prefix", "--name", "python3"],
+                       check=True, stdout=out, stderr=out)
+    stamp.touch()
+
+
+def ensure_project() -> None:
+    if not (REPO / ".venv" / ".installed").exists():
+        subprocess.run(["make", "-s", "-C", str(REPO), "venv"], check=True)
+
+
+def versions(python: Path) -> dict:
+    code = ("import json, importlib.metadata as m\nout = {}\n"
+            "for d in ('papermill', 'nbclient', 'ipykernel', 'jupyterlab', 'jsonschema', 'rfc3987-syntax', 'nbconvert'):\n"
+            "    try: out[d] = m.version(d)\n    except m.PackageNotFoundError: out[d] = None\n"
+            "print(json.dumps(out))")
+    return json.loads(subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout)
+
+
+def machine() -> dict:
+    info = {"nproc": os.cpu_count(), "python": platform.python_version(), "kernel": platform.release(),
+            "machine": platform.machine()}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                info["cpu"] = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                info["mem_gib"] = round(int(line.split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    return info
+
+
+def fresh_root(parent: Path, name: str) -> Path:
+    root = parent / name
+    subprocess.run([PROJECT_PY, "-m", "runbook_lib.cli", "lab-init", str(root)], check=True,
+                   stdout=subprocess.DEVNULL)
+    return root
+
+
+def code_cells(nb_path: Path) -> dict:
+    nb = json.loads(nb_path.read_text(encoding="utf-8"))
+    durations = [(c.get("metadata", {}).get("papermill", {}) or {}).get("duration") or 0.0
+                 for c in nb["cells"] if c["cell_type"] == "code"]
+    return {"cells_sum": sum(durations), "cells_n": len(durations), "cells_max": max(durations),
+            "notebook_duration": nb["metadata"].get("papermill", {}).get("duration")}
+
+
+# --- the scenarios -------------------------------------------------------------------------------------------
+
+
+def scenario(name: str, work: Path, log: Path, *, sample_memory: bool = False) -> dict:
+    tmp = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=work))
+    pm_quiet = ["--log-level", "WARNING", "--no-progress-bar"]
+    if name == "stock_empty":
+        res = run([STOCK_BIN / "papermill", *pm_quiet, EMPTY, tmp / "out.ipynb", "-p", "x", "1"],
+                  sample_memory=sample_memory, log=log)
+    elif name == "project_empty":
+        res = run([PROJECT_PY, "-m", "runbook_lib.runner", *pm_quiet, EMPTY, tmp / "out.ipynb", "-p", "x", "1"],
+                  sample_memory=sample_memory, log=log)
+    elif name == "plain_papermill":
+        root = fresh_root(tmp, "root")
+        res = run([PROJECT_BIN / "papermill", *pm_quiet, REPO / "notebooks/run.ipynb", tmp / "out.ipynb",
+                   "-p", "root", root], sample_memory=sample_memory, log=log)
+        res.update(code_cells(tmp / "out.ipynb"))
+    elif name == "make_run":
+        root = fresh_root(tmp, "root")
+        res = run(["make", "-s", "-C", REPO, "run", f"ROOT={root}", f"OUT={tmp}"], sample_memory=sample_memory,
+                  log=log)
+        res.update(code_cells(tmp / "run.ipynb"))
+    elif name == "runbook_run":
+        root = fresh_root(tmp, "root")
+        res = run([PROJECT_BIN / "runbook", "run", "--root", root, "--archive", tmp / "archive", "--label", "bench"],
+                  sample_memory=sample_memory, log=log)
+        (nb,) = (tmp / "archive" / "bench").glob("*/run.ipynb")
+        res.update(code_cells(nb))
+    elif name in ("kernel_project", "kernel_stock"):
+        py = PROJECT_PY if name == "kernel_project" else STOCK_BIN / "python"
+        proc = subprocess.run([py, BENCH / "kernel_start.py", tmp / "k"], capture_output=True, text=True)
+        if proc.returncode:
+            raise SystemExit(f"bench: {name} failed:\n{proc.stderr[-3000:]}")
+        res = {"rc": 0, **json.loads(proc.stdout.strip().splitlines()[-1])}
+        res["wall"] = res["ready"]
+    else:
+        raise ValueError(name)
+    check_rc(name, res, log)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return res
+
+
+def parallel(kind: str, n: int, work: Path, log: Path) -> dict:
+    tmp = Path(tempfile.mkdtemp(prefix=f"{kind}-", dir=work))
+    roots = [fresh_root(tmp, f"student{i:02d}") for i in range(1, n + 1)]
+    archive = tmp / "archive"
+    if kind == "sequential":
+        t0 = time.perf_counter()
+        cpu = 0.0
+        for root in roots:
+            res = run([PROJECT_BIN / "runbook", "run", "--root", root, "--archive", archive, "--label", root.name],
+                      log=log)
+            check_rc(kind, res, log)
+            cpu += res["cpu"]
+        res = {"wall": time.perf_counter() - t0, "cpu": cpu, "rc": 0}
+    else:
+        jobs = kind.removeprefix("jobs")
+        res = run([PROJECT_BIN / "runbook", "run", "--jobs", jobs, *[a for r in roots for a in ("--root", r)],
+                   "--archive", archive], log=log)
+        check_rc(kind, res, log)
+    runs = list(archive.glob("*/*/manifest.json"))
+    ok = sum(json.loads(p.read_text())["ok"] for p in runs)
+    if ok != n:
+        raise SystemExit(f"bench: {kind}: {ok} of {n} runs passed (see {archive})")
+    shutil.rmtree(tmp, ignore_errors=True)
+    return res
+
+
+# --- report ----------------------------------------------------------------------------------------------------
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of the single-run scenarios (default 5)")
+    ap.add_argument("--par-rounds", type=int, default=2, help="rounds of the N-roots comparison (default 2)")
+    ap.add_argument("--roots", type=int, default=20, help="roots in the N-roots comparison (default 20)")
+    ap.add_argument("--jobs1", action="store_true", help="also time `runbook run --jobs 1` over the N roots")
+    ap.add_argument("--out", default=str(BENCH / "results" / "latest.json"))
+    args = ap.parse_args(argv)
+
+    out_path = Path(args.out)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    log = out_path.with_suffix(".log")
+    log.write_text("")
+    ensure_project()
+    ensure_stock(log)
+    work = Path(tempfile.mkdtemp(prefix="runbook-bench-"))
+    report: dict = {"machine": machine(), "load_before": os.getloadavg(),
+                    "versions": {"project": versions(PROJECT_PY), "stock": versions(STOCK_BIN / "python")},
+                    "rounds": args.rounds, "par_rounds": args.par_rounds, "roots": args.roots}
+    names = ["stock_empty", "make_run", "runbook_run", "plain_papermill", "project_empty", "kernel_project",
+             "kernel_stock"]
+    samples: dict[str, list[dict]] = {n: [] for n in names}
+    started = time.time()
+    for r in range(args.rounds):
+        order = names[r % len(names):] + names[:r % len(names)]
+        for name in order:
+            samples[name].append(scenario(name, work, log))
+        print(f"bench: round {r + 1}/{args.rounds} done ({time.time() - started:.0f} s)", flush=True)
+
+    print("bench: memory pass", flush=True)
+    memory = {n: [scenario(n, work, log, sample_memory=True) for _ in range(2)]
+              for n in ("stock_empty", "make_run", "runbook_run")}
+
+    print("bench: edit alone", flush=True)
+    edit = json.loads(subprocess.run([PROJECT_PY, BENCH / "edit_bench.py"], capture_output=True, text=True,
+                                     check=True, cwd=REPO).stdout)
+
+    kinds = ["sequential", "jobs2"] + (["jobs1"] if args.jobs1 else [])
+    par: dict[str, list[dict]] = {k: [] for k in kinds}
+    for r in range(args.par_rounds):
+        for kind in (kinds if r % 2 == 0 else kinds[::-1]):
+            par[kind].append(parallel(kind, args.roots, work, log))
+        print(f"bench: {args.roots} roots, round {r + 1}/{args.par_rounds} done ({time.time() - started:.0f} s)",
+              flush=True)
+    shutil.rmtree(work, ignore_errors=True)
+    report["load_after"] = os.getloadavg()
+    report["seconds"] = round(time.time() - started)
+
+    # medians and ratios
+    m = {n: {k: med([s[k] for s in samples[n] if k in s]) for k in samples[n][0]} for n in names}
+    base = samples["stock_empty"]
+
+    def ratio(name, key="wall"):
+        per_round = [a[key] / b[key] for a, b in zip(samples[name], base)]
+        return {"of_medians": m[name][key] / m["stock_empty"][key], "median_per_round": med(per_round)}
+
+    ratios = {f"{n} / stock_empty": {"wall": ratio(n), "cpu": ratio(n, "cpu")}
+              for n in ("make_run", "runbook_run", "plain_papermill", "project_empty")}
+    cells = med([s["cells_sum"] for n in ("make_run", "runbook_run") for s in samples[n]])
+    pm_ = {k: {"wall": med([s["wall"] for s in v]), "cpu": med([s["cpu"] for s in v])} for k, v in par.items()}
+    speedup = pm_["sequential"]["wall"] / pm_["jobs2"]["wall"]
+    peak = {n: {"tree_peak_mib": max(s["tree_peak_mib"] for s in v), "maxrss_mib": max(s["maxrss_mib"] for s in v)}
+            for n, v in memory.items()}
+    report.update({"samples": samples, "medians": m, "ratios": ratios, "cells_sum_median": cells,
+                   "memory": peak, "edit": edit, "parallel": {"samples": par, "medians": pm_,
+                                                               "speedup_sequential_over_jobs2": speedup}})
+    verdict = {
+        "make_run / stock_empty (wall)": ratios["make_run / stock_empty"]["wall"]["of_medians"],
+        "runbook_run / stock_empty (wall)": ratios["runbook_run / stock_empty"]["wall"]["of_medians"],
+        "code cells, s": cells,
+        "edit on 1.6 default, ms": edit["default_1_6"]["median_ms"],
+        "20 roots: sequential / jobs2": speedup,
+        "peak memory per run, MiB": max(v["tree_peak_mib"] for n, v in peak.items() if n != "stock_empty"),
+    }
+    report["targets"] = {k: {"measured": v, "target": TARGETS[k],
+                             "met": (v >= TARGETS[k]) if "sequential / jobs2" in k else (v <= TARGETS[k])}
+                         for k, v in verdict.items()}
+    out_path.write_text(json.dumps(report, indent=1) + "\n")
+    print_report(report)
+    print(f"\nbench: full results in {out_path}")
+    return 0
+
+
+def print_report(rep: dict) -> None:
+    mc = rep["machine"]
+    print(f"\nmachine: {mc.get('cpu')}, {mc['nproc']} cores, {mc.get('mem_gib')} GiB, Python {mc['python']}, "
+          f"load {rep['load_before'][0]:.1f} before / {rep['load_after'][0]:.1f} after, {rep['seconds']} s")
+    print(f"\n| scenario (median of {rep['rounds']}) | wall s | CPU s | largest process MiB | code cells s |")
+    print("|---|---:|---:|---:|---:|")
+    for n, v in rep["medians"].items():
+        if n.startswith("kernel"):
+            continue
+        cells = f"{v['cells_sum']:.3f}" if "cells_sum" in v else ""
+        print(f"| {n} | {v['wall']:.2f} | {v['cpu']:.2f} | {v['maxrss_mib']:.0f} | {cells} |")
+    for n in ("kernel_project", "kernel_stock"):
+        v = rep["medians"][n]
+        print(f"| {n}: ready / first cell / shutdown | {v['ready']:.2f} / {v['first_cell']:.3f} / "
+              f"{v['shutdown']:.2f} | | | |")
+    print("\n| ratio | wall (of medians) | wall (median per round) | CPU (of medians) |")
+    print("|---|---:|---:|---:|")
+    for k, v in rep["ratios"].items():
+        print(f"| {k} | {v['wall']['of_medians']:.2f} | {v['wall']['median_per_round']:.2f} | "
+              f"{v['cpu']['of_medians']:.2f} |")
+    e = rep["edit"]
+    print("\n| edit alone (CPU) | lines | median ms | ms per 1000 lines |")
+    print("|---|---:|---:|---:|")
+    for label, v in [("containerd 1.6 default", e["default_1_6"])] + [("grown", g) for g in e["grown"]]:
+        print(f"| {label} | {v['lines']} | {v['median_ms']:.1f} | {v['ms_per_1000_lines']:.1f} |")
+    p = rep["parallel"]["medians"]
+    print(f"\n| {rep['roots']} roots (median of {rep['par_rounds']}) | wall s | CPU s |")
+    print("|---|---:|---:|")
+    for k, v in p.items():
+        print(f"| {k} | {v['wall']:.1f} | {v['cpu']:.1f} |")
+    print("\n| peak memory of one run | process tree MiB (sampled) | largest process MiB |")
+    print("|---|---:|---:|")
+    for k, v in rep["memory"].items():
+        print(f"| {k} | {v['tree_peak_mib']:.0f} | {v['maxrss_mib']:.0f} |")
+    print("\n| target | measured | target | met |")
+    print("|---|---:|---:|---|")
+    for k, v in rep["targets"].items():
+        print(f"| {k} | {v['measured']:.3g} | {v['target']} | {'yes' if v['met'] else 'NO'} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

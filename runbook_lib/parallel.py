@@ -1,0 +1,89 @@
+"""`runbook run --jobs N --root A --root B ...`: many roots, N runs at a time, none colliding with another.
+
+- Processes, not threads: each run has its own papermill, kernel manager and event loop. The workers are
+  forked after papermill, nbformat and nbconvert are imported once here, so a run pays only for its kernel,
+  its cells and its HTML export (a worker runs several roots one after another).
+- Kernel ports: every kernel talks over IPC sockets in a private temporary folder instead of TCP ports
+  picked at random, so two kernels started at the same moment (here or by another `runbook run`) can
+  never race for the same port.
+- Locks: each root has its own lock file under the root; the same root twice is refused up front, since
+  the second run would only wait for the first.
+- Archives: each root gets its own label (its folder name, after `--label` when given), so its runs sit in
+  DIR/<label>/ and `runbook summary` shows one row per root; a duplicate label is refused up front.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class Job:
+    root: str
+    label: str
+    params: dict
+
+
+def labels_for(roots: list[str], prefix: str | None) -> list[str]:
+    """One label per root: the root's folder name, after the --label prefix when one is given."""
+    out = []
+    for root in roots:
+        name = Path(os.path.abspath(root)).name or "root"
+        out.append(f"{prefix}-{name}" if prefix else name)
+    return out
+
+
+def isolated_kernel(tmp: str):
+    """papermill keyword arguments that make the kernel use IPC sockets under ``tmp`` (no TCP ports)."""
+    from traitlets.config import Config
+
+    config = Config()
+    config.KernelManager.transport = "ipc"
+    config.KernelManager.ip = os.path.join(tmp, "kernel")
+    return {"config": config}
+
+
+def run_one(notebook: Path, job: Job, archive: Path, version: str):
+    """One root, as `runbook run` does it, with its kernel on private IPC sockets."""
+    from .archive import execute
+
+    tmp = tempfile.mkdtemp(prefix="runbook-kernel-")
+    try:
+        return execute(notebook, job.params, archive, job.label, version, **isolated_kernel(tmp))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _preload() -> None:
+    """Import what every run needs once, before the workers fork, so none of them pays for it again."""
+    import nbformat  # noqa: F401
+    import papermill  # noqa: F401
+    from nbconvert import HTMLExporter  # noqa: F401
+
+
+def run_many(notebook: Path, jobs: list[Job], archive: Path, version: str, workers: int):
+    """Yield (job, RunResult or the exception it raised) in the order of ``jobs``."""
+    workers = max(1, min(workers, len(jobs)))
+    if workers == 1:
+        for job in jobs:
+            try:
+                yield job, run_one(notebook, job, archive, version)
+            except Exception as exc:  # noqa: BLE001 - one root's crash must not hide the others' results
+                yield job, exc
+        return
+    _preload()
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        futures = [pool.submit(run_one, notebook, job, archive, version) for job in jobs]
+        for job, fut in zip(jobs, futures):
+            try:
+                yield job, fut.result()
+            except Exception as exc:  # noqa: BLE001
+                yield job, exc

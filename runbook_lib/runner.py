@@ -1,0 +1,41 @@
+"""`python -m runbook_lib.runner ...`: papermill's own command line, without an import it never uses.
+
+With JupyterLab installed, `jsonschema[format-nongpl]` brings `rfc3987_syntax`, and `import jsonschema` (done by
+`nbformat`, so by papermill) loads it to register the "iri" format checkers: it compiles an RFC 3987 grammar
+with lark at import time, about half of papermill's start-up (docs/BENCHMARKS.md). Notebooks never use it:
+nbformat validates without a format checker (fastjsonschema by default), and nbconvert only through nbformat.
+So the runner marks that one module as absent *in its own process*, before papermill is imported; jsonschema
+then simply has no "iri"/"iri-reference" checker, as in an environment without that extra. Nothing is
+uninstalled, the kernel and JupyterLab are untouched, and every argument goes to papermill's CLI unchanged.
+"""
+
+from __future__ import annotations
+
+import sys
+
+# Imported only for format checkers that notebooks never use; see the module docstring.
+UNUSED_IN_RUNNER = ("rfc3987_syntax",)
+
+
+def skip_unused_imports() -> None:
+    """Make `import rfc3987_syntax` raise ImportError in this process (jsonschema suppresses it).
+
+    Call before papermill, nbformat or jsonschema is imported; a module already imported is left alone."""
+    for name in UNUSED_IN_RUNNER:
+        sys.modules.setdefault(name, None)  # type: ignore[arg-type]
+
+
+def main(argv: list[str] | None = None) -> int:
+    skip_unused_imports()
+    from papermill.cli import papermill
+
+    try:
+        papermill.main(args=argv if argv is not None else sys.argv[1:], prog_name="papermill",
+                       standalone_mode=True)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,26 @@
+"""The papermill runner (runbook_lib/runner.py): papermill's CLI, without the URI grammar it never uses."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_the_runner_process_never_imports_the_uri_grammar_and_still_validates_notebooks():
+    code = ("import sys\n"
+            "from runbook_lib.runner import skip_unused_imports\n"
+            "skip_unused_imports()\n"
+            "import papermill, nbformat, jsonschema\n"
+            "from nbformat.v4 import new_notebook, new_code_cell\n"
+            "nb = new_notebook(cells=[new_code_cell('x = 1')])\n"
+            "nbformat.validate(nb)\n"
+            "bad = new_notebook(cells=[new_code_cell('x = 1')]); bad.cells[0]['cell_type'] = 'nonsense'\n"
+            "try:\n    nbformat.validate(bad)\nexcept nbformat.ValidationError:\n    print('invalid caught')\n"
+            "print('grammar loaded' if sys.modules.get('rfc3987_syntax') else 'grammar skipped')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "invalid caught" in out and "grammar skipped" in out
+
+
+def test_the_runner_is_papermills_own_command_line():
+    proc = subprocess.run([sys.executable, "-m", "runbook_lib.runner", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "papermill" in proc.stdout.lower() and "--parameters" in proc.stdout

@@ -62,7 +62,7 @@ def statuses(results: list[StepResult]) -> list[str]:
 
 
 def snapshot(folder: Path) -> dict[str, tuple]:
-    """Every entry under a folder: files as (bytes, mode, mtime_ns), links as their target, folders as their mode."""
+    """Every entry under a folder: files as (bytes, mode, mtime_ns), links as their target, folders as (mode, mtime_ns)."""
     out: dict[str, tuple] = {}
     for dirpath, dirnames, filenames in os.walk(folder):
         for name in dirnames + filenames:
@@ -72,7 +72,7 @@ def snapshot(folder: Path) -> dict[str, tuple]:
             if path.is_symlink():
                 out[rel] = ("link", os.readlink(path))
             elif path.is_dir():
-                out[rel] = ("dir", st.st_mode)
+                out[rel] = ("dir", st.st_mode, st.st_mtime_ns)
             else:
                 out[rel] = ("file", path.read_bytes(), st.st_mode, st.st_mtime_ns)
     return out

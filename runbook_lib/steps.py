@@ -57,8 +57,9 @@ class Runbook:
         self._lock = RootLock(self.target, shared=self.p.check_only).acquire()
         if not self.p.check_only:
             try:  # temp files sit next to the file they replace: through a symlink, that is the link's folder
+                dropin_dir = posixpath.join(posixpath.dirname(self.p.config_path), "conf.d")
                 for folder in {self.target.resolve(self.p.config_path).parent, self.target.resolve(self.p.toolkit_dir),
-                               self.target.resolve(self.p.cdi_spec).parent}:
+                               self.target.resolve(self.p.cdi_spec).parent, self.target.resolve(dropin_dir)}:
                     sweep_stale_temps(folder)
             except BaseException:
                 self.finish()  # never keep the lock after a failed start (an interactive kernel lives on)

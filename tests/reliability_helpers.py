@@ -15,8 +15,8 @@ from importlib import resources
 from pathlib import Path
 
 from runbook_lib.params import validate
-from runbook_lib.result import FAILED, StepResult
-from runbook_lib.steps import Runbook
+from runbook_lib.result import FAILED, SKIPPED, UNCHANGED, StepResult
+from runbook_lib.steps import TITLES, Runbook
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "real"))
 import realenv  # noqa: E402  (the one skip-or-fail switch for real programs)
@@ -41,12 +41,12 @@ def make_root(tmp_path: Path, config: bytes | None = None, name: str = "root") -
 
 
 def run_apply(root: Path | str, **params) -> list[StepResult]:
-    """All eight steps in apply mode, stopping at the first failed step as the notebook does."""
+    """Every step in apply mode, stopping at the first failed step as the notebook does."""
     rb = Runbook(validate(root=str(root), **params))
     rb.start()
     results = []
     try:
-        for n in range(1, 9):
+        for n in sorted(TITLES):
             rb.act(n)
             result = rb.confirm(n)
             results.append(result)
@@ -59,6 +59,11 @@ def run_apply(root: Path | str, **params) -> list[StepResult]:
 
 def statuses(results: list[StepResult]) -> list[str]:
     return [r.status for r in results]
+
+
+def settled(results: list[StepResult]) -> bool:
+    """A run that found nothing to do: every step unchanged (or skipped, as step 9 is without containerd_bin)."""
+    return len(results) == len(TITLES) and all(r.status in (UNCHANGED, SKIPPED) for r in results)
 
 
 def snapshot(folder: Path) -> dict[str, tuple]:

@@ -22,13 +22,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from reliability_helpers import BASE, CDI, CONFIG, REPO, TOOLKIT, TOOLKIT_FILES, make_root, run_apply, statuses
+from reliability_helpers import BASE, CDI, CONFIG, REPO, TOOLKIT, TOOLKIT_FILES, make_root, run_apply, settled, statuses
 from runbook_lib.lock import LOCK_NAME
-from runbook_lib.result import FAILED, UNCHANGED
+from runbook_lib.result import FAILED
 from runbook_lib.safe_write import BACKUP_INFIX, TMP_PREFIX
 from runbook_lib.target import Target
 
-TARGETS = (CONFIG, CDI) + tuple(f"{TOOLKIT}/{name}" for name in TOOLKIT_FILES)
+DROPIN = "etc/containerd/conf.d/99-nvidia.toml"
+TARGETS = (CONFIG, CDI, DROPIN) + tuple(f"{TOOLKIT}/{name}" for name in TOOLKIT_FILES)
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 CHANGE_EVENTS = {"os.rename", "os.link", "os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown",
                  "os.truncate", "shutil.copyfile", "shutil.move", "os.symlink"}
@@ -122,43 +123,44 @@ def _assert_old_or_new(root: Path, old: dict, new: dict, where: str, between: di
         assert backup.read_bytes() in legit, f"{where}: backup {backup.name} is not a complete old file"
 
 
-def _assert_recovers(root: Path, new: dict, where: str) -> None:
-    results = run_apply(root)
+def _assert_recovers(root: Path, new: dict, where: str, params: dict | None = None) -> None:
+    results = run_apply(root, **(params or {}))
     assert FAILED not in statuses(results), (where, [(r.step, r.status, r.message.en) for r in results])
     assert _state(root) == new, f"{where}: the next run did not reach the same end state"
     leftovers = [p for p in root.rglob(f"{TMP_PREFIX}*")]
     assert leftovers == [], f"{where}: temp files left after the next run: {leftovers}"
 
 
-SCENARIOS = {  # name: (make the root, complete in-between states)
-    "existing-config": (lambda tmp: make_root(tmp, BASE), {}),
-    "fresh-root": (lambda tmp: make_root(tmp), {CONFIG: (BASE,)}),
+SCENARIOS = {  # name: (make the root, complete in-between states, parameters)
+    "existing-config": (lambda tmp: make_root(tmp, BASE), {}, {}),
+    "fresh-root": (lambda tmp: make_root(tmp), {CONFIG: (BASE,)}, {}),
+    "dropin-layout": (lambda tmp: make_root(tmp, BASE), {}, {"layout": "dropin"}),
 }  # (an empty config behaves as a fresh root: step 1 replaces it with the base, backed up)
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_sigkill_before_every_change_leaves_old_or_new(tmp_path, scenario):
-    make, between = SCENARIOS[scenario]
+    make, between, params = SCENARIOS[scenario]
     template = make(tmp_path / "template")
     old = _state(template)
     reference = tmp_path / "reference"
     shutil.copytree(template, reference, symlinks=True)
-    total = _count_changes(reference)
+    total = _count_changes(reference, params)
     new = _state(reference)
     assert total >= 20, f"only {total} changes counted: the hook does not see the writes"
-    assert all(new[t] for t in TARGETS)
+    assert all(new[t] for t in TARGETS if t != DROPIN) and bool(new[DROPIN]) == bool(params)
     killed = 0
     for k in range(1, total + 1):
         root = tmp_path / f"kill-{k}"
         shutil.copytree(template, root, symlinks=True)
-        status = run_in_child(root, kill_at=k)
+        status = run_in_child(root, kill_at=k, params=params)
         assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, f"kill point {k} not reached"
         killed += 1
         where = f"{scenario}, killed before change {k}/{total}"
         _assert_old_or_new(root, old, new, where, between)
-        _assert_recovers(root, new, where)
+        _assert_recovers(root, new, where, params)
         if k == total:
-            assert statuses(run_apply(root)) == [UNCHANGED] * 8, "a recovered root is as settled as any"
+            assert settled(run_apply(root, **params)), "a recovered root is as settled as any"
         shutil.rmtree(root)
     assert killed == total
 
@@ -215,11 +217,12 @@ def _link_scenario(tmp: Path) -> Path:
 IN_PLACE_SCENARIOS["config-symlink"] = _link_scenario
 
 
-@pytest.mark.parametrize("scenario", list(IN_PLACE_SCENARIOS))
+@pytest.mark.parametrize("scenario", list(IN_PLACE_SCENARIOS) + ["dropin-layout"])
 def test_no_target_is_opened_for_writing_in_place(tmp_path, scenario):
-    root = IN_PLACE_SCENARIOS[scenario](tmp_path)
+    dropin = scenario == "dropin-layout"
+    root = make_root(tmp_path, BASE) if dropin else IN_PLACE_SCENARIOS[scenario](tmp_path)
     log = tmp_path / "events.log"
-    status = run_in_child(root, record=log)
+    status = run_in_child(root, record=log, params={"layout": "dropin"} if dropin else None)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     events = _events(log)
     renamed = set()
@@ -242,7 +245,7 @@ def test_no_target_is_opened_for_writing_in_place(tmp_path, scenario):
         elif event in ("os.remove", "os.truncate") and str(args[0]).startswith(base):
             assert Path(args[0]).name.startswith(TMP_PREFIX), f"{event} of a non-temp file: {args[0]}"
     target = Target(root)
-    expected = {target.resolve("/" + t) for t in TARGETS}
+    expected = {target.resolve("/" + t) for t in TARGETS if dropin or t != DROPIN}
     assert expected <= renamed, f"targets not written by a rename: {expected - renamed}"
 
 

@@ -6,12 +6,13 @@ the next one. Check mode must not write anything, so it only takes a shared lock
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import time
 from pathlib import Path
 
-from .errors import LockTimeout
+from .errors import LockTimeout, WriteError
 from .messages import Msg
 from .safe_write import ensure_dir
 from .target import Target
@@ -29,17 +30,18 @@ class RootLock:
         self.path: Path | None = None
 
     def acquire(self) -> "RootLock":
+        # The folder is resolved inside the root like any path; the lock file itself is never followed as a link.
         if self.shared:
-            path = self.target.resolve(f"{LOCK_DIR}/{LOCK_NAME}")
-            if not path.is_file():
+            path = self.target.resolve(LOCK_DIR) / LOCK_NAME
+            if path.is_symlink() or not path.is_file():
                 return self  # nothing to wait for, and check mode creates nothing
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            fd = self._open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
             op = fcntl.LOCK_SH
         else:
             ensure_dir(self.target, LOCK_DIR)
-            path = self.target.resolve(f"{LOCK_DIR}/{LOCK_NAME}")
+            path = self.target.resolve(LOCK_DIR) / LOCK_NAME
             self.target.ensure_inside(path.parent)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+            fd = self._open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW)
             op = fcntl.LOCK_EX
         deadline = time.monotonic() + self.timeout
         while True:
@@ -58,6 +60,21 @@ class RootLock:
                 time.sleep(0.05)
         self.fd, self.path = fd, path
         return self
+
+    def _open(self, path: Path, flags: int) -> int:
+        try:
+            return os.open(path, flags, 0o644)
+        except OSError as exc:
+            lab = self.target.lab_path(path)
+            if exc.errno == errno.ELOOP:
+                what = Msg(f"잠금 파일이 심볼릭 링크입니다: {lab}. 런북은 잠금 파일의 링크를 따라가지 않습니다.",
+                           f"the lock file is a symbolic link: {lab}; the runbook never follows a link for its lock.")
+            else:
+                what = Msg(f"잠금 파일을 열 수 없습니다 ({exc.strerror}): {lab}",
+                           f"cannot open the lock file ({exc.strerror}): {lab}")
+            raise WriteError(what, Msg(f"다른 실행이 없는지 확인한 뒤 그 자리를 비우세요: rm {lab}",
+                                       f"make sure no other run is going on, then clear the way: rm {lab}"),
+                             path=lab) from None
 
     def release(self) -> None:
         if self.fd is not None:

@@ -15,7 +15,7 @@ import pytest
 from reliability_helpers import (BASE, CONFIG, NOTEBOOK, PAPERMILL, TOOLKIT, assert_bilingual,
                                  assert_containerd_registered, assert_failed_clearly, backups, make_root, run_apply,
                                  settled, snapshot, statuses)
-from runbook_lib.errors import ConfinementError, ParameterError
+from runbook_lib.errors import ConfinementError, ParameterError, WriteError
 from runbook_lib.result import FAILED
 from runbook_lib.safe_write import commit, plan_write
 from runbook_lib.target import Target
@@ -177,3 +177,29 @@ def test_bad_root_through_papermill(tmp_path):
     assert errors and errors[0]["ename"] == "ParameterError"
     assert "root is a file" in errors[0]["evalue"] and "root 가 폴더가 아니라 파일입니다" in errors[0]["evalue"]
     assert root.read_text() == "not a folder\n"
+
+
+# --- the lock under the root ----------------------------------------------------------------------------------
+
+def test_lock_file_symlinked_outside_is_refused_clearly(tmp_path, decoy):
+    root = make_root(tmp_path, BASE)
+    (root / "run/lock").mkdir(parents=True)
+    os.symlink(decoy / "config.toml", root / "run/lock/nvidia-runtime-runbook.lock")
+    before = _outside(tmp_path, root)
+    config = snapshot(root / "etc")
+    with pytest.raises(WriteError) as err:
+        run_apply(root)
+    assert "symbolic link" in err.value.what.en and "심볼릭 링크" in err.value.what.ko
+    assert "rm /run/lock/nvidia-runtime-runbook.lock" in err.value.fix.en
+    assert snapshot(root / "etc") == config, "nothing was changed without the lock"
+    _outside_untouched(tmp_path, root, before)
+
+
+def test_lock_folder_symlinked_outside_stays_under_the_root(tmp_path, decoy):
+    root = make_root(tmp_path, BASE)
+    (root / "run").mkdir()
+    os.symlink(decoy, root / "run/lock")
+    before = _outside(tmp_path, root)
+    assert FAILED not in statuses(run_apply(root))
+    assert (root / str(decoy).lstrip("/") / "nvidia-runtime-runbook.lock").is_file()
+    _outside_untouched(tmp_path, root, before)

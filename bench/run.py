@@ -5,7 +5,8 @@ Standard library only; run it with any Python 3.11+ (the Makefile uses the proje
 1. an empty parameterized notebook (bench/empty.ipynb) through a STOCK environment (`pip install papermill
    jupyterlab` in bench/.venv-stock, created on first use) against the whole runbook in the project's
    environment, `make run` and `runbook run`, each on a fresh lab root (`runbook lab-init`, not timed);
-   for reference also plain `.venv/bin/papermill` on the runbook and the empty notebook through our runner;
+   for reference also plain `.venv/bin/papermill` on the runbook, the empty notebook through our runner,
+   and the runbook through our runner without papermill's per-cell saves (what those saves cost);
 2. the runbook's own code cells (the durations papermill records in the executed notebook) and the kernel
    start alone (bench/kernel_start.py) in both environments;
 3. the edit alone (bench/edit_bench.py) on containerd 1.6's default config and on grown configs;
@@ -209,6 +210,14 @@ def scenario(name: str, work: Path, log: Path, *, sample_memory: bool = False) -
         res = run([PROJECT_BIN / "papermill", *pm_quiet, REPO / "notebooks/run.ipynb", tmp / "out.ipynb",
                    "-p", "root", root], sample_memory=sample_memory, log=log)
         res.update(code_cells(tmp / "out.ipynb"))
+    elif name == "runner_nosave":
+        # what papermill's save of the whole notebook at every cell's start and end costs: the same run with
+        # papermill's own --no-request-save-on-cell-execute (for reference only; the runbook keeps the saves)
+        root = fresh_root(tmp, "root")
+        res = run([PROJECT_PY, "-m", "runbook_lib.runner", *pm_quiet, "--no-request-save-on-cell-execute",
+                   REPO / "notebooks/run.ipynb", tmp / "out.ipynb", "-p", "root", root],
+                  sample_memory=sample_memory, log=log)
+        res.update(code_cells(tmp / "out.ipynb"))
     elif name == "make_run":
         root = fresh_root(tmp, "root")
         res = run(["make", "-s", "-C", REPO, "run", f"ROOT={root}", f"OUT={tmp}"], sample_memory=sample_memory,
@@ -286,8 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {"machine": machine(), "load_before": os.getloadavg(),
                     "versions": {"project": versions(PROJECT_PY), "stock": versions(STOCK_BIN / "python")},
                     "rounds": args.rounds, "par_rounds": args.par_rounds, "roots": args.roots}
-    names = ["stock_empty", "make_run", "runbook_run", "plain_papermill", "project_empty", "kernel_project",
-             "kernel_stock"]
+    names = ["stock_empty", "make_run", "runbook_run", "plain_papermill", "project_empty", "runner_nosave",
+             "kernel_project", "kernel_stock"]
     samples: dict[str, list[dict]] = {n: [] for n in names}
     started = time.time()
     for r in range(args.rounds):
@@ -324,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         return {"of_medians": m[name][key] / m["stock_empty"][key], "median_per_round": med(per_round)}
 
     ratios = {f"{n} / stock_empty": {"wall": ratio(n), "cpu": ratio(n, "cpu")}
-              for n in ("make_run", "runbook_run", "plain_papermill", "project_empty")}
+              for n in ("make_run", "runbook_run", "plain_papermill", "project_empty", "runner_nosave")}
     cells = med([s["cells_sum"] for n in ("make_run", "runbook_run") for s in samples[n]])
     pm_ = {k: {"wall": med([s["wall"] for s in v]), "cpu": med([s["cpu"] for s in v])} for k, v in par.items()}
     speedup = pm_["sequential"]["wall"] / pm_["jobs2"]["wall"]

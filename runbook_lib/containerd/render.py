@@ -1,12 +1,16 @@
-"""Render TOML fragments (keys, values, headers) in the style of the file they go into, using tomlkit."""
+"""Render TOML fragments (keys, values, headers) in the style of the file they go into, using tomlkit.
+
+The values a run renders are nearly always booleans, integers and plain ASCII strings, whose TOML form is
+written directly here (byte-for-byte what tomlkit gives, tests/test_render.py checks it); tomlkit is imported
+only for anything else, so a kernel running the notebook usually never pays for importing it."""
 
 from __future__ import annotations
 
 import re
 
-import tomlkit
-
 BARE = re.compile(r"[A-Za-z0-9_-]+")
+# printable ASCII with nothing to escape: a basic string is just the text in double quotes
+PLAIN = re.compile(r'[ !#-\[\]-~]*')
 
 
 def key(name: str, quote: str = '"') -> str:
@@ -14,10 +18,20 @@ def key(name: str, quote: str = '"') -> str:
         return name
     if quote == "'" and "'" not in name and "\n" not in name:
         return f"'{name}'"
+    import tomlkit
+
     return tomlkit.key(name).as_string()
 
 
 def value(v, *, literal: bool = False) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if type(v) is int:
+        return str(v)
+    if type(v) is str and PLAIN.fullmatch(v):
+        return f"'{v}'" if literal and "'" not in v else f'"{v}"'
+    import tomlkit
+
     if isinstance(v, str):
         if literal and "'" not in v and "\n" not in v:
             return tomlkit.string(v, literal=True).as_string()

@@ -31,8 +31,16 @@ def sha256(data: bytes | None) -> str | None:
 
 
 def read_bytes(path: Path) -> bytes | None:
-    """The file's bytes, or None when it does not exist. A folder where a file should be is an error."""
+    """The file's bytes, or None when it does not exist. A folder (or a FIFO, a device, a socket: reading one could
+    block forever) where a file should be is an error."""
     try:
+        st = path.stat()
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+            raise WriteError(
+                Msg(f"일반 파일이 있어야 할 자리에 다른 종류의 파일(FIFO, 장치, 소켓)이 있습니다: {path}",
+                    f"something other than a regular file (a FIFO, a device, a socket) stands where a file should be: {path}"),
+                Msg("그것을 다른 곳으로 옮기거나 경로 파라미터를 고치세요.",
+                    "move it away or correct the path parameter."), path=str(path))
         return path.read_bytes()
     except FileNotFoundError:
         return None

@@ -78,6 +78,8 @@ def snapshot(folder: Path) -> dict[str, tuple]:
                 out[rel] = ("link", os.readlink(path))
             elif path.is_dir():
                 out[rel] = ("dir", st.st_mode, st.st_mtime_ns)
+            elif not path.is_file():  # a FIFO, a device, a socket: never read
+                out[rel] = ("special", st.st_mode, st.st_mtime_ns)
             else:
                 out[rel] = ("file", path.read_bytes(), st.st_mode, st.st_mtime_ns)
     return out

@@ -331,3 +331,13 @@ def test_papermill_yaml_parameter_file_with_wrong_types(tmp_path):
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_config_that_is_a_fifo_stops_at_step_1_without_hanging(tmp_path):
+    """Reading a FIFO would block forever; the runbook says what stands there instead."""
+    root = make_root(tmp_path)
+    os.mkfifo(root / CONFIG)
+    before = snapshot(root)
+    results = run_apply(root)
+    assert_failed_clearly(results, 1, "FIFO", "config.toml")
+    assert_nothing_changed(root, before)

@@ -24,6 +24,7 @@ from .params import Params
 from .result import CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, Problem, StepResult
 from .safe_write import WritePlan, commit, ensure_dir, plan_write, read_bytes, sha256, sweep_stale_temps
 from .target import Target
+from .containerd.tables import get_in
 
 TITLES = {
     1: ("prepare", Msg("폴더 준비와 기본 설정 복사", "Prepare folders and the base config")),
@@ -134,7 +135,7 @@ class Runbook:
         if n in (2, 3):
             try:
                 eff = self.effective()
-                table = _get(eff.data, runtime_path(eff.version, self.p.runtime_name))
+                table = get_in(eff.data, runtime_path(eff.version, self.p.runtime_name))
                 if table is not None:
                     out[f"{self.p.config_path} (tomllib)"] = _show_table(table)
             except RunbookError:
@@ -262,7 +263,7 @@ class Runbook:
             data = {"version": EMPTY_FILE_VERSION, **data}
         extra = []
         default = default_runtime_name(eff.data, eff.version)
-        if default != self.p.runtime_name and _get(eff.data, runtime_path(eff.version, default)) is None:
+        if default != self.p.runtime_name and get_in(eff.data, runtime_path(eff.version, default)) is None:
             # No runtimes in the config means containerd's built-in runc; once any runtime table exists, the
             # built-in one is gone (containerd 1.6, tests/fixtures/broken), so the default must be written too.
             base = plan_runtime(text, data, eff.version, RuntimeWanted(default, "", False), {"runtime_type": RUNTIME_TYPE},
@@ -279,7 +280,7 @@ class Runbook:
             r.notes += [m for m in extra + plan.notes[1:] + plan.repairs if m != r.message]
             if moved:
                 r.message, r.notes = moved.notes[0], extra + plan.notes + plan.repairs
-            if source and _get(eff.data, runtime_path(eff.version, self.p.runtime_name)) is None:
+            if source and get_in(eff.data, runtime_path(eff.version, self.p.runtime_name)) is None:
                 r.notes.append(Msg(f"새 런타임은 기본 런타임 {source} 의 테이블을 복사해 시작했습니다.",
                                    f"the new runtime started as a copy of the default runtime {source}'s table."))
             after = load_effective(self.target, self.p.config_path, overlay={owner.lab_path: write.new})
@@ -288,7 +289,7 @@ class Runbook:
                 # Past-tense edit notes would read as done; the verdicts come from _check_2/_check_3.
                 r.message = Msg("apply 모드라면 아래 diff 처럼 고칩니다.", "apply mode would make the change in the diff below.")
                 r.notes = [n for n in r.notes if n not in plan.notes + plan.repairs]
-                if _get(eff.data, runtime_path(eff.version, self.p.runtime_name)) is None:
+                if get_in(eff.data, runtime_path(eff.version, self.p.runtime_name)) is None:
                     r.problems.append(Problem(
                         Msg(f"{self.p.runtime_name} 런타임 테이블이 없습니다.", f"there is no {self.p.runtime_name} runtime table."),
                         Msg(f"아래 diff 의 + 줄을 적으세요 (헤더: {diagnose.header_text(eff, runtime_path(eff.version, self.p.runtime_name))}).",
@@ -322,7 +323,7 @@ class Runbook:
 
     def _act_3(self) -> StepResult:
         eff = self.effective()
-        table = _get(eff.data, runtime_path(eff.version, self.p.runtime_name) + ("options",)) or {}
+        table = get_in(eff.data, runtime_path(eff.version, self.p.runtime_name) + ("options",)) or {}
         from .containerd.render import value
         shown = ", ".join(f"{k} = {value(table[k]) if k in table else '(없음/missing)'}" for k in ("BinaryName", "SystemdCgroup"))
         return self._new(3, Msg(f"2단계에서 함께 적은 options 를 다시 읽었습니다: {shown}",
@@ -377,7 +378,7 @@ class Runbook:
 
     def _parsed(self) -> tuple[str, list[str]]:
         eff = self.effective()
-        runtimes = sorted((_get(eff.data, runtimes_path(eff.version)) or {}).keys())
+        runtimes = sorted((get_in(eff.data, runtimes_path(eff.version)) or {}).keys())
         return toolkit.parsed_txt(eff.version, runtimes), runtimes
 
     def _act_5(self) -> StepResult:
@@ -466,7 +467,7 @@ class Runbook:
                                 f"handler: {self.p.runtime_name}"), path)]
         doc = runtimeclass.load_runtimeclass(text, path)
         eff = self.effective()
-        names = sorted((_get(eff.data, runtimes_path(eff.version)) or {}).keys())
+        names = sorted((get_in(eff.data, runtimes_path(eff.version)) or {}).keys())
         handler = doc.get("handler")
         problems = [Problem(w, f, path, cdi.yaml_line(text, "/" + w.en.split(" ", 1)[0].replace(".", "/")))
                     for w, f in runtimeclass.runtimeclass_problems(doc, self.p.runtime_name)
@@ -488,7 +489,7 @@ class Runbook:
         eff = self.effective()
         doc = runtimeclass.load_runtimeclass(self._read_text(self.tk("runtimeclass.yaml")) or "", self.tk("runtimeclass.yaml"))
         handler = doc.get("handler")
-        runtimes = _get(eff.data, runtimes_path(eff.version)) or {}
+        runtimes = get_in(eff.data, runtimes_path(eff.version)) or {}
         name = handler if handler in runtimes else self.p.runtime_name
         table = runtimes.get(name) if isinstance(runtimes.get(name), dict) else {}
         options = table.get("options") if isinstance(table.get("options"), dict) else {}
@@ -513,7 +514,7 @@ class Runbook:
     def _compare(self) -> tuple[list[tuple], list[Problem]]:
         try:
             eff = self.effective()
-            written = _get(eff.data, runtime_path(eff.version, self.p.runtime_name))
+            written = get_in(eff.data, runtime_path(eff.version, self.p.runtime_name))
             file_default = default_runtime_name(eff.data, eff.version)
         except RunbookError:
             written, file_default = None, None
@@ -521,14 +522,6 @@ class Runbook:
 
     def _check_9(self) -> list[Problem]:
         return self._compare()[1] if getattr(self, "_reading", None) else []
-
-
-def _get(data, path):
-    for p in path:
-        if not isinstance(data, dict) or p not in data:
-            return None
-        data = data[p]
-    return data
 
 
 __all__ = ["Runbook", "StepFailed", "TITLES", "WriteError", "load_toml"]

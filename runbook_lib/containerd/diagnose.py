@@ -16,6 +16,7 @@ from .layout import scan
 from .load import TomlFile
 from .versions import CRI_PLUGIN_NAMES, CRI_RUNTIME_PLUGIN, RUNTIME_TYPE, runtime_path, runtimes_path, \
     v2_style_tables_without_version
+from .tables import get_in
 
 # Keys containerd's CRI plugin knows in a runtime table (1.6 to 2.x); anything else is dropped silently.
 KNOWN_RUNTIME_KEYS = {
@@ -52,7 +53,7 @@ def owner_file(eff: Effective, runtime_name: str) -> TomlFile:
         return eff.owner_of_plugin(plugin)
     owner = eff.main
     for f in eff.files:
-        if _get(f.data, runtimes_path(eff.version)) is not None:
+        if get_in(f.data, runtimes_path(eff.version)) is not None:
             owner = f
     return owner
 
@@ -204,7 +205,7 @@ def _raw_header(eff: Effective, file_: str, line: int | None) -> str | None:
 
 
 def require_runtime(after: Effective, p, lab_path: str) -> None:
-    table = _get(after.data, runtime_path(after.version, p.runtime_name))
+    table = get_in(after.data, runtime_path(after.version, p.runtime_name))
     ok = isinstance(table, dict) and table.get("runtime_type") == RUNTIME_TYPE and isinstance(table.get("options"), dict) \
         and table["options"].get("BinaryName") == p.binary_name and table["options"].get("SystemdCgroup") is p.systemd_cgroup
     if not ok:
@@ -219,7 +220,7 @@ def require_runtime(after: Effective, p, lab_path: str) -> None:
 def warnings(eff: Effective, p) -> list[Msg]:
     out = []
     default = default_runtime_name(eff.data, eff.version)
-    base = _get(eff.data, runtime_path(eff.version, default) + ("options", "SystemdCgroup"))
+    base = get_in(eff.data, runtime_path(eff.version, default) + ("options", "SystemdCgroup"))
     if default != p.runtime_name and isinstance(base, bool) and base is not p.systemd_cgroup:
         out.append(Msg(
             f"주의: 기본 런타임 {default} 의 SystemdCgroup 은 {render.value(base)} 인데 {p.runtime_name} 에는 "
@@ -247,7 +248,7 @@ def default_problem(eff: Effective, p) -> Problem | None:
 
 def runtime_problems(eff: Effective, p, *, part: str) -> list[Problem]:
     path = runtime_path(eff.version, p.runtime_name)
-    table = _get(eff.data, path)
+    table = get_in(eff.data, path)
     hdr = header_text(eff, path)
     out: list[Problem] = []
     if part == "runtime":
@@ -327,7 +328,7 @@ def runtime_problems(eff: Effective, p, *, part: str) -> list[Problem]:
     out += _type_problems(eff, path + ("options",), options, OPTION_TYPES, skip=("BinaryName", "SystemdCgroup"))
     if p.check_only:
         default = default_runtime_name(eff.data, eff.version)
-        base = _get(eff.data, runtime_path(eff.version, default) + ("options", "SystemdCgroup"))
+        base = get_in(eff.data, runtime_path(eff.version, default) + ("options", "SystemdCgroup"))
         if default != p.runtime_name and isinstance(base, bool) and isinstance(sc, bool) and base is not sc:
             out.append(Problem(
                 Msg(f"{p.runtime_name} 의 SystemdCgroup({render.value(sc)})이 기본 런타임 {default} 의 값({render.value(base)})과 다릅니다.",
@@ -378,14 +379,6 @@ def _closest(key: str, known: set[str]) -> str | None:
     import difflib
     m = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.75)
     return m[0] if m else None
-
-
-def _get(data, path):
-    for p in path:
-        if not isinstance(data, dict) or p not in data:
-            return None
-        data = data[p]
-    return data
 
 
 __all__ = ["blockers", "owner_file", "require_runtime", "warnings", "default_problem", "runtime_problems",

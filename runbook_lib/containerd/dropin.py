@@ -27,6 +27,7 @@ from .effective import MERGE_1X, Effective, cri_plugin_id, load_effective
 from .layout import scan
 from .load import TomlFile
 from .versions import RUNTIME_TYPE, containerd_table, runtimes_path
+from .tables import get_in
 
 DROPIN_DIR = "conf.d"
 
@@ -96,7 +97,7 @@ def _registered(eff: Effective, p) -> bool:
 def dropin_data(eff: Effective, wanted: RuntimeWanted) -> tuple[dict, str | None, list[Msg]]:
     """The drop-in's content as data: (data, template source, notes)."""
     version, notes = eff.version, []
-    runtimes = copy.deepcopy(_get(eff.data, runtimes_path(version)) or {})
+    runtimes = copy.deepcopy(get_in(eff.data, runtimes_path(version)) or {})
     current = runtimes.get(wanted.name)
     source = None
     if isinstance(current, dict):
@@ -132,8 +133,8 @@ def _require_kept(before: Effective, after: Effective, p, path: str) -> None:
                               f"even with the imports entry, containerd would not read {path}; nothing was written."),
                           Msg(f"{p.config_path} 의 imports 를 확인하세요.", f"check the imports in {p.config_path}."), path=path)
     diagnose.require_runtime(after, p, path)
-    lost = sorted(set(_get(before.data, runtimes_path(before.version)) or {}) -
-                  set(_get(after.data, runtimes_path(after.version)) or {}))
+    lost = sorted(set(get_in(before.data, runtimes_path(before.version)) or {}) -
+                  set(get_in(after.data, runtimes_path(after.version)) or {}))
     moved = default_runtime_name(before.data, before.version) != default_runtime_name(after.data, after.version)
     if lost or moved or after.version != before.version:
         raise ConfigError(
@@ -268,10 +269,3 @@ def _verify(text: str, expected: dict, lab_path: str) -> None:
             Msg("layout=inplace 로 실행하거나, 이 설정 파일을 첨부해 문제를 알려 주세요.",
                 "run with layout=inplace, or report the problem with this config attached."), path=lab_path)
 
-
-def _get(data, path):
-    for part in path:
-        if not isinstance(data, dict) or part not in data:
-            return None
-        data = data[part]
-    return data

@@ -17,6 +17,7 @@ from ..messages import Msg
 from . import render
 from .layout import Header, Layout, scan
 from .versions import RUNTIME_TYPE, format_path, runtime_path, runtimes_path
+from .tables import get_in, set_in
 
 OPTIONS = "options"
 
@@ -48,7 +49,7 @@ class EditPlan:
 
 def default_runtime_name(data: dict, version: int) -> str:
     from .versions import containerd_table
-    node = _get(data, containerd_table(version))
+    node = get_in(data, containerd_table(version))
     name = node.get("default_runtime_name") if isinstance(node, dict) else None
     return name if isinstance(name, str) and name else "runc"
 
@@ -56,7 +57,7 @@ def default_runtime_name(data: dict, version: int) -> str:
 def template_runtime(effective: dict, version: int, wanted: RuntimeWanted) -> tuple[dict, str | None]:
     """The new runtime's table: a copy of the default runtime's (so privileged_without_host_devices,
     pod_annotations and the rest match it, as nvidia-ctk does), then the runbook's three settings."""
-    runtimes = _get(effective, runtimes_path(version))
+    runtimes = get_in(effective, runtimes_path(version))
     runtimes = runtimes if isinstance(runtimes, dict) else {}
     source = None
     for candidate in (default_runtime_name(effective, version), "runc", "crun"):
@@ -81,11 +82,11 @@ def plan_runtime(text: str, data: dict, version: int, wanted: RuntimeWanted, tem
     """Make ``text`` hold the runtime; ``template`` is used only when the runtime is not there yet."""
     layout = scan(text)
     path = runtime_path(version, wanted.name)
-    existing = _get(data, path)
+    existing = get_in(data, path)
     if existing is None:
         new_text = _insert_runtime(layout, version, wanted.name, template, source_name)
         expected = copy.deepcopy(data)
-        _set(expected, path, template)
+        set_in(expected, path, template)
         shown = f"[{format_path(path)}]"
         plan = EditPlan(new_text, notes=[Msg(
             f"{shown} 테이블과 options 하위 테이블을 추가했습니다." if OPTIONS in template else f"{shown} 테이블을 추가했습니다.",
@@ -256,8 +257,8 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
     quote = render.quote_style(layout.text)
     for rel, want in wanted.settings().items():
         full = path + rel
-        current = _get(data, full)
-        _set(expected, full, want)
+        current = get_in(data, full)
+        set_in(expected, full, want)
         if current == want and type(current) is type(want):
             continue
         kv = layout.keyvalue(full)
@@ -303,22 +304,3 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
             lines[after + 1:after + 1] = [ln + "\n" for ln in inserts[after]]
         text = "".join(lines)
     return text, expected, EditPlan(text, notes=notes, repairs=repairs)
-
-
-# --- dict helpers ----------------------------------------------------------------------------------------
-
-
-def _get(data: dict, path: tuple[str, ...]):
-    node = data
-    for p in path:
-        if not isinstance(node, dict) or p not in node:
-            return None
-        node = node[p]
-    return node
-
-
-def _set(data: dict, path: tuple[str, ...], value) -> None:
-    node = data
-    for p in path[:-1]:
-        node = node.setdefault(p, {})
-    node[path[-1]] = copy.deepcopy(value)

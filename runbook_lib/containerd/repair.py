@@ -20,6 +20,7 @@ from .edit import OPTIONS, RuntimeWanted, plan_runtime
 from .effective import Effective
 from .layout import Layout, scan
 from .versions import runtime_path
+from .tables import get_in
 
 
 @dataclass
@@ -33,13 +34,13 @@ def move_stray_runtime(eff: Effective, name: str) -> Moved | None:
     """The owner file's text with the stray table moved to the right path, or None when that would be a guess."""
     strays = stray_runtime_tables(eff, name)
     right = runtime_path(eff.version, name)
-    if len(strays) != 1 or _get(eff.data, right) is not None:
+    if len(strays) != 1 or get_in(eff.data, right) is not None:
         return None
     path, lab_path, line = strays[0]
     owner = owner_file(eff, name)
     if owner.lab_path != lab_path:
         return None
-    content = _get(owner.data, path)
+    content = get_in(owner.data, path)
     if not _clear(content):
         return None
     layout = scan(owner.text)
@@ -93,10 +94,3 @@ def _without(data: dict, path: tuple[str, ...], headers: set) -> dict:
         del chain[depth - 1][path[depth - 1]]
     return out
 
-
-def _get(data, path):
-    for p in path:
-        if not isinstance(data, dict) or p not in data:
-            return None
-        data = data[p]
-    return data

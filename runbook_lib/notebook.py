@@ -10,6 +10,7 @@ import html
 import uuid
 
 from .errors import RunbookError
+from .messages import Msg
 from .params import validate
 from .result import FAILED, SUMMARY_MIME, STEP_MIME, StepResult, summary_html, summary_text
 from .steps import Runbook, StepFailed
@@ -93,8 +94,15 @@ def check(rb: Runbook, n: int) -> None:
     """Read the result back from disk and give the verdict. In apply mode a failed step also shows the
     summary so far and stops the run, so papermill exits non-zero and the archived notebook says why."""
     result = rb.confirm(n)
+    failed = result.status == FAILED and not rb.p.check_only
+    withdrawn = rb.withdraw_report() if failed else None
+    if withdrawn:
+        result.notes.append(Msg(f"이번 실행이 실패해서, 이전 실행의 report.txt 를 {withdrawn} 로 옮겼습니다 "
+                                "(성공하지 않은 실행을 성공이라고 말하는 보고서가 남지 않도록).",
+                                f"this run failed, so the earlier run's report.txt was moved to {withdrawn} "
+                                "(no report may claim a success that did not happen)."))
     show(result)
-    if result.status == FAILED and not rb.p.check_only:
+    if failed:
         summary(rb, final=False)
         _status(rb, "failed", f"{n}단계에서 실패해 멈췄습니다: {result.message.ko}",
                 f"stopped: step {n} failed: {result.message.en}", failed=result)

@@ -209,3 +209,17 @@ def ensure_dir(target: Target, lab_path: str, *, dry_run: bool = False) -> list[
             folder.mkdir(mode=0o755, exist_ok=True)
         created.append(target.lab_path(folder))
     return created
+
+
+def retire(target: Target, lab_path: str) -> Path | None:
+    """Move a file out of the way, keeping its bytes as a backup (the same never-colliding name); returns the
+    backup, or None when there was no file. Used for a report that a failed run must not leave standing."""
+    host = target.resolve(lab_path)
+    data = read_bytes(host)
+    if data is None:
+        return None
+    target.ensure_inside(host.parent)
+    backup = _write_backup(host, data, stat.S_IMODE(os.stat(host).st_mode))
+    os.unlink(host)
+    _fsync_dir(host.parent)
+    return backup

@@ -148,6 +148,15 @@ class Runbook:
                 out[self.tk(name)] = text
         return out
 
+    def withdraw_report(self) -> str | None:
+        """After a failed apply run, no report.txt may claim a success that did not happen: an earlier run's
+        report is moved to a backup (its bytes kept). Check mode writes nothing, so it leaves it."""
+        if self.p.check_only:
+            return None
+        from .safe_write import retire
+        backup = retire(self.target, self.tk("report.txt"))
+        return self.target.lab_path(backup) if backup else None
+
     def ok(self) -> bool:
         return not any(r.failed for r in self.results.values())
 

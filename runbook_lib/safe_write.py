@@ -145,9 +145,26 @@ def _write_temp(folder: Path, name: str, data: bytes, mode: int, st: os.stat_res
     return tmp
 
 
+def _copy_xattrs(src: Path, dst: str) -> None:
+    """Keep extended attributes across the rename, above all the SELinux label of /etc/containerd/config.toml
+    on RHEL-like nodes (a new file would get its folder's default label). Best effort: a file system or a
+    caller that cannot set one keeps the folder's default, as a plain `cp` would."""
+    try:
+        names = os.listxattr(src, follow_symlinks=False)
+    except OSError:
+        return
+    for name in names:
+        try:
+            os.setxattr(dst, name, os.getxattr(src, name, follow_symlinks=False), follow_symlinks=False)
+        except OSError:
+            pass
+
+
 def _atomic_replace(host: Path, data: bytes, mode: int, st: os.stat_result | None) -> None:
     tmp = _write_temp(host.parent, host.name, data, mode, st)
     try:
+        if st is not None:
+            _copy_xattrs(host, tmp)
         os.replace(tmp, host)
     except BaseException:
         os.unlink(tmp)

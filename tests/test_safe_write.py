@@ -61,3 +61,15 @@ def test_diff_is_unified_with_lab_paths(tmp_path):
     (tmp_path / "a.txt").write_text("x\n")
     diff = plan_write(Target(tmp_path), "/a.txt", b"x\ny\n").diff()
     assert diff.startswith("--- a/a.txt\n+++ b/a.txt\n") and "+y\n" in diff
+
+
+def test_extended_attributes_survive_the_rename(tmp_path):
+    import pytest
+    f = tmp_path / "config.toml"
+    f.write_bytes(b"old\n")
+    try:
+        os.setxattr(f, "user.runbook-test", b"label")
+    except OSError:
+        pytest.skip("this file system has no user extended attributes")
+    commit(plan_write(Target(tmp_path), "/config.toml", b"new\n"))
+    assert os.getxattr(f, "user.runbook-test") == b"label"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import yaml
 
-from .errors import ConfigError
 from .messages import Msg
+from .yamldoc import load_mapping
 from .result import Problem
 
 CDI_VERSION = "0.5.0"  # the newest version podman 4.3 (Debian 12) accepts; containerd 1.6+ reads it too
@@ -35,21 +35,7 @@ def build_minimal_spec() -> str:
 
 
 def load_spec(text: str, lab_path: str) -> dict:
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ConfigError(
-            Msg(f"CDI 스펙을 YAML 로 읽을 수 없습니다: {getattr(exc, 'problem', exc)}",
-                f"the CDI spec is not readable as YAML: {getattr(exc, 'problem', exc)}"),
-            Msg("들여쓰기와 콜론(:) 뒤의 공백을 확인하세요. 다시 만들려면 파일을 옮겨 두고 다시 실행하세요.",
-                "check the indentation and the space after each colon; to start over, move the file away and run again."),
-            path=lab_path, line=mark.line + 1 if mark else None, col=mark.column + 1 if mark else None) from None
-    if not isinstance(doc, dict):
-        raise ConfigError(Msg("CDI 스펙이 매핑(키: 값) 문서가 아닙니다.", "the CDI spec is not a mapping document."),
-                          Msg("cdiVersion, kind, devices 키를 가진 YAML 매핑으로 적으세요.",
-                              "write it as a YAML mapping with cdiVersion, kind and devices."), path=lab_path)
-    return doc
+    return load_mapping(text, lab_path, name=Msg("CDI 스펙", "the CDI spec"), keys="cdiVersion, kind, devices", restart_hint=True)
 
 
 def top_level_keys(text: str) -> list[str]:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import yaml
 
-from .errors import ConfigError
 from .messages import Msg
+from .yamldoc import load_mapping
 
 API_VERSION = "node.k8s.io/v1"
 KIND = "RuntimeClass"
@@ -25,19 +24,7 @@ def build_runtimeclass(name: str) -> str:
 
 
 def load_runtimeclass(text: str, lab_path: str) -> dict:
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ConfigError(
-            Msg(f"YAML 로 읽을 수 없습니다: {getattr(exc, 'problem', exc)}", f"not readable as YAML: {getattr(exc, 'problem', exc)}"),
-            Msg("들여쓰기와 콜론(:) 뒤의 공백을 확인하세요.", "check the indentation and the space after each colon."),
-            path=lab_path, line=mark.line + 1 if mark else None, col=mark.column + 1 if mark else None) from None
-    if not isinstance(doc, dict):
-        raise ConfigError(Msg("RuntimeClass 문서가 매핑(키: 값)이 아닙니다.", "the RuntimeClass document is not a mapping."),
-                          Msg("apiVersion, kind, metadata, handler 네 키를 적으세요.",
-                              "write the four keys apiVersion, kind, metadata and handler."), path=lab_path)
-    return doc
+    return load_mapping(text, lab_path, name=Msg("RuntimeClass 문서", "the RuntimeClass document"), keys="apiVersion, kind, metadata, handler")
 
 
 def runtimeclass_problems(doc: dict, runtime_name: str) -> list[tuple[Msg, Msg]]:

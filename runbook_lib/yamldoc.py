@@ -1,0 +1,29 @@
+"""Read a YAML document that must be a mapping (the CDI spec, the RuntimeClass), with errors that name the
+file, the line and column, and what the document should hold."""
+
+from __future__ import annotations
+
+import yaml
+
+from .errors import ConfigError
+from .messages import Msg
+
+
+def load_mapping(text: str, lab_path: str, *, name: Msg, keys: str, restart_hint: bool = False) -> dict:
+    """``name`` says what the document is ("CDI 스펙"/"the CDI spec"); ``keys`` lists the keys it needs."""
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        hint = Msg(" 다시 만들려면 파일을 옮겨 두고 다시 실행하세요.", " To start over, move the file away and run again.") \
+            if restart_hint else Msg("", "")
+        raise ConfigError(
+            Msg(f"{name.ko}을(를) YAML 로 읽을 수 없습니다: {problem}", f"{name.en} is not readable as YAML: {problem}"),
+            Msg(f"들여쓰기와 콜론(:) 뒤의 공백을 확인하세요.{hint.ko}", f"check the indentation and the space after each colon.{hint.en}"),
+            path=lab_path, line=mark.line + 1 if mark else None, col=mark.column + 1 if mark else None) from None
+    if not isinstance(doc, dict):
+        raise ConfigError(Msg(f"{name.ko}이(가) 매핑(키: 값) 문서가 아닙니다.", f"{name.en} is not a mapping document."),
+                          Msg(f"{keys} 키를 가진 YAML 매핑으로 적으세요.", f"write it as a YAML mapping with {keys}."),
+                          path=lab_path)
+    return doc

@@ -5,9 +5,7 @@ A broken state is that root with one file replaced, so each test changes exactly
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +13,7 @@ from pathlib import Path
 from runbook_lib.params import validate
 from runbook_lib.result import STEP_MIME, Problem, StepResult
 from runbook_lib.steps import Runbook
+from helpers import tree_state
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -76,21 +75,7 @@ def all_verdicts(results: dict[int, StepResult]) -> list[Problem]:
     return [p for r in results.values() for p in r.problems]
 
 
-def tree(root: Path) -> dict[str, tuple]:
-    """Every entry under the root: kind, mode, mtime and content hash (a symlink by its target)."""
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            p = Path(dirpath) / name
-            st = p.lstat()
-            if p.is_symlink():
-                out[str(p.relative_to(root))] = ("link", os.readlink(p))
-            elif p.is_dir():
-                out[str(p.relative_to(root))] = ("dir", st.st_mode, st.st_mtime_ns)
-            else:
-                out[str(p.relative_to(root))] = ("file", st.st_mode, st.st_mtime_ns,
-                                                 hashlib.sha256(p.read_bytes()).hexdigest())
-    return out
+tree = tree_state  # one snapshot for every test that proves nothing changed
 
 
 def papermill(root: Path, out: Path, *args: str) -> subprocess.CompletedProcess:

@@ -30,21 +30,24 @@ def step_records(nb) -> dict:
     return {s["step"]: s for s in steps}
 
 
-def tree_state(root: Path) -> dict[str, tuple]:
-    """Every entry under root: kind, mode, bytes hash (or link target) — to prove nothing changed."""
-    state = {}
-    for dirpath, dirnames, filenames in os.walk(root):
+def tree_state(folder: Path) -> dict[str, tuple]:
+    """Every entry under a folder, to prove nothing changed: files as (bytes hash, mode, mtime_ns), links as
+    their target, folders as (mode, mtime_ns), special files (FIFO, device, socket) never read."""
+    out: dict[str, tuple] = {}
+    for dirpath, dirnames, filenames in os.walk(folder):
         for name in dirnames + filenames:
-            p = Path(dirpath) / name
-            st = p.lstat()
-            rel = str(p.relative_to(root))
-            if p.is_symlink():
-                state[rel] = ("link", os.readlink(p))
-            elif p.is_dir():
-                state[rel] = ("dir", st.st_mode)
+            path = Path(dirpath) / name
+            rel = str(path.relative_to(folder))
+            st = path.lstat()
+            if path.is_symlink():
+                out[rel] = ("link", os.readlink(path))
+            elif path.is_dir():
+                out[rel] = ("dir", st.st_mode, st.st_mtime_ns)
+            elif not path.is_file():
+                out[rel] = ("special", st.st_mode, st.st_mtime_ns)
             else:
-                state[rel] = ("file", st.st_mode, hashlib.sha256(p.read_bytes()).hexdigest(), st.st_mtime_ns)
-    return state
+                out[rel] = ("file", hashlib.sha256(path.read_bytes()).hexdigest(), st.st_mode, st.st_mtime_ns)
+    return out
 
 
 def put_course_fixture(root: Path, content: bytes | None = None) -> Path:

@@ -6,7 +6,6 @@ can say precisely what changed.
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import sys
@@ -20,6 +19,7 @@ from runbook_lib.steps import TITLES, Runbook
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "real"))
 import realenv  # noqa: E402  (the one skip-or-fail switch for real programs)
+from helpers import tree_state
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK = REPO / "notebooks" / "run.ipynb"
@@ -66,23 +66,7 @@ def settled(results: list[StepResult]) -> bool:
     return len(results) == len(TITLES) and all(r.status in (UNCHANGED, SKIPPED) for r in results)
 
 
-def snapshot(folder: Path) -> dict[str, tuple]:
-    """Every entry under a folder: files as (bytes, mode, mtime_ns), links as their target, folders as (mode, mtime_ns)."""
-    out: dict[str, tuple] = {}
-    for dirpath, dirnames, filenames in os.walk(folder):
-        for name in dirnames + filenames:
-            path = Path(dirpath) / name
-            rel = str(path.relative_to(folder))
-            st = path.lstat()
-            if path.is_symlink():
-                out[rel] = ("link", os.readlink(path))
-            elif path.is_dir():
-                out[rel] = ("dir", st.st_mode, st.st_mtime_ns)
-            elif not path.is_file():  # a FIFO, a device, a socket: never read
-                out[rel] = ("special", st.st_mode, st.st_mtime_ns)
-            else:
-                out[rel] = ("file", path.read_bytes(), st.st_mode, st.st_mtime_ns)
-    return out
+snapshot = tree_state  # one snapshot for every test that proves nothing changed
 
 
 def backups(folder: Path, name: str) -> list[Path]:

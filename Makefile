@@ -22,7 +22,7 @@ venv: $(STAMP)
 # The main job: the runbook on the embedded sandbox root (lab-root/ in this checkout), never on '/'.
 run: $(STAMP)
 	@mkdir -p $(OUT)
-	@$(BIN)/python -m runbook_lib.runner --log-level WARNING --no-progress-bar notebooks/run.ipynb $(OUT)/run.ipynb $(if $(ROOT),-p root $(ROOT)) \
+	@$(BIN)/python -m runbook_lib.runner --log-level WARNING --no-progress-bar --no-request-save-on-cell-execute notebooks/run.ipynb $(OUT)/run.ipynb $(if $(ROOT),-p root $(ROOT)) \
 		|| true
 	@$(BIN)/python -m runbook_lib.show $(OUT)/run.ipynb
 

@@ -68,6 +68,11 @@ def _status(rb: Runbook, state: str, ko: str, en: str, *, failed: StepResult | N
 
 def start(**params) -> Runbook:
     """The validation cell: check every parameter, then take the root's lock."""
+    if not params.get("root"):
+        # the embedded sandbox is the runbook's own folder: create it, so `make run` works on a fresh clone
+        # (an explicit root that does not exist stays an error: it is probably a typo)
+        from .params import default_lab_root
+        default_lab_root().mkdir(parents=True, exist_ok=True)
     rb = Runbook(validate(**params))
     rb.start()
     _display({"text/plain": f"root = {rb.target.root}  mode = {rb.p.mode}  runtime = {rb.p.runtime_name}",

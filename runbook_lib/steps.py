@@ -12,7 +12,7 @@ from importlib import resources
 
 from . import cdi, runtimeclass, toolkit
 from .containerd import ask
-from .containerd import diagnose, repair, dropin
+from .containerd import diagnose, repair
 from .containerd.edit import RuntimeWanted, default_runtime_name, plan_runtime, template_runtime
 from .containerd.effective import Effective, load_effective
 from .containerd.load import load_toml
@@ -311,6 +311,7 @@ class Runbook:
 
     def _act_2_dropin(self, eff: Effective, r: StepResult) -> StepResult:
         """layout=dropin (containerd/dropin.py): the planned files are verified on the effective config first."""
+        from .containerd import dropin  # only for layout=dropin
         plan = dropin.plan_dropin(self.target, self.p, eff, self.wanted)
         r.notes += plan.notes + diagnose.warnings(eff, self.p)
         if plan.changed:

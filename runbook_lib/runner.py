@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import sys
 
-# Imported only for format checkers that notebooks never use; see the module docstring.
-UNUSED_IN_RUNNER = ("rfc3987_syntax",)
+# Imported by jsonschema only to register format checkers ("iri", "uri", "date-time", "duration", "color",
+# "uri-template", "hostname") that notebook validation never uses; see the module docstring. Each import sits in
+# jsonschema/_format.py under `suppress(ImportError)`, and nothing else on papermill's path imports them.
+UNUSED_IN_RUNNER = ("rfc3987_syntax", "rfc3986_validator", "rfc3339_validator", "isoduration", "webcolors",
+                    "uri_template", "fqdn")
 
 
 def skip_unused_imports() -> None:

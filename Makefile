@@ -15,6 +15,7 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test,lab,fleet]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	$(BIN)/python -m compileall -q runbook_lib
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -22,9 +23,9 @@ venv: $(STAMP)
 # The main job: the runbook on the embedded sandbox root (lab-root/ in this checkout), never on '/'.
 run: $(STAMP)
 	@mkdir -p $(OUT)
-	@$(BIN)/python -m runbook_lib.runner --log-level WARNING --no-progress-bar --no-request-save-on-cell-execute notebooks/run.ipynb $(OUT)/run.ipynb $(if $(ROOT),-p root $(ROOT)) \
-		|| true
-	@$(BIN)/python -m runbook_lib.show $(OUT)/run.ipynb
+	@$(BIN)/python -m compileall -q runbook_lib  # bytecode for the kernel's imports, even under PYTHONDONTWRITEBYTECODE
+	@$(BIN)/python -m runbook_lib.runner --show --log-level WARNING --no-progress-bar --no-request-save-on-cell-execute \
+		notebooks/run.ipynb $(OUT)/run.ipynb $(if $(ROOT),-p root $(ROOT))
 
 test: $(STAMP)
 	@if [ "$$(id -u)" = "0" ]; then scripts/install-system-deps.sh; fi

@@ -29,15 +29,31 @@ def skip_unused_imports() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """papermill's CLI. With a leading `--show`, also print where the executed notebook is and its step summary
+    (runbook_lib.show) in the same process, and exit with the run's result: `make run` costs one start-up."""
+    args = list(argv if argv is not None else sys.argv[1:])
+    show = bool(args) and args[0] == "--show"
+    if show:
+        args = args[1:]
     skip_unused_imports()
     from papermill.cli import papermill
 
     try:
-        papermill.main(args=argv if argv is not None else sys.argv[1:], prog_name="papermill",
-                       standalone_mode=True)
+        papermill.main(args=args, prog_name="papermill", standalone_mode=True)
+        code = 0
     except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    return 0
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except Exception as exc:  # noqa: BLE001 - a failed cell: papermill already wrote the notebook
+        if not show:
+            raise
+        code = 1
+        print(f"papermill: {type(exc).__name__} (자세한 내용은 노트북에 / details in the notebook)", file=sys.stderr)
+    if show:
+        notebooks = [a for a in args if a.endswith(".ipynb")]
+        if len(notebooks) >= 2:
+            from .show import main as show_main
+            return show_main([notebooks[1]])
+    return code
 
 
 if __name__ == "__main__":

@@ -25,3 +25,17 @@ def test_the_runner_process_never_imports_the_uri_grammar_and_still_validates_no
 def test_the_runner_is_papermills_own_command_line():
     proc = subprocess.run([sys.executable, "-m", "runbook_lib.runner", "--help"], capture_output=True, text=True)
     assert proc.returncode == 0 and "papermill" in proc.stdout.lower() and "--parameters" in proc.stdout
+
+
+def test_show_prints_the_summary_and_exits_with_the_runs_result(tmp_path):
+    from helpers import NOTEBOOK
+    root = tmp_path / "root"
+    root.mkdir()
+    out = tmp_path / "out.ipynb"
+    ok = subprocess.run([sys.executable, "-m", "runbook_lib.runner", "--show", "--no-progress-bar", str(NOTEBOOK),
+                         str(out), "-p", "root", str(root)], capture_output=True, text=True)
+    assert ok.returncode == 0 and str(out) in ok.stdout and "통과 / passed" in ok.stdout
+    (root / "etc/containerd/config.toml").write_text("[broken\n")
+    bad = subprocess.run([sys.executable, "-m", "runbook_lib.runner", "--show", "--no-progress-bar", str(NOTEBOOK),
+                          str(out), "-p", "root", str(root)], capture_output=True, text=True)
+    assert bad.returncode == 1 and "실패 / failed" in bad.stdout

@@ -5,7 +5,7 @@ from __future__ import annotations
 import yaml
 
 from .messages import Msg
-from .yamldoc import load_mapping
+from .yamldoc import load_mapping, safe_load
 from .result import Problem
 
 CDI_VERSION = "0.5.0"  # the newest version podman 4.3 (Debian 12) accepts; containerd 1.6+ reads it too
@@ -40,7 +40,7 @@ def load_spec(text: str, lab_path: str) -> dict:
 
 def top_level_keys(text: str) -> list[str]:
     """Top-level keys in file order (PyYAML keeps the order of a mapping)."""
-    doc = yaml.safe_load(text)
+    doc = safe_load(text)
     return [str(k) for k in doc] if isinstance(doc, dict) else []
 
 

@@ -183,7 +183,28 @@ class Runbook:
                 "sha256": sha256(data)}
 
     def effective(self) -> Effective:
-        return load_effective(self.target, self.p.config_path)
+        """The effective config, re-read only when one of its files (or a folder an import globs) changed:
+        every step reads it, most of them more than once."""
+        cached = getattr(self, "_effective", None)
+        if cached is not None and cached[0] == self._fingerprint(cached[1]):
+            return cached[1]
+        eff = load_effective(self.target, self.p.config_path)
+        self._effective = (self._fingerprint(eff), eff)
+        return eff
+
+    def _fingerprint(self, eff: Effective) -> tuple:
+        import os
+        paths = [self.p.config_path] + [f.lab_path for f in eff.files] + eff.missing_imports
+        out = []
+        for lab in paths:
+            host = self.target.resolve(lab)
+            for probe in (host, host.parent):  # a new file in an imported folder changes the folder's mtime
+                try:
+                    st = os.stat(probe)
+                    out.append((str(probe), st.st_ino, st.st_mtime_ns, st.st_size))
+                except OSError:
+                    out.append((str(probe), None))
+        return tuple(out)
 
     def _read_text(self, lab_path: str) -> str | None:
         data = read_bytes(self.target.resolve(lab_path))

@@ -47,3 +47,9 @@ def test_rendering_plain_values_does_not_import_tomlkit():
             "print('tomlkit' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("name", ["io.containerd.grpc.v1.cri", "a b", "x:y", "k8s.io/*", "runc"])
+def test_key_is_byte_for_byte_what_tomlkit_writes(name):
+    import tomlkit
+    assert render.key(name) == (name if render.BARE.fullmatch(name) else tomlkit.key(name).as_string())

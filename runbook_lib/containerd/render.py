@@ -18,6 +18,8 @@ def key(name: str, quote: str = '"') -> str:
         return name
     if quote == "'" and "'" not in name and "\n" not in name:
         return f"'{name}'"
+    if PLAIN.fullmatch(name):
+        return f'"{name}"'
     import tomlkit
 
     return tomlkit.key(name).as_string()

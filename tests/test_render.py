@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-import tomlkit
 
 from runbook_lib.containerd import render
 
@@ -17,15 +16,7 @@ SAMPLES += [f"a{chr(c)}b" for c in range(0x00, 0x80)]
 
 
 def reference(v, literal: bool) -> str:
-    if isinstance(v, str):
-        if literal and "'" not in v and "\n" not in v:
-            return tomlkit.string(v, literal=True).as_string()
-        return tomlkit.string(v).as_string()
-    if isinstance(v, dict):
-        t = tomlkit.inline_table()
-        t.update(v)
-        return t.as_string()
-    return tomlkit.item(v).as_string()
+    return render.tomlkit_value(v, literal=literal)
 
 
 def outcome(fn, *args):

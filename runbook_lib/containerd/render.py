@@ -32,6 +32,11 @@ def value(v, *, literal: bool = False) -> str:
         return str(v)
     if type(v) is str and PLAIN.fullmatch(v):
         return f"'{v}'" if literal and "'" not in v else f'"{v}"'
+    return tomlkit_value(v, literal=literal)
+
+
+def tomlkit_value(v, *, literal: bool = False) -> str:
+    """The value as tomlkit writes it: the reference the fast path above must match (tests/test_render.py)."""
     import tomlkit
 
     if isinstance(v, str):

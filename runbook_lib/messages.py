@@ -24,3 +24,9 @@ class Msg:
 
 def msg(ko: str, en: str) -> Msg:
     return Msg(ko, en)
+
+
+def display_width(text: str) -> int:
+    """Terminal columns: Hangul (and other wide characters) take two, so Korean tables stay aligned."""
+    import unicodedata
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .archive import load_manifests
+from .messages import display_width
 
 # PASS covers "passed" and "unchanged": both mean the host is in the wanted state; "changed" is shown
 # as such because an operator wants to see which hosts a run actually touched.
@@ -121,11 +122,7 @@ def render_text(table: Table) -> str:
     return "\n".join(lines)
 
 
-def _width(text: str) -> int:
-    # Hangul takes two terminal columns; without this the Korean headers would break the alignment
-    import unicodedata
-
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+_width = display_width
 
 
 def _pad(text: str, width: int) -> str:

@@ -12,11 +12,10 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import unicodedata
 
 from typing import TYPE_CHECKING
 
-from ..messages import Msg
+from ..messages import Msg, display_width
 from ..result import FAILED, PASSED, SKIPPED, Problem, StepResult
 from . import render
 from .versions import RUNTIME_TYPE
@@ -205,9 +204,7 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None) ->
     return rows, problems
 
 
-def _width(text: str) -> int:
-    """Columns on a terminal: Korean letters take two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+_width = display_width
 
 
 def evidence(reading: dict, rows: list[tuple], p) -> dict[str, str]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import posixpath
-import tomllib
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
@@ -25,7 +24,7 @@ from . import diagnose, render
 from .edit import OPTIONS, RuntimeWanted, default_runtime_name, template_runtime
 from .effective import MERGE_1X, Effective, cri_plugin_id, load_effective
 from .layout import scan
-from .load import TomlFile
+from .load import TomlFile, require_reads_as
 from .versions import RUNTIME_TYPE, containerd_table, runtimes_path
 from .tables import get_in
 
@@ -259,13 +258,6 @@ def _is_aot(v) -> bool:
 
 
 def _verify(text: str, expected: dict, lab_path: str) -> None:
-    try:
-        ok = tomllib.loads(text) == expected
-    except tomllib.TOMLDecodeError:
-        ok = False
-    if not ok:
-        raise ConfigError(
-            Msg("만든 내용이 의도와 다르게 읽혀서 아무것도 쓰지 않았습니다.", "the planned content would not read back as intended, so nothing was written."),
-            Msg("layout=inplace 로 실행하거나, 이 설정 파일을 첨부해 문제를 알려 주세요.",
-                "run with layout=inplace, or report the problem with this config attached."), path=lab_path)
-
+    require_reads_as(text, expected, lab_path,
+                     Msg("layout=inplace 로 실행하거나, 이 설정 파일을 첨부해 문제를 알려 주세요.",
+                         "run with layout=inplace, or report the problem with this config attached."))

@@ -9,7 +9,6 @@ original data plus the intended change; otherwise nothing is written and the use
 from __future__ import annotations
 
 import copy
-import tomllib
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
@@ -17,6 +16,7 @@ from ..messages import Msg
 from . import render
 from .layout import Header, Layout, scan
 from .versions import RUNTIME_TYPE, format_path, runtime_path, runtimes_path
+from .load import require_reads_as
 from .tables import get_in, set_in
 
 OPTIONS = "options"
@@ -102,16 +102,9 @@ def plan_runtime(text: str, data: dict, version: int, wanted: RuntimeWanted, tem
 
 
 def _verify(new_text: str, expected: dict, lab_path: str) -> None:
-    try:
-        got = tomllib.loads(new_text)
-    except tomllib.TOMLDecodeError as exc:
-        got = exc
-    if got != expected:
-        raise ConfigError(
-            Msg("편집 결과가 의도와 다르게 읽혀서 아무것도 쓰지 않았습니다 (파일 형식이 예상 밖입니다).",
-                "the edited text would not read back as intended, so nothing was written (unexpected layout)."),
-            Msg("런타임 테이블을 직접 추가하거나, 이 파일을 첨부해 문제를 알려 주세요.",
-                "add the runtime table by hand, or report the problem with this file attached."), path=lab_path)
+    require_reads_as(new_text, expected, lab_path,
+                     Msg("런타임 테이블을 직접 추가하거나, 이 파일을 첨부해 문제를 알려 주세요.",
+                         "add the runtime table by hand, or report the problem with this file attached."))
 
 
 # --- a new runtime -------------------------------------------------------------------------------------

@@ -66,3 +66,20 @@ def parse_text(text: str, lab_path: str) -> dict:
 def load_toml(raw: bytes, lab_path: str) -> TomlFile:
     text, bom, crlf = decode_text(raw, lab_path)
     return TomlFile(lab_path, text, parse_text(text, lab_path), bom, crlf)
+
+
+def reads_as(text: str, expected: dict) -> bool:
+    """True when tomllib reads ``text`` as exactly ``expected``: the acceptance test of every planned edit,
+    so a mistake in how an edit was built can only stop it, never corrupt a file."""
+    try:
+        return tomllib.loads(text) == expected
+    except tomllib.TOMLDecodeError:
+        return False
+
+
+def require_reads_as(text: str, expected: dict, lab_path: str, fix: Msg) -> None:
+    if not reads_as(text, expected):
+        raise ConfigError(
+            Msg("만든 내용이 의도와 다르게 읽혀서 아무것도 쓰지 않았습니다 (파일 형식이 예상 밖입니다).",
+                "the planned content would not read back as intended, so nothing was written (unexpected layout)."),
+            fix, path=lab_path)

@@ -10,7 +10,6 @@ and the same table at the right path; a text the scanner misread can only cancel
 from __future__ import annotations
 
 import copy
-import tomllib
 from dataclasses import dataclass, field
 
 from ..errors import ConfigError
@@ -19,6 +18,7 @@ from .diagnose import KNOWN_RUNTIME_KEYS, header_text, owner_file, stray_runtime
 from .edit import OPTIONS, RuntimeWanted, plan_runtime
 from .effective import Effective
 from .layout import Layout, scan
+from .load import reads_as
 from .versions import runtime_path
 from .tables import get_in
 
@@ -47,12 +47,12 @@ def move_stray_runtime(eff: Effective, name: str) -> Moved | None:
     shown = layout.lines[line - 1].strip()
     text = _delete_tables(layout, path)
     data = _without(owner.data, path, {h.path for h in layout.headers})
+    if not reads_as(text, data):
+        return None
     try:
-        if tomllib.loads(text) != data:
-            return None
         plan = plan_runtime(text, data, eff.version, RuntimeWanted(name, "", False), copy.deepcopy(content),
                             lab_path=lab_path)
-    except (tomllib.TOMLDecodeError, ConfigError):
+    except ConfigError:
         return None
     head = header_text(eff, right)
     return Moved(lab_path, plan.text, [Msg(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-from .messages import Msg
+from .messages import Msg, display_width
 
 STEP_MIME = "application/vnd.runbook.step+json"
 SUMMARY_MIME = "application/vnd.runbook.summary+json"
@@ -96,9 +96,10 @@ def summary_rows(results: list[StepResult]) -> list[tuple[str, str, str, str]]:
 
 def summary_text(results: list[StepResult]) -> str:
     rows = summary_rows(results)
-    width = max((len(r[1]) for r in rows), default=10)
-    out = [f"{'#':>3}  {'step':<{width}}  status"]
-    out += [f"{s:>3}  {t:<{width}}  {st}" for s, t, st, _ in rows]
+    width = max((display_width(r[1]) for r in rows), default=10)
+    pad = lambda text: text + " " * (width - display_width(text))  # noqa: E731 - Hangul takes two columns
+    out = [f"{'#':>3}  {pad('step')}  status"]
+    out += [f"{s:>3}  {pad(t)}  {st}" for s, t, st, _ in rows]
     return "\n".join(out)
 
 

@@ -21,3 +21,13 @@ def test_toml_error_explained_once_then_referenced(tmp_path):
     for p in later:
         assert f"step {first.step}" in p.what.en and f"{first.step}단계" in p.what.ko
         assert p.excerpt is None
+
+
+def test_summary_text_columns_line_up_with_korean_titles(tmp_path):
+    from runbook_lib.messages import display_width
+    from runbook_lib.result import summary_text
+    rb = Runbook(validate(root=str(tmp_path))).start()
+    text = summary_text([rb.run(n) for n in range(1, 9)])
+    rows = text.splitlines()
+    columns = {display_width(row[: row.rindex("  ")]) for row in rows}
+    assert len(columns) == 1, text

@@ -7,10 +7,16 @@ nbformat validates without a format checker (fastjsonschema by default), and nbc
 So the runner marks that one module as absent *in its own process*, before papermill is imported; jsonschema
 then simply has no "iri"/"iri-reference" checker, as in an environment without that extra. Nothing is
 uninstalled, the kernel and JupyterLab are untouched, and every argument goes to papermill's CLI unchanged.
+
+It also starts the kernel first (runbook_lib.kernel_early), so that the kernel boots while papermill is
+imported, and runs papermill with `--engine runbook` (runbook_lib.kernel_manager), which adopts that kernel
+and talks to it over private IPC sockets. An `--engine` of the caller's own turns both off.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 
 # Imported by jsonschema only to register format checkers ("iri", "uri", "date-time", "duration", "color",
@@ -28,6 +34,49 @@ def skip_unused_imports() -> None:
         sys.modules.setdefault(name, None)  # type: ignore[arg-type]
 
 
+def _option(args: list[str], *names: str) -> str | None:
+    """The value of the last ``--name value`` / ``--name=value`` among papermill's arguments."""
+    found = None
+    for i, arg in enumerate(args):
+        for name in names:
+            if arg == name and i + 1 < len(args):
+                found = args[i + 1]
+            elif name.startswith("--") and arg.startswith(name + "="):
+                found = arg.split("=", 1)[1]
+    return found
+
+
+def kernel_name_of(args: list[str]) -> str | None:
+    """The kernel papermill will start: `-k NAME`, else the input notebook's kernelspec (a local file)."""
+    name = _option(args, "-k", "--kernel")
+    if name:
+        return name
+    for arg in args:
+        if arg.endswith(".ipynb") and os.path.isfile(arg):
+            try:
+                with open(arg, encoding="utf-8") as f:
+                    return ((json.load(f).get("metadata") or {}).get("kernelspec") or {}).get("name")
+            except (OSError, ValueError, AttributeError):
+                return None
+    return None
+
+
+def start_kernel_early(args: list[str]) -> list[str]:
+    """Start the kernel now (runbook_lib.kernel_early) and return papermill's arguments with `--engine runbook`,
+    whose kernel manager adopts it. With an engine of the caller's own, nothing changes."""
+    if _option(args, "--engine"):
+        return args
+    from . import kernel_early
+
+    # papermill's CLI sets this before it starts a kernel; set it first so the early kernel's environment is the
+    # one papermill would give it (and the kernel manager's comparison holds).
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    name = kernel_name_of(args)
+    if name:
+        kernel_early.spawn(name, cwd=_option(args, "--cwd"))
+    return ["--engine", "runbook", *args]
+
+
 def main(argv: list[str] | None = None) -> int:
     """papermill's CLI. With a leading `--show`, also print where the executed notebook is and its step summary
     (runbook_lib.show) in the same process, and exit with the run's result: `make run` costs one start-up."""
@@ -35,8 +84,14 @@ def main(argv: list[str] | None = None) -> int:
     show = bool(args) and args[0] == "--show"
     if show:
         args = args[1:]
+    if args and not {"--help", "--version", "--help-notebook"} & set(args):
+        args = start_kernel_early(args)
     skip_unused_imports()
     from papermill.cli import papermill
+
+    from .kernel_manager import register
+
+    register()
 
     try:
         papermill.main(args=args, prog_name="papermill", standalone_mode=True)

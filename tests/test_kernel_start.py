@@ -1,0 +1,120 @@
+"""The early kernel and our kernel manager (runbook_lib/kernel_early.py, kernel_manager.py), with real kernels.
+
+What must hold: the kernel started before papermill is the one that runs the cells when nothing differs;
+when anything differs (working directory, kernel name) it is stopped and jupyter_client's own launch runs
+the notebook; no kernel process, socket or folder outlives a run; kernels talk over IPC, not TCP.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import papermill
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from runbook_lib import kernel_early
+from runbook_lib.kernel_manager import ENGINE_NAME, register
+from runbook_lib.runner import _option, kernel_name_of
+
+PROBE = ("import json, os\n"
+         "from ipykernel import get_connection_info\n"
+         "info = json.loads(get_connection_info())\n"
+         "print(json.dumps({'pid': os.getpid(), 'cwd': os.getcwd(), 'transport': info['transport'],"
+         " 'ip': info['ip']}))")
+
+
+def probe_notebook(path: Path) -> Path:
+    nb = new_notebook(cells=[new_code_cell(PROBE)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(path))
+    return path
+
+
+def run_probe(tmp_path: Path, **kwargs) -> dict:
+    register()
+    out = tmp_path / "out.ipynb"
+    papermill.execute_notebook(str(probe_notebook(tmp_path / "probe.ipynb")), str(out), engine_name=ENGINE_NAME,
+                               kernel_name="python3", progress_bar=False, **kwargs)
+    text = nbformat.read(str(out), as_version=4).cells[0].outputs[0]["text"]
+    return json.loads(text)
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_the_early_kernel_runs_the_cells_over_private_ipc_sockets(tmp_path):
+    early = kernel_early.spawn("python3")
+    assert early is not None, "the python3 kernelspec of the venv (make test installs it) was not found"
+    assert os.stat(early.folder).st_mode & 0o777 == 0o700  # nobody else can reach the sockets
+    assert os.stat(early.connection_file).st_mode & 0o777 == 0o600  # nor read the key
+    seen = run_probe(tmp_path)
+    assert seen["pid"] == early.process.pid  # adopted, not a second kernel
+    assert seen["transport"] == "ipc" and seen["ip"].startswith(early.folder)
+    assert early.process.poll() is not None and not os.path.exists(early.folder)  # stopped and cleaned up
+
+
+def test_an_early_kernel_in_another_working_directory_is_replaced_not_used(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    early = kernel_early.spawn("python3", cwd=str(elsewhere))
+    seen = run_probe(tmp_path)  # papermill starts the kernel in this process's working directory
+    assert seen["pid"] != early.process.pid and seen["cwd"] == os.getcwd()
+    assert early.process.poll() is not None  # the early one was stopped, not left running
+    assert seen["transport"] == "ipc" and not os.path.exists(early.folder)
+
+
+def test_without_an_early_kernel_the_manager_still_uses_a_private_ipc_folder(tmp_path):
+    kernel_early.discard()
+    seen = run_probe(tmp_path)
+    folder = os.path.dirname(seen["ip"])
+    assert seen["transport"] == "ipc" and Path(folder).name.startswith("runbook-kernel-")
+    assert not os.path.exists(folder)  # removed with the kernel
+
+
+def test_a_kernel_for_another_name_is_stopped_when_claimed():
+    early = kernel_early.spawn("python3")
+    assert kernel_early.claim("julia-1.10") is None
+    assert early.process.poll() is not None and not os.path.exists(early.folder)
+    assert kernel_early.claim("python3") is None  # handed over at most once
+
+
+def test_an_unclaimed_early_kernel_does_not_outlive_its_process():
+    code = ("from runbook_lib import kernel_early\n"
+            "k = kernel_early.spawn('python3')\n"
+            "print(k.process.pid, k.folder)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    pid, folder = int(out[0]), out[1]
+    assert gone(pid) and not os.path.exists(folder)
+
+
+def test_an_unknown_kernelspec_starts_nothing_early():
+    assert kernel_early.spawn("no-such-kernel-xyz") is None
+    assert not kernel_early.has_pending()
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["-k", "python3", "in.ipynb", "out.ipynb"], "python3"),
+    (["--kernel=ir", "in.ipynb"], "ir"),
+    (["--kernel", "a", "-k", "b"], "b"),
+    (["in.ipynb"], None),
+])
+def test_the_runner_reads_papermills_kernel_option(args, expected):
+    assert _option(args, "-k", "--kernel") == expected
+
+
+def test_the_runner_reads_the_kernel_name_from_the_input_notebook(tmp_path):
+    nb = probe_notebook(tmp_path / "x.ipynb")
+    assert kernel_name_of(["-p", "root", "/", str(nb), "out.ipynb"]) == "python3"
+    assert kernel_name_of(["-k", "other", str(nb)]) == "other"
+    assert kernel_name_of([str(tmp_path / "missing.ipynb")]) is None

@@ -149,25 +149,19 @@ def _brief(rec: dict) -> dict:
     return {k: rec.get(k) for k in ("step", "id", "title", "status", "message", "backup")}
 
 
-def export_html(nb, dest: Path) -> str | None:
-    """Write the HTML rendering; returns an error text instead of raising, the run's verdict stands alone."""
-    try:
-        from nbconvert import HTMLExporter
-    except ImportError:
-        return "nbconvert is missing: pip install nbconvert"
-    try:
-        body, _ = HTMLExporter().from_notebook_node(nb)
-        dest.write_text(body, encoding="utf-8")
-        return None
-    except Exception as exc:  # noqa: BLE001 - any exporter failure is reported in the manifest
-        return f"{type(exc).__name__}: {exc}"
-
-
 def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, version: str,
-            **engine_kwargs) -> RunResult:
+            html_helper=None, **engine_kwargs) -> RunResult:
+    """Run the notebook into a new run folder and archive it. ``html_helper`` (an html_export.Helper started
+    when the run began) renders the HTML copy; without one it is rendered in this process."""
+    from . import html_export
+
     import nbformat
     import papermill as pm
 
+    from .kernel_manager import ENGINE_NAME, register
+
+    register()  # private IPC sockets, the early kernel when one was started, a quick stop
+    engine_kwargs.setdefault("engine_name", ENGINE_NAME)
     started = utc_now()
     run_dir = new_run_dir(archive_root, label, started)
     out_nb = run_dir / NOTEBOOK_NAME
@@ -186,7 +180,14 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
     nb = nbformat.read(str(out_nb), as_version=4) if out_nb.exists() else None
     manifest = build_manifest(label=label, notebook=notebook, parameters=parameters, started=started,
                               ended=ended, nb=nb, error=error, version=version)
-    html_error = export_html(nb, run_dir / HTML_NAME) if nb is not None else "no executed notebook"
+    if nb is None:
+        html_error = "no executed notebook"
+        if html_helper is not None:
+            html_helper.close()
+    elif html_helper is not None:
+        html_error = html_helper.export(nb, out_nb, run_dir / HTML_NAME)
+    else:
+        html_error = html_export.render(nb, run_dir / HTML_NAME)
     manifest["artifacts"] = {
         name: {"sha256": sha256_file(run_dir / name)} for name in (NOTEBOOK_NAME, HTML_NAME)
         if (run_dir / name).exists()

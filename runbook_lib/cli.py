@@ -145,17 +145,25 @@ def collect_parameters(args, declared: dict, root: str | None = None) -> dict:
 def cmd_run(args) -> int:
     from .runner import skip_unused_imports
 
+    notebook = Path(args.notebook) if args.notebook else default_notebook()
+    roots = getattr(args, "roots", None) or [args.root]
+    html_helper = None
+    if len(roots) == 1 and notebook.is_file():
+        # Both boot while papermill is imported; both are stopped at exit if the run is refused.
+        from .html_export import Helper
+        from .parallel import prestart
+
+        prestart(notebook)  # the kernel (runbook_lib.kernel_early)
+        html_helper = Helper()  # nbconvert, ready for the HTML copy (runbook_lib.html_export)
     skip_unused_imports()  # before papermill: see runbook_lib/runner.py
     import papermill as pm
 
     from . import __version__
     from .parallel import Job, run_one
 
-    notebook = Path(args.notebook) if args.notebook else default_notebook()
     if not notebook.is_file():
         raise Refused(f"노트북을 찾을 수 없습니다: {notebook}\nnotebook not found: {notebook}")
     declared = pm.inspect_notebook(str(notebook))
-    roots = getattr(args, "roots", None) or [args.root]
     if len(roots) > 1:
         return cmd_run_many(args, notebook, declared, roots)
     params = collect_parameters(args, declared)
@@ -163,7 +171,7 @@ def cmd_run(args) -> int:
     if not label or "/" in label or label.startswith("."):
         raise Refused(f"label 에는 '/' 를 쓸 수 없고 '.' 으로 시작할 수 없습니다: {label!r}\n"
                       f"a label cannot contain '/' or start with '.': {label!r}")
-    result = run_one(notebook, Job(args.root, label, params), Path(args.archive), __version__)
+    result = run_one(notebook, Job(args.root, label, params), Path(args.archive), __version__, html_helper)
     print(render_run(result.manifest))
     print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
     return EXIT_OK if result.ok else EXIT_FAILED

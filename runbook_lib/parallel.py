@@ -4,8 +4,8 @@
   forked after papermill, nbformat and nbconvert are imported once here, so a run pays only for its kernel,
   its cells and its HTML export (a worker runs several roots one after another).
 - Kernel ports: every kernel talks over IPC sockets in a private temporary folder instead of TCP ports
-  picked at random, so two kernels started at the same moment (here or by another `runbook run`) can
-  never race for the same port.
+  picked at random (runbook_lib.kernel_manager), so two kernels started at the same moment (here or by
+  another `runbook run`) can never race for the same port.
 - Locks: each root has its own lock file under the root; the same root twice is refused up front, since
   the second run would only wait for the first.
 - Archives: each root gets its own label (its folder name, after `--label` when given), so its runs sit in
@@ -15,8 +15,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,32 +36,35 @@ def labels_for(roots: list[str], prefix: str | None) -> list[str]:
     return out
 
 
-def isolated_kernel(tmp: str):
-    """papermill keyword arguments that make the kernel use IPC sockets under ``tmp`` (no TCP ports)."""
-    from traitlets.config import Config
+def prestart(notebook: Path) -> None:
+    """Start this run's kernel now (runbook_lib.kernel_early), unless one is already waiting."""
+    from . import kernel_early
+    from .runner import kernel_name_of
 
-    config = Config()
-    config.KernelManager.transport = "ipc"
-    config.KernelManager.ip = os.path.join(tmp, "kernel")
-    return {"config": config}
+    if not kernel_early.has_pending():
+        name = kernel_name_of([str(notebook)])
+        if name:
+            kernel_early.spawn(name)
 
 
-def run_one(notebook: Path, job: Job, archive: Path, version: str):
-    """One root, as `runbook run` does it, with its kernel on private IPC sockets."""
+def run_one(notebook: Path, job: Job, archive: Path, version: str, html_helper=None):
+    """One root, as `runbook run` does it: the kernel started before the notebook is read and on private IPC
+    sockets (runbook_lib.kernel_manager); the HTML by ``html_helper`` when the caller started one."""
     from .archive import execute
 
-    tmp = tempfile.mkdtemp(prefix="runbook-kernel-")
-    try:
-        return execute(notebook, job.params, archive, job.label, version, **isolated_kernel(tmp))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    prestart(notebook)
+    return execute(notebook, job.params, archive, job.label, version, html_helper=html_helper)
 
 
 def _preload() -> None:
-    """Import what every run needs once, before the workers fork, so none of them pays for it again."""
+    """Import what every run needs once, and pay nbconvert's first export once, before the workers fork:
+    none of them pays for it again (copy-on-write)."""
     import nbformat  # noqa: F401
     import papermill  # noqa: F401
-    from nbconvert import HTMLExporter  # noqa: F401
+
+    from .html_export import warm_up
+
+    warm_up()
 
 
 def run_many(notebook: Path, jobs: list[Job], archive: Path, version: str, workers: int):

@@ -2,7 +2,7 @@
 
 The verdict is never recomputed here: the manifest copies the step records and the summary record the
 notebook itself displayed (application/vnd.runbook.*+json). A run whose notebook stopped before its summary
-cell is a failed run, whatever the steps before it said. papermill and nbconvert are imported inside the
+cell is a failed run, whatever the steps before it said. papermill and nbformat are imported inside the
 functions so that `runbook --help` and `runbook summary` start fast.
 """
 
@@ -150,10 +150,9 @@ def _brief(rec: dict) -> dict:
 
 
 def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, version: str,
-            html_helper=None, **engine_kwargs) -> RunResult:
-    """Run the notebook into a new run folder and archive it. ``html_helper`` (an html_export.Helper started
-    when the run began) renders the HTML copy; without one it is rendered in this process."""
-    from . import html_export
+            **engine_kwargs) -> RunResult:
+    """Run the notebook into a new run folder and archive it with its HTML copy and manifest."""
+    from . import notebook_html
 
     import nbformat
     import papermill as pm
@@ -182,12 +181,8 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
                               ended=ended, nb=nb, error=error, version=version)
     if nb is None:
         html_error = "no executed notebook"
-        if html_helper is not None:
-            html_helper.close()
-    elif html_helper is not None:
-        html_error = html_helper.export(nb, out_nb, run_dir / HTML_NAME)
     else:
-        html_error = html_export.render(nb, run_dir / HTML_NAME)
+        html_error = notebook_html.write(nb, run_dir / HTML_NAME, title=f"{label} {run_dir.name}")
     manifest["artifacts"] = {
         name: {"sha256": sha256_file(run_dir / name)} for name in (NOTEBOOK_NAME, HTML_NAME)
         if (run_dir / name).exists()

@@ -1,7 +1,7 @@
 """The `runbook` command: run (and archive) the notebook, summarize a fleet's archives, prepare a lab root.
 
 A thin layer over papermill's Python API. Only the standard library is imported at module level: papermill,
-nbconvert and PyYAML are imported by the sub-command that needs them, so `runbook --help` stays fast.
+nbformat and PyYAML are imported by the sub-command that needs them, so `runbook --help` stays fast.
 Exit codes: 0 the run (or every host) passed, 1 a run failed, 2 the request was refused before running.
 """
 
@@ -147,14 +147,10 @@ def cmd_run(args) -> int:
 
     notebook = Path(args.notebook) if args.notebook else default_notebook()
     roots = getattr(args, "roots", None) or [args.root]
-    html_helper = None
     if len(roots) == 1 and notebook.is_file():
-        # Both boot while papermill is imported; both are stopped at exit if the run is refused.
-        from .html_export import Helper
         from .parallel import prestart
 
-        prestart(notebook)  # the kernel (runbook_lib.kernel_early)
-        html_helper = Helper()  # nbconvert, ready for the HTML copy (runbook_lib.html_export)
+        prestart(notebook)  # the kernel boots while papermill is imported; stopped at exit if the run is refused
     skip_unused_imports()  # before papermill: see runbook_lib/runner.py
     import papermill as pm
 
@@ -171,7 +167,7 @@ def cmd_run(args) -> int:
     if not label or "/" in label or label.startswith("."):
         raise Refused(f"label 에는 '/' 를 쓸 수 없고 '.' 으로 시작할 수 없습니다: {label!r}\n"
                       f"a label cannot contain '/' or start with '.': {label!r}")
-    result = run_one(notebook, Job(args.root, label, params), Path(args.archive), __version__, html_helper)
+    result = run_one(notebook, Job(args.root, label, params), Path(args.archive), __version__)
     print(render_run(result.manifest))
     print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
     return EXIT_OK if result.ok else EXIT_FAILED

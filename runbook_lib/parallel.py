@@ -1,8 +1,8 @@
 """`runbook run --jobs N --root A --root B ...`: many roots, N runs at a time, none colliding with another.
 
 - Processes, not threads: each run has its own papermill, kernel manager and event loop. The workers are
-  forked after papermill, nbformat and nbconvert are imported once here, so a run pays only for its kernel,
-  its cells and its HTML export (a worker runs several roots one after another).
+  forked after papermill and nbformat are imported once here, so a run pays only for its kernel and its
+  cells (a worker runs several roots one after another).
 - Kernel ports: every kernel talks over IPC sockets in a private temporary folder instead of TCP ports
   picked at random (runbook_lib.kernel_manager), so two kernels started at the same moment (here or by
   another `runbook run`) can never race for the same port.
@@ -47,24 +47,21 @@ def prestart(notebook: Path) -> None:
             kernel_early.spawn(name)
 
 
-def run_one(notebook: Path, job: Job, archive: Path, version: str, html_helper=None):
-    """One root, as `runbook run` does it: the kernel started before the notebook is read and on private IPC
-    sockets (runbook_lib.kernel_manager); the HTML by ``html_helper`` when the caller started one."""
+def run_one(notebook: Path, job: Job, archive: Path, version: str):
+    """One root, as `runbook run` does it: the kernel started before the notebook is read, on private IPC
+    sockets (runbook_lib.kernel_early, runbook_lib.kernel_manager)."""
     from .archive import execute
 
     prestart(notebook)
-    return execute(notebook, job.params, archive, job.label, version, html_helper=html_helper)
+    return execute(notebook, job.params, archive, job.label, version)
 
 
 def _preload() -> None:
-    """Import what every run needs once, and pay nbconvert's first export once, before the workers fork:
-    none of them pays for it again (copy-on-write)."""
+    """Import what every run needs once, before the workers fork: none of them pays for it again."""
     import nbformat  # noqa: F401
     import papermill  # noqa: F401
 
-    from .html_export import warm_up
-
-    warm_up()
+    from . import kernel_manager  # noqa: F401 - jupyter_client's kernel manager and papermill's engines
 
 
 def run_many(notebook: Path, jobs: list[Job], archive: Path, version: str, workers: int):

@@ -130,12 +130,23 @@ def test_successful_run_says_finished_at_the_top(runs):
     assert len(record["steps"]) >= 8
 
 
-def test_html_of_a_failed_run_shows_the_failure_before_the_first_step(runs):
-    """What a person opening the archived HTML sees first."""
-    from nbconvert import HTMLExporter
+def _archived_page(path):
+    import nbformat
 
+    from runbook_lib import notebook_html
+    return notebook_html.render(nbformat.read(str(path), as_version=4))
+
+
+def _nbconvert_page(path):
+    from nbconvert import HTMLExporter
+    return HTMLExporter().from_filename(str(path))[0]
+
+
+@pytest.mark.parametrize("page", [_archived_page, _nbconvert_page], ids=["archived-page", "nbconvert"])
+def test_html_of_a_failed_run_shows_the_failure_before_the_first_step(runs, page):
+    """What a person opening the HTML sees first: the page `runbook run` archives, and nbconvert's."""
     _, _, _, path = runs["cdi-kind"]
-    body, _ = HTMLExporter().from_filename(str(path))
+    body = page(path)
     failure = body.index("stopped: step 6 failed")
     first_step = body.index("Step 1")
     assert failure < first_step

@@ -211,8 +211,7 @@ def scenario(name: str, work: Path, log: Path, *, sample_memory: bool = False) -
                    "-p", "root", root], sample_memory=sample_memory, log=log)
         res.update(code_cells(tmp / "out.ipynb"))
     elif name == "runner_nosave":
-        # what papermill's save of the whole notebook at every cell's start and end costs: the same run with
-        # papermill's own --no-request-save-on-cell-execute (for reference only; the runbook keeps the saves)
+        # the runbook through the runner without make and without --show (what `make run` adds around it)
         root = fresh_root(tmp, "root")
         res = run([PROJECT_PY, "-m", "runbook_lib.runner", *pm_quiet, "--no-request-save-on-cell-execute",
                    REPO / "notebooks/run.ipynb", tmp / "out.ipynb", "-p", "root", root],

@@ -27,8 +27,13 @@ from dataclasses import dataclass, field
 # AF_UNIX socket paths are limited to 107 bytes; the longest one is "<dir>/kernel-5".
 _MAX_SOCKET_PATH = 100
 _PORTS = {"shell_port": 1, "iopub_port": 2, "stdin_port": 3, "control_port": 4, "hb_port": 5}
-# What nbclient adds to every kernel command (its `ipython_hist_file` default): IPython's history in memory.
-NBCLIENT_EXTRA_ARGUMENTS = ["--HistoryManager.hist_file=:memory:"]
+# The kernel's extra arguments, the same here and in kernel_manager.RunbookEngine (the command must match):
+# - import the runbook's module while the kernel boots, which overlaps papermill's own start-up, instead of in
+#   the notebook's first cell (~45 ms); running it also warms IPython's cell machinery up (exec_lines go
+#   through run_cell). If the import fails, IPython reports it and the notebook's own import says why.
+# - IPython's history in memory: what nbclient adds by default (its `ipython_hist_file`).
+KERNEL_EXTRA_ARGUMENTS = ["--IPKernelApp.exec_lines=import runbook_lib.notebook",
+                          "--HistoryManager.hist_file=:memory:"]
 
 
 @dataclass
@@ -108,7 +113,7 @@ def _format(argv: list[str], connection_file: str, resource_dir: str) -> list[st
 
 
 def spawn(kernel_name: str, cwd: str | None = None,
-          extra_arguments: list[str] = NBCLIENT_EXTRA_ARGUMENTS) -> EarlyKernel | None:
+          extra_arguments: list[str] = KERNEL_EXTRA_ARGUMENTS) -> EarlyKernel | None:
     """Start ``kernel_name`` now and keep it for the kernel manager to adopt; None when that is not safe.
 
     Not safe, so left to jupyter_client: a kernelspec that is missing or unreadable, that sets environment

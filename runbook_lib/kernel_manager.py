@@ -6,6 +6,7 @@
 - **The early kernel.** When `kernel_early.spawn()` started the kernel before papermill was imported, it is
   adopted here, but only if jupyter_client's own command, environment and working directory for this launch
   are exactly the ones it was started with; otherwise it is stopped and the kernel is launched as usual.
+- **The runbook's module is imported while the kernel boots** (`kernel_early.KERNEL_EXTRA_ARGUMENTS`).
 - **A quick stop.** jupyter_client checks every 0.1 s whether a stopping kernel has exited, which left ~0.2 s
   of nothing at the end of every run; here it checks every 10 ms. The shutdown itself is unchanged (a polite
   request, then SIGTERM and SIGKILL after the same timeouts).
@@ -108,6 +109,7 @@ class RunbookEngine(NBClientEngine):
     @classmethod
     def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):
         kwargs.setdefault("kernel_manager_class", RunbookKernelManager)
+        kwargs.setdefault("extra_arguments", list(kernel_early.KERNEL_EXTRA_ARGUMENTS))
         return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
 
 

@@ -22,11 +22,11 @@ from runbook_lib import kernel_early
 from runbook_lib.kernel_manager import ENGINE_NAME, register
 from runbook_lib.runner import _option, kernel_name_of
 
-PROBE = ("import json, os\n"
+PROBE = ("import json, os, sys\n"
          "from ipykernel import get_connection_info\n"
          "info = json.loads(get_connection_info())\n"
          "print(json.dumps({'pid': os.getpid(), 'cwd': os.getcwd(), 'transport': info['transport'],"
-         " 'ip': info['ip']}))")
+         " 'ip': info['ip'], 'preloaded': 'runbook_lib.notebook' in sys.modules}))")
 
 
 def probe_notebook(path: Path) -> Path:
@@ -61,6 +61,7 @@ def test_the_early_kernel_runs_the_cells_over_private_ipc_sockets(tmp_path):
     seen = run_probe(tmp_path)
     assert seen["pid"] == early.process.pid  # adopted, not a second kernel
     assert seen["transport"] == "ipc" and seen["ip"].startswith(early.folder)
+    assert seen["preloaded"]  # the runbook's module was imported while the kernel booted
     assert early.process.poll() is not None and not os.path.exists(early.folder)  # stopped and cleaned up
 
 
@@ -79,6 +80,7 @@ def test_without_an_early_kernel_the_manager_still_uses_a_private_ipc_folder(tmp
     seen = run_probe(tmp_path)
     folder = os.path.dirname(seen["ip"])
     assert seen["transport"] == "ipc" and Path(folder).name.startswith("runbook-kernel-")
+    assert seen["preloaded"]  # the engine gives jupyter_client's own launch the same arguments
     assert not os.path.exists(folder)  # removed with the kernel
 
 

@@ -11,7 +11,9 @@
   of nothing at the end of every run; here it checks every 10 ms. The shutdown itself is unchanged (a polite
   request, then SIGTERM and SIGKILL after the same timeouts).
 
-`papermill --engine runbook` (registered by `register()`, and as an entry point) selects all of this.
+`engine_name="runbook"` selects all of this once `register()` has run in the process (our runner and
+`runbook run` do it). It is deliberately not a papermill entry point: papermill loads entry points while
+`papermill.engines` is still being imported, so importing this module first would be a circular import.
 """
 
 from __future__ import annotations

@@ -30,7 +30,10 @@ PROBE = ("import json, os, sys\n"
 
 
 def probe_notebook(path: Path) -> Path:
-    nb = new_notebook(cells=[new_code_cell(PROBE)])
+    """A `root` parameter (as `runbook run` requires), then the probe, whose output is the last cell's."""
+    params = new_code_cell('root = ""')
+    params.metadata["tags"] = ["parameters"]
+    nb = new_notebook(cells=[params, new_code_cell(PROBE)])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, str(path))
     return path
@@ -41,7 +44,7 @@ def run_probe(tmp_path: Path, **kwargs) -> dict:
     out = tmp_path / "out.ipynb"
     papermill.execute_notebook(str(probe_notebook(tmp_path / "probe.ipynb")), str(out), engine_name=ENGINE_NAME,
                                kernel_name="python3", progress_bar=False, **kwargs)
-    text = nbformat.read(str(out), as_version=4).cells[0].outputs[0]["text"]
+    text = nbformat.read(str(out), as_version=4).cells[-1].outputs[0]["text"]
     return json.loads(text)
 
 
@@ -120,3 +123,37 @@ def test_the_runner_reads_the_kernel_name_from_the_input_notebook(tmp_path):
     assert kernel_name_of(["-p", "root", "/", str(nb), "out.ipynb"]) == "python3"
     assert kernel_name_of(["-k", "other", str(nb)]) == "other"
     assert kernel_name_of([str(tmp_path / "missing.ipynb")]) is None
+
+
+# Runs a command's main() in a fresh process with the kernel manager reporting whether it adopted the early
+# kernel: the runner (`make run`) and `runbook run` must start it early *and* give it the exact launch.
+REPORT_ADOPTION = """
+import sys
+import runbook_lib.kernel_manager as km
+launch = km.RunbookKernelManager._async_launch_kernel
+async def reporting(self, *args, **kwargs):
+    await launch(self, *args, **kwargs)
+    print(f"ADOPTED={self.adopted_early_kernel} REFUSED={self.early_kernel_refused}", file=sys.stderr)
+km.RunbookKernelManager._async_launch_kernel = reporting
+from MODULE import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("module, args", [
+    ("runbook_lib.runner", ["--no-progress-bar", "--no-request-save-on-cell-execute", "{nb}", "{out}"]),
+    ("runbook_lib.cli", ["run", "--root", "{root}", "--archive", "{archive}", "--notebook", "{nb}"]),
+], ids=["runner", "runbook-run"])
+def test_the_commands_adopt_the_kernel_they_started(tmp_path, module, args):
+    nb = probe_notebook(tmp_path / "probe.ipynb")
+    (tmp_path / "root").mkdir()
+    values = {"nb": str(nb), "out": str(tmp_path / "out.ipynb"), "root": str(tmp_path / "root"),
+              "archive": str(tmp_path / "archive")}
+    proc = subprocess.run([sys.executable, "-c", REPORT_ADOPTION.replace("MODULE", module),
+                           *[a.format(**values) for a in args]], capture_output=True, text=True, cwd=tmp_path)
+    assert "ADOPTED=True REFUSED=None" in proc.stderr, proc.stderr[-2000:]
+
+
+def test_the_kernel_manager_can_be_imported_before_papermill():
+    # papermill loads engine entry points while papermill.engines is being imported; ours is not one
+    subprocess.run([sys.executable, "-c", "import runbook_lib.kernel_manager, papermill"], check=True)

@@ -123,7 +123,10 @@ def spawn(kernel_name: str, cwd: str | None = None,
     spec = kernel_spec(kernel_name)
     if not spec or not spec.get("argv") or spec.get("env") or (spec.get("metadata") or {}).get("kernel_provisioner"):
         return None
-    folder = tempfile.mkdtemp(prefix="runbook-kernel-")
+    try:
+        folder = tempfile.mkdtemp(prefix="runbook-kernel-")
+    except OSError:  # no writable temporary folder: jupyter_client's own launch says what is wrong
+        return None
     ip = os.path.join(folder, "kernel")
     if len(ip) + 2 > _MAX_SOCKET_PATH:
         shutil.rmtree(folder, ignore_errors=True)

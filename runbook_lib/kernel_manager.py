@@ -52,10 +52,14 @@ class RunbookKernelManager(AsyncKernelManager):
                 self.load_connection_file()
                 self._connection_file_written = True
             else:
-                self._private_folder = tempfile.mkdtemp(prefix="runbook-kernel-")
-                self.transport = "ipc"
-                self.ip = os.path.join(self._private_folder, "kernel")
-                self.connection_file = os.path.join(self._private_folder, "connection.json")
+                try:
+                    self._private_folder = tempfile.mkdtemp(prefix="runbook-kernel-")
+                except OSError:  # no writable temporary folder: jupyter_client's defaults (TCP, runtime dir)
+                    self._private_folder = ""
+                if self._private_folder:
+                    self.transport = "ipc"
+                    self.ip = os.path.join(self._private_folder, "kernel")
+                    self.connection_file = os.path.join(self._private_folder, "connection.json")
         return await super()._async_pre_start_kernel(**kw)
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):

@@ -157,3 +157,16 @@ def test_the_commands_adopt_the_kernel_they_started(tmp_path, module, args):
 def test_the_kernel_manager_can_be_imported_before_papermill():
     # papermill loads engine entry points while papermill.engines is being imported; ours is not one
     subprocess.run([sys.executable, "-c", "import runbook_lib.kernel_manager, papermill"], check=True)
+
+
+def test_without_a_writable_temporary_folder_jupyter_clients_defaults_run_the_notebook(tmp_path, monkeypatch):
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "read-only file system")
+
+    kernel_early.discard()
+    monkeypatch.setattr(tempfile, "mkdtemp", refuse)  # kernel_early's and kernel_manager's folder
+    assert kernel_early.spawn("python3") is None and not kernel_early.has_pending()
+    seen = run_probe(tmp_path)
+    assert seen["transport"] == "tcp"  # the run still works, as plain papermill would run it

@@ -170,3 +170,28 @@ def test_without_a_writable_temporary_folder_jupyter_clients_defaults_run_the_no
     assert kernel_early.spawn("python3") is None and not kernel_early.has_pending()
     seen = run_probe(tmp_path)
     assert seen["transport"] == "tcp"  # the run still works, as plain papermill would run it
+
+
+def test_a_kernel_that_hangs_on_its_way_out_is_stopped_after_half_a_second(tmp_path):
+    """ipykernel sometimes hangs after a shutdown request; jupyter_client would wait 2.5 s before SIGTERM."""
+    import asyncio
+    import time
+
+    from runbook_lib.kernel_manager import RunbookKernelManager
+
+    async def run() -> tuple[float, int | None]:
+        km = RunbookKernelManager(kernel_name="python3")
+        await km.start_kernel()
+        kc = km.client()
+        kc.start_channels()
+        await kc.wait_for_ready(timeout=60)
+        await kc.execute_interactive("import atexit, time; atexit.register(time.sleep, 60)", timeout=60)
+        kc.stop_channels()
+        process = km.provisioner.process
+        started = time.monotonic()
+        await km.shutdown_kernel()
+        return time.monotonic() - started, process.returncode
+
+    seconds, returncode = asyncio.run(run())
+    assert returncode is not None and returncode < 0  # stopped by a signal, not by finishing its 60 s
+    assert seconds < 2.4, seconds  # well under jupyter_client's own 2.5 s first wait

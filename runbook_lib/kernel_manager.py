@@ -25,9 +25,9 @@ import shutil
 import tempfile
 
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import Float
 from jupyter_client.provisioning import LocalProvisioner
 from papermill.engines import NBClientEngine, papermill_engines
+from traitlets import Float
 
 from . import kernel_early
 

@@ -31,11 +31,9 @@ _PORTS = {"shell_port": 1, "iopub_port": 2, "stdin_port": 3, "control_port": 4, 
 # - import the runbook's module while the kernel boots, which overlaps papermill's own start-up, instead of in
 #   the notebook's first cell (~45 ms); running it also warms IPython's cell machinery up (exec_lines go
 #   through run_cell). If the import fails, IPython reports it and the notebook's own import says why.
-# - IPython's history in memory: what nbclient adds by default (its `ipython_hist_file`); and no history at
-#   all: a headless run never reads it back, and IPython then has no SQLite writes and no saving thread to
-#   contend with at every cell (~1.5 ms a cell here).
+# - IPython's history in memory: what nbclient adds by default (its `ipython_hist_file`).
 KERNEL_EXTRA_ARGUMENTS = ["--IPKernelApp.exec_lines=import runbook_lib.notebook",
-                          "--HistoryManager.hist_file=:memory:", "--HistoryManager.enabled=False"]
+                          "--HistoryManager.hist_file=:memory:"]
 
 
 @dataclass

@@ -26,8 +26,7 @@ PROBE = ("import json, os, sys\n"
          "from ipykernel import get_connection_info\n"
          "info = json.loads(get_connection_info())\n"
          "print(json.dumps({'pid': os.getpid(), 'cwd': os.getcwd(), 'transport': info['transport'],"
-         " 'ip': info['ip'], 'preloaded': 'runbook_lib.notebook' in sys.modules,"
-         " 'history': get_ipython().history_manager.enabled}))")
+         " 'ip': info['ip'], 'preloaded': 'runbook_lib.notebook' in sys.modules}))")
 
 
 def probe_notebook(path: Path) -> Path:
@@ -66,7 +65,6 @@ def test_the_early_kernel_runs_the_cells_over_private_ipc_sockets(tmp_path):
     assert seen["pid"] == early.process.pid  # adopted, not a second kernel
     assert seen["transport"] == "ipc" and seen["ip"].startswith(early.folder)
     assert seen["preloaded"]  # the runbook's module was imported while the kernel booted
-    assert seen["history"] is False  # no IPython history: no SQLite writes at every cell
     assert early.process.poll() is not None and not os.path.exists(early.folder)  # stopped and cleaned up
 
 

@@ -152,11 +152,10 @@ def _brief(rec: dict) -> dict:
 def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, version: str,
             **engine_kwargs) -> RunResult:
     """Run the notebook into a new run folder and archive it with its HTML copy and manifest."""
-    from . import notebook_html
-
     import nbformat
     import papermill as pm
 
+    from . import notebook_html
     from .kernel_manager import ENGINE_NAME, register
 
     register()  # private IPC sockets, the early kernel when one was started, a quick stop

@@ -148,9 +148,10 @@ def cmd_run(args) -> int:
     notebook = Path(args.notebook) if args.notebook else default_notebook()
     roots = getattr(args, "roots", None) or [args.root]
     if len(roots) == 1 and notebook.is_file():
-        from .parallel import prestart
+        from . import kernel_early
 
-        prestart(notebook)  # the kernel boots while papermill is imported; stopped at exit if the run is refused
+        # the kernel boots while papermill is imported; stopped at exit if the run is refused
+        kernel_early.spawn_for_notebook(str(notebook))
     skip_unused_imports()  # before papermill: see runbook_lib/runner.py
     import papermill as pm
 

@@ -68,10 +68,13 @@ class EarlyKernel:
 
     def stop(self) -> None:
         """Stop the process and remove its folder (sockets and connection file)."""
+        self.end_process()
+        self.remove_folder()
+
+    def end_process(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
-        self.remove_folder()
 
     def remove_folder(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -156,6 +159,23 @@ def spawn(kernel_name: str, cwd: str | None = None,
 
 def has_pending() -> bool:
     return _pending is not None
+
+
+def notebook_kernel_name(path: str) -> str | None:
+    """The kernelspec name a local notebook file asks for (papermill's default kernel), or None."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return ((json.load(f).get("metadata") or {}).get("kernelspec") or {}).get("name")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def spawn_for_notebook(path: str) -> None:
+    """Start the kernel ``path`` asks for, unless an early kernel is already waiting (`runbook run`)."""
+    if not has_pending():
+        name = notebook_kernel_name(path)
+        if name:
+            spawn(name)
 
 
 def claim(kernel_name: str) -> EarlyKernel | None:

@@ -78,9 +78,7 @@ class RunbookKernelManager(AsyncKernelManager):
                     return
             self.early_kernel_refused = reason or "not a local provisioner"
             self.log.debug("early kernel not used: %s", self.early_kernel_refused)
-            if early.process.poll() is None:
-                early.process.kill()
-                early.process.wait()
+            early.end_process()
             self.cleanup_ipc_files()  # the sockets it bound; the connection file stays for the new kernel
         await super()._async_launch_kernel(kernel_cmd, **kw)
 

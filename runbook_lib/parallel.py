@@ -36,23 +36,13 @@ def labels_for(roots: list[str], prefix: str | None) -> list[str]:
     return out
 
 
-def prestart(notebook: Path) -> None:
-    """Start this run's kernel now (runbook_lib.kernel_early), unless one is already waiting."""
-    from . import kernel_early
-    from .runner import kernel_name_of
-
-    if not kernel_early.has_pending():
-        name = kernel_name_of([str(notebook)])
-        if name:
-            kernel_early.spawn(name)
-
-
 def run_one(notebook: Path, job: Job, archive: Path, version: str):
     """One root, as `runbook run` does it: the kernel started before the notebook is read, on private IPC
     sockets (runbook_lib.kernel_early, runbook_lib.kernel_manager)."""
+    from . import kernel_early
     from .archive import execute
 
-    prestart(notebook)
+    kernel_early.spawn_for_notebook(str(notebook))
     return execute(notebook, job.params, archive, job.label, version)
 
 

@@ -15,7 +15,6 @@ and talks to it over private IPC sockets. An `--engine` of the caller's own turn
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -51,13 +50,11 @@ def kernel_name_of(args: list[str]) -> str | None:
     name = _option(args, "-k", "--kernel")
     if name:
         return name
+    from .kernel_early import notebook_kernel_name
+
     for arg in args:
         if arg.endswith(".ipynb") and os.path.isfile(arg):
-            try:
-                with open(arg, encoding="utf-8") as f:
-                    return ((json.load(f).get("metadata") or {}).get("kernelspec") or {}).get("name")
-            except (OSError, ValueError, AttributeError):
-                return None
+            return notebook_kernel_name(arg)
     return None
 
 

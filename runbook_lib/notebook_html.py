@@ -104,8 +104,9 @@ def _run_header(metadata: dict) -> str:
     pm = metadata.get("papermill") or {}
     if not pm:
         return ""
-    rows = [("input", pm.get("input_path")), ("start", pm.get("start_time")), ("end", pm.get("end_time")),
-            ("duration (s)", pm.get("duration")), ("exception", pm.get("exception"))]
+    rows = [("노트북 / input", pm.get("input_path")), ("시작 / start", pm.get("start_time")),
+            ("끝 / end", pm.get("end_time")), ("걸린 시간(초) / duration (s)", pm.get("duration")),
+            ("예외 / exception", pm.get("exception"))]
     rows += [(f"-p {name}", json.dumps(value, ensure_ascii=False)) for name, value in
              (pm.get("parameters") or {}).items()]
     cells = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>" for k, v in rows)

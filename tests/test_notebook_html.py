@@ -82,7 +82,7 @@ def test_the_page_of_a_real_run_is_well_formed_and_shows_every_step(executed):
     for step in (rec for cell in executed.cells for out in cell.get("outputs", [])
                  for rec in [out.get("data", {}).get("application/vnd.runbook.step+json")] if rec):
         assert step["title"]["ko"] in text and step["title"]["en"] in text  # every step's record
-    assert "-p root" in text and "duration (s)" in text  # papermill's run header
+    assert "-p root" in text and "걸린 시간(초) / duration (s)" in text  # papermill's run header, both languages
 
 
 def test_nothing_nbconvert_shows_is_missing_from_the_page(executed):

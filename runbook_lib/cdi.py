@@ -6,7 +6,7 @@ import yaml
 
 from .messages import Msg
 from .yamldoc import load_mapping, safe_load
-from .result import Problem
+from .findings import Problem
 
 CDI_VERSION = "0.5.0"  # the newest version podman 4.3 (Debian 12) accepts; containerd 1.6+ reads it too
 KIND = "nvidia.com/gpu"
@@ -62,12 +62,8 @@ def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Pro
     problems = []
     kind = doc.get("kind")
     if kind != KIND:
-        what = Msg("kind 항목이 없습니다." if kind is None else f"kind 가 {kind!r} 입니다.",
-                   "there is no kind." if kind is None else f"kind is {kind!r}.")
-        problems.append(Problem(
-            what + Msg(f"nvidia 런타임의 장치는 {KIND} 로 요청하므로, 다른 kind 의 스펙에서는 GPU 를 찾지 못합니다.",
-                       f"the nvidia runtime's devices are requested as {KIND}, so a spec of another kind provides no GPU."),
-            Msg(f"kind: {KIND}", f"kind: {KIND}"), lab_path, yaml_line(text, "/kind"), why=WHY))
+        problems.append(Problem.of("cdi.kind_missing" if kind is None else "cdi.kind_wrong", lab_path,
+                                   yaml_line(text, "/kind"), pointer="/kind", actual=kind, expected=KIND))
     for f in validate_spec(doc):
         if f["path"] == "/kind" and kind != KIND:
             continue  # already said, with the exact line to write
@@ -75,7 +71,7 @@ def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Pro
         problems.append(Problem(
             Msg(f"{f['path'] or '/'}: {f['message_ko']}", f"{f['path'] or '/'}: {f['message_en']}"),
             Msg(fix, fix) if fix else Msg(f"{f['path']} 를 위 설명대로 고치세요.", f"correct {f['path']} as described.") + REGENERATE,
-            lab_path, yaml_line(text, f["path"]), why=WHY))
+            lab_path, yaml_line(text, f["path"]), why=WHY, code=f"cdi.{f['rule']}", pointer=f["path"] or "/"))
     return problems
 
 

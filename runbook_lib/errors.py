@@ -10,11 +10,16 @@ from .messages import Msg
 
 
 class RunbookError(Exception):
-    """A problem the user can fix. ``what`` says what is wrong, ``fix`` says how to fix it."""
+    """A problem the user can fix. ``what`` says what is wrong, ``fix`` says how to fix it; ``code`` names it
+    for machines (a finding's code, see runbook_lib/findings.py)."""
+
+    code = "error"
 
     def __init__(self, what: Msg, fix: Msg | None = None, *, path: str | None = None,
-                 line: int | None = None, col: int | None = None, excerpt: str | None = None):
+                 line: int | None = None, col: int | None = None, excerpt: str | None = None,
+                 code: str | None = None):
         self.what = what
+        self.code = code or self.code
         self.fix = fix
         self.path = path
         self.line = line
@@ -48,25 +53,30 @@ class RunbookError(Exception):
         return {
             "what": self.what.as_dict(),
             "fix": self.fix.as_dict() if self.fix else None,
-            "path": self.path, "line": self.line, "col": self.col,
+            "path": self.path, "line": self.line, "col": self.col, "code": self.code,
         }
 
 
 class ParameterError(RunbookError, ValueError):
     """A notebook parameter has the wrong type or value."""
+    code = "parameter.invalid"
 
 
 class ConfigError(RunbookError, ValueError):
     """A file under the root cannot be read as what it should be (TOML, YAML, CDI, RuntimeClass)."""
+    code = "config.unreadable"
 
 
 class ConfinementError(RunbookError, PermissionError):
     """A path would leave the target root (through '..' or a symlink)."""
+    code = "path.outside_root"
 
 
 class WriteError(RunbookError, OSError):
     """A file could not be written safely; nothing was changed."""
+    code = "write.failed"
 
 
 class LockTimeout(RunbookError, TimeoutError):
     """Another run holds the root's lock for too long."""
+    code = "lock.timeout"

@@ -1,73 +1,235 @@
-"""What the notebook's cells call: start the run, run a step and show it, and the final summary.
+"""What the notebook's cells call. The cells show the work in domain words; this module only displays it.
 
-Every step shows one output with three representations: the machine-readable record (a custom mimetype,
-read by the archive and `runbook summary`), HTML for people, and text/plain for everything else.
+    rb = nb.start(**params)               # validate, lock, plan every step (refuse here, before any write)
+    plan = rb.plan("runtime")             # one step's plan: the table path, the diff
+    rb.write(plan)                        # apply: backup, atomic rename · check: nothing
+    with rb.expect("options") as expect:  # the visible assertions, joined with the library's verdict
+        expect.boolean(nvidia, "options.SystemdCgroup", True)
+
+Every step shows one record with three representations: the machine-readable record (a custom mimetype, read
+by the archive, `runbook summary` and grading), HTML for people, and text/plain for everything else.
 """
 
 from __future__ import annotations
 
 import html
 import uuid
+from contextlib import contextmanager
 
 from .errors import RunbookError
+from .expect import Expect
+from .findings import Problem
 from .messages import Msg
 from .params import validate
-from .result import FAILED, SUMMARY_MIME, STEP_MIME, StepResult, summary_html, summary_text
-from .steps import Runbook, StepFailed
-
-
-def _display(bundle: dict) -> None:
-    try:
-        from IPython.display import display
-    except ImportError:  # outside a kernel (tests): print the text form
-        print(bundle["text/plain"])
-        return
-    display(bundle, raw=True)
-
+from .result import FAILED, STEP_MIME, SUMMARY_MIME, StepResult, summary_html, summary_text
+from .run import Plan, Run
 
 STATUS_MIME = "application/vnd.runbook.status+json"
-_status_id: str | None = None  # the display id of this run's status box (one run at a time per kernel)
+PLAN_MIME = "application/vnd.runbook.plan+json"
 
 
-def _status(rb: Runbook, state: str, ko: str, en: str, *, failed: StepResult | None = None) -> None:
-    """The run's status box, shown once in the validation cell near the top and updated in place (IPython's
-    update_display) as the run goes on. A failed apply run is read there first: which step failed, its message,
-    how to fix it, and what was done before it. A box still saying "running step N" means the run died in step N.
-    Outside a kernel (tests, scripts) there is nothing to update and nothing is shown."""
-    global _status_id
+def _display(bundle: dict, **kw) -> None:
     try:
         from IPython import get_ipython
         from IPython.display import display
     except ImportError:  # pragma: no cover - ipykernel is a dependency
+        get_ipython = None
+    if get_ipython is None or get_ipython() is None:  # outside a kernel (tests, scripts): the text form
+        if not kw.get("update"):
+            print(bundle["text/plain"])
         return
-    if get_ipython() is None:
-        return
-    done = [rb.results[k] for k in sorted(rb.results, key=str)]
-    steps = [{"step": r.step, "status": r.status, "title": r.title.as_dict()} for r in done]
-    record = {"state": state, "mode": rb.p.mode, "message": {"ko": ko, "en": en}, "steps": steps,
-              "failed": failed.as_record() if failed else None}
-    text = [f"[{state.upper()}] {ko}", f"         {en}"]
-    if failed:
-        text += ["", failed.text()]
-    if steps:
-        text += [""] + [f"  {r.step:>3}. {r.status:<9} {r.title.ko} / {r.title.en}" for r in done]
-    colour = {"failed": "#cf222e", "finished": "#1a7f37"}.get(state, "#9a6700")
-    body = (f"<div style='border:2px solid {colour};padding:6px 10px'><b style='color:{colour}'>{html.escape(ko)}<br>"
-            f"{html.escape(en)}</b>")
-    if failed:
-        body += f"<pre>{html.escape(failed.text())}</pre>"
-    if steps:
-        body += summary_html(done, ok=rb.ok(), mode=rb.p.mode)
-    bundle = {STATUS_MIME: record, "text/plain": "\n".join(text), "text/html": body + "</div>"}
-    if _status_id is None or state == "started":
-        _status_id = f"runbook-status-{uuid.uuid4().hex}"
-        display(bundle, raw=True, display_id=_status_id)
-    else:
-        display(bundle, raw=True, display_id=_status_id, update=True)
+    display(bundle, raw=True, **kw)
+
+
+class Feedback(Exception):
+    """Stops a cell (so papermill exits non-zero) and shows the findings, not a Python traceback: IPython
+    renders an exception that has _render_traceback_ with those lines instead of the traceback."""
+
+    def __init__(self, summary: str, text: str):
+        super().__init__(summary)
+        self.text = text
+
+    def _render_traceback_(self) -> list[str]:
+        return self.text.split("\n")
+
+
+class StepFailed(Feedback):
+    """A step's verdict failed (apply mode: at its check cell; check mode: at the last cell)."""
+
+
+class Refused(Feedback):
+    """The plan refused: an apply run stops before its first write."""
+
+
+def colour_diff(diff: str) -> str:
+    colours = {"+": "#1a7f37", "-": "#cf222e", "@": "#8250df"}
+    rows = []
+    for line in diff.splitlines():
+        c = colours.get(line[:1]) if not line.startswith(("+++", "---")) else "#57606a"
+        style = f" style='color:{c}'" if c else ""
+        rows.append(f"<span{style}>{html.escape(line)}</span>")
+    return "<pre style='background:#f6f8fa;padding:6px'>" + "\n".join(rows) + "</pre>"
+
+
+class PlanView:
+    """A step's plan as a notebook shows it: the message, what it is about, the diff (coloured), the notes."""
+
+    def __init__(self, rb: "Runbook", step, plan: Plan):
+        self.rb, self.step, self.plan = rb, step, plan
+
+    @property
+    def diff(self) -> str:
+        return self.plan.diff
+
+    @property
+    def subject(self) -> str | None:
+        return self.plan.subject
+
+    def _lines(self) -> list[str]:
+        head = "계획 / plan" if not self.rb.p.check_only else "apply 모드라면 / apply mode would"
+        lines = [f"{head} — {self.step.NUMBER}. {self.step.TITLE.ko} / {self.step.TITLE.en}",
+                 f"  {self.plan.message.ko}", f"  {self.plan.message.en}"]
+        if self.plan.subject:
+            lines.append(f"  대상 / target: {self.plan.subject}")
+        for w in self.plan.writes:
+            lines.append(f"  {'바꿀 파일 / to change' if w.changed else '그대로 / unchanged'}: {w.lab_path}")
+        for n in self.plan.notes:
+            lines += [f"  - {n.ko}", f"    {n.en}"]
+        for p in self.plan.refusals:
+            lines += [f"  ✗ 거부 / refused: {p.what.ko}", f"    {p.what.en}"] + ([f"    fix: {p.fix.en}"] if p.fix else [])
+        return lines
+
+    def __repr__(self) -> str:
+        return "\n".join(self._lines() + ([self.diff] if self.diff else []))
+
+    def _repr_html_(self) -> str:
+        body = "<br>".join(html.escape(line) for line in self._lines())
+        return f"<div>{body}</div>" + (colour_diff(self.diff) if self.diff else "")
+
+
+class Runbook(Run):
+    """The run context, with what the cells use to show their work."""
+
+    # --- the plan and the write --------------------------------------------------------------------
+
+    def plan(self, step_id: str) -> PlanView:
+        """The plan made for this step before anything was written (the preflight's)."""
+        step = self.step(step_id)
+        _status(self, "running", f"{step.NUMBER}단계를 실행하는 중입니다. 이 표시가 그대로 남아 있으면 실행이 여기서 멈춘 것입니다.",
+                f"running step {step.NUMBER}. If this is still shown, the run stopped here.")
+        return PlanView(self, step, self.plans[step_id])
+
+    def write(self, plan: PlanView) -> None:
+        """Apply mode: write what the plan says (backup first, then an atomic rename). Check mode: nothing."""
+        result = self.commit(plan.step)
+        if self.p.check_only:
+            _display({"text/plain": "check 모드: 아무것도 쓰지 않습니다. / check mode: nothing is written."})
+            return
+        done = [f["path"] for f in result.files if f["action"] == "written"]
+        made = [d for d in plan.plan.dirs]
+        lines = ([f"만든 폴더 / created: {', '.join(made)}"] if made else []) + \
+                [f"썼습니다 / written: {p}" for p in done] + ([f"백업 / backup: {result.backup}"] if result.backup else [])
+        _display({"text/plain": "\n".join(lines) or "바꿀 것이 없어 쓰지 않았습니다 (unchanged). / nothing to change (unchanged)."})
+
+    # --- reading back, as a student would -----------------------------------------------------------
+
+    def containerd_config(self) -> dict:
+        """The config containerd will use, read with tomllib: the main file merged with its imports (an
+        unreadable file gives {} here; its finding, with line and column, is in the step's verdict)."""
+        try:
+            eff = self.effective()
+        except RunbookError:
+            return {}
+        _display({"text/plain": f"tomllib: {', '.join(f.lab_path for f in eff.files)} (version {eff.version})"})
+        return eff.data
+
+    def runtime_table(self, cfg: dict, name: str) -> dict:
+        """cfg's table for the runtime, at the path of the config's version (shown)."""
+        from .containerd.tables import get_in
+        from .containerd.versions import detect_version, format_path, runtime_path
+        try:
+            version = detect_version(cfg, path=self.p.config_path, empty=not cfg)
+        except RunbookError:
+            return {}
+        path = runtime_path(version, name)
+        _display({"text/plain": f"version {version} → {format_path(path)}"})
+        table = get_in(cfg, path)
+        return table if isinstance(table, dict) else {}
+
+    def containerd_table(self, cfg: dict) -> dict:
+        """cfg's containerd table of the CRI plugin (default_runtime_name, runtimes), at the version's path."""
+        from .containerd.tables import get_in
+        from .containerd.versions import containerd_table, detect_version, format_path
+        try:
+            version = detect_version(cfg, path=self.p.config_path, empty=not cfg)
+        except RunbookError:
+            return {}
+        _display({"text/plain": f"version {version} → {format_path(containerd_table(version))}"})
+        table = get_in(cfg, containerd_table(version))
+        return table if isinstance(table, dict) else {}
+
+    def load_toml(self, lab_path: str) -> dict:
+        """tomllib.load(open(path, "rb")); a syntax error gives {} here and a finding in the verdict."""
+        import tomllib
+        try:
+            with open(self.path(lab_path), "rb") as f:
+                return tomllib.load(f)
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RunbookError):
+            return {}
+
+    def load_yaml(self, lab_path: str) -> dict:
+        """yaml.safe_load of the file; {} when it is missing or not a YAML mapping (the verdict says why)."""
+        from .yamldoc import safe_load
+        try:
+            doc = safe_load(self.read_text(lab_path) or "")
+        except Exception:  # noqa: BLE001 - a broken file is the verdict's finding, with its line
+            return {}
+        return doc if isinstance(doc, dict) else {}
+
+    def read(self, lab_path: str) -> str | None:
+        return self.read_text(lab_path)
+
+    # --- the verdict --------------------------------------------------------------------------------
+
+    @contextmanager
+    def expect(self, step_id: str, path: str | None = None):
+        step = self.step(step_id)
+        checks = Expect(self, step_id, path or self.plans[step_id].subject)
+        yield checks
+        result = self.verdict(step)
+        result.problems += checks.uncovered(result.problems)
+        if any(p.is_error for p in result.problems):
+            result.status = FAILED
+            result.message = next(p for p in result.problems if p.is_error).what
+        show(result, checks)
+        if result.failed and not self.p.check_only:
+            summary(self, final=False)
+            self._stop(result)
+
+    def _stop(self, result: StepResult) -> None:
+        withdrawn = self.withdraw_report()
+        if withdrawn:
+            result.notes.append(Msg(f"이번 실행이 실패해서, 이전 실행의 report.txt 를 {withdrawn} 로 옮겼습니다 "
+                                    "(성공하지 않은 실행을 성공이라고 말하는 보고서가 남지 않도록).",
+                                    f"this run failed, so the earlier run's report.txt was moved to {withdrawn} "
+                                    "(no report may claim a success that did not happen)."))
+        _status(self, "failed", f"{result.step}단계에서 실패해 멈췄습니다: {result.message.ko}",
+                f"stopped: step {result.step} failed: {result.message.en}", failed=result)
+        self.finish()  # the run stops here: release the root's lock even if the kernel lives on (JupyterLab)
+        raise StepFailed(f"step {result.step} failed", result.text())
+
+    def restart(self) -> StepResult:
+        """The restart section: commit (apply mode, real node, asked) and its verdict."""
+        step = self.step("restart")
+        self.commit(step)
+        result = self.verdict(step)
+        show(result)
+        return result
 
 
 def start(**params) -> Runbook:
-    """The validation cell: check every parameter, then take the root's lock."""
+    """The validation cell: check every parameter, take the root's lock, and plan every step. An apply run
+    whose plan refuses stops here, before its first write, with the refusal and its fix at the top."""
     if not params.get("root"):
         # the embedded sandbox is the runbook's own folder: create it, so `make run` works on a fresh clone
         # (an explicit root that does not exist stays an error: it is probably a typo)
@@ -78,74 +240,110 @@ def start(**params) -> Runbook:
     _display({"text/plain": f"root = {rb.target.root}  mode = {rb.p.mode}  runtime = {rb.p.runtime_name}",
               "text/html": f"<p><b>root</b> <code>{html.escape(str(rb.target.root))}</code> · <b>mode</b> {rb.p.mode} · "
                            f"<b>runtime</b> {html.escape(rb.p.runtime_name)}</p>"})
-    _status(rb, "started", "실행을 시작했습니다. 아직 끝나지 않았습니다.", "the run has started and has not finished yet.")
+    try:
+        rb.preflight()
+    except BaseException:
+        rb.finish()
+        raise
+    _show_plans(rb)
+    if rb.refused:
+        for step in rb.steps:
+            rb.verdict(step)
+        text = refusal_text(rb)
+        _status(rb, "failed", "계획 단계에서 거부했습니다. 아무것도 쓰지 않았습니다.", "the plan refused; nothing was written.")
+        summary(rb, final=False)
+        rb.finish()
+        raise Refused("the plan refused; nothing was written", text)
+    _status(rb, "started", "모든 단계를 계획했습니다. 아직 끝나지 않았습니다.", "every step is planned; the run has not finished yet.")
     return rb
 
 
-def step(rb: Runbook, n: int) -> None:
-    """The step's action: apply mode writes (and shows the diff), check mode only plans. Returns nothing, so
-    the cell shows only what it displayed (the result stays in rb.results)."""
-    _status(rb, "running", f"{n}단계를 실행하는 중입니다. 이 표시가 그대로 남아 있으면 실행이 {n}단계에서 멈춘 것입니다.",
-            f"running step {n}. If this is still shown, the run stopped in step {n}.")
-    result = rb.act(n)
-    if result.diff:
-        _display({"text/plain": result.diff,
-                  "text/html": f"<details open><summary>diff</summary><pre>{html.escape(result.diff)}</pre></details>"})
-    for note in result.notes:
-        _display({"text/plain": f"{note.ko}\n{note.en}"})
+def refusal_text(rb: Run) -> str:
+    lines = ["실행을 거부했습니다: 아무것도 쓰지 않았습니다 (파일, 폴더, 백업 모두 그대로입니다).",
+             "The run refused: nothing was written (every file, folder and backup is as it was).", ""]
+    for step, p in rb.refusals():
+        where = p.where()
+        lines += [f"✗ {step.NUMBER}. {step.TITLE.ko} / {step.TITLE.en}" + (f"  [{where}]" if where else ""),
+                  f"  {p.what.ko}", f"  {p.what.en}"]
+        if p.excerpt:
+            lines += [f"  {x}" for x in p.excerpt.split("\n")]
+        if p.fix:
+            lines += [f"  고치기: {p.fix.ko}", f"  fix: {p.fix.en}"]
+    return "\n".join(lines)
 
 
-def check(rb: Runbook, n: int) -> None:
-    """Read the result back from disk and give the verdict. In apply mode a failed step also shows the
-    summary so far and stops the run, so papermill exits non-zero and the archived notebook says why."""
-    result = rb.confirm(n)
-    failed = result.status == FAILED and not rb.p.check_only
-    withdrawn = rb.withdraw_report() if failed else None
-    if withdrawn:
-        result.notes.append(Msg(f"이번 실행이 실패해서, 이전 실행의 report.txt 를 {withdrawn} 로 옮겼습니다 "
-                                "(성공하지 않은 실행을 성공이라고 말하는 보고서가 남지 않도록).",
-                                f"this run failed, so the earlier run's report.txt was moved to {withdrawn} "
-                                "(no report may claim a success that did not happen)."))
-    show(result)
-    if failed:
-        summary(rb, final=False)
-        _status(rb, "failed", f"{n}단계에서 실패해 멈췄습니다: {result.message.ko}",
-                f"stopped: step {n} failed: {result.message.en}", failed=result)
-        rb.finish()  # the run stops here: release the root's lock even if the kernel lives on (JupyterLab)
-        raise StepFailed(f"step {n} failed: {result.message.ko} / {result.message.en}")
+def _show_plans(rb: Run) -> None:
+    rows = [{"step": s.NUMBER, "id": s.ID, "changed": p.changed, "refused": bool(p.refusals),
+             "message": p.message.as_dict(), "refusals": [r.as_dict() for r in p.refusals]}
+            for s, p in ((s, rb.plans[s.ID]) for s in rb.steps)]
+    text = ["계획 / the plan" + (" (check 모드: 쓰지 않음 / check mode: nothing is written)" if rb.p.check_only else "")]
+    for s in rb.steps:
+        p = rb.plans[s.ID]
+        mark = "✗" if p.refusals else ("~" if p.changed else "=")
+        text.append(f"  {mark} {s.NUMBER:>2}. {p.message.ko} / {p.message.en}")
+    _display({PLAN_MIME: rows, "text/plain": "\n".join(text)})
 
 
-def show(result: StepResult) -> None:
+def show(result: StepResult, checks: Expect | None = None) -> None:
     colour = "#cf222e" if result.failed else "#1a7f37"
-    body = html.escape(result.text())
-    _display({STEP_MIME: result.as_record(), "text/plain": result.text(),
-              "text/html": f"<pre style='border-left:4px solid {colour};padding-left:8px'>{body}</pre>"})
+    text = result.text()
+    if checks and checks.checks:
+        text = "확인 / checks\n" + checks.text() + "\n" + text
+    _display({STEP_MIME: result.as_record(), "text/plain": text,
+              "text/html": f"<pre style='border-left:4px solid {colour};padding-left:8px'>{html.escape(text)}</pre>"})
 
 
-def summary(rb: Runbook, *, final: bool = True) -> None:
+def summary(rb: Run, *, final: bool = True) -> None:
     """The last cell: the only reliable proof in an archived notebook that the run reached the end."""
     results = [rb.results[k] for k in sorted(rb.results, key=str)]
-    ok = rb.ok()
-    record = {"ok": ok, "final": final, "mode": rb.p.mode, "root": str(rb.target.root),
-              "runbook_version": __import__("runbook_lib").__version__, "params": rb.p.as_dict(),
-              "steps": [r.as_record() for r in results]}
+    record = {"ok": rb.ok() and not rb.refused, "final": final, "mode": rb.p.mode, "root": str(rb.target.root),
+              "refused": rb.refused, "runbook_version": __import__("runbook_lib").__version__,
+              "params": rb.p.as_dict(), "steps": [r.as_record() for r in results]}
     text = summary_text(results)
-    head = "요약 / summary" if final else "실패 전까지의 요약 / summary up to the failure"
+    head = "요약 / summary" if final else "멈추기 전까지의 요약 / summary up to the stop"
     _display({SUMMARY_MIME: record, "text/plain": f"{head}\n{text}",
-              "text/html": f"<h4>{head}</h4>" + summary_html(results, ok=ok, mode=rb.p.mode)})
+              "text/html": f"<h4>{head}</h4>" + summary_html(results, ok=record["ok"], mode=rb.p.mode)})
 
 
-def finish(rb: Runbook) -> None:
-    """Release the lock; in check mode, fail the run when any step failed (all steps were evaluated)."""
+def finish(rb: Run) -> None:
+    """Release the lock; in check mode, fail the run when any step failed, with every finding shown."""
     rb.finish()
-    if not rb.ok():
-        failed = [str(r.step) for r in rb.results.values() if r.failed]
-        _status(rb, "failed", f"끝까지 실행했지만 실패한 단계가 있습니다: {', '.join(failed)}",
-                f"the run reached the end, but some steps failed: {', '.join(failed)}",
-                failed=next(r for r in rb.results.values() if r.failed))
-        raise StepFailed(f"실패한 단계 / failed steps: {', '.join(failed)}")
+    failed = rb.failed_steps()
+    if failed:
+        numbers = ", ".join(str(r.step) for r in failed)
+        _status(rb, "failed", f"끝까지 실행했지만 실패한 단계가 있습니다: {numbers}",
+                f"the run reached the end, but some steps failed: {numbers}", failed=failed[0])
+        text = [f"실패한 단계 / failed steps: {numbers}", ""] + [r.text() for r in failed]
+        raise StepFailed(f"failed steps: {numbers}", "\n\n".join(text))
     _status(rb, "finished", "모든 단계를 마쳤고 모두 통과했습니다 (요약은 맨 아래).",
             "every step ran and passed (the summary is at the bottom).")
 
 
-__all__ = ["start", "step", "check", "show", "summary", "finish", "RunbookError"]
+_status_id: str | None = None  # the display id of this run's status box (one run at a time per kernel)
+
+
+def _status(rb: Run, state: str, ko: str, en: str, *, failed: StepResult | None = None) -> None:
+    """The run's status box, shown once near the top and updated in place as the run goes on. A failed run
+    is read there first: which step failed, its message, how to fix it, and what was done before it."""
+    global _status_id
+    done = [rb.results[k] for k in sorted(rb.results, key=str)]
+    steps = [{"step": r.step, "status": r.status, "title": r.title.as_dict()} for r in done]
+    record = {"state": state, "mode": rb.p.mode, "message": {"ko": ko, "en": en}, "steps": steps,
+              "failed": failed.as_record() if failed else None}
+    text = [f"[{state.upper()}] {ko}", f"         {en}"]
+    if failed:
+        text += ["", failed.text()]
+    colour = {"failed": "#cf222e", "finished": "#1a7f37"}.get(state, "#9a6700")
+    body = (f"<div style='border:2px solid {colour};padding:6px 10px'><b style='color:{colour}'>{html.escape(ko)}<br>"
+            f"{html.escape(en)}</b>" + (f"<pre>{html.escape(failed.text())}</pre>" if failed else ""))
+    if done:
+        body += summary_html(done, ok=rb.ok(), mode=rb.p.mode)
+    bundle = {STATUS_MIME: record, "text/plain": "\n".join(text), "text/html": body + "</div>"}
+    if _status_id is None or state == "started":
+        _status_id = f"runbook-status-{uuid.uuid4().hex}"
+        _display(bundle, display_id=_status_id)
+    else:
+        _display(bundle, display_id=_status_id, update=True)
+
+
+__all__ = ["start", "show", "summary", "finish", "Runbook", "StepFailed", "Refused", "Problem", "RunbookError"]

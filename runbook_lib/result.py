@@ -1,4 +1,4 @@
-"""One result type for every step: it feeds the notebook's checks, the summary table, the machine-readable
+"""One result type for every step (its findings are runbook_lib.findings.Problem): it feeds the notebook's checks, the summary table, the machine-readable
 record, the archive manifest and the exit code, so none of them computes a verdict of its own."""
 
 from __future__ import annotations
@@ -6,39 +6,13 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
+from .findings import Problem
 from .messages import Msg, display_width
 
 STEP_MIME = "application/vnd.runbook.step+json"
 SUMMARY_MIME = "application/vnd.runbook.summary+json"
 
 CHANGED, UNCHANGED, PASSED, FAILED, SKIPPED = "changed", "unchanged", "passed", "failed", "skipped"
-
-
-@dataclass
-class Problem:
-    """A verdict: what is wrong, where, why it matters, and the exact fix."""
-    what: Msg
-    fix: Msg | None = None
-    path: str | None = None
-    line: int | None = None
-    why: Msg | None = None
-    col: int | None = None
-    excerpt: str | None = None  # the offending line(s) as written, with a caret under the column
-
-    @classmethod
-    def from_error(cls, exc) -> "Problem":
-        """A RunbookError as a verdict, keeping its position and excerpt."""
-        return cls(exc.what, exc.fix, exc.path, exc.line, col=exc.col, excerpt=exc.excerpt)
-
-    def as_dict(self) -> dict:
-        return {"what": self.what.as_dict(), "fix": self.fix.as_dict() if self.fix else None,
-                "why": self.why.as_dict() if self.why else None, "path": self.path, "line": self.line,
-                "col": self.col, "excerpt": self.excerpt}
-
-    def where(self) -> str:
-        if not (self.path and self.line):
-            return self.path or ""
-        return f"{self.path}:{self.line}" + (f":{self.col}" if self.col else "")
 
 
 @dataclass
@@ -74,7 +48,8 @@ class StepResult:
             lines += [f"  - {n.ko}", f"    {n.en}"]
         for p in self.problems:
             where = p.where()
-            lines.append(f"  ✗ {('[' + where + '] ') if where else ''}{p.what.ko}")
+            mark = "✗" if p.is_error else "⚠"
+            lines.append(f"  {mark} {('[' + where + '] ') if where else ''}{p.what.ko}")
             lines.append(f"    {p.what.en}")
             if p.excerpt:
                 lines += [f"    {x}" for x in p.excerpt.split("\n")]

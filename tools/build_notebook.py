@@ -186,8 +186,65 @@ RESTART_MD = """## containerd 재시작 — 실제 노드에서, 요청받았을
 
 **Why:** a restart is the operator's decision: running containers keep running under their shims, but the CRI API is away for a moment. Forgetting it gives "the config is right, yet GPU pods fail with `no runtime for nvidia`". So the runbook always says whether a restart is needed, restarts only when asked, and after a restart always checks that containerd came back."""
 
-RESTART = """from runbook_lib.containerd import restart
-nb.show(restart.section(rb))"""
+RESTART = """rb.restart()  # apply mode on a real node, with restart_containerd: systemctl restart, then confirm it is back"""
+
+# Each step: the action cell (the plan made before any write, then the write) and the check cell (the files
+# read back with the parser a student would use, and the assertions the step makes, stated visibly).
+ACTIONS = {
+    "prepare": """plan = rb.plan("prepare")    # folders to create; the base config only when there is none
+plan""",
+    "runtime": """plan = rb.plan("runtime")    # the version's table path, and the diff of config.toml
+plan""",
+    "options": """plan = rb.plan("options")    # written together with the table in step 2 (one atomic edit)
+plan""",
+    "default": """plan = rb.plan("default")    # default.txt; the default runtime itself is never changed
+plan""",
+    "parse": """plan = rb.plan("parse")      # parsed.txt, from the config as tomllib reads it
+plan""",
+    "cdi": """plan = rb.plan("cdi")        # a missing spec is written; an existing one is kept byte for byte
+plan""",
+    "runtimeclass": """plan = rb.plan("runtimeclass")
+plan""",
+    "report": """plan = rb.plan("report")     # every value parsed back from the files, never from the parameters
+plan""",
+    "containerd": """plan = rb.plan("containerd")  # containerd --config <file> config dump, when there is a containerd to ask
+plan""",
+}
+WRITE = "rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing"
+
+CHECKS = {
+    "prepare": """with rb.expect("prepare") as expect:
+    expect.true(rb.path(config_path).parent.is_dir(), "the folder of config_path exists")
+    expect.true((rb.read(config_path) or "").strip(), "config_path exists and is not empty")""",
+    "runtime": """cfg = rb.containerd_config()                  # tomllib: config.toml merged with its imports
+nvidia = rb.runtime_table(cfg, runtime_name)     # at the path of the config's version
+with rb.expect("runtime") as expect:
+    expect.equal(nvidia, "runtime_type", "io.containerd.runc.v2")""",
+    "options": """nvidia = rb.runtime_table(rb.containerd_config(), runtime_name)
+with rb.expect("options") as expect:
+    expect.equal(nvidia, "options.BinaryName", binary_name)
+    expect.boolean(nvidia, "options.SystemdCgroup", systemd_cgroup)   # the string "true" is not a boolean""",
+    "default": """cri = rb.containerd_table(rb.containerd_config())
+with rb.expect("default") as expect:
+    expect.not_equal(cri, "default_runtime_name", runtime_name)    # GPU pods opt in via a RuntimeClass
+    expect.file(rb.tk("default.txt"))""",
+    "parse": """cfg = rb.load_toml(config_path)   # tomllib.load(open(config_path, "rb")), under the root
+print("version =", cfg.get("version"))
+with rb.expect("parse") as expect:
+    expect.file(rb.tk("parsed.txt"))""",
+    "cdi": """spec = rb.load_yaml(cdi_spec)     # yaml.safe_load; the verdict also checks the CDI schema
+with rb.expect("cdi") as expect:
+    expect.equal(spec, "kind", "nvidia.com/gpu")
+    expect.file(rb.tk("cdi-keys.txt"))""",
+    "runtimeclass": """rc = rb.load_yaml(rb.tk("runtimeclass.yaml"))
+with rb.expect("runtimeclass") as expect:
+    expect.equal(rc, "kind", "RuntimeClass")
+    expect.equal(rc, "handler", runtime_name)    # must name a runtime in containerd's config""",
+    "report": """with rb.expect("report") as expect:
+    expect.file(rb.tk("report.txt"))""",
+    "containerd": """with rb.expect("containerd") as expect:
+    pass   # containerd's own reading, beside what the runbook expects (the table below)""",
+}
 
 SUMMARY_MD = """## 요약
 
@@ -206,8 +263,9 @@ def build() -> nbformat.NotebookNode:
     params = new_code_cell(PARAMS)
     params.metadata["tags"] = ["parameters"]
     cells += [params, new_markdown_cell(VALIDATE_MD), new_code_cell(VALIDATE)]
-    for n, md in STEPS.items():
-        cells += [new_markdown_cell(md), new_code_cell(f"nb.step(rb, {n})"), new_code_cell(f"nb.check(rb, {n})")]
+    for (n, md), step_id in zip(STEPS.items(), ACTIONS):
+        cells += [new_markdown_cell(md), new_code_cell(ACTIONS[step_id]), new_code_cell(WRITE),
+                  new_code_cell(CHECKS[step_id])]
     cells += [new_markdown_cell(RESTART_MD), new_code_cell(RESTART)]  # after the last step, before the summary
     cells += [new_markdown_cell(SUMMARY_MD), new_code_cell(SUMMARY)]
     nb = new_notebook(cells=cells)

@@ -16,7 +16,7 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from ..messages import Msg, display_width
-from ..result import FAILED, PASSED, SKIPPED, Problem, StepResult
+from ..findings import Problem
 from . import render
 from .versions import RUNTIME_TYPE
 
@@ -55,48 +55,6 @@ def containerd_version(binary: str) -> str:
     return out[2] if len(out) > 2 else "?"
 
 
-def act(p, target, r: StepResult) -> tuple[StepResult, dict | None]:
-    """Ask containerd; the result is skipped, failed (containerd rejects the file, or could not be asked),
-    or passed so far (the comparison is the step's check)."""
-    binary, why = choose_binary(p, target)
-    if binary is None:
-        r.status, r.message = SKIPPED, why
-        return r, None
-    try:
-        from . import verify  # only when there is a containerd to ask: most lab runs skip this step
-        reading = verify.containerd_reading(binary, target.resolve(p.config_path), target.root, p.runtime_name)
-    except verify.ContainerdRejected as exc:
-        problem = rejected_problem(exc, p.config_path)
-        r.status, r.message = FAILED, problem.what
-        r.problems.append(problem)
-        if exc.stderr != exc.said:  # warnings and log lines around the error
-            r.notes.append(Msg(f"containerd 의 stderr 전체:\n{exc.stderr}", f"containerd's whole stderr:\n{exc.stderr}"))
-        return r, None
-    except (OSError, ValueError, subprocess.SubprocessError) as exc:
-        ko, _, en = str(exc).partition("\n")
-        r.status = FAILED
-        r.message = Msg(f"containerd 에게 물어보지 못했습니다: {ko}", f"could not ask containerd: {en or ko}")
-        r.problems.append(Problem(r.message, Msg(
-            "containerd_bin 에 이 기계의 containerd 실행 파일 경로(예: /usr/bin/containerd)를 주고, root 권한으로 실행하세요.",
-            "give containerd_bin the path of this machine's containerd (e.g. /usr/bin/containerd) and run as root.")))
-        return r, None
-    reading["binary"], reading["containerd_version"] = binary, containerd_version(binary)
-    rt = reading["runtime"] or {}
-    sc = (rt.get("options") or {}).get("SystemdCgroup")
-    seen = (f"runtime_type = {_shown(rt.get('runtime_type'))}, BinaryName = {_shown((rt.get('options') or {}).get('BinaryName'))}, "
-            f"SystemdCgroup = {_shown(sc)}")
-    r.status = PASSED
-    if reading["runtime"] is None:
-        r.message = Msg(f"containerd({reading['containerd_version']})가 읽은 설정에는 {p.runtime_name} 런타임이 없습니다.",
-                        f"containerd {reading['containerd_version']} reads no {p.runtime_name} runtime in the config.")
-    else:
-        r.message = Msg(f"containerd({reading['containerd_version']})가 읽은 {p.runtime_name} 런타임: {seen}, "
-                        f"기본 런타임 {reading['default_runtime_name']}",
-                        f"containerd {reading['containerd_version']} reads {p.runtime_name}: {seen}, "
-                        f"default runtime {reading['default_runtime_name']}")
-    return r, reading
-
-
 def rejected_problem(exc: "verify.ContainerdRejected", config_path: str) -> Problem:
     """containerd's own words, with the file and line it names (only TOML errors carry a line)."""
     said = exc.said
@@ -119,7 +77,7 @@ def rejected_problem(exc: "verify.ContainerdRejected", config_path: str) -> Prob
             f"fix the {'line' if line else 'place'} containerd points at, then check that `{cmd}` finishes without an error.{hint_en}"),
         path, line,
         why=Msg("containerd 가 읽지 못하는 설정은 노드의 모든 파드를 멈추게 합니다.",
-                "a config containerd cannot read stops every pod on the node."))
+                "a config containerd cannot read stops every pod on the node."), code="containerd.rejects")
 
 
 def _type(v) -> str:
@@ -140,19 +98,19 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None) ->
     rows: list[tuple] = []
     problems: list[Problem] = []
 
-    def bad(ko, en, fix_ko, fix_en, why=None):
-        problems.append(Problem(Msg(ko, en), Msg(fix_ko, fix_en), cfg, None, why=why))
+    def bad(code, ko, en, fix_ko, fix_en, why=None):
+        problems.append(Problem(Msg(ko, en), Msg(fix_ko, fix_en), cfg, None, why=why, code=f"containerd.reads.{code}"))
 
     rows.append(("runtimes", f"{name} 포함 / includes {name}", ", ".join(names) or "(없음 / none)", name in names))
     disabled = [d for d in reading["disabled_plugins"] if d in CRI_PLUGINS]
     if disabled:
-        bad(f"containerd 가 CRI 플러그인을 불러오지 않습니다 (disabled_plugins = {disabled}). Kubernetes 는 어떤 런타임도 보지 못합니다.",
-            f"containerd does not load the CRI plugin (disabled_plugins = {disabled}); Kubernetes sees no runtime at all.",
+        bad("cri_disabled", f"containerd 가 CRI 플러그인을 불러오지 않습니다 (disabled_plugins = {', '.join(disabled)}). Kubernetes 는 어떤 런타임도 보지 못합니다.",
+            f"containerd does not load the CRI plugin (disabled_plugins = {', '.join(disabled)}); Kubernetes sees no runtime at all.",
             f'disabled_plugins 에서 "{disabled[0]}" 를 지우세요.', f'remove "{disabled[0]}" from disabled_plugins.')
     elif rt is None:
-        bad(f"containerd 가 읽은 설정에 {name} 런타임이 없습니다. containerd 가 보는 런타임: {names or '없음'}. "
+        bad("runtime_missing", f"containerd 가 읽은 설정에 {name} 런타임이 없습니다. containerd 가 보는 런타임: {', '.join(names) or '없음'}. "
             "파일에 테이블을 적었다면 containerd 가 그 테이블을 조용히 버린 것입니다 (엉뚱한 경로, 다른 설정 버전의 경로, version 줄 누락).",
-            f"containerd reads no {name} runtime; the runtimes it sees: {names or 'none'}. If the file has the table, "
+            f"containerd reads no {name} runtime; the runtimes it sees: {', '.join(names) or 'none'}. If the file has the table, "
             "containerd silently dropped it (a misplaced table, another config version's path, a missing version line).",
             f"2~3단계의 진단대로 고친 뒤 `{cmd}` 의 runtimes 에 {name} 가 보이는지 확인하세요.",
             f"fix it as steps 2-3 say, then check that `{cmd}` lists {name} under runtimes.",
@@ -169,35 +127,35 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None) ->
                 continue
             key = item.rsplit(".", 1)[1]
             if isinstance(want, bool) and isinstance(got, str):
-                bad(f"containerd 는 {key} 를 문자열 {render.value(got)} 로 읽습니다 (불리언이어야 합니다). 설정은 받아들이지만 "
+                bad("string_boolean", f"containerd 는 {key} 를 문자열 {render.value(got)} 로 읽습니다 (불리언이어야 합니다). 설정은 받아들이지만 "
                     f"파드를 띄울 때 \"Can't convert {got}(string) to bool\" 로 실패합니다.",
                     f"containerd reads {key} as the string {render.value(got)} (it must be a boolean); it accepts the file, "
                     f"but starting a pod fails with \"Can't convert {got}(string) to bool\".",
                     f"{key} = {render.value(want)}  (따옴표 없이)", f"{key} = {render.value(want)}  (no quotes)")
             else:
-                bad(f"containerd 가 읽은 {key} 는 {_shown(got)} 입니다. runbook 이 기대한 값은 {_shown(want)} 입니다.",
+                bad("value_differs", f"containerd 가 읽은 {key} 는 {_shown(got)} 입니다. runbook 이 기대한 값은 {_shown(want)} 입니다.",
                     f"containerd reads {key} as {_shown(got)}; the runbook expects {_shown(want)}.",
                     f"{key} = {render.value(want)}", f"{key} = {render.value(want)}")
         for key in sorted(set(written or {}) - set(rt)):
-            bad(f"파일의 {name} 테이블에 있는 키 {key!r} 를 containerd 가 조용히 버렸습니다 (containerd 가 모르는 키입니다).",
-                f"containerd silently dropped the key {key!r} of the file's {name} table (a key it does not know).",
+            bad("key_dropped", f"파일의 {name} 테이블에 있는 키 {key} 를 containerd 가 조용히 버렸습니다 (containerd 가 모르는 키입니다).",
+                f"containerd silently dropped the key {key} of the file's {name} table (a key it does not know).",
                 f"{key} 줄을 지우거나 오타를 고치세요 (예: runtime_type).", f"delete the {key} line or fix its typo (e.g. runtime_type).")
     default = reading["default_runtime_name"]
     want_default = file_default if file_default not in (None, name) else "runc"
     ok = default is not None and default != name and default in names and default == want_default
     rows.append(("default_runtime_name", f"{_shown(want_default)}, {name} 아님 / not {name}", _shown(default), ok))
     if not disabled and default == name:
-        bad(f"containerd 의 기본 런타임이 {name} 입니다. RuntimeClass 가 없는 모든 파드가 {name} 를 거칩니다.",
+        bad("default_is_runtime", f"containerd 의 기본 런타임이 {name} 입니다. RuntimeClass 가 없는 모든 파드가 {name} 를 거칩니다.",
             f"containerd's default runtime is {name}; every pod without a RuntimeClass goes through it.",
             'default_runtime_name = "runc"', 'default_runtime_name = "runc"')
     elif not disabled and default is not None and default not in names:
-        bad(f"containerd 의 기본 런타임 {default} 가 containerd 가 읽은 런타임 목록 {names} 에 없습니다. "
+        bad("default_not_a_runtime", f"containerd 의 기본 런타임 {default} 가 containerd 가 읽은 런타임 목록({', '.join(names)})에 없습니다. "
             "RuntimeClass 가 없는 파드가 모두 실패합니다.",
-            f"containerd's default runtime {default} is not among the runtimes it reads, {names}; "
+            f"containerd's default runtime {default} is not among the runtimes it reads ({', '.join(names)}); "
             "every pod without a RuntimeClass fails.",
             f"runtimes.{default} 테이블을 {name} 와 같은 경로에 두세요.", f"put a runtimes.{default} table at the same path as {name}.")
     elif not disabled and file_default is not None and default != file_default:
-        bad(f"파일에서 읽은 기본 런타임은 {file_default} 인데 containerd 는 {default} 로 읽습니다.",
+        bad("default_differs", f"파일에서 읽은 기본 런타임은 {file_default} 인데 containerd 는 {default} 로 읽습니다.",
             f"the file's default runtime is {file_default}, but containerd reads {default}.",
             f"`{cmd}` 의 default_runtime_name 을 보고 파일의 경로를 고치세요.",
             f"look at default_runtime_name in `{cmd}` and fix the file's path.")

@@ -66,31 +66,14 @@ def blockers(eff: Effective, p, *, strays: bool = True) -> list[Problem]:
     hit = [d for d in disabled if d in CRI_PLUGIN_NAMES[eff.version]]
     if hit:
         path, line = locate(eff, ("disabled_plugins",))
-        out.append(Problem(
-            Msg(f"disabled_plugins 에 CRI 플러그인({hit[0]})이 있습니다. 이러면 어떤 런타임을 등록해도 Kubernetes 가 보지 못합니다.",
-                f"disabled_plugins lists the CRI plugin ({hit[0]}); Kubernetes will not see any runtime, whatever is registered."),
-            Msg(f"그 줄을 이렇게 고치세요: {_disabled_line(disabled, hit)}", f"write that line as: {_disabled_line(disabled, hit)}"),
-            path, line,
-            why=Msg("containerd 는 CRI 플러그인을 아예 불러오지 않습니다.", "containerd does not load the CRI plugin at all.")))
+        out.append(Problem.of("containerd.cri_disabled", path, line, plugin=hit[0], fixed=_disabled_line(disabled, hit)))
     if v2_style_tables_without_version(eff.main.data):
-        out.append(Problem(
-            Msg("version 줄이 없는데 테이블은 version 2 형식(plugins.\"io.containerd.grpc.v1.cri\")입니다. containerd 는 이 파일을 "
-                "version 1 로 읽고 그 테이블을 통째로 무시합니다.",
-                "there is no version line, but the tables are in version-2 form (plugins.\"io.containerd.grpc.v1.cri\"); "
-                "containerd reads the file as version 1 and ignores those tables entirely."),
-            Msg("파일 맨 위에 이 줄을 넣으세요: version = 2", "add this line at the top of the file: version = 2"),
-            eff.main.lab_path, 1,
-            why=Msg("인터넷에서 복사한 스니펫이 '아무 효과가 없는' 가장 흔한 원인입니다.",
-                    "the most common reason a copied snippet 'does nothing'.")))
+        out.append(Problem.of("config.version_missing_v2_tables", eff.main.lab_path, 1))
     for path_, file_, line in stray_runtime_tables(eff, p.runtime_name) if strays else []:
         out.append(_stray_problem(eff, p.runtime_name, path_, file_, line))
     out += plugin_key_problems(eff, p)
     for missing in eff.missing_imports:
-        out.append(Problem(
-            Msg(f"imports 에 적힌 파일이 없습니다: {missing} (containerd 가 시작하지 못합니다).",
-                f"an imported file does not exist: {missing} (containerd will not start)."),
-            Msg("파일을 만들거나 imports 에서 그 경로를 지우세요.", "create the file or remove it from imports."),
-            eff.main.lab_path))
+        out.append(Problem.of("config.import_missing", eff.main.lab_path, missing=missing))
     return out
 
 
@@ -118,18 +101,8 @@ def plugin_key_problems(eff: Effective, p) -> list[Problem]:
             continue
         file_, line = _first_header_under(eff, ("plugins", key))
         uri = _V1_PLUGIN_URIS.get(key)
-        fix = (Msg(f'version 1 이름입니다. 헤더의 plugins.{key} 를 plugins."{uri}" 로 바꾸세요.',
-                   f'that is a version-1 name; change plugins.{key} in the header to plugins."{uri}".') if uri else
-               Msg("점이 든 플러그인 이름은 따옴표로 감싸세요. 예: [plugins.\"io.containerd.grpc.v1.cri\"]",
-                   "quote plugin names that contain dots, e.g. [plugins.\"io.containerd.grpc.v1.cri\"]"))
-        out.append(Problem(
-            Msg(f'plugins 아래의 "{key}" 는 플러그인 이름(URI)이 아닙니다. containerd 1.6 은 이 파일 전체를 '
-                f'거부하고 시작하지 않습니다 (invalid plugin key URI "{key}").',
-                f'"{key}" under plugins is not a plugin URI; containerd 1.6 refuses the whole file and does not start '
-                f'(invalid plugin key URI "{key}").'),
-            fix, file_, line,
-            why=Msg(f"version {eff.version} 파일에서는 플러그인 이름을 io.containerd.<종류>.<버전>.<이름> 형식으로 씁니다.",
-                    f"a version-{eff.version} file names plugins as io.containerd.<type>.<version>.<name>.")))
+        out.append(Problem.of("config.plugin_key_v1_name" if uri else "config.plugin_key_unquoted", file_, line,
+                              key=key, uri=uri, version=eff.version))
     return out
 
 
@@ -162,38 +135,16 @@ def stray_runtime_tables(eff: Effective, name: str) -> list[tuple[tuple[str, ...
 def _stray_problem(eff: Effective, name: str, path, file_, line) -> Problem:
     right = runtime_path(eff.version, name)
     shown = _raw_header(eff, file_, line) or header_text(eff, path)
-    rejects = Msg("containerd 1.6 은 plugins 아래의 키를 플러그인 이름(io.containerd.x.vx 꼴)으로 읽으므로, 이 파일 전체를 "
-                  "거부하고 시작하지 않습니다.",
-                  "containerd 1.6 reads every key under plugins as a plugin name (io.containerd.x.vx), so it rejects "
-                  "this whole file and does not start.")
     if len(path) > 1 and path[1] == "io":
-        what = Msg(f"섹션 헤더에 따옴표가 빠졌습니다: {shown}. 점마다 테이블이 나뉘어 plugins.io.containerd... 라는 엉뚱한 "
-                   "테이블이 되고, containerd 는 'invalid plugin key URI \"io\"' 로 파일 전체를 거부합니다.",
-                   f"the section header lost its quotes: {shown}; every dot opens another table (plugins.io.containerd...), "
-                   "and containerd rejects the whole file with 'invalid plugin key URI \"io\"'.")
-        why = rejects
+        code = "runtime.misplaced.unquoted_header"
     elif path[:2] == ("plugins", "cri") and eff.version >= 2:
-        what = Msg(f"version {eff.version} 파일에 version 1 형식의 경로가 있습니다: {shown}. containerd 1.6 은 "
-                   "'invalid plugin key URI \"cri\"' 로 파일 전체를 거부합니다.",
-                   f"a version-1 path in a version-{eff.version} file: {shown}; containerd 1.6 rejects the whole file "
-                   "with 'invalid plugin key URI \"cri\"'.")
-        why = rejects
-    elif path[:len(CRI_RUNTIME_PLUGIN[2])] == CRI_RUNTIME_PLUGIN[2] and eff.version == 3:
-        what = Msg(f"version 3 파일에 version 2 형식의 경로가 있습니다: {shown}. containerd 2.x 는 이 경로에서 런타임을 찾지 않습니다.",
-                   f"a version-2 path in a version-3 file: {shown}; containerd 2.x does not look for runtimes there.")
-        why = Msg("version 3 에서 런타임은 plugins.\"io.containerd.cri.v1.runtime\" 아래에만 있습니다. version 3 을 모르는 "
-                  "containerd 1.6 은 오히려 이 테이블만 읽어 runc 를 포함한 다른 런타임을 모두 잃습니다.",
-                  "in version 3, runtimes live under plugins.\"io.containerd.cri.v1.runtime\" only; containerd 1.6, which "
-                  "knows no version 3, reads just this table and loses every other runtime, runc included.")
+        code = "runtime.misplaced.v1_path"
+    elif path[:len(CRI_RUNTIME_PLUGIN[2])] == CRI_RUNTIME_PLUGIN[2] and eff.version >= 3:
+        code = "runtime.misplaced.v2_path"
     else:
-        what = Msg(f"런타임 테이블이 엉뚱한 곳에 있습니다: {shown}. containerd 는 이 테이블을 알리지 않고 버립니다.",
-                   f"the runtime table is misplaced: {shown}; containerd drops it without a word.")
-        why = Msg("containerd 는 설정 버전마다 정해진 한 경로(...containerd.runtimes.<이름>)에서만 런타임을 읽습니다.",
-                  "containerd reads runtimes from one path per config version only (...containerd.runtimes.<name>).")
-    head, opts = header_text(eff, right), header_text(eff, right + ("options",))
-    return Problem(what, Msg(f"헤더를 {head} 로 고치세요 (options 하위 테이블의 헤더도 {opts} 로).",
-                             f"change the header to {head} (and the options sub-table's header to {opts})."),
-                   file_, line, why=why)
+        code = "runtime.misplaced"
+    return Problem.of(code, file_, line, shown=shown, version=eff.version, header=header_text(eff, right),
+                      options_header=header_text(eff, right + ("options",)), key=".".join(path))
 
 
 def _raw_header(eff: Effective, file_: str, line: int | None) -> str | None:
@@ -209,25 +160,26 @@ def require_runtime(after: Effective, p, lab_path: str) -> None:
     ok = isinstance(table, dict) and table.get("runtime_type") == RUNTIME_TYPE and isinstance(table.get("options"), dict) \
         and table["options"].get("BinaryName") == p.binary_name and table["options"].get("SystemdCgroup") is p.systemd_cgroup
     if not ok:
-        raise ConfigError(
-            Msg(f"{lab_path} 를 고쳐도 containerd 가 실제로 읽는 설정(imports 병합 결과)에 런타임이 남지 않습니다. 아무것도 쓰지 않았습니다.",
-                f"editing {lab_path} would not leave the runtime in the config containerd actually uses (after merging "
-                "imports); nothing was written."),
-            Msg("imports 로 읽히는 파일 중 CRI 플러그인 테이블을 덮어쓰는 파일을 확인하세요 (layout=dropin 도 고려하세요).",
-                "look for an imported file that overrides the CRI plugin table (or consider layout=dropin)."), path=lab_path)
+        raise ConfigError(Msg(f"{lab_path} 를 고쳐도 containerd 가 실제로 읽는 설정(imports 병합 결과)에 런타임이 남지 않습니다. 아무것도 쓰지 않았습니다.",
+                              f"editing {lab_path} would not leave the runtime in the config containerd actually uses (after merging "
+                              "imports); nothing was written."),
+                          Msg("imports 로 읽히는 파일 중 CRI 플러그인 테이블을 덮어쓰는 파일을 확인하세요 (layout=dropin 도 고려하세요).",
+                              "look for an imported file that overrides the CRI plugin table (or consider layout=dropin)."),
+                          path=lab_path, code="runtime.not_effective")
 
 
-def warnings(eff: Effective, p) -> list[Msg]:
-    out = []
+def cgroup_disagreement(eff: Effective, p) -> Problem | None:
+    """The runtime's SystemdCgroup differs from the default runtime's: a warning in apply and check mode alike
+    (docs/GUARANTEES.md says why it is not an error: the parameter states the kubelet's driver)."""
     default = default_runtime_name(eff.data, eff.version)
+    path = runtime_path(eff.version, p.runtime_name) + ("options", "SystemdCgroup")
     base = get_in(eff.data, runtime_path(eff.version, default) + ("options", "SystemdCgroup"))
-    if default != p.runtime_name and isinstance(base, bool) and base is not p.systemd_cgroup:
-        out.append(Msg(
-            f"주의: 기본 런타임 {default} 의 SystemdCgroup 은 {render.value(base)} 인데 {p.runtime_name} 에는 "
-            f"{render.value(p.systemd_cgroup)} 를 씁니다. kubelet 의 cgroupDriver 와 다른 쪽 런타임의 파드는 시작하지 못합니다.",
-            f"warning: the default runtime {default} has SystemdCgroup = {render.value(base)} but {p.runtime_name} gets "
-            f"{render.value(p.systemd_cgroup)}; pods of whichever runtime disagrees with the kubelet's cgroupDriver fail to start."))
-    return out
+    mine = get_in(eff.data, path)
+    if default == p.runtime_name or not isinstance(base, bool) or not isinstance(mine, bool) or base is mine:
+        return None
+    where, line = locate(eff, path)
+    return Problem.of("options.systemd_cgroup.differs_from_default", where, line, runtime=p.runtime_name,
+                      value=render.value(mine), default=default, base=render.value(base), key="options.SystemdCgroup")
 
 
 def default_problem(eff: Effective, p) -> Problem | None:
@@ -235,108 +187,93 @@ def default_problem(eff: Effective, p) -> Problem | None:
     if default != p.runtime_name:
         return None
     path, line = locate(eff, runtime_path(eff.version, "x")[:-2] + ("default_runtime_name",))
-    return Problem(
-        Msg(f"기본 런타임(default_runtime_name)이 {default} 로 되어 있습니다. 기본 런타임은 runc 로 두고 {p.runtime_name} 런타임은 "
-            "RuntimeClass 로 골라 써야 합니다.",
-            f"default_runtime_name is {default}; the default must stay runc, with {p.runtime_name} chosen through a RuntimeClass."),
-        Msg('그 줄을 이렇게 고치세요: default_runtime_name = "runc"  (GPU 파드는 runtimeClassName 으로 지정합니다)',
-            'write that line as: default_runtime_name = "runc"  (GPU pods opt in with runtimeClassName)'),
-        path, line,
-        why=Msg("RuntimeClass 가 없는 모든 파드까지 이 런타임을 거치게 되어, 런타임 문제가 클러스터 전체로 번집니다.",
-                "every pod without a RuntimeClass would go through it, so a runtime problem would spread to the whole cluster."))
+    return Problem.of("default.is_runtime", path, line, default=default, runtime=p.runtime_name)
 
 
-def runtime_problems(eff: Effective, p, *, part: str) -> list[Problem]:
-    path = runtime_path(eff.version, p.runtime_name)
+def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | None = None) -> list[Problem]:
+    """part="runtime": the table is where containerd looks, with the right runtime_type and only keys containerd
+    knows. part="options": BinaryName and SystemdCgroup, each with its type; ``path`` names another table to
+    judge them in (a misplaced one: its mistakes are the student's too, each said on its own line)."""
+    path = path or runtime_path(eff.version, p.runtime_name)
     table = get_in(eff.data, path)
     hdr = header_text(eff, path)
-    out: list[Problem] = []
     if part == "runtime":
-        for stray in stray_runtime_tables(eff, p.runtime_name):
-            out.append(_stray_problem(eff, p.runtime_name, *stray))
+        out = [_stray_problem(eff, p.runtime_name, *stray) for stray in stray_runtime_tables(eff, p.runtime_name)]
         out += plugin_key_problems(eff, p)
         if not isinstance(table, dict):
-            if not out:
-                out.append(Problem(
-                    Msg(f"{p.runtime_name} 런타임 테이블이 containerd 가 읽는 설정에 없습니다.",
-                        f"the {p.runtime_name} runtime table is not in the config containerd reads."),
-                    Msg(f"이 헤더로 추가하세요: {hdr} 그리고 runtime_type = \"{RUNTIME_TYPE}\"",
-                        f"add it under this header: {hdr} with runtime_type = \"{RUNTIME_TYPE}\""), eff.main.lab_path))
-            return out
-        rt = table.get("runtime_type")
-        where, line = locate(eff, path + ("runtime_type",) if rt is not None else path)
-        if rt != RUNTIME_TYPE:
-            out.append(Problem(
-                Msg(f"runtime_type 이 {'없습니다' if rt is None else repr(rt) + ' 입니다'} ({RUNTIME_TYPE!r} 이어야 합니다).",
-                    f"runtime_type is {'missing' if rt is None else repr(rt)} (expected {RUNTIME_TYPE!r})."),
-                Msg(f'runtime_type = "{RUNTIME_TYPE}"' + ("" if rt is not None else f"  ({hdr} 아래에)"),
-                    f'runtime_type = "{RUNTIME_TYPE}"' + ("" if rt is not None else f"  (under {hdr})")), where, line,
-                why=Msg("runtime_type 이 containerd 가 띄울 shim 을 정합니다.", "runtime_type selects the shim containerd starts.")))
-        for key in table:
-            if key not in KNOWN_RUNTIME_KEYS:
-                where, line = locate(eff, path + (key,))
-                guess = _closest(key, KNOWN_RUNTIME_KEYS)
-                value = render.value(table[key]) if not isinstance(table[key], dict) else "..."
-                out.append(Problem(
-                    Msg(f"런타임 테이블에 containerd 가 모르는 키가 있습니다: {key}. containerd 는 경고 없이 이 줄을 버립니다.",
-                        f"the runtime table has a key containerd does not know: {key}; containerd drops the line silently."),
-                    Msg(f"오타라면 그 줄을 이렇게 고치세요: {guess} = {value}" if guess else f"{key} 줄을 지우세요.",
-                        f"if it is a typo, write that line as: {guess} = {value}" if guess else f"delete the {key} line."),
-                    where, line, why=Msg("버려진 설정은 아무 효과가 없는데, containerd 는 아무 말도 하지 않습니다.",
-                                         "a dropped setting has no effect, and containerd says nothing about it.")))
-        out += _type_problems(eff, path, table, RUNTIME_TYPES)
-        return out
+            return out or [Problem.of("runtime.missing", eff.main.lab_path, runtime=p.runtime_name, header=hdr,
+                                      runtime_type=RUNTIME_TYPE)]
+        return out + _table_problems(eff, path, table, hdr)
     if not isinstance(table, dict):
         return []
     options = table.get("options")
+    opt_hdr = header_text(eff, path + ("options",))
     if not isinstance(options, dict):
-        return [Problem(Msg(f"{p.runtime_name} 런타임에 options 하위 테이블이 없습니다.", f"the {p.runtime_name} runtime has no options sub-table."),
-                        Msg(f"{header_text(eff, path + ('options',))} 아래에 BinaryName = \"{p.binary_name}\" 과 SystemdCgroup = "
-                            f"{render.value(p.systemd_cgroup)} 를 적으세요.",
-                            f"write BinaryName = \"{p.binary_name}\" and SystemdCgroup = {render.value(p.systemd_cgroup)} under "
-                            f"{header_text(eff, path + ('options',))}."), eff.main.lab_path)]
+        return [Problem.of("options.missing", eff.main.lab_path, runtime=p.runtime_name, header=opt_hdr,
+                           binary=p.binary_name, cgroup=render.value(p.systemd_cgroup))]
+    return _binary_problems(eff, p, path, options, opt_hdr) + _cgroup_problems(eff, p, path, options) + \
+        _type_problems(eff, path + ("options",), options, OPTION_TYPES, skip=("BinaryName", "SystemdCgroup")) + \
+        _spelling_problems(eff, path + ("options",), options)
+
+
+def _table_problems(eff: Effective, path, table: dict, hdr: str) -> list[Problem]:
+    out = []
+    rt = table.get("runtime_type")
+    where, line = locate(eff, path + ("runtime_type",) if rt is not None else path)
+    if rt is None:
+        out.append(Problem.of("runtime.type_missing", where, line, header=hdr, expected=RUNTIME_TYPE, key="runtime_type"))
+    elif rt != RUNTIME_TYPE:
+        out.append(Problem.of("runtime.type_wrong", where, line, actual=render.value(rt), expected=RUNTIME_TYPE,
+                              key="runtime_type"))
+    for key in table:
+        if key not in KNOWN_RUNTIME_KEYS:
+            where, line = locate(eff, path + (key,))
+            guess = _closest(key, KNOWN_RUNTIME_KEYS)
+            value = render.value(table[key]) if not isinstance(table[key], dict) else "..."
+            out.append(Problem.of("runtime.unknown_key.typo" if guess else "runtime.unknown_key", where, line,
+                                  key=key, guess=guess, value=value))
+    return out + _type_problems(eff, path, table, RUNTIME_TYPES)
+
+
+def _binary_problems(eff: Effective, p, path, options: dict, opt_hdr: str) -> list[Problem]:
     binary = options.get("BinaryName")
     where, line = locate(eff, path + ("options", "BinaryName") if binary is not None else path + ("options",))
+    values = dict(binary=p.binary_name, header=opt_hdr, runtime=p.runtime_name, key="options.BinaryName")
     if binary is None:
-        out.append(Problem(Msg("options 에 BinaryName 이 없습니다. 그러면 nvidia 가 아니라 평범한 runc 가 실행됩니다.",
-                               "options has no BinaryName; plain runc would run instead of the nvidia runtime."),
-                           Msg(f'BinaryName = "{p.binary_name}"  ({header_text(eff, path + ("options",))} 아래에)',
-                               f'BinaryName = "{p.binary_name}"  (under {header_text(eff, path + ("options",))})'), where, line))
-    elif not isinstance(binary, str) or not binary.startswith("/"):
-        out.append(Problem(Msg(f"BinaryName {binary!r} 가 절대 경로가 아닙니다. shim 이 PATH 에서 찾게 되어 노드마다 결과가 달라집니다.",
-                               f"BinaryName {binary!r} is not an absolute path; the shim would search PATH, which differs between nodes."),
-                           Msg(f'BinaryName = "{p.binary_name}"', f'BinaryName = "{p.binary_name}"'), where, line))
-    elif binary != p.binary_name:
-        out.append(Problem(Msg(f"BinaryName 이 {binary!r} 입니다 ({p.binary_name!r} 이어야 합니다).",
-                               f"BinaryName is {binary!r} (expected {p.binary_name!r})."),
-                           Msg(f'BinaryName = "{p.binary_name}"', f'BinaryName = "{p.binary_name}"'), where, line))
+        return [Problem.of("options.binary_name.missing", where, line, **values)]
+    if not isinstance(binary, str) or not binary.startswith("/"):
+        return [Problem.of("options.binary_name.relative", where, line, actual=render.value(binary), **values)]
+    if binary != p.binary_name:
+        return [Problem.of("options.binary_name.wrong", where, line, actual=render.value(binary), **values)]
+    return []
+
+
+def _cgroup_problems(eff: Effective, p, path, options: dict) -> list[Problem]:
     sc = options.get("SystemdCgroup")
     where, line = locate(eff, path + ("options", "SystemdCgroup"))
+    values = dict(expected=render.value(p.systemd_cgroup), key="options.SystemdCgroup")
     if isinstance(sc, str):
-        out.append(Problem(Msg(f"SystemdCgroup 이 문자열 {render.value(sc)} 입니다. TOML 불리언이어야 합니다.",
-                               f"SystemdCgroup is the string {render.value(sc)}; it must be a TOML boolean."),
-                           Msg(f"SystemdCgroup = {sc.strip().lower() if sc.strip().lower() in ('true', 'false') else 'true'}  (따옴표 없이)",
-                               f"SystemdCgroup = {sc.strip().lower() if sc.strip().lower() in ('true', 'false') else 'true'}  (no quotes)"),
-                           where, line, why=Msg("containerd 는 파드를 띄울 때에야 이 값을 읽다가 실패합니다.",
-                                                "containerd only fails on it when a pod starts.")))
-    elif sc is None or sc is not p.systemd_cgroup:
-        out.append(Problem(Msg(f"SystemdCgroup 이 {'없습니다' if sc is None else render.value(sc) + ' 입니다'} "
-                               f"({render.value(p.systemd_cgroup)} 이어야 합니다).",
-                               f"SystemdCgroup is {'missing' if sc is None else render.value(sc)} (expected {render.value(p.systemd_cgroup)})."),
-                           Msg(f"SystemdCgroup = {render.value(p.systemd_cgroup)}", f"SystemdCgroup = {render.value(p.systemd_cgroup)}"),
-                           where, line))
-    out += _type_problems(eff, path + ("options",), options, OPTION_TYPES, skip=("BinaryName", "SystemdCgroup"))
-    if p.check_only:
-        default = default_runtime_name(eff.data, eff.version)
-        base = get_in(eff.data, runtime_path(eff.version, default) + ("options", "SystemdCgroup"))
-        if default != p.runtime_name and isinstance(base, bool) and isinstance(sc, bool) and base is not sc:
-            out.append(Problem(
-                Msg(f"{p.runtime_name} 의 SystemdCgroup({render.value(sc)})이 기본 런타임 {default} 의 값({render.value(base)})과 다릅니다.",
-                    f"{p.runtime_name}'s SystemdCgroup ({render.value(sc)}) disagrees with the default runtime {default}'s ({render.value(base)})."),
-                Msg(f"kubelet 의 cgroupDriver 에 맞춰 두 런타임 모두 SystemdCgroup = {render.value(base)} 로 맞추세요.",
-                    f"make both runtimes match the kubelet's cgroupDriver, e.g. SystemdCgroup = {render.value(base)} for both."),
-                where, line, why=Msg("cgroup 드라이버가 어긋나면 한쪽 런타임의 파드가 시작하지 못합니다.",
-                                     "with mismatched cgroup drivers, pods of one runtime fail to start.")))
+        word = sc.strip().lower()
+        return [Problem.of("options.systemd_cgroup.string", where, line, value=render.value(sc),
+                           fixed=word if word in ("true", "false") else render.value(p.systemd_cgroup), **values)]
+    if sc is None:
+        return [Problem.of("options.systemd_cgroup.missing", where, line, **values)]
+    if sc is not p.systemd_cgroup:
+        return [Problem.of("options.systemd_cgroup.wrong", where, line, actual=render.value(sc), **values)]
+    warning = cgroup_disagreement(eff, p)
+    return [warning] if warning else []
+
+
+def _spelling_problems(eff: Effective, path, options: dict) -> list[Problem]:
+    """A key spelt like one of containerd's but in another case (kubespray's binaryName): with both present,
+    which one containerd takes depends on its decoder, so GPU pods may run plain runc."""
+    out = []
+    for key in options:
+        for proper in ("BinaryName", "SystemdCgroup"):
+            if key != proper and key.lower() == proper.lower():
+                where, line = locate(eff, path + (key,))
+                out.append(Problem.of("options.key_spelling", where, line, key=key, proper=proper,
+                                      value=render.value(options[key]) if not isinstance(options[key], dict) else "..."))
     return out
 
 
@@ -367,11 +304,8 @@ def _type_problems(eff: Effective, path, table: dict, types: dict, skip=()) -> l
             example = render.value(str(v).lower() if isinstance(v, bool) else str(v))
         where, line = locate(eff, path + (key,))
         shown = render.value(v) if not isinstance(v, dict) else "{...}"
-        out.append(Problem(
-            Msg(f"{key} 의 값 {shown} 은(는) {ko}이어야 합니다.", f"{key} = {shown} must be {en}."),
-            Msg(f"그 줄을 이렇게 고치세요: {key} = {example}", f"write that line as: {key} = {example}"), where, line,
-            why=Msg("containerd 는 이 키를 정해진 형식으로 읽습니다. 형식이 다르면 설정을 읽다가 실패하거나 파드를 띄울 때 실패합니다.",
-                    "containerd decodes this key as one type; another type fails when the config is decoded or when a pod starts.")))
+        out.append(Problem.of("value.wrong_type", where, line, key=key, shown=shown, kind_ko=ko, kind_en=en,
+                              example=example))
     return out
 
 

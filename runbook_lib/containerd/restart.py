@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..messages import Msg
-from ..result import CHANGED, FAILED, SKIPPED, UNCHANGED, Problem, StepResult
+from ..findings import Problem
 
 SERVICE = "containerd"
 STEP = "restart"
@@ -74,7 +74,7 @@ def restart_and_confirm(run: Runner = run_command, *, attempts: int = 15, delay:
         return [Problem(Msg(f"containerd 를 재시작하지 못했습니다 (종료 코드 {done.returncode}): {_said(done)}",
                             f"could not restart containerd (exit code {done.returncode}): {_said(done)}"),
                         Msg("journalctl -u containerd -n 50 으로 이유를 확인하세요.",
-                            "see why with journalctl -u containerd -n 50."))]
+                            "see why with journalctl -u containerd -n 50."), code="restart.failed")]
     state = ""
     for i in range(attempts):
         probe = run(IS_ACTIVE)
@@ -94,22 +94,7 @@ def restart_and_confirm(run: Runner = run_command, *, attempts: int = 15, delay:
     return [_not_back(f"ctr version: {_said(answer)}")]
 
 
-def section(rb, run: Runner = run_command) -> StepResult:
-    """The notebook section after step 8: decide, restart when asked, confirm; recorded with the steps."""
-    step2 = rb.results.get(2)
-    decision = decide(real_node=rb.target.is_host, check_only=rb.p.check_only,
-                      config_changed=bool(step2 and step2.status == CHANGED), asked=rb.p.restart_containerd)
-    status = {"lab": SKIPPED, "check": SKIPPED, "not-needed": UNCHANGED, "needed": SKIPPED}.get(decision.action)
-    result = StepResult(STEP, STEP, TITLE, status or CHANGED, decision.message)
-    if decision.action == "restart":
-        result.problems = restart_and_confirm(run)
-        if result.problems:
-            result.status, result.message = FAILED, result.problems[0].what
-        else:
-            result.message = Msg("containerd 를 재시작했고 다시 동작하는 것을 확인했습니다.",
-                                 "containerd was restarted and is confirmed back.")
-    rb.results[STEP] = result
-    return result
+BACK = Msg("containerd 를 재시작했고 다시 동작하는 것을 확인했습니다.", "containerd was restarted and is confirmed back.")
 
 
 def _not_back(seen: str) -> Problem:
@@ -118,7 +103,7 @@ def _not_back(seen: str) -> Problem:
                    Msg("journalctl -u containerd -n 50 으로 원인을 보고, 필요하면 백업한 설정으로 되돌린 뒤 다시 재시작하세요.",
                        "look at journalctl -u containerd -n 50; if needed, put the backed-up config back and restart again."),
                    why=Msg("containerd 가 없으면 이 노드에서 새 파드가 시작하지 못합니다.",
-                           "without containerd, no new pod can start on this node."))
+                           "without containerd, no new pod can start on this node."), code="restart.not_back")
 
 
 def _said(done: subprocess.CompletedProcess) -> str:

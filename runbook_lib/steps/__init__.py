@@ -1,0 +1,17 @@
+"""The runbook's steps, listed once, in order. Every step is a module with the same small interface:
+
+- ``NUMBER``, ``ID``, ``TITLE``: how the step is shown (the lab's number, a stable id, a bilingual title);
+- ``plan(run) -> Plan``: what would change and why, computed in memory (runbook_lib/run.py);
+- ``verdict(run) -> list[Problem]``: the findings, read back from disk, the same in apply and check mode;
+- optionally ``evidence(run)`` (what a person should see read back), ``skipped(run)`` (why the step cannot
+  run here) and ``act(run, result)`` (a step that acts on the node, not on files: the restart).
+
+Each receives the run context explicitly; no step keeps state of its own.
+"""
+
+from . import (ask_containerd, cdi, default_runtime, options, parse, prepare, report, restart, runtime,
+               runtimeclass)
+
+STEPS = (prepare, runtime, options, default_runtime, parse, cdi, runtimeclass, report, ask_containerd, restart)
+
+__all__ = ["STEPS"]

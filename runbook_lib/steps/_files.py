@@ -1,0 +1,35 @@
+"""What the steps that write a toolkit file share: the file's verdict against what the plan says it must hold.
+
+The expected content is the plan's (computed on the state the earlier plans leave), so when an earlier step
+is wrong the fix shows the lines the file will hold once that step is fixed, never the broken state.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from ..findings import Problem
+
+
+def expected_text(run, step_id: str, lab_path: str, fallback) -> str:
+    planned = run.plans.get(step_id).new(lab_path) if run.plans.get(step_id) else None
+    return planned.decode() if planned is not None else fallback()
+
+
+def file_problems(run, lab_path: str, expected: str, *, depends: tuple[str, ...] = ()) -> list[Problem]:
+    got = run.read_text(lab_path)
+    if got == expected:
+        return []
+    shown = expected.strip().replace("\n", " / ")
+    earlier = [r.step for r in run.results.values() if r.id in depends and r.failed]
+    if earlier:
+        return [Problem.of("file.after_earlier_step", lab_path, step=earlier[0], file=lab_path, expected=shown)]
+    if got is None:
+        return [Problem.of("file.missing", lab_path, file=lab_path, expected=shown)]
+    wrong = [(i + 1, g, e) for i, (g, e) in enumerate(itertools.zip_longest(got.splitlines(), expected.splitlines()))
+             if g != e]
+    if not wrong:  # the same lines, other line endings or no final newline
+        return [Problem.of("file.line_endings", lab_path, file=lab_path, expected=shown)]
+    ko = "; ".join(f"{n}번째 줄 {g if g is not None else '(없음)'} → {e if e is not None else '(지울 줄)'}" for n, g, e in wrong)
+    en = "; ".join(f"line {n} {g if g is not None else '(missing)'} → {e if e is not None else '(delete)'}" for n, g, e in wrong)
+    return [Problem.of("file.differs", lab_path, wrong[0][0], file=lab_path, expected=shown, lines_ko=ko, lines_en=en)]

@@ -1,0 +1,33 @@
+"""What a person sees read back from disk for a step (the evidence in the step's output)."""
+
+from __future__ import annotations
+
+from ..containerd.render import value
+from ..containerd.tables import get_in
+from ..containerd.versions import runtime_path
+from ..errors import RunbookError
+
+
+def show_table(table: dict, prefix: str = "") -> str:
+    lines = []
+    for k, v in table.items():
+        lines.append(show_table(v, f"{prefix}{k}.") if isinstance(v, dict) else f"{prefix}{k} = {value(v)}")
+    return "\n".join(line for line in lines if line)
+
+
+def runtime_evidence(run) -> dict[str, str]:
+    try:
+        eff = run.effective()
+    except RunbookError:
+        return {}
+    table = get_in(eff.data, runtime_path(eff.version, run.p.runtime_name))
+    return {f"{run.p.config_path} (tomllib)": show_table(table)} if isinstance(table, dict) else {}
+
+
+def file_evidence(run, *names: str) -> dict[str, str]:
+    out = {}
+    for name in names:
+        text = run.read_text(run.tk(name))
+        if text is not None:
+            out[run.tk(name)] = text
+    return out

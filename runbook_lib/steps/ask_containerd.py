@@ -1,0 +1,64 @@
+"""Step 9: ask containerd itself how it reads the config (`containerd --config FILE config dump`), and compare
+what it reads with what the runbook expects. Asked only when there is a containerd to ask: on a real node, or
+with the containerd_bin parameter; otherwise the step is skipped and says why. It writes nothing."""
+
+from __future__ import annotations
+
+import subprocess
+
+from ..containerd import ask
+from ..containerd.edit import default_runtime_name
+from ..containerd.tables import get_in
+from ..containerd.versions import runtime_path
+from ..errors import RunbookError
+from ..findings import Problem
+from ..messages import Msg
+from ..run import Plan
+
+NUMBER, ID = 9, "containerd"
+TITLE = Msg("containerd 에게 직접 확인", "Ask containerd itself")
+
+
+def plan(run) -> Plan:
+    binary, why = ask.choose_binary(run.p, run.target)
+    cmd = ask.DUMP_CMD.format(config=run.p.config_path)
+    if binary is None:
+        return Plan(why)
+    return Plan(Msg(f"{binary} 에게 묻습니다: {cmd}", f"ask {binary}: {cmd}"), subject=cmd)
+
+
+def skipped(run) -> Msg | None:
+    return ask.choose_binary(run.p, run.target)[1]
+
+
+def verdict(run) -> list[Problem]:
+    p = run.p
+    binary, _ = ask.choose_binary(p, run.target)
+    run.readings.pop(ID, None)
+    if binary is None:
+        return []
+    try:
+        from ..containerd import verify  # only when there is a containerd to ask: most lab runs skip this step
+        reading = verify.containerd_reading(binary, run.path(p.config_path), run.target.root, p.runtime_name)
+    except verify.ContainerdRejected as exc:
+        return [ask.rejected_problem(exc, p.config_path)]
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        ko, _, en = str(exc).partition("\n")
+        return [Problem.of("containerd.not_asked", p.config_path, detail_ko=ko, detail_en=en or ko)]
+    reading["binary"], reading["containerd_version"] = binary, ask.containerd_version(binary)
+    try:
+        eff = run.effective()
+        written = get_in(eff.data, runtime_path(eff.version, p.runtime_name))
+        file_default = default_runtime_name(eff.data, eff.version)
+    except RunbookError:
+        written, file_default = None, None
+    rows, problems = ask.compare(reading, p, written if isinstance(written, dict) else None, file_default)
+    run.readings[ID] = (reading, rows)
+    return problems
+
+
+def evidence(run) -> dict[str, str]:
+    if ID not in run.readings:
+        return {}
+    reading, rows = run.readings[ID]
+    return ask.evidence(reading, rows, run.p)

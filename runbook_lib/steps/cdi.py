@@ -1,0 +1,63 @@
+"""Step 6: the CDI spec. A missing one is written (minimal and valid); an existing one is never guessed at: it
+is kept byte for byte, or, when it is not a valid spec of the right kind, the run refuses. Its top-level keys
+go to cdi-keys.txt."""
+
+from __future__ import annotations
+
+import posixpath
+
+from .. import cdi, toolkit
+from ..errors import RunbookError
+from ..findings import Problem
+from ..messages import Msg
+from ..run import Plan
+from ._files import expected_text, file_problems
+from ._show import file_evidence
+
+NUMBER, ID = 6, "cdi"
+TITLE = Msg("CDI 스펙 (cdi-keys.txt)", "CDI spec (cdi-keys.txt)")
+FILE = "cdi-keys.txt"
+
+
+def spec_problems(run, text: str) -> list[Problem]:
+    try:
+        doc = cdi.load_spec(text, run.p.cdi_spec)
+    except RunbookError as exc:
+        return [Problem.from_error(exc)]
+    return cdi.spec_problems(doc, run.p.cdi_spec, text)
+
+
+def plan(run) -> Plan:
+    spec = run.p.cdi_spec
+    text = run.read_text(spec)
+    out = Plan(Msg(f"CDI 스펙이 이미 있어 한 바이트도 바꾸지 않습니다: {spec}",
+                   f"the CDI spec already exists and is left byte for byte alone: {spec}"), subject=spec)
+    if text is None:
+        text = cdi.build_minimal_spec()
+        out.message = Msg(f"최소 CDI 스펙을 씁니다: {spec}", f"write a minimal CDI spec: {spec}")
+        out.dirs += run.missing_dirs(posixpath.dirname(spec))
+        out.writes.append(run.plan_write(spec, text.encode(), mode=0o644))
+    else:
+        out.refusals = spec_problems(run, text)
+        if out.refusals:
+            out.message = out.refusals[0].what
+            out.notes.append(Msg("기존 스펙은 추측으로 고치지 않고 그대로 둡니다.", "the existing spec is not guessed at: it is left as it is."))
+            return out
+    out.writes.append(run.plan_write(run.tk(FILE), toolkit.cdi_keys_txt(cdi.top_level_keys(text)).encode()))
+    return out
+
+
+def verdict(run) -> list[Problem]:
+    spec = run.p.cdi_spec
+    text = run.read_text(spec)
+    if text is None:
+        return [Problem.of("cdi.spec_missing", spec, spec=spec)]
+    problems = spec_problems(run, text)
+    if problems:
+        return problems
+    expected = expected_text(run, ID, run.tk(FILE), lambda: toolkit.cdi_keys_txt(cdi.top_level_keys(text)))
+    return file_problems(run, run.tk(FILE), expected)
+
+
+def evidence(run) -> dict[str, str]:
+    return file_evidence(run, FILE)

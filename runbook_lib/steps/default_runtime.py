@@ -1,0 +1,43 @@
+"""Step 4: the default runtime stays as it is (GPU pods opt in through a RuntimeClass); default.txt says so."""
+
+from __future__ import annotations
+
+from .. import toolkit
+from ..containerd import diagnose
+from ..containerd.edit import default_runtime_name
+from ..findings import Problem
+from ..messages import Msg
+from ..run import Plan
+from ._files import expected_text, file_problems
+from ._show import file_evidence
+
+NUMBER, ID = 4, "default"
+TITLE = Msg("기본 런타임 확인 (default.txt)", "Check the default runtime (default.txt)")
+FILE = "default.txt"
+SAFE_DEFAULT = "runc"
+
+
+def plan(run) -> Plan:
+    eff = run.effective()
+    default = default_runtime_name(eff.data, eff.version)
+    problem = diagnose.default_problem(eff, run.p)
+    # The file says what the default will be once the config is right, even when this plan refuses.
+    content = toolkit.default_txt(SAFE_DEFAULT if problem else default)
+    out = Plan(Msg(f"기본 런타임은 {default} 입니다. 바꾸지 않습니다.", f"the default runtime is {default}; it is not changed."),
+               writes=[run.plan_write(run.tk(FILE), content.encode())], subject=run.tk(FILE))
+    if problem:
+        out.refusals.append(problem)
+        out.message = problem.what
+    return out
+
+
+def verdict(run) -> list[Problem]:
+    eff = run.effective()
+    problems = [p for p in [diagnose.default_problem(eff, run.p)] if p]
+    expected = expected_text(run, ID, run.tk(FILE),
+                             lambda: toolkit.default_txt(default_runtime_name(eff.data, eff.version)))
+    return problems + file_problems(run, run.tk(FILE), expected)
+
+
+def evidence(run) -> dict[str, str]:
+    return file_evidence(run, FILE)

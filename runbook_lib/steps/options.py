@@ -1,0 +1,44 @@
+"""Step 3: the runtime's options read back: BinaryName (an absolute path) and SystemdCgroup (a TOML boolean).
+They are written together with the table in step 2, so this step only plans what step 2 writes."""
+
+from __future__ import annotations
+
+from ..containerd import diagnose
+from ..containerd.render import value
+from ..containerd.tables import get_in
+from ..containerd.versions import runtime_path
+from ..findings import Problem
+from ..messages import Msg
+from ..run import Plan
+
+NUMBER, ID = 3, "options"
+TITLE = Msg("런타임 옵션 (BinaryName, SystemdCgroup)", "Runtime options (BinaryName, SystemdCgroup)")
+
+
+def plan(run) -> Plan:
+    p = run.p
+    want = f'BinaryName = "{p.binary_name}", SystemdCgroup = {value(p.systemd_cgroup)}'
+    try:
+        eff = run.effective()
+        subject = diagnose.header_text(eff, runtime_path(eff.version, p.runtime_name) + ("options",))
+    except Exception:  # noqa: BLE001 - an unreadable config is step 2's refusal, said there
+        subject = None
+    return Plan(Msg(f"options 는 2단계가 런타임 테이블과 함께 한 번에 씁니다: {want}",
+                    f"the options are written by step 2, together with the runtime table: {want}"), subject=subject)
+
+
+def verdict(run) -> list[Problem]:
+    eff = run.effective()
+    table = get_in(eff.data, runtime_path(eff.version, run.p.runtime_name))
+    if isinstance(table, dict):
+        return diagnose.runtime_problems(eff, run.p, part="options")
+    problems = [Problem.of("depends.runtime_table", eff.main.lab_path, step=2, runtime=run.p.runtime_name)]
+    for stray, _, _ in diagnose.stray_runtime_tables(eff, run.p.runtime_name):  # misplaced: its options count too
+        if isinstance(get_in(eff.data, stray), dict):
+            problems += diagnose.runtime_problems(eff, run.p, part="options", path=stray)
+    return problems
+
+
+def evidence(run) -> dict[str, str]:
+    from ._show import runtime_evidence
+    return runtime_evidence(run)

@@ -1,0 +1,45 @@
+"""Step 5: the config read back with the standard library's tomllib (a parser independent of the edit); its
+version and runtimes go to parsed.txt."""
+
+from __future__ import annotations
+
+from .. import toolkit
+from ..containerd.edit import default_runtime_name
+from ..containerd.tables import get_in
+from ..containerd.versions import runtimes_path
+from ..findings import Problem
+from ..messages import Msg
+from ..run import Plan
+from ._files import expected_text, file_problems
+from ._show import file_evidence
+
+NUMBER, ID = 5, "parse"
+TITLE = Msg("TOML 파싱 검증 (parsed.txt)", "Prove the TOML parses (parsed.txt)")
+FILE = "parsed.txt"
+
+
+def parsed(run) -> tuple[str, list[str]]:
+    eff = run.effective()
+    runtimes = sorted((get_in(eff.data, runtimes_path(eff.version)) or {}).keys())
+    return toolkit.parsed_txt(eff.version, runtimes), runtimes
+
+
+def plan(run) -> Plan:
+    content, _ = parsed(run)
+    shown = content.strip().replace("\n", ", ")
+    return Plan(Msg(f"tomllib 로 읽은 값: {shown}", f"read with tomllib: {shown}"),
+                writes=[run.plan_write(run.tk(FILE), content.encode())], subject=run.tk(FILE))
+
+
+def verdict(run) -> list[Problem]:
+    content, runtimes = parsed(run)
+    eff = run.effective()
+    problems = [Problem.of("parse.runtime_not_listed", run.p.config_path, runtime=name, listed=", ".join(runtimes) or "-")
+                for name in dict.fromkeys((default_runtime_name(eff.data, eff.version), run.p.runtime_name))
+                if name not in runtimes]
+    expected = expected_text(run, ID, run.tk(FILE), lambda: content)
+    return problems + file_problems(run, run.tk(FILE), expected, depends=("runtime", "options"))
+
+
+def evidence(run) -> dict[str, str]:
+    return file_evidence(run, FILE)

@@ -1,0 +1,55 @@
+"""Step 1: the folders, and the base config copied only when there is none (a node's config is never replaced)."""
+
+from __future__ import annotations
+
+import posixpath
+from importlib import resources
+
+from ..findings import Problem
+from ..messages import Msg
+from ..run import Plan
+
+NUMBER, ID = 1, "prepare"
+TITLE = Msg("폴더 준비와 기본 설정 복사", "Prepare folders and the base config")
+PACKAGED_BASE = "runbook_lib/data/config.toml.base"
+
+
+def folders(run) -> tuple[str, str]:
+    return posixpath.dirname(run.p.config_path), run.p.toolkit_dir
+
+
+def base_config(run) -> tuple[bytes, str]:
+    """The lab fixture under the root when it is there, else the copy shipped in the package."""
+    source = run.read_bytes(run.p.base_config)
+    if source is not None:
+        return source, run.p.base_config
+    return (resources.files("runbook_lib") / "data" / "config.toml.base").read_bytes(), PACKAGED_BASE
+
+
+def plan(run) -> Plan:
+    p = run.p
+    dirs: list[str] = []
+    for folder in folders(run):
+        dirs += [d for d in run.missing_dirs(folder) if d not in dirs]
+    current = run.read_bytes(p.config_path)
+    if current is not None and current.strip():
+        out = Plan(Msg(f"{p.config_path} 가 이미 있어 그대로 둡니다 (실제 노드의 설정은 실습용 기본 설정으로 덮어쓰지 않습니다).",
+                       f"{p.config_path} already exists and is kept (a node's real config is never replaced by the lab's base)."),
+                   dirs=dirs, subject=p.config_path)
+    else:
+        source, origin = base_config(run)
+        out = Plan(Msg(f"{origin} 를 {p.config_path} 로 복사합니다.", f"copy {origin} to {p.config_path}."),
+                   writes=[run.plan_write(p.config_path, source, mode=0o644)], dirs=dirs, subject=p.config_path)
+    if dirs:
+        out.notes.append(Msg(f"만들 폴더: {', '.join(dirs)}", f"folders to create: {', '.join(dirs)}"))
+    return out
+
+
+def verdict(run) -> list[Problem]:
+    problems = [Problem.of("prepare.folder_missing", folder, folder=folder)
+                for folder in folders(run) if not run.path(folder).is_dir()]
+    data = run.read_bytes(run.p.config_path)
+    if data is None or not data.strip():
+        problems.append(Problem.of("prepare.config_missing" if data is None else "prepare.config_empty",
+                                   run.p.config_path, config=run.p.config_path, base=run.p.base_config))
+    return problems

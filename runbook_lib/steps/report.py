@@ -1,0 +1,45 @@
+"""Step 8: report.txt, every value parsed back from the files (the config and the RuntimeClass), never copied
+from the parameters."""
+
+from __future__ import annotations
+
+from .. import runtimeclass, toolkit
+from ..containerd.tables import get_in
+from ..containerd.versions import runtimes_path
+from ..findings import Problem
+from ..messages import Msg
+from ..run import Plan
+from ._files import expected_text, file_problems
+from ._show import file_evidence
+
+NUMBER, ID = 8, "report"
+TITLE = Msg("검증 보고서 (report.txt)", "Verification report (report.txt)")
+FILE = "report.txt"
+
+
+def report(run) -> str:
+    eff = run.effective()
+    rc = run.tk("runtimeclass.yaml")
+    doc = runtimeclass.load_runtimeclass(run.read_text(rc) or "", rc)
+    handler = doc.get("handler")
+    runtimes = get_in(eff.data, runtimes_path(eff.version)) or {}
+    name = handler if handler in runtimes else run.p.runtime_name
+    table = runtimes.get(name) if isinstance(runtimes.get(name), dict) else {}
+    options = table.get("options") if isinstance(table.get("options"), dict) else {}
+    return toolkit.report_txt(eff.version, name if name in runtimes else "", table.get("runtime_type"),
+                              options.get("SystemdCgroup"), handler if handler is not None else "")
+
+
+def plan(run) -> Plan:
+    content = report(run)
+    return Plan(Msg(content.strip().replace("\n", ", "), content.strip().replace("\n", ", ")),
+                writes=[run.plan_write(run.tk(FILE), content.encode())], subject=run.tk(FILE))
+
+
+def verdict(run) -> list[Problem]:
+    expected = expected_text(run, ID, run.tk(FILE), lambda: report(run))
+    return file_problems(run, run.tk(FILE), expected, depends=("runtime", "options", "runtimeclass"))
+
+
+def evidence(run) -> dict[str, str]:
+    return file_evidence(run, FILE)

@@ -1,0 +1,53 @@
+"""After the steps: restart containerd so that it reads the new config — on a real node, and only when asked
+(runbook_lib/containerd/restart.py decides and confirms that containerd came back)."""
+
+from __future__ import annotations
+
+from ..containerd import restart as service
+from ..findings import Problem
+from ..result import CHANGED, FAILED, SKIPPED, UNCHANGED
+from ..run import Plan
+
+NUMBER = ID = "restart"
+TITLE = service.TITLE
+CONFIG_STEPS = ("prepare", "runtime")
+
+
+def decision(run, *, changed: bool) -> service.Decision:
+    return service.decide(real_node=run.target.is_host, check_only=run.p.check_only, config_changed=changed,
+                          asked=run.p.restart_containerd)
+
+
+def plan(run) -> Plan:
+    changed = any(run.plans[s].changed for s in CONFIG_STEPS if s in run.plans)
+    return Plan(decision(run, changed=changed).message)
+
+
+def act(run, result, runner=None) -> None:
+    """Called by Run.commit in apply mode: restart when the decision says so, and confirm."""
+    config_files = {w.lab_path for s in CONFIG_STEPS for w in run.plans[s].writes}
+    chosen = decision(run, changed=any(path in run.written for path in config_files))
+    result.message = chosen.message
+    result.status = {"lab": SKIPPED, "check": SKIPPED, "not-needed": UNCHANGED, "needed": SKIPPED}.get(chosen.action, CHANGED)
+    problems: list[Problem] = []
+    if chosen.action == "restart":
+        problems = service.restart_and_confirm(runner or service.run_command)
+        if not problems:
+            result.message = service.BACK
+    run.readings[ID] = problems
+
+
+def verdict(run) -> list[Problem]:
+    return run.readings.get(ID, [])
+
+
+def skipped(run):
+    result = run.results.get(ID)
+    if result is not None and result.status == SKIPPED:
+        return result.message
+    if run.p.check_only:
+        return decision(run, changed=False).message
+    return None
+
+
+__all__ = ["plan", "act", "verdict", "FAILED"]

@@ -1,0 +1,93 @@
+"""Step 2: the runtime's table under the path of the config's version, written together with its options (one
+atomic edit, in place or as a drop-in). Every existing line, comment and key order is kept."""
+
+from __future__ import annotations
+
+from ..containerd import diagnose, repair
+from ..containerd.edit import RuntimeWanted, default_runtime_name, plan_runtime, template_runtime
+from ..containerd.effective import load_effective
+from ..containerd.load import load_toml
+from ..containerd.tables import get_in
+from ..containerd.versions import EMPTY_FILE_VERSION, RUNTIME_TYPE, runtime_path
+from ..findings import Problem
+from ..messages import Msg
+from ..run import Plan
+
+NUMBER, ID = 2, "runtime"
+TITLE = Msg("nvidia 런타임 테이블 추가", "Add the nvidia runtime table")
+
+
+def table_path(run) -> str:
+    """The runtime's table header for this config's version, as containerd looks it up."""
+    eff = run.effective()
+    return diagnose.header_text(eff, runtime_path(eff.version, run.p.runtime_name))
+
+
+def plan(run) -> Plan:
+    p = run.p
+    eff = run.effective()
+    moved = repair.move_stray_runtime(eff, p.runtime_name) if p.layout != "dropin" else None
+    out = Plan(Msg(f"{p.runtime_name} 런타임이 이미 등록되어 있습니다.", f"the {p.runtime_name} runtime is already registered."),
+               subject=diagnose.header_text(eff, runtime_path(eff.version, p.runtime_name)))
+    out.refusals = diagnose.blockers(eff, p, strays=moved is None)
+    if out.refusals:
+        out.message = out.refusals[0].what
+        return out
+    if moved:  # the rest of the step works on the moved text: one write, one diff, one backup
+        eff = load_effective(run.target, p.config_path,
+                             overlay={**(run._overlay or {}), moved.lab_path: eff.file(moved.lab_path).encode(moved.text)})
+        out.notes += moved.notes
+    if p.layout == "dropin":
+        return _dropin(run, eff, out)
+    owner = diagnose.owner_file(eff, p.runtime_name)
+    template, source = template_runtime(eff.data, eff.version, run.wanted)
+    text, data = owner.text, owner.data
+    if owner is eff.main and eff.main.empty and "version" not in data:
+        text = f"version = {EMPTY_FILE_VERSION}\n\n" + text  # say which version the tables are written for
+        data = {"version": EMPTY_FILE_VERSION, **data}
+    default = default_runtime_name(eff.data, eff.version)
+    if default != p.runtime_name and get_in(eff.data, runtime_path(eff.version, default)) is None:
+        # No runtimes in the config means containerd's built-in runc; once any runtime table exists, the
+        # built-in one is gone (containerd 1.6, tests/fixtures/broken), so the default is written too.
+        base = plan_runtime(text, data, eff.version, RuntimeWanted(default, "", False), {"runtime_type": RUNTIME_TYPE},
+                            lab_path=owner.lab_path)
+        text, data = base.text, load_toml(base.text.encode(), owner.lab_path).data
+        out.notes += [Msg(f"설정에 런타임이 하나도 없어 containerd 의 내장 기본값 {default} 도 함께 적습니다 "
+                          f"(런타임 테이블이 하나라도 생기면 내장 {default} 는 사라집니다).",
+                          f"the config has no runtimes, so containerd's built-in {default} is written too "
+                          f"(as soon as any runtime table exists, the built-in {default} is gone).")]
+    edit = plan_runtime(text, data, eff.version, run.wanted, template, lab_path=owner.lab_path, source_name=source)
+    write = run.plan_write(owner.lab_path, owner.encode(edit.text))
+    if write.changed or moved:
+        after = load_effective(run.target, p.config_path, overlay={**(run._overlay or {}), owner.lab_path: write.new})
+        diagnose.require_runtime(after, p, owner.lab_path)
+        out.message = (edit.notes + edit.repairs + [out.message])[0]
+        out.notes += [m for m in edit.notes + edit.repairs if m != out.message]
+        if source and get_in(eff.data, runtime_path(eff.version, p.runtime_name)) is None:
+            out.notes.append(Msg(f"새 런타임은 기본 런타임 {source} 의 테이블을 복사해 시작합니다.",
+                                 f"the new runtime starts as a copy of the default runtime {source}'s table."))
+    out.writes.append(write)
+    return out
+
+
+def _dropin(run, eff, out: Plan) -> Plan:
+    """layout=dropin (containerd/dropin.py): the planned files are verified on the effective config first."""
+    from ..containerd import dropin
+    planned = dropin.plan_dropin(run.target, run.p, eff, run.wanted)
+    out.notes += planned.notes
+    if planned.changed or not planned.writes:
+        out.message = planned.message
+    if planned.changed:
+        out.dirs += run.missing_dirs(planned.folder)
+    out.writes += [run.plan_write(w.lab_path, w.new, mode=w.mode) for w in planned.writes]
+    return out
+
+
+def verdict(run) -> list[Problem]:
+    eff = run.effective()
+    return diagnose.blockers(eff, run.p) + diagnose.runtime_problems(eff, run.p, part="runtime")
+
+
+def evidence(run) -> dict[str, str]:
+    from ._show import runtime_evidence
+    return runtime_evidence(run)

@@ -1,0 +1,47 @@
+"""Step 7: the RuntimeClass GPU pods opt in with; its handler must name one of containerd's runtimes."""
+
+from __future__ import annotations
+
+from .. import cdi, runtimeclass
+from ..containerd.tables import get_in
+from ..containerd.versions import runtimes_path
+from ..findings import Problem
+from ..messages import Msg
+from ..run import Plan
+from ._show import file_evidence
+
+NUMBER, ID = 7, "runtimeclass"
+TITLE = Msg("RuntimeClass 작성", "Write the RuntimeClass")
+FILE = "runtimeclass.yaml"
+
+
+def plan(run) -> Plan:
+    name = run.p.runtime_name
+    return Plan(Msg(f"RuntimeClass {name} (handler {name})", f"RuntimeClass {name} (handler {name})"),
+                writes=[run.plan_write(run.tk(FILE), runtimeclass.build_runtimeclass(name).encode())], subject=run.tk(FILE))
+
+
+def verdict(run) -> list[Problem]:
+    path, name = run.tk(FILE), run.p.runtime_name
+    text = run.read_text(path)
+    if text is None:
+        return [Problem.of("runtimeclass.missing", path, file=path, name=name)]
+    doc = runtimeclass.load_runtimeclass(text, path)
+    eff = run.effective()
+    names = sorted((get_in(eff.data, runtimes_path(eff.version)) or {}).keys())
+    handler = doc.get("handler")
+    problems = [prob for prob in runtimeclass.runtimeclass_problems(doc, name, path, text)
+                if handler in names or prob.code != "runtimeclass.handler"]  # the cross-check below says it better
+    if handler not in names:
+        problems.append(Problem.of("runtimeclass.handler_not_a_runtime", path, cdi.yaml_line(text, "/handler"),
+                                   pointer="/handler", handler=_shown(handler), runtimes=", ".join(names) or "-",
+                                   name=name))
+    return problems
+
+
+def _shown(v) -> str:
+    return "(없음 / missing)" if v is None else str(v)
+
+
+def evidence(run) -> dict[str, str]:
+    return file_evidence(run, FILE)

@@ -248,7 +248,8 @@ def start(**params) -> Runbook:
     _show_plans(rb)
     if rb.refused:
         for step in rb.steps:
-            rb.verdict(step)
+            if rb.verdict(step).failed:
+                show(rb.results[step.NUMBER])  # the refusing steps' records, for the archive and grading
         text = refusal_text(rb)
         _status(rb, "failed", "계획 단계에서 거부했습니다. 아무것도 쓰지 않았습니다.", "the plan refused; nothing was written.")
         summary(rb, final=False)
@@ -261,7 +262,11 @@ def start(**params) -> Runbook:
 def refusal_text(rb: Run) -> str:
     lines = ["실행을 거부했습니다: 아무것도 쓰지 않았습니다 (파일, 폴더, 백업 모두 그대로입니다).",
              "The run refused: nothing was written (every file, folder and backup is as it was).", ""]
+    shown: list[Problem] = []
     for step, p in rb.refusals():
+        if any(p.same(q) for q in shown):
+            continue  # one unreadable file refuses several steps: say it once
+        shown.append(p)
         where = p.where()
         lines += [f"✗ {step.NUMBER}. {step.TITLE.ko} / {step.TITLE.en}" + (f"  [{where}]" if where else ""),
                   f"  {p.what.ko}", f"  {p.what.en}"]

@@ -159,9 +159,27 @@ class Run:
                 except RunbookError as exc:
                     plan = Plan(exc.what, refusals=[Problem.from_error(exc)])
                 self.plans[step.ID] = plan
+                plan.refusals += self._unwritable(plan)
                 for write in plan.writes:
                     self._overlay[write.lab_path] = write.new
         return self.plans
+
+    def _unwritable(self, plan: Plan) -> list[Problem]:
+        """A planned write that could not happen (a link out of the root, a folder that will not exist) is a
+        refusal now, not an error halfway through the run."""
+        from .safe_write import unwritable
+        will_exist = {self.target.resolve(d) for p in self.plans.values() for d in p.dirs}
+        out = []
+        for write in plan.writes:
+            if not write.changed:
+                continue
+            try:
+                problem = unwritable(write, will_exist=will_exist)
+            except RunbookError as exc:
+                problem = exc
+            if problem:
+                out.append(Problem.from_error(problem))
+        return out
 
     def refusals(self) -> list[tuple[object, Problem]]:
         """(step, problem) for every plan that refuses: an apply run then writes nothing at all."""
@@ -182,6 +200,8 @@ class Run:
         plan = self.plans[step.ID]
         result = StepResult(step.NUMBER, step.ID, step.TITLE, UNCHANGED, plan.message, notes=list(plan.notes))
         result.diff = plan.diff or None
+        if self.p.check_only and plan.changed:  # check mode speaks of what apply *would* do
+            result.message = Msg(f"apply 모드라면 이렇게 합니다: {plan.message.ko}", f"apply mode would: {plan.message.en}")
         if self.p.check_only or self.refused:
             self.results[step.NUMBER] = result
             return result
@@ -194,7 +214,12 @@ class Run:
             # a cell run twice finds its own bytes already there and writes nothing.
             if not write.changed or read_bytes(write.host_path) == write.new:
                 continue
-            done = commit(write)
+            try:
+                done = commit(write)
+            except RunbookError as exc:  # the disk changed under the plan, or the disk is full: nothing written
+                result.status, result.message = FAILED, exc.what
+                result.problems.append(Problem.from_error(exc))
+                break
             self.written.append(write.lab_path)
             result.status = CHANGED
             result.files.append(self._file(write.lab_path, "written", write.new))
@@ -211,15 +236,15 @@ class Run:
         """Read the outcome back from disk: the same rules in apply and check mode."""
         result = self.results.get(step.NUMBER) or self.commit(step)
         if self.refused:
-            own = self.plans[step.ID].refusals
+            own = [self._refer_to_earlier(step.NUMBER, p) for p in self.plans[step.ID].refusals]
             result.status = FAILED if own else SKIPPED
-            result.problems = list(own)
+            result.problems = own
             result.message = own[0].what if own else Msg(
                 "실행하지 않았습니다: 다른 단계가 거부해서, 아무것도 쓰기 전에 실행을 멈췄습니다.",
                 "not run: another step refused, so the run stopped before its first write.")
             return result
         try:
-            found = step.verdict(self)
+            found = [p for p in result.problems if p.code == "write.failed"] + step.verdict(self)
         except RunbookError as exc:
             found = [Problem.from_error(exc)]
         result.problems = [self._refer_to_earlier(step.NUMBER, prob) for prob in unique(found)]

@@ -89,18 +89,10 @@ def commit(plan: WritePlan, *, backup: bool = True) -> Committed:
     """Write the plan atomically. An unchanged plan writes nothing at all."""
     if not plan.changed:
         return Committed(plan.host_path, None, sha256(plan.new), written=False)
+    problem = unwritable(plan)
+    if problem:
+        raise problem
     host = plan.host_path
-    parent = host.parent
-    plan.target.ensure_inside(parent)
-    if not parent.is_dir():
-        raise WriteError(
-            plan.target.explain_missing_parent(plan.lab_path),
-            Msg(f"링크를 root 안의 파일을 가리키게 고치거나, 링크를 실제 파일로 바꾸세요 (ls -l {plan.lab_path}).",
-                f"make the link point at a file inside the root, or replace it with a real file (ls -l {plan.lab_path}).")
-            if plan.target.walk(plan.lab_path)[1] else
-            Msg(f"폴더를 만든 뒤 다시 실행하세요: mkdir -p {plan.target.lab_path(parent)}",
-                f"create the folder, then run again: mkdir -p {plan.target.lab_path(parent)}"),
-            path=plan.lab_path)
     current = read_bytes(host)
     if current != plan.old:
         raise WriteError(
@@ -119,6 +111,23 @@ def commit(plan: WritePlan, *, backup: bool = True) -> Committed:
             Msg("디스크 공간과 권한을 확인하고 다시 실행하세요.",
                 "check disk space and permissions, then run again."), path=str(host)) from exc
     return Committed(host, backup_path, sha256(plan.new))
+
+
+def unwritable(plan: WritePlan, *, will_exist: set[Path] = frozenset()) -> WriteError | None:
+    """Why the planned file cannot be written (its folder is outside the root, or missing and not about to be
+    created), or None. The plan asks this before any write, so a run that would fail here refuses instead."""
+    parent = plan.host_path.parent
+    plan.target.ensure_inside(parent)
+    if parent.is_dir() or parent in will_exist:
+        return None
+    return WriteError(
+        plan.target.explain_missing_parent(plan.lab_path),
+        Msg(f"링크를 root 안의 파일을 가리키게 고치거나, 링크를 실제 파일로 바꾸세요 (ls -l {plan.lab_path}).",
+            f"make the link point at a file inside the root, or replace it with a real file (ls -l {plan.lab_path}).")
+        if plan.target.walk(plan.lab_path)[1] else
+        Msg(f"폴더를 만든 뒤 다시 실행하세요: mkdir -p {plan.target.lab_path(parent)}",
+            f"create the folder, then run again: mkdir -p {plan.target.lab_path(parent)}"),
+        path=plan.lab_path)
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from runbook_lib.params import validate
-from runbook_lib.result import STEP_MIME, Problem, StepResult
-from runbook_lib.steps import Runbook
+from runbook_lib.result import STEP_MIME, SUMMARY_MIME, Problem, StepResult
+from runbook_lib.run import Run
 from helpers import tree_state
 
 REPO = Path(__file__).resolve().parents[1]
@@ -25,11 +25,12 @@ TOOLKIT = "root/toolkit"
 
 
 def run_all(root: Path, mode: str = "apply", **params) -> dict[int, StepResult]:
-    rb = Runbook(validate(root=str(root), mode=mode, **params)).start()
+    rb = Run(validate(root=str(root), mode=mode, **params)).start()
     try:
-        return {n: rb.run(n) for n in range(1, 9)}
+        results = rb.run_all()
     finally:
         rb.finish()
+    return {n: r for n, r in results.items() if isinstance(n, int) and n <= 8}
 
 
 def lab_root(tmp_path: Path, config: bytes | None = None) -> Path:
@@ -63,8 +64,8 @@ def failed_steps(results: dict[int, StepResult]) -> list[int]:
 
 
 def verdict(results: dict[int, StepResult], step: int, en: str) -> Problem:
-    """The one verdict of a step whose English text contains `en` (it must have Korean too)."""
-    hits = [p for p in results[step].problems if en in p.what.en]
+    """The one verdict of a step whose code is `en`, or whose English text contains it (Korean too)."""
+    hits = [p for p in results[step].problems if p.code == en or en in p.what.en]
     assert hits, f"step {step}: no verdict with {en!r} in:\n{results[step].text()}"
     p = hits[0]
     assert p.what.ko and p.what.ko != p.what.en and p.fix and p.fix.ko and p.fix.en, p
@@ -90,7 +91,10 @@ def step_records(executed: Path) -> dict:
     records = {}
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
-            record = output.get("data", {}).get(STEP_MIME)
+            data = output.get("data", {})
+            for summary_step in (data.get(SUMMARY_MIME) or {}).get("steps", []):
+                records[summary_step["step"]] = summary_step
+            record = data.get(STEP_MIME)
             if record:
                 records[record["step"]] = record
     return records

@@ -11,7 +11,7 @@ from helpers import FIXTURES, SHARED
 from runbook_lib.containerd.effective import load_effective
 from runbook_lib.containerd.versions import runtimes_path
 from runbook_lib.params import validate
-from runbook_lib.steps import Runbook
+from runbook_lib.run import Run
 
 CONFORMANCE = SHARED / "conformance" / "nvidia-ctk"
 CASES = sorted(p for p in CONFORMANCE.iterdir() if (p / "expected.json").is_file())
@@ -38,11 +38,13 @@ def make_root(tmp_path: Path, config: bytes | Path, files: dict[str, bytes | str
     return root
 
 
-def run_steps(root: Path, steps=range(1, 9), **params) -> Runbook:
-    rb = Runbook(validate(root=str(root), **params)).start()
+def run_steps(root: Path, steps=range(1, 9), **params) -> Run:
+    rb = Run(validate(root=str(root), **params)).start()
     try:
-        for n in steps:
-            rb.run(n)
+        rb.preflight()
+        for step in rb.steps:
+            if step.NUMBER in steps:
+                rb.run(step)
     finally:
         rb.finish()
     return rb

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from runbook_lib.params import validate
 from runbook_lib.result import FAILED, SKIPPED, UNCHANGED, StepResult
-from runbook_lib.steps import TITLES, Runbook
+from runbook_lib.run import Run
+from runbook_lib.steps import STEPS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "real"))
 import realenv  # noqa: E402  (the one skip-or-fail switch for real programs)
@@ -42,13 +43,15 @@ def make_root(tmp_path: Path, config: bytes | None = None, name: str = "root") -
 
 def run_apply(root: Path | str, **params) -> list[StepResult]:
     """Every step in apply mode, stopping at the first failed step as the notebook does."""
-    rb = Runbook(validate(root=str(root), **params))
+    rb = Run(validate(root=str(root), **params))
     rb.start()
     results = []
     try:
-        for n in sorted(TITLES):
-            rb.act(n)
-            result = rb.confirm(n)
+        rb.preflight()
+        for step in rb.steps:
+            if not isinstance(step.NUMBER, int):
+                continue
+            result = rb.run(step)
             results.append(result)
             if result.status == FAILED:
                 break
@@ -63,7 +66,7 @@ def statuses(results: list[StepResult]) -> list[str]:
 
 def settled(results: list[StepResult]) -> bool:
     """A run that found nothing to do: every step unchanged (or skipped, as step 9 is without containerd_bin)."""
-    return len(results) == len(TITLES) and all(r.status in (UNCHANGED, SKIPPED) for r in results)
+    return len(results) == sum(isinstance(s.NUMBER, int) for s in STEPS) and all(r.status in (UNCHANGED, SKIPPED) for r in results)
 
 
 snapshot = tree_state  # one snapshot for every test that proves nothing changed

@@ -70,7 +70,8 @@ def test_check_mode_shows_the_change_apply_would_make_in_the_future_tense(tmp_pa
 def test_check_mode_shows_the_move_of_a_stray_table(tmp_path):
     r = check(lab_root(tmp_path, broken("unquoted-dotted-header.toml")))[2]
     assert r.failed and '+        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]' in r.diff
-    assert any("would move" in n.en for n in r.notes)
+    assert any("is deleted and its content written under" in n.en for n in r.notes)
+    assert r.problems[0].code == "runtime.misplaced.unquoted_header"
 
 
 def test_a_missing_runtime_is_one_verdict(tmp_path):
@@ -79,7 +80,7 @@ def test_a_missing_runtime_is_one_verdict(tmp_path):
                      '          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
                      '            BinaryName = "/usr/bin/nvidia-container-runtime"\n            SystemdCgroup = true\n\n', "")
     results = check(lab_root(tmp_path, text))
-    p = verdict(results, 2, "there is no nvidia runtime table")
+    p = verdict(results, 2, "runtime.missing")
     assert "+" in results[2].diff and p.path == "/etc/containerd/config.toml"
 
 

@@ -119,9 +119,10 @@ HOLD = r"""
 import sys, time
 sys.path.insert(0, sys.argv[2])
 from runbook_lib.params import validate
-from runbook_lib.steps import Runbook
-rb = Runbook(validate(root=sys.argv[1])).start()
-rb.act(1)
+from runbook_lib.run import Run
+rb = Run(validate(root=sys.argv[1])).start()
+rb.preflight()
+rb.commit(rb.step("prepare"))
 print("holding", flush=True)
 time.sleep(600)
 """

@@ -22,19 +22,19 @@ CONFIGS = {
                                        "[plugins.io.containerd.grpc.v1.cri.containerd.runtimes.nvidia]", 30, NVIDIA),
     "v1-path-in-v2-file.toml": (2, "a version-1 path in a version-2 file: [plugins.cri.containerd.runtimes.nvidia]", 30,
                                 NVIDIA),
-    "v2-path-in-v3-file.toml": (2, "a version-2 path in a version-3 file", 37,
+    "v2-path-in-v3-file.toml": (2, "runtime.misplaced.v2_path", 37,
                                 '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia]'),
     "misplaced-runtimes-without-containerd.toml": (
-        2, 'the runtime table is misplaced: [plugins."io.containerd.grpc.v1.cri".runtimes.nvidia]', 30, NVIDIA),
-    "systemdcgroup-string.toml": (3, 'SystemdCgroup is the string "true"', 35, "SystemdCgroup = true"),
-    "runtimetype-typo.toml": (2, "a key containerd does not know: runtimetype", 31,
+        2, "runtime.misplaced", 30, NVIDIA),
+    "systemdcgroup-string.toml": (3, "options.systemd_cgroup.string", 35, "SystemdCgroup = true"),
+    "runtimetype-typo.toml": (2, "runtime.unknown_key.typo", 31,
                               'runtime_type = "io.containerd.runc.v2"'),
-    "default-is-nvidia.toml": (4, "default_runtime_name is nvidia", 20, 'default_runtime_name = "runc"'),
-    "no-version-line-v2-tables.toml": (2, "there is no version line", 1, "version = 2"),
-    "cri-disabled.toml": (2, "disabled_plugins lists the CRI plugin", 4, "disabled_plugins = []"),
-    "binaryname-relative.toml": (3, "BinaryName 'nvidia-container-runtime' is not an absolute path", 34,
+    "default-is-nvidia.toml": (4, "default.is_runtime", 20, 'default_runtime_name = "runc"'),
+    "no-version-line-v2-tables.toml": (2, "config.version_missing_v2_tables", 1, "version = 2"),
+    "cri-disabled.toml": (2, "containerd.cri_disabled", 4, "disabled_plugins = []"),
+    "binaryname-relative.toml": (3, "options.binary_name.relative", 34,
                                  'BinaryName = "/usr/bin/nvidia-container-runtime"'),
-    "systemdcgroup-mismatch.toml": (3, "disagrees with the default runtime runc's (true)", 35, "SystemdCgroup = true"),
+    "systemdcgroup-mismatch.toml": (3, "options.systemd_cgroup.wrong", 35, "SystemdCgroup = true"),
 }
 
 
@@ -75,7 +75,7 @@ def test_no_version_line_is_one_verdict_not_a_misplaced_table(tmp_path):
 def test_runtime_type_wrong_and_missing(tmp_path):
     wrong = good_with('runtime_type = "io.containerd.runc.v2"\n\n          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]',
                       'runtime_type = "io.containerd.runc.v1"\n\n          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]')
-    p = verdict(check(lab_root(tmp_path / "a", wrong)), 2, "runtime_type is 'io.containerd.runc.v1'")
+    p = verdict(check(lab_root(tmp_path / "a", wrong)), 2, "runtime.type_wrong")
     assert p.line == 31 and p.fix.en.startswith('runtime_type = "io.containerd.runc.v2"')
     missing = good_with(f'{NVIDIA}\n          runtime_type = "io.containerd.runc.v2"\n', f"{NVIDIA}\n")
     p = verdict(check(lab_root(tmp_path / "b", missing)), 2, "runtime_type is missing")
@@ -107,21 +107,21 @@ def test_runtimeclass_handler_and_name(tmp_path):
     rc.write_text(rc.read_text().replace("handler: nvidia", "handler: nvidai"))
     results = check(root)
     assert failed_steps(results) == [7, 8]
-    p = verdict(results, 7, "handler 'nvidai' is not one of containerd's runtimes")
+    p = verdict(results, 7, "runtimeclass.handler_not_a_runtime")
     assert "RunContainerError" in p.what.en and "RunContainerError" in p.what.ko
     assert p.line == 7 and "handler: nvidia" in p.fix.en
     assert len(results[7].problems) == 1  # one mistake, one verdict
     rc.write_text(rc.read_text().replace("handler: nvidai", "handler: nvidia").replace("  name: nvidia", "  name: gpu"))
-    p = verdict(check(root), 7, "metadata.name is 'gpu'")
+    p = verdict(check(root), 7, "runtimeclass.name")
     assert p.line == 6
 
 
 @pytest.mark.parametrize("spec, en, line, fix", [
     ("cdiVersion: 0.5.0\nkind: [nvidia.com/gpu\n", "not readable as YAML", 3, None),
-    ('cdiVersion: "0.5.0"\ndevices:\n  - name: all\n    containerEdits:\n      env: [A=1]\n', "there is no kind", None,
+    ('cdiVersion: "0.5.0"\ndevices:\n  - name: all\n    containerEdits:\n      env: [A=1]\n', "cdi.kind_missing", None,
      "kind: nvidia.com/gpu"),
     ('cdiVersion: "0.5.0"\nkind: example.com/net\ndevices:\n  - name: all\n    containerEdits:\n      env: [A=1]\n',
-     "kind is 'example.com/net'", 2, "kind: nvidia.com/gpu"),
+     "cdi.kind_wrong", 2, "kind: nvidia.com/gpu"),
     ('cdiVersion: "0.5.0"\nkind: nvidia.com/gpu\ndevices:\n  - name: all\n    containerEdits:\n      env: [NOEQUALS]\n',
      "/devices/0/containerEdits/env/0: The environment variable 'NOEQUALS' has no '='", 6, "nvidia-ctk cdi generate"),
 ])

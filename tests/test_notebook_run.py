@@ -108,13 +108,15 @@ def test_bad_parameter_stops_before_touching_the_root(tmp_path):
 def test_report_values_come_from_the_files_not_the_parameters(tmp_path):
     """Break the RuntimeClass on disk between runs: the report must follow the file, and the check must fail."""
     from runbook_lib.params import validate
-    from runbook_lib.steps import Runbook
+    from runbook_lib.run import Run
+    from runbook_lib.steps import report, runtimeclass
     root = tmp_path / "root"
     root.mkdir()
-    rb = Runbook(validate(root=str(root))).start()
-    for n in range(1, 8):
-        assert not rb.run(n).failed
+    rb = Run(validate(root=str(root))).start()
+    rb.preflight()
+    for step in rb.steps[:7]:
+        assert not rb.run(step).failed
     rc = root / TOOLKIT / "runtimeclass.yaml"
     rc.write_text(rc.read_text().replace("handler: nvidia", "handler: nvidia-typo"))
-    assert "HANDLER=nvidia-typo" in rb._report()
-    assert rb.confirm(7).failed
+    assert "HANDLER=nvidia-typo" in report.report(rb)
+    assert rb.verdict(runtimeclass).failed

@@ -3,7 +3,8 @@ containerd 1.6 refuses the whole file (tests/real pins it); check mode says so, 
 
 from helpers import LAB_BASE
 from runbook_lib.params import validate
-from runbook_lib.steps import Runbook
+from runbook_lib.run import Run
+from helpers import run_numbered
 
 
 def root_with(tmp_path, text):
@@ -16,8 +17,8 @@ def test_v1_registry_table_in_v2_file_is_diagnosed(tmp_path):
     text = LAB_BASE.read_text() + '\n[plugins.cri.registry.mirrors."docker.io"]\n  endpoint = ["https://mirror.local"]\n'
     root = root_with(tmp_path, text)
     before = (root / "etc/containerd/config.toml").read_bytes()
-    rb = Runbook(validate(root=str(root))).start()
-    r = rb.run(1), rb.run(2)
+    rb = Run(validate(root=str(root))).start()
+    r = run_numbered(rb, (1, 2))
     step2 = r[1]
     assert step2.failed
     prob = next(p for p in step2.problems if '"cri"' in p.what.en)
@@ -28,5 +29,5 @@ def test_v1_registry_table_in_v2_file_is_diagnosed(tmp_path):
 
 def test_correct_config_has_no_plugin_key_problem(tmp_path):
     root = root_with(tmp_path, LAB_BASE.read_text())
-    rb = Runbook(validate(root=str(root))).start()
-    assert not any(rb.run(n).failed for n in (1, 2))
+    rb = Run(validate(root=str(root))).start()
+    assert not any(r.failed for r in run_numbered(rb, (1, 2)))

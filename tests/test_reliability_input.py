@@ -235,12 +235,11 @@ def test_bad_cdi_spec_is_left_alone_with_a_message(tmp_path, case, spec, needles
     (root / "etc/cdi").mkdir()
     (root / CDI).write_text(spec)
     os.chmod(root / CDI, 0o640)
-    before = snapshot(root / "etc/cdi")
+    before = snapshot(root)
     results = run_apply(root)
     assert_failed_clearly(results, 6, *needles)
-    assert snapshot(root / "etc/cdi") == before, "the spec and its folder are untouched: no backup was needed"
-    assert not (root / TOOLKIT / "report.txt").exists(), "no report claims a success"
-    assert_containerd_registered(root)  # what was done before the failing step is complete and readable
+    after = {k: v for k, v in snapshot(root).items() if not k.startswith("run")}  # the lock may come and go
+    assert after == before, "a plan that refuses writes nothing: no config edit, folder, backup or toolkit file"
 
 
 # --- parameters of the wrong type or value --------------------------------------------------------------------

@@ -29,7 +29,7 @@ def test_string_boolean_is_corrected_with_diff_and_backup(tmp_path):
     r = run_all(root)[2]
     assert r.status == "changed"
     assert '-            SystemdCgroup = "true"\n+            SystemdCgroup = true\n' in r.diff
-    assert 'corrected options.SystemdCgroup from "true" to true (line 35)' in r.message.en
+    assert 'correct options.SystemdCgroup from "true" to true (line 35)' in r.message.en
     assert [b.read_bytes() for b in backups(root)] == [original]
     assert (root / CONFIG).read_bytes() == GOOD.read_bytes()  # only that one value changed
 
@@ -66,7 +66,7 @@ def test_moved_table_gets_its_wrong_values_corrected_in_the_same_write(tmp_path)
                                                                          b'SystemdCgroup = "true"\n\n    [plugins."io.containerd.grpc.v1.cri".cni]')
     root = fresh_root(tmp_path, text)
     r = run_all(root)[2]
-    assert len(backups(root)) == 1 and any("corrected options.SystemdCgroup" in n.en for n in r.notes)
+    assert len(backups(root)) == 1 and any("correct options.SystemdCgroup" in n.en for n in r.notes)
     assert tomllib.loads((root / CONFIG).read_text()) == tomllib.loads(GOOD.read_text())
 
 
@@ -105,10 +105,11 @@ def test_apply_on_a_syntax_error_ends_in_the_steps_message_not_a_traceback(tmp_p
     assert record["status"] == "failed"
     assert "TOML syntax error (line 34, column 60)" in record["message"]["en"] and "TOML 문법 오류" in record["message"]["ko"]
     errs = errors(out)
-    assert [e["ename"] for e in errs] == ["StepFailed"] and "TOML" in errs[0]["evalue"]
+    assert [e["ename"] for e in errs] == ["Refused"]  # refused in the plan, before any write
+    assert any("TOML" in line for line in errs[0]["traceback"])
     assert "tomllib" not in "".join(errs[0]["traceback"])  # the parser's own traceback never reaches the student
     assert (root / CONFIG).read_bytes() == config and backups(root) == []
-    assert 3 not in step_records(out)  # apply stops at the failing step
+    assert step_records(out)[3]["status"] == "skipped"  # a refused run writes nothing, runs no other step
 
 
 def test_apply_after_repair_is_idempotent(tmp_path):

@@ -3,7 +3,8 @@
 from pathlib import Path
 
 from runbook_lib.params import validate
-from runbook_lib.steps import Runbook
+from runbook_lib.run import Run
+from helpers import run_numbered
 
 BROKEN = Path(__file__).parent / "fixtures/broken/toml-syntax-error.toml"
 
@@ -11,8 +12,8 @@ BROKEN = Path(__file__).parent / "fixtures/broken/toml-syntax-error.toml"
 def test_toml_error_explained_once_then_referenced(tmp_path):
     (tmp_path / "etc/containerd").mkdir(parents=True)
     (tmp_path / "etc/containerd/config.toml").write_bytes(BROKEN.read_bytes())
-    rb = Runbook(validate(root=str(tmp_path), mode="check")).start()
-    results = [rb.run(n) for n in range(1, 9)]
+    rb = Run(validate(root=str(tmp_path), mode="check")).start()
+    results = run_numbered(rb, range(1, 9))
     first = next(r for r in results if any(p.line for p in r.problems))
     full = next(p for p in first.problems if p.line)
     assert full.line and full.excerpt, "the first report carries the position and the offending line"
@@ -26,8 +27,8 @@ def test_toml_error_explained_once_then_referenced(tmp_path):
 def test_summary_text_columns_line_up_with_korean_titles(tmp_path):
     from runbook_lib.messages import display_width
     from runbook_lib.result import summary_text
-    rb = Runbook(validate(root=str(tmp_path))).start()
-    text = summary_text([rb.run(n) for n in range(1, 9)])
+    rb = Run(validate(root=str(tmp_path))).start()
+    text = summary_text(run_numbered(rb, range(1, 9)))
     rows = text.splitlines()
     columns = {display_width(row[: row.rindex("  ")]) for row in rows}
     assert len(columns) == 1, text

@@ -54,8 +54,8 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted) -> Dro
         # working node for nothing.
         where = diagnose.locate(eff, runtimes_path(eff.version) + (p.runtime_name,))[0]
         return DropinPlan(posixpath.dirname(path), [], Msg(
-            f"{p.runtime_name} 런타임이 이미 {where} 에 올바르게 등록되어 있어 드롭인 파일을 쓰지 않았습니다.",
-            f"the {p.runtime_name} runtime is already registered correctly in {where}, so no drop-in was written."))
+            f"{p.runtime_name} 런타임이 이미 {where} 에 올바르게 등록되어 있어 드롭인 파일을 쓰지 않습니다.",
+            f"the {p.runtime_name} runtime is already registered correctly in {where}, so no drop-in is written."))
     data, source, notes = dropin_data(eff, wanted)
     text = _comment(eff) + render_document(data, render.quote_style(eff.main.text), _indent_step(eff.main.text))
     _verify(text, data, path)
@@ -64,7 +64,7 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted) -> Dro
     main_text = eff.main.text
     if path not in [f.lab_path for f in probe.files]:
         main_text = add_import(eff.main, path)
-        notes.append(Msg(f"{p.config_path} 의 imports 에 {path} 를 추가했습니다.", f"added {path} to imports in {p.config_path}."))
+        notes.append(Msg(f"{p.config_path} 의 imports 에 {path} 를 추가합니다.", f"add {path} to imports in {p.config_path}."))
     else:
         notes.append(Msg(f"{p.config_path} 의 imports 가 이미 {path} 를 읽으므로 config.toml 은 그대로 둡니다.",
                          f"{p.config_path}'s imports already cover {path}, so config.toml is left as it is."))
@@ -73,15 +73,15 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted) -> Dro
     _require_kept(eff, after, p, path)
     writes = [plan_write(target, path, dropin_new, mode=0o644), plan_write(target, p.config_path, main_new)]
     if source:
-        notes.append(Msg(f"새 런타임은 기본 런타임 {source} 의 테이블을 복사해 시작했습니다.",
-                         f"the new runtime started as a copy of the default runtime {source}'s table."))
+        notes.append(Msg(f"새 런타임은 기본 런타임 {source} 의 테이블을 복사해 시작합니다.",
+                         f"the new runtime starts as a copy of the default runtime {source}'s table."))
     if eff.merge == MERGE_1X:
         notes.append(Msg(
             f"containerd 1.x 는 import 한 파일의 플러그인 테이블로 기존 테이블을 통째로 바꿉니다. 그래서 드롭인에 CRI 플러그인 "
-            f"설정 전체를 담았습니다. 앞으로 CRI 설정은 {p.config_path} 가 아니라 {path} 에서 고치세요.",
+            f"설정 전체를 담습니다. 앞으로 CRI 설정은 {p.config_path} 가 아니라 {path} 에서 고치세요.",
             f"containerd 1.x replaces a whole plugin table with an imported file's, so the drop-in carries the complete "
             f"CRI plugin config; from now on, change CRI settings in {path}, not in {p.config_path}."))
-    message = Msg(f"드롭인 {path} 에 {p.runtime_name} 런타임을 적었습니다.", f"wrote the {p.runtime_name} runtime to the drop-in {path}.")
+    message = Msg(f"드롭인 {path} 에 {p.runtime_name} 런타임을 적습니다.", f"write the {p.runtime_name} runtime to the drop-in {path}.")
     return DropinPlan(posixpath.dirname(path), writes, message, notes)
 
 
@@ -111,8 +111,8 @@ def dropin_data(eff: Effective, wanted: RuntimeWanted) -> tuple[dict, str | None
     if default != wanted.name and not isinstance(runtimes.get(default), dict):
         # As in-place: once any runtime table exists, containerd 1.6's built-in default runtime is gone.
         own = {default: {"runtime_type": RUNTIME_TYPE}, **own}
-        notes.append(Msg(f"설정에 기본 런타임 {default} 의 테이블이 없어 드롭인에 함께 적었습니다.",
-                         f"the config had no table for the default runtime {default}, so the drop-in writes it too."))
+        notes.append(Msg(f"설정에 기본 런타임 {default} 의 테이블이 없어 드롭인에 함께 적습니다.",
+                         f"the config has no table for the default runtime {default}, so the drop-in writes it too."))
     plugin = cri_plugin_id(version)
     if eff.merge == MERGE_1X:
         cri = copy.deepcopy(eff.data.get("plugins", {}).get(plugin) or {})

@@ -89,8 +89,8 @@ def plan_runtime(text: str, data: dict, version: int, wanted: RuntimeWanted, tem
         set_in(expected, path, template)
         shown = f"[{format_path(path)}]"
         plan = EditPlan(new_text, notes=[Msg(
-            f"{shown} 테이블과 options 하위 테이블을 추가했습니다." if OPTIONS in template else f"{shown} 테이블을 추가했습니다.",
-            f"added the {shown} table and its options sub-table." if OPTIONS in template else f"added the {shown} table.")])
+            f"{shown} 테이블과 options 하위 테이블을 추가합니다." if OPTIONS in template else f"{shown} 테이블을 추가합니다.",
+            f"add the {shown} table and its options sub-table." if OPTIONS in template else f"add the {shown} table.")])
     else:
         if not isinstance(existing, dict):
             raise ConfigError(
@@ -258,8 +258,8 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
         shown = f"{'.'.join(rel)} = {render.value(want)}"
         if kv is not None:
             patches.append((kv.value_start, kv.value_end, render.value(want, literal=layout.value_text(kv).startswith("'"))))
-            fixed = Msg(f"{'.'.join(rel)} 값을 {layout.value_text(kv)} 에서 {render.value(want)} 로 고쳤습니다 ({kv.line + 1}번째 줄).",
-                        f"corrected {'.'.join(rel)} from {layout.value_text(kv)} to {render.value(want)} (line {kv.line + 1}).")
+            fixed = Msg(f"{'.'.join(rel)} 값을 {layout.value_text(kv)} 에서 {render.value(want)} 로 고칩니다 ({kv.line + 1}번째 줄).",
+                        f"correct {'.'.join(rel)} from {layout.value_text(kv)} to {render.value(want)} (line {kv.line + 1}).")
             repairs.append(fixed)
             continue
         table_path = path + rel[:-1]
@@ -285,7 +285,7 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
                     f"{'.'.join(path)} is not written as [section] tables, so there is no clear place for {shown}."),
                 Msg(f"[{'.'.join(path)}] 섹션 아래에 {shown} 를 직접 적으세요.",
                     f"add {shown} under the [{'.'.join(path)}] section by hand."), path=lab_path)
-        notes.append(Msg(f"{shown} 를 추가했습니다.", f"added {shown}."))
+        notes.append(Msg(f"{shown} 를 추가합니다.", f"add {shown}."))
     text = layout.text
     for start, end, rep in sorted(patches, reverse=True):
         text = text[:start] + rep + text[end:]

@@ -56,8 +56,8 @@ def move_stray_runtime(eff: Effective, name: str) -> Moved | None:
         return None
     head = header_text(eff, right)
     return Moved(lab_path, plan.text, [Msg(
-        f"{line}번째 줄의 {shown} 는 containerd 가 읽지 않는 자리라서, 그 테이블을 지우고 같은 내용을 {head} 에 옮겨 적었습니다.",
-        f"{shown} on line {line} is where containerd does not look, so the table was deleted and its content "
+        f"{line}번째 줄의 {shown} 는 containerd 가 읽지 않는 자리라서, 그 테이블을 지우고 같은 내용을 {head} 에 옮겨 적습니다.",
+        f"{shown} on line {line} is where containerd does not look, so the table is deleted and its content "
         f"written under {head}.")])
 
 

@@ -18,12 +18,12 @@ def expected_text(run, step_id: str, lab_path: str, fallback) -> str:
 
 def file_problems(run, lab_path: str, expected: str, *, depends: tuple[str, ...] = ()) -> list[Problem]:
     got = run.read_text(lab_path)
-    if got == expected:
-        return []
     shown = expected.strip().replace("\n", " / ")
     earlier = [r.step for r in run.results.values() if r.id in depends and r.failed]
-    if earlier:
+    if earlier:  # what the file derives from is wrong: it cannot pass, and the fix is the lines after that fix
         return [Problem.of("file.after_earlier_step", lab_path, step=earlier[0], file=lab_path, expected=shown)]
+    if got == expected:
+        return []
     if got is None:
         return [Problem.of("file.missing", lab_path, file=lab_path, expected=shown)]
     wrong = [(i + 1, g, e) for i, (g, e) in enumerate(itertools.zip_longest(got.splitlines(), expected.splitlines()))

@@ -61,7 +61,8 @@ def plan(run) -> Plan:
     if write.changed or moved:
         after = load_effective(run.target, p.config_path, overlay={**(run._overlay or {}), owner.lab_path: write.new})
         diagnose.require_runtime(after, p, owner.lab_path)
-        out.message = (edit.notes + edit.repairs + [out.message])[0]
+        out.message = (out.notes[:1] if moved else []) + edit.notes + edit.repairs + [out.message]
+        out.message = out.message[0]
         out.notes += [m for m in edit.notes + edit.repairs if m != out.message]
         if source and get_in(eff.data, runtime_path(eff.version, p.runtime_name)) is None:
             out.notes.append(Msg(f"새 런타임은 기본 런타임 {source} 의 테이블을 복사해 시작합니다.",

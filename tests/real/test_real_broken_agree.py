@@ -20,7 +20,7 @@ import realenv
 from paths import BROKEN, GOOD_CONFIG
 from runbook_lib.containerd.verify import ContainerdRejected, containerd_reading
 from runbook_lib.params import validate
-from runbook_lib.steps import Runbook
+from runbook_lib.run import Run
 
 pytestmark = pytest.mark.real
 CONFIG = "/etc/containerd/config.toml"
@@ -65,9 +65,10 @@ def root_with(tmp_path: Path, source: Path) -> Path:
 
 
 def check_mode(root: Path, containerd: str | None = None) -> dict:
-    rb = Runbook(validate(root=str(root), mode="check", containerd_bin=containerd or "")).start()
+    rb = Run(validate(root=str(root), mode="check", containerd_bin=containerd or "")).start()
     try:
-        return {n: rb.run(n) for n in (range(1, 10) if containerd else range(1, 9))}
+        results = rb.run_all()
+        return {n: results[n] for n in (range(1, 10) if containerd else range(1, 9))}
     finally:
         rb.finish()
 

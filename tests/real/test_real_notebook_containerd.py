@@ -95,12 +95,16 @@ def test_step_9_catches_what_our_parsers_let_through(containerd, tmp_path):
 def test_without_containerd_on_path_a_real_node_says_so(tmp_path, monkeypatch):
     """root / without containerd on PATH: skipped, and the reason names PATH (no papermill: nothing is written)."""
     from runbook_lib.params import validate
-    from runbook_lib.steps import Runbook
+    from runbook_lib.run import Run
+    from runbook_lib.steps import ask_containerd
     if shutil.which("containerd") is None:
         realenv.missing("containerd is not installed")
     monkeypatch.setenv("PATH", str(tmp_path))  # a PATH with no containerd on it
-    rb = Runbook(validate(root="/", mode="check"))
-    result = rb.confirm(9)
+    rb = Run(validate(root="/", mode="check"))
+    rb.preflight()
+    result = rb.run(ask_containerd)
     assert result.status == "skipped" and "PATH" in result.message.en and "PATH" in result.message.ko
     monkeypatch.undo()
-    assert Runbook(validate(root="/", mode="check")).act(9).status != "skipped"  # on PATH again: it asks
+    again = Run(validate(root="/", mode="check"))
+    again.preflight()
+    assert again.run(ask_containerd).status != "skipped"  # on PATH again: it asks

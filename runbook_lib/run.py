@@ -162,7 +162,22 @@ class Run:
                 plan.refusals += self._unwritable(plan)
                 for write in plan.writes:
                     self._overlay[write.lab_path] = write.new
+            self._judge_planned_state()
         return self.plans
+
+    def _judge_planned_state(self) -> None:
+        """Every step's verdict on the state the plans would leave: a finding there would fail the run after
+        its writes, so it refuses now instead. This is what makes apply's "passed" the same as check's."""
+        if self.refusals():
+            return
+        for step in self.steps:
+            if not getattr(step, "JUDGED_IN_PLAN", True):
+                continue  # it asks a program or acts on the node: judged after the writes
+            try:
+                found = step.verdict(self)
+            except RunbookError as exc:
+                found = [Problem.from_error(exc)]
+            self.plans[step.ID].refusals += [p for p in unique(found) if p.is_error]
 
     def _unwritable(self, plan: Plan) -> list[Problem]:
         """A planned write that could not happen (a link out of the root, a folder that will not exist) is a

@@ -3,6 +3,8 @@
 - ``NUMBER``, ``ID``, ``TITLE``: how the step is shown (the lab's number, a stable id, a bilingual title);
 - ``plan(run) -> Plan``: what would change and why, computed in memory (runbook_lib/run.py);
 - ``verdict(run) -> list[Problem]``: the findings, read back from disk, the same in apply and check mode;
+- ``JUDGED_IN_PLAN = False`` for a step whose verdict cannot be computed on the planned state (it asks
+  containerd, or acts on the node); every other step's verdict is also run on the planned state;
 - optionally ``evidence(run)`` (what a person should see read back), ``skipped(run)`` (why the step cannot
   run here) and ``act(run, result)`` (a step that acts on the node, not on files: the restart).
 

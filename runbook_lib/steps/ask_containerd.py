@@ -16,6 +16,7 @@ from ..messages import Msg
 from ..run import Plan
 
 NUMBER, ID = 9, "containerd"
+JUDGED_IN_PLAN = False  # judged after the writes: it asks containerd / acts on the node
 TITLE = Msg("containerd 에게 직접 확인", "Ask containerd itself")
 
 

@@ -47,7 +47,7 @@ def plan(run) -> Plan:
 
 def verdict(run) -> list[Problem]:
     problems = [Problem.of("prepare.folder_missing", folder, folder=folder)
-                for folder in folders(run) if not run.path(folder).is_dir()]
+                for folder in folders(run) if not run.is_dir(folder)]
     data = run.read_bytes(run.p.config_path)
     if data is None or not data.strip():
         problems.append(Problem.of("prepare.config_missing" if data is None else "prepare.config_empty",

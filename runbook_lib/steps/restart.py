@@ -9,6 +9,7 @@ from ..result import CHANGED, FAILED, SKIPPED, UNCHANGED
 from ..run import Plan
 
 NUMBER = ID = "restart"
+JUDGED_IN_PLAN = False  # judged after the writes: it asks containerd / acts on the node
 TITLE = service.TITLE
 CONFIG_STEPS = ("prepare", "runtime")
 

@@ -12,21 +12,59 @@ from .names import dns1123_label_problem
 MODES = ("apply", "check")
 LAYOUTS = ("inplace", "dropin")
 
+
+@dataclass(frozen=True)
+class Parameter:
+    """One notebook parameter, defined once: the parameters cell, the validation, the README table and the
+    docs are all written from this (tools/build_notebook.py; tests/test_notebook_hygiene.py checks)."""
+    name: str
+    default: object
+    kind: str          # str | bool | path | choice
+    ko: str            # what it means, in Korean and English (one line each, no '=': papermill drops such lines)
+    en: str
+    choices: tuple[str, ...] = ()
+
+    @property
+    def type_name(self) -> str:
+        return "bool" if self.kind == "bool" else "str"
+
+    def cell_line(self) -> str:
+        return f"{self.name} = {self.default!r}  # {self.type_name}: {self.ko} / {self.en}"
+
+
+PARAMETERS = (
+    Parameter("root", "", "str", "대상 루트 (비우면 저장소 안의 lab-root 샌드박스, 실제 노드는 /)",
+              "target root (empty: the lab-root sandbox, / on a real node)"),
+    Parameter("mode", "apply", "choice", "apply 는 적용, check 는 검사만 하고 아무것도 쓰지 않음",
+              "apply writes, check only inspects and writes nothing", MODES),
+    Parameter("runtime_name", "nvidia", "str", "등록할 런타임 이름이자 RuntimeClass handler (DNS-1123 레이블)",
+              "runtime name, also the RuntimeClass handler (a DNS-1123 label)"),
+    Parameter("binary_name", "/usr/bin/nvidia-container-runtime", "path", "런타임이 실행할 바이너리의 절대 경로",
+              "absolute path of the runtime binary"),
+    Parameter("systemd_cgroup", True, "bool", "systemd cgroup 드라이버 사용 여부 (kubelet 과 같아야 함)",
+              "use the systemd cgroup driver (must match the kubelet)"),
+    Parameter("config_path", "/etc/containerd/config.toml", "path", "containerd 설정 파일", "containerd's config file"),
+    Parameter("base_config", "/opt/fixtures/gpu-airgap/containerd/config.toml.base", "path",
+              "설정이 없을 때 복사할 기본 설정 (없으면 패키지 사본)", "base config copied when there is none (else the packaged copy)"),
+    Parameter("cdi_spec", "/etc/cdi/nvidia.yaml", "path", "CDI 스펙 파일", "the CDI spec file"),
+    Parameter("toolkit_dir", "/root/toolkit", "path", "실습 결과 파일을 둘 폴더", "folder for the lab's result files"),
+    Parameter("layout", "inplace", "choice", "inplace 는 config.toml 을 직접 수정, dropin 은 conf.d 드롭인 파일",
+              "inplace edits config.toml, dropin writes a conf.d drop-in", LAYOUTS),
+    Parameter("restart_containerd", False, "bool", "실제 노드에서 containerd 재시작 여부", "restart containerd on a real node"),
+    Parameter("containerd_bin", "", "str", "containerd 바이너리 경로 (주면 containerd 가 직접 설정을 읽어 확인)",
+              "containerd binary to ask how it reads the config"),
+)
+
 # The lab's absolute paths, resolved under `root` at run time.
-DEFAULTS = {
-    "root": "",
-    "mode": "apply",
-    "runtime_name": "nvidia",
-    "binary_name": "/usr/bin/nvidia-container-runtime",
-    "systemd_cgroup": True,
-    "config_path": "/etc/containerd/config.toml",
-    "base_config": "/opt/fixtures/gpu-airgap/containerd/config.toml.base",
-    "cdi_spec": "/etc/cdi/nvidia.yaml",
-    "toolkit_dir": "/root/toolkit",
-    "layout": "inplace",
-    "restart_containerd": False,
-    "containerd_bin": "",
-}
+DEFAULTS = {p.name: p.default for p in PARAMETERS}
+
+
+def markdown_table() -> str:
+    """The README's parameter table."""
+    def default(p: Parameter) -> str:
+        return '`""` → `lab-root/`' if p.name == "root" else f"`{p.default}`" if p.default != "" else '`""`'
+    rows = [f"| `{p.name}` | {default(p)} | {p.ko} / {p.en} |" for p in PARAMETERS]
+    return "\n".join(["| 이름 / name | 기본값 / default | 뜻 / meaning |", "|---|---|---|", *rows])
 
 
 @dataclass(frozen=True)
@@ -67,15 +105,15 @@ def _bool(name: str, value) -> bool:
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"  # papermill passes `-p x true` as the string "true"
     raise ParameterError(
-        Msg(f"{name} 는 true 나 false 여야 합니다. 받은 값: {value!r}", f"{name} must be true or false; got {value!r}"),
+        Msg(f"{name} 는 true 나 false 여야 합니다. 받은 값: {value}", f"{name} must be true or false; got {value}"),
         Msg(f"-p {name} True 또는 -p {name} False 로 주세요.", f"pass -p {name} True or -p {name} False."))
 
 
 def _str(name: str, value) -> str:
     if not isinstance(value, str):
         raise ParameterError(
-            Msg(f"{name} 는 문자열이어야 합니다. 받은 값: {value!r} ({type(value).__name__})",
-                f"{name} must be a string; got {value!r} ({type(value).__name__})"),
+            Msg(f"{name} 는 문자열이어야 합니다. 받은 값: {value} ({type(value).__name__})",
+                f"{name} must be a string; got {value} ({type(value).__name__})"),
             Msg(f"YAML 파라미터 파일에서는 따옴표로 감싸세요: {name}: \"...\"",
                 f"quote it in a YAML parameter file: {name}: \"...\""))
     return value
@@ -84,8 +122,8 @@ def _str(name: str, value) -> str:
 def _abs(name: str, value: str) -> str:
     if not value.startswith("/"):
         raise ParameterError(
-            Msg(f"{name} 는 '/' 로 시작하는 절대 경로여야 합니다. 받은 값: {value!r}",
-                f"{name} must be an absolute path starting with '/'; got {value!r}"),
+            Msg(f"{name} 는 '/' 로 시작하는 절대 경로여야 합니다. 받은 값: {value or '(빈 값)'}",
+                f"{name} must be an absolute path starting with '/'; got {value or '(empty)'}"),
             Msg(f"실습 문서의 경로처럼 적으세요. 예: {DEFAULTS.get(name) or '/usr/bin/...'}",
                 f"write it as the lab does, e.g. {DEFAULTS.get(name) or '/usr/bin/...'}"))
     if "\x00" in value or "\n" in value:
@@ -97,9 +135,20 @@ def _abs(name: str, value: str) -> str:
 def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise ParameterError(
-            Msg(f"{name} 값 {value!r} 을(를) 알 수 없습니다. 가능한 값: {', '.join(choices)}",
+            Msg(f"{name} 값을 알 수 없습니다: {value}. 가능한 값: {', '.join(choices)}",
                 f"unknown {name} {value!r}; valid values: {', '.join(choices)}"),
             Msg(f"-p {name} {choices[0]} 처럼 주세요.", f"pass e.g. -p {name} {choices[0]}."))
+    return value
+
+
+def _value(p: Parameter, value):
+    if p.kind == "bool":
+        return _bool(p.name, value)
+    value = _str(p.name, value)
+    if p.kind == "path":
+        return _abs(p.name, value)
+    if p.kind == "choice":
+        return _choice(p.name, value, p.choices)
     return value
 
 
@@ -110,34 +159,19 @@ def validate(**raw) -> Params:
         raise ParameterError(
             Msg(f"알 수 없는 파라미터: {', '.join(unknown)}", f"unknown parameter(s): {', '.join(unknown)}"),
             Msg(f"쓸 수 있는 파라미터: {', '.join(DEFAULTS)}", f"valid parameters: {', '.join(DEFAULTS)}"))
-    values = {**DEFAULTS, **raw}
-    root = _str("root", values["root"]) or str(default_lab_root())
-    if not root.startswith("/"):
-        _abs("root", root)
-    name = _str("runtime_name", values["runtime_name"])
-    problem = dns1123_label_problem(name)
+    values = {p.name: _value(p, raw.get(p.name, p.default)) for p in PARAMETERS}
+    values["root"] = values["root"] or str(default_lab_root())
+    if not values["root"].startswith("/"):
+        _abs("root", values["root"])
+    problem = dns1123_label_problem(values["runtime_name"])
     if problem:
         ko, _, en = problem.partition("\n")
         raise ParameterError(Msg(f"runtime_name: {ko}", f"runtime_name: {en}"),
                              Msg("-p runtime_name nvidia 처럼 소문자 이름을 주세요.",
                                  "pass a lowercase name, e.g. -p runtime_name nvidia."))
-    params = Params(
-        root=root,
-        mode=_choice("mode", _str("mode", values["mode"]), MODES),
-        runtime_name=name,
-        binary_name=_abs("binary_name", _str("binary_name", values["binary_name"])),
-        systemd_cgroup=_bool("systemd_cgroup", values["systemd_cgroup"]),
-        config_path=_abs("config_path", _str("config_path", values["config_path"])),
-        base_config=_abs("base_config", _str("base_config", values["base_config"])),
-        cdi_spec=_abs("cdi_spec", _str("cdi_spec", values["cdi_spec"])),
-        toolkit_dir=_abs("toolkit_dir", _str("toolkit_dir", values["toolkit_dir"])),
-        layout=_choice("layout", _str("layout", values["layout"]), LAYOUTS),
-        restart_containerd=_bool("restart_containerd", values["restart_containerd"]),
-        containerd_bin=_str("containerd_bin", values["containerd_bin"]),
-    )
-    if params.containerd_bin and not params.containerd_bin.startswith("/"):
-        _abs("containerd_bin", params.containerd_bin)
-    return params
+    if values["containerd_bin"] and not values["containerd_bin"].startswith("/"):
+        _abs("containerd_bin", values["containerd_bin"])
+    return Params(**values)
 
 
 PARAM_NAMES = tuple(f.name for f in fields(Params))

@@ -59,3 +59,33 @@ def test_notebook_is_what_the_generator_writes():
 def test_packaged_notebook_is_the_same_file():
     from importlib import resources
     assert (resources.files("runbook_lib") / "data" / "run.ipynb").read_bytes() == NOTEBOOK.read_bytes()
+
+
+def test_the_notebook_is_shipped_once():
+    """The package's notebook is a link to notebooks/run.ipynb, not a second copy to keep in step."""
+    link = REPO / "runbook_lib" / "data" / "run.ipynb"
+    assert link.is_symlink() and link.resolve() == NOTEBOOK.resolve()
+
+
+def test_readme_parameter_table_comes_from_the_one_definition():
+    sys.path.insert(0, str(REPO / "tools"))
+    import build_notebook
+    readme = (REPO / "README.md").read_text()
+    assert readme == build_notebook.readme(readme), "run `make notebook`: the README's parameter table is stale"
+
+
+def test_step_sections_name_the_action_and_show_the_assertions():
+    """Every step section: an action cell naming the plan of its step, the write, and a check cell that states
+    assertions visibly (no dispatch by step number)."""
+    from runbook_lib.steps import STEPS
+    sources = ["".join(c["source"]) for c in cells() if c["cell_type"] == "code"]
+    assert not any(re.search(r"nb\.(step|check)\(rb, \d", s) for s in sources)
+    for step in STEPS:
+        if step.ID == "restart":
+            continue
+        assert any(f'rb.plan("{step.ID}")' in s for s in sources), step.ID
+        (check,) = [s for s in sources if f'rb.expect("{step.ID}")' in s]
+        assert len(check.splitlines()) <= 10, check
+    assert sum("rb.write(plan)" in s for s in sources) == len(STEPS) - 1
+    assert any("expect.boolean(" in s and "SystemdCgroup" in s for s in sources)
+    assert any("tomllib" in s for s in sources)

@@ -12,6 +12,9 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from runbook_lib.params import PARAMETERS, markdown_table  # noqa: E402
+
 OUT = Path(__file__).resolve().parents[1] / "notebooks" / "run.ipynb"
 
 INTRO = """# containerd 에 nvidia 런타임 등록하기 — 실행하고 증명하는 런북
@@ -44,18 +47,7 @@ PARAMS_MD = """## 파라미터
 
 The cell below is the `parameters` cell that papermill overrides. Every path is the lab's absolute path and is resolved under `root` at run time: with `root` = `/srv/lab`, `/etc/containerd/config.toml` means `/srv/lab/etc/containerd/config.toml`."""
 
-PARAMS = '''root = ""  # str: 대상 루트 (비우면 저장소 안의 lab-root 샌드박스, 실제 노드는 /) / target root (empty: the lab-root sandbox, / on a real node)
-mode = "apply"  # str: apply 는 적용, check 는 검사만 하고 아무것도 쓰지 않음 / apply writes, check only inspects and writes nothing
-runtime_name = "nvidia"  # str: 등록할 런타임 이름이자 RuntimeClass handler / runtime name, also the RuntimeClass handler
-binary_name = "/usr/bin/nvidia-container-runtime"  # str: 런타임이 실행할 바이너리의 절대 경로 / absolute path of the runtime binary
-systemd_cgroup = True  # bool: systemd cgroup 드라이버 사용 여부 (kubelet 과 같아야 함) / use the systemd cgroup driver (must match the kubelet)
-config_path = "/etc/containerd/config.toml"  # str: containerd 설정 파일 / containerd's config file
-base_config = "/opt/fixtures/gpu-airgap/containerd/config.toml.base"  # str: 설정이 없을 때 복사할 기본 설정 / base config copied when there is none
-cdi_spec = "/etc/cdi/nvidia.yaml"  # str: CDI 스펙 파일 / the CDI spec file
-toolkit_dir = "/root/toolkit"  # str: 실습 결과 파일을 둘 폴더 / folder for the lab's result files
-layout = "inplace"  # str: inplace 는 config.toml 을 직접 수정, dropin 은 conf.d 드롭인 파일 / inplace edits config.toml, dropin writes a conf.d drop-in
-restart_containerd = False  # bool: 실제 노드에서 containerd 재시작 여부 / restart containerd on a real node
-containerd_bin = ""  # str: containerd 바이너리 경로 (주면 containerd 가 직접 설정을 읽어 확인) / containerd binary to ask how it reads the config'''
+PARAMS = "\n".join(p.cell_line() for p in PARAMETERS)  # runbook_lib/params.py defines them once
 
 VALIDATE_MD = """## 파라미터 확인
 
@@ -65,12 +57,7 @@ VALIDATE_MD = """## 파라미터 확인
 
 Stopping halfway on a bad value is worse than not starting. Every value is checked first: an unknown `mode`, a relative path, a `root` that is a file, or a runtime name that is not a DNS-1123 label stops the run with the fix. Then the run takes the root's lock, so two runs on the same root never overwrite each other's changes. The status box of this cell is updated in place as the run goes on: when the run fails, it says here which step stopped it and why, how to fix it, and what was done before."""
 
-VALIDATE = """from runbook_lib import notebook as nb
-
-rb = nb.start(root=root, mode=mode, runtime_name=runtime_name, binary_name=binary_name,
-              systemd_cgroup=systemd_cgroup, config_path=config_path, base_config=base_config,
-              cdi_spec=cdi_spec, toolkit_dir=toolkit_dir, layout=layout,
-              restart_containerd=restart_containerd, containerd_bin=containerd_bin)"""
+VALIDATE = "from runbook_lib import notebook as nb\n\nrb = nb.start(" + ", ".join(f"{p.name}={p.name}" for p in PARAMETERS) + ")"
 
 STEPS = {
     1: """## 1단계 — 폴더를 만들고 기본 설정을 놓습니다
@@ -280,7 +267,19 @@ def render() -> str:
     return nbformat.writes(build()) + "\n"
 
 
+README = OUT.parents[1] / "README.md"
+TABLE_START, TABLE_END = "<!-- parameters: tools/build_notebook.py -->", "<!-- /parameters -->"
+
+
+def readme(text: str) -> str:
+    """README.md with its parameter table written from the same definition."""
+    head, rest = text.split(TABLE_START, 1)
+    _, tail = rest.split(TABLE_END, 1)
+    return f"{head}{TABLE_START}\n{markdown_table()}\n{TABLE_END}{tail}"
+
+
 if __name__ == "__main__":
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text(render())
+    README.write_text(readme(README.read_text()))
     print(f"wrote {OUT}", file=sys.stderr)

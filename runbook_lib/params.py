@@ -136,7 +136,7 @@ def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise ParameterError(
             Msg(f"{name} 값을 알 수 없습니다: {value}. 가능한 값: {', '.join(choices)}",
-                f"unknown {name} {value!r}; valid values: {', '.join(choices)}"),
+                f"unknown {name}: {value}; valid values: {', '.join(choices)}"),
             Msg(f"-p {name} {choices[0]} 처럼 주세요.", f"pass e.g. -p {name} {choices[0]}."))
     return value
 

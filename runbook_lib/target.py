@@ -21,7 +21,7 @@ class Target:
         raw = os.fspath(root)
         if not os.path.isabs(raw):
             raise ParameterError(
-                Msg(f"root 는 절대 경로여야 합니다: {raw!r}", f"root must be an absolute path: {raw!r}"),
+                Msg(f"root 는 절대 경로여야 합니다: {raw}", f"root must be an absolute path: {raw}"),
                 Msg("'/' 로 시작하는 경로를 주세요. 예: -p root /srv/lab-root",
                     "give a path starting with '/', e.g. -p root /srv/lab-root"))
         if not os.path.exists(raw):
@@ -48,7 +48,7 @@ class Target:
         """resolve(), plus the symbolic links followed on the way: (the link's lab path, what it says)."""
         if not str(lab_path).startswith("/"):
             raise ParameterError(
-                Msg(f"경로는 '/' 로 시작해야 합니다: {lab_path!r}", f"paths must start with '/': {lab_path!r}"),
+                Msg(f"경로는 '/' 로 시작해야 합니다: {lab_path}", f"paths must start with '/': {lab_path}"),
                 Msg("root 안에서의 절대 경로로 적으세요.", "write it as an absolute path inside the root."))
         pending = [p for p in PurePosixPath(lab_path).parts[1:]]
         parts: list[str] = []

@@ -27,11 +27,11 @@ def load_mapping(text: str, lab_path: str, *, name: Msg, keys: str, restart_hint
         hint = Msg(" 다시 만들려면 파일을 옮겨 두고 다시 실행하세요.", " To start over, move the file away and run again.") \
             if restart_hint else Msg("", "")
         raise ConfigError(
-            Msg(f"{name.ko}을(를) YAML 로 읽을 수 없습니다: {problem}", f"{name.en} is not readable as YAML: {problem}"),
+            Msg(f"YAML 로 읽을 수 없습니다 ({name.ko}): {problem}", f"{name.en} is not readable as YAML: {problem}"),
             Msg(f"들여쓰기와 콜론(:) 뒤의 공백을 확인하세요.{hint.ko}", f"check the indentation and the space after each colon.{hint.en}"),
             path=lab_path, line=mark.line + 1 if mark else None, col=mark.column + 1 if mark else None) from None
     if not isinstance(doc, dict):
-        raise ConfigError(Msg(f"{name.ko}이(가) 매핑(키: 값) 문서가 아닙니다.", f"{name.en} is not a mapping document."),
+        raise ConfigError(Msg(f"매핑(키: 값) 문서가 아닙니다: {name.ko}.", f"{name.en} is not a mapping document."),
                           Msg(f"{keys} 키를 가진 YAML 매핑으로 적으세요.", f"write it as a YAML mapping with {keys}."),
                           path=lab_path)
     return doc

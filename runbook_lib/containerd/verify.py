@@ -57,7 +57,7 @@ class ContainerdRejected(ValueError):
         self.returncode = returncode
         self.said = said = _containerd_said(self.stderr)
         self.message_ko = (
-            f"containerd가 설정 파일 {config_path} 을(를) 읽지 못했습니다 (종료 코드 {returncode}).\n"
+            f"containerd 가 설정 파일을 읽지 못했습니다: {config_path} (종료 코드 {returncode}).\n"
             f"containerd의 메시지: {said}\n"
             "고치는 법: 메시지가 가리키는 줄을 고친 뒤 "
             f"`containerd --config {config_path} config dump` 가 오류 없이 끝나는지 확인하세요."
@@ -102,7 +102,7 @@ def _dump_in_view(binary: str, config_path: Path, root: Path) -> subprocess.Comp
         inside = "/" + str(config_path.absolute().relative_to(root.absolute()))
     except ValueError:
         raise ValueError(
-            f"설정 파일 {config_path} 이(가) 대상 루트 {root} 아래에 있지 않습니다.\n"
+            f"설정 파일이 대상 루트({root}) 아래에 있지 않습니다: {config_path}\n"
             f"The config file {config_path} is not under the target root {root}."
         ) from None
     unshare = shutil.which("unshare")

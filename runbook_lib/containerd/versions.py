@@ -55,8 +55,8 @@ def detect_version(data: dict, *, path: str, empty: bool) -> int:
     v = data["version"]
     if isinstance(v, bool) or not isinstance(v, int) or v not in CRI_RUNTIME_PLUGIN:
         raise ConfigError(
-            Msg(f"version 값이 잘못되었습니다: {v!r} (1, 2, 3 중 하나인 정수여야 합니다)",
-                f"the version value is wrong: {v!r} (expected the integer 1, 2 or 3)"),
+            Msg(f"version 값이 잘못되었습니다: {v} (1, 2, 3 중 하나인 정수여야 합니다)",
+                f"the version value is wrong: {v} (expected the integer 1, 2 or 3)"),
             Msg("containerd 1.x 라면 'version = 2', containerd 2.x 라면 'version = 3' 으로 적으세요.",
                 "write 'version = 2' for containerd 1.x or 'version = 3' for containerd 2.x."),
             path=path)

@@ -55,8 +55,9 @@ class Expect:
         self.run, self.step_id = run, step_id
         self.path = path  # the file the assertions are about, for the findings they add
 
-    def _add(self, text: str, ok: bool, key: str, actual, expected) -> bool:
-        self.checks.append(Check(text, ok, key, shown(actual), shown(expected) if expected is not MISSING else ""))
+    def _add(self, text: str, ok: bool, key: str, actual, expected, *, actual_text: str | None = None) -> bool:
+        self.checks.append(Check(text, ok, key, actual_text if actual_text is not None else shown(actual),
+                                 shown(expected) if expected is not MISSING else ""))
         return ok
 
     def equal(self, table, key: str, expected) -> bool:
@@ -87,16 +88,16 @@ class Expect:
         actual = dig(table, key)
         return self._add(f"{key} != {shown(unwanted)}", actual != unwanted, key, actual, MISSING)
 
-    def true(self, condition: bool, text: str, *, key: str = "") -> bool:
-        return self._add(text, bool(condition), key or text, condition, MISSING)
+    def true(self, condition, text: str, *, key: str = "") -> bool:
+        return self._add(text, bool(condition), key or text, condition, MISSING, actual_text="false")
 
     def file(self, lab_path: str) -> bool:
         """The toolkit file holds exactly the lines the plan derived from the files it reads back."""
         planned = self.run.plans[self.step_id].new(lab_path)
         expected = planned.decode() if planned is not None else ""
         got = self.run.read_text(lab_path)
-        return self._add(f"{lab_path} == {expected.strip().replace(chr(10), ' / ')}", got == expected, lab_path,
-                         "(없음 / missing)" if got is None else got.strip().replace("\n", " / "), MISSING)
+        return self._add(f"{lab_path} == {expected.strip().replace(chr(10), ' / ')}", got == expected, lab_path, got,
+                         MISSING, actual_text="(없음 / missing)" if got is None else got.strip().replace("\n", " / "))
 
     def failed(self) -> list[Check]:
         return [c for c in self.checks if not c.ok]

@@ -202,6 +202,7 @@ WRITE = "rb.write(plan)               # apply: backup, then an atomic rename · 
 CHECKS = {
     "prepare": """with rb.expect("prepare") as expect:
     expect.true(rb.path(config_path).parent.is_dir(), "the folder of config_path exists")
+    expect.true(rb.path(toolkit_dir).is_dir(), "toolkit_dir exists")
     expect.true((rb.read(config_path) or "").strip(), "config_path exists and is not empty")""",
     "runtime": """cfg = rb.containerd_config()                  # tomllib: config.toml merged with its imports
 nvidia = rb.runtime_table(cfg, runtime_name)     # at the path of the config's version
@@ -229,8 +230,7 @@ with rb.expect("runtimeclass") as expect:
     expect.equal(rc, "handler", runtime_name)    # must name a runtime in containerd's config""",
     "report": """with rb.expect("report") as expect:
     expect.file(rb.tk("report.txt"))""",
-    "containerd": """with rb.expect("containerd") as expect:
-    pass   # containerd's own reading, beside what the runbook expects (the table below)""",
+    "containerd": """rb.check("containerd")   # containerd's own reading, beside what the runbook expects (the table below)""",
 }
 
 SUMMARY_MD = """## 요약

@@ -255,7 +255,9 @@ def start(**params) -> Runbook:
             if rb.verdict(step).failed:
                 show(rb.results[step.NUMBER])  # the refusing steps' records, for the archive and grading
         text = refusal_text(rb)
-        _status(rb, "failed", "계획 단계에서 거부했습니다. 아무것도 쓰지 않았습니다.", "the plan refused; nothing was written.")
+        first = rb.failed_steps()[0]
+        _status(rb, "failed", f"계획 단계에서 거부했습니다 ({first.step}단계): {first.message.ko} 아무것도 쓰지 않았습니다.",
+                f"the plan refused at step {first.step}: {first.message.en} Nothing was written.", failed=first)
         summary(rb, final=False)
         rb.finish()
         raise Refused("the plan refused; nothing was written", text)

@@ -267,8 +267,11 @@ class Run:
         if errors:
             result.status = FAILED
             result.message = errors[0].what
-        elif result.status == UNCHANGED and self.p.check_only:
-            result.status = PASSED
+        elif result.status == UNCHANGED and (self.p.check_only or not getattr(step, "WRITES", True)):
+            result.status = PASSED  # nothing to write: the verdict is all there is
+        said = step.message(self) if hasattr(step, "message") and not errors else None
+        if said is not None:  # what the step learnt (containerd's own reading) says more than its plan
+            result.message = said
         reason = step.skipped(self) if hasattr(step, "skipped") and not errors else None
         if reason is not None:
             result.status, result.message = SKIPPED, reason

@@ -26,21 +26,21 @@ from runbook_lib.target import Target
 CHILD = r"""
 import json, os, sys, time
 sys.path.insert(0, sys.argv[4])
-import runbook_lib.lock as lock, runbook_lib.steps_containerd as config_steps  # the steps that edit config.toml
+import runbook_lib.lock as lock, runbook_lib.run as run_context  # where every step plans its writes
 from reliability_helpers import run_apply
 
 root, name, log = sys.argv[1], sys.argv[2], sys.argv[3]
 def note(what):
     with open(log, "a") as fh:
         fh.write(json.dumps([name, what, time.monotonic()]) + "\n")
-acquire, release, plan_write = lock.RootLock.acquire, lock.RootLock.release, config_steps.plan_write
+acquire, release, plan_write = lock.RootLock.acquire, lock.RootLock.release, run_context.Run.plan_write
 def acquire_logged(self):
     got = acquire(self); note("locked"); return got
 def release_logged(self):
     note("unlocked"); release(self)
 def slow_plan_write(*a, **kw):
     plan = plan_write(*a, **kw); time.sleep(0.05); return plan
-lock.RootLock.acquire, lock.RootLock.release, config_steps.plan_write = acquire_logged, release_logged, slow_plan_write
+lock.RootLock.acquire, lock.RootLock.release, run_context.Run.plan_write = acquire_logged, release_logged, slow_plan_write
 go = os.path.join(os.path.dirname(log), "go")
 while not os.path.exists(go):
     time.sleep(0.001)

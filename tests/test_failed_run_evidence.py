@@ -68,7 +68,7 @@ def _text(nb: dict, index: int, mime: str) -> str:
 
 
 def _first_step_cell(nb: dict) -> int:
-    return min(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and "nb.step(" in "".join(c["source"]))
+    return min(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and "rb.plan(" in "".join(c["source"]))
 
 
 def test_failed_run_names_the_step_and_message_at_the_top(runs):
@@ -86,12 +86,11 @@ def test_failed_run_names_the_step_and_message_at_the_top(runs):
     assert_bilingual(text)
     assert "6" in text.splitlines()[0] and "example.com/fpga" in text
     assert "fix:" in text and "고치기:" in text, "how to fix it is in the box too"
-    # the summary of what was done before it
+    # the plan refused before its first write: every other step is shown as not run, and nothing was written
     done = {s["step"]: s["status"] for s in record["steps"]}
-    assert [done[n] for n in range(1, 6)] and all(done[n] in ("changed", "unchanged") for n in range(1, 6))
-    assert done[6] == "failed" and 7 not in done
-    assert "changed" in text and "CDI" in text
-    assert not (root / TOOLKIT / "report.txt").exists(), "no report claims the run succeeded"
+    assert done[6] == "failed" and all(done[n] == "skipped" for n in (1, 2, 3, 4, 5, 7, 8))
+    assert "Nothing was written" in text and "CDI" in text
+    assert (root / CONFIG).read_bytes() == BASE and not (root / TOOLKIT).exists(), "a refused run writes nothing"
 
 
 def test_failing_cell_shows_the_step_record_and_the_summary_so_far(runs):
@@ -100,14 +99,15 @@ def test_failing_cell_shows_the_step_record_and_the_summary_so_far(runs):
     assert len(failing) == 1
     cell = nb["cells"][failing[0]]
     error = next(o for o in cell["outputs"] if o["output_type"] == "error")
-    assert error["ename"] == "StepFailed" and "step 6 failed" in error["evalue"]
+    assert error["ename"] == "Refused" and "nothing was written" in error["evalue"]
+    assert any("example.com/fpga" in line for line in error["traceback"]), "the refusal and its fix, no traceback"
     steps = [r for i, r in _outputs(nb, STEP_MIME) if i == failing[0]]
     assert steps and steps[0]["status"] == "failed" and steps[0]["step"] == 6
     summaries = _outputs(nb, SUMMARY_MIME)
     assert [i for i, _ in summaries] == [failing[0]]
     summary = summaries[0][1]
     assert summary["final"] is False and summary["ok"] is False
-    assert [s["step"] for s in summary["steps"]] == [1, 2, 3, 4, 5, 6]
+    assert [s["step"] for s in summary["steps"]][:9] == list(range(1, 10))
 
 
 def test_failed_toml_run_points_at_the_line(runs):
@@ -147,7 +147,7 @@ def test_html_of_a_failed_run_shows_the_failure_before_the_first_step(runs, page
     """What a person opening the HTML sees first: the page `runbook run` archives, and nbconvert's."""
     _, _, _, path = runs["cdi-kind"]
     body = page(path)
-    failure = body.index("stopped: step 6 failed")
+    failure = body.index("the plan refused at step 6")
     first_step = body.index("Step 1")
     assert failure < first_step
 

@@ -84,7 +84,7 @@ def _type(v) -> str:
     return {bool: "boolean", str: "string", int: "integer", float: "float"}.get(type(v), type(v).__name__)
 
 
-def _shown(v) -> str:
+def shown(v) -> str:
     return "(없음 / absent)" if v is None else f"{render.value(v)} ({_type(v)})"
 
 
@@ -122,7 +122,7 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None) ->
                                 (f"runtimes.{name}.options.BinaryName", p.binary_name, options.get("BinaryName")),
                                 (f"runtimes.{name}.options.SystemdCgroup", p.systemd_cgroup, options.get("SystemdCgroup"))):
             ok = got == want and type(got) is type(want)
-            rows.append((item, _shown(want), _shown(got), ok))
+            rows.append((item, shown(want), shown(got), ok))
             if ok:
                 continue
             key = item.rsplit(".", 1)[1]
@@ -133,8 +133,8 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None) ->
                     f"but starting a pod fails with \"Can't convert {got}(string) to bool\".",
                     f"{key} = {render.value(want)}  (따옴표 없이)", f"{key} = {render.value(want)}  (no quotes)")
             else:
-                bad("value_differs", f"containerd 가 읽은 {key} 는 {_shown(got)} 입니다. runbook 이 기대한 값은 {_shown(want)} 입니다.",
-                    f"containerd reads {key} as {_shown(got)}; the runbook expects {_shown(want)}.",
+                bad("value_differs", f"containerd 가 읽은 {key} 는 {shown(got)} 입니다. runbook 이 기대한 값은 {shown(want)} 입니다.",
+                    f"containerd reads {key} as {shown(got)}; the runbook expects {shown(want)}.",
                     f"{key} = {render.value(want)}", f"{key} = {render.value(want)}")
         for key in sorted(set(written or {}) - set(rt)):
             bad("key_dropped", f"파일의 {name} 테이블에 있는 키 {key} 를 containerd 가 조용히 버렸습니다 (containerd 가 모르는 키입니다).",
@@ -143,7 +143,7 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None) ->
     default = reading["default_runtime_name"]
     want_default = file_default if file_default not in (None, name) else "runc"
     ok = default is not None and default != name and default in names and default == want_default
-    rows.append(("default_runtime_name", f"{_shown(want_default)}, {name} 아님 / not {name}", _shown(default), ok))
+    rows.append(("default_runtime_name", f"{shown(want_default)}, {name} 아님 / not {name}", shown(default), ok))
     if not disabled and default == name:
         bad("default_is_runtime", f"containerd 의 기본 런타임이 {name} 입니다. RuntimeClass 가 없는 모든 파드가 {name} 를 거칩니다.",
             f"containerd's default runtime is {name}; every pod without a RuntimeClass goes through it.",

@@ -16,6 +16,7 @@ from ..messages import Msg
 from ..run import Plan
 
 NUMBER, ID = 9, "containerd"
+WRITES = False  # it only asks: its status is its verdict (passed, failed or skipped)
 JUDGED_IN_PLAN = False  # judged after the writes: it asks containerd / acts on the node
 TITLE = Msg("containerd 에게 직접 확인", "Ask containerd itself")
 
@@ -56,6 +57,23 @@ def verdict(run) -> list[Problem]:
     rows, problems = ask.compare(reading, p, written if isinstance(written, dict) else None, file_default)
     run.readings[ID] = (reading, rows)
     return problems
+
+
+def message(run) -> Msg | None:
+    """What containerd read for the runtime, next to its default runtime."""
+    if ID not in run.readings:
+        return None
+    reading, _ = run.readings[ID]
+    version, name = reading["containerd_version"], run.p.runtime_name
+    if reading["runtime"] is None:
+        return Msg(f"containerd({version})가 읽은 설정에는 {name} 런타임이 없습니다.",
+                   f"containerd {version} reads no {name} runtime in the config.")
+    rt = reading["runtime"]
+    options = rt.get("options") or {}
+    seen = (f"runtime_type = {ask.shown(rt.get('runtime_type'))}, BinaryName = {ask.shown(options.get('BinaryName'))}, "
+            f"SystemdCgroup = {ask.shown(options.get('SystemdCgroup'))}")
+    return Msg(f"containerd({version})가 읽은 {name} 런타임: {seen}, 기본 런타임 {reading['default_runtime_name']}",
+               f"containerd {version} reads {name}: {seen}, default runtime {reading['default_runtime_name']}")
 
 
 def evidence(run) -> dict[str, str]:

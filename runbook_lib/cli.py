@@ -77,9 +77,15 @@ def build_parser() -> argparse.ArgumentParser:
     summ.add_argument("--format", choices=["text", "markdown", "html"], default="text")
 
     lab = sub.add_parser("lab-init", help="실습용 root 준비 / prepare a lab root with the course fixture")
-    lab.add_argument("root", metavar="ROOT")
+    lab.add_argument("root", metavar="ROOT", nargs="?")
     lab.add_argument("--force", action="store_true",
                      help="다른 내용의 fixture 를 덮어씀 (백업 남김) / replace a differing fixture (kept as backup)")
+    lab.add_argument("--mistake", metavar="KIND[,KIND...]",
+                     help="실습을 끝낸 상태에 알려진 실수를 넣음 (\"무엇이 틀렸나\" 연습) / a finished lab with known "
+                          "mistakes in it (\"find what is wrong\" exercises); see --list")
+    lab.add_argument("--finished", action="store_true",
+                     help="실수 없이 실습을 끝낸 상태 (정답) / the correctly finished lab (an answer key)")
+    lab.add_argument("--list", action="store_true", help="실수 종류 목록 / list the mistake kinds")
     return p
 
 
@@ -261,10 +267,21 @@ def cmd_summary(args) -> int:
 
 def cmd_lab_init(args) -> int:
     from .errors import RunbookError
-    from .labinit import lab_init
+    from .labinit import add_mistakes, finished_lab, lab_init
+    from .mistakes import listing
 
+    if args.list:
+        print(listing())
+        return EXIT_OK
+    if not args.root:
+        raise Refused("ROOT 를 주세요: runbook lab-init [--mistake KIND] ROOT\ngive a ROOT: runbook lab-init [--mistake KIND] ROOT")
     try:
-        print(lab_init(args.root, force=args.force))
+        if args.mistake:
+            print(add_mistakes(args.root, args.mistake))
+        elif args.finished:
+            print(finished_lab(args.root))
+        else:
+            print(lab_init(args.root, force=args.force))
     except (ValueError, RunbookError) as exc:
         raise Refused(str(exc)) from None
     return EXIT_OK

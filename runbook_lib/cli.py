@@ -12,11 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
-
-
-class Refused(Exception):
-    """A request refused before anything ran; the text is already bilingual."""
+from .refused import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, Refused  # noqa: F401 - re-exported
 
 
 class _Roots(argparse.Action):

@@ -12,7 +12,8 @@ from pathlib import Path
 
 def grade_parameters(args, declared: dict) -> dict:
     """-f then -p, as `runbook run` reads them; the root and the mode are the grader's, not the caller's."""
-    from .cli import Refused, collect_parameters
+    from .cli import collect_parameters
+    from .refused import Refused
 
     given = dict(args.params)
     if "root" in given:
@@ -27,7 +28,8 @@ def grade_parameters(args, declared: dict) -> dict:
 
 
 def cmd_grade(args) -> int:
-    from .cli import EXIT_FAILED, EXIT_OK, Refused, default_notebook, refuse_same_root_twice
+    from .cli import default_notebook, refuse_same_root_twice
+    from .refused import EXIT_FAILED, EXIT_OK, Refused
     from .runner import skip_unused_imports
 
     if args.jobs < 1:

@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     summ = sub.add_parser("summary", help="호스트별 최근 실행 요약 / latest run of every host, side by side")
     summ.add_argument("archive", metavar="DIR")
     summ.add_argument("--format", choices=["text", "markdown", "html"], default="text")
+    summ.add_argument("--students", action="store_true",
+                      help="행을 학생으로 부름 (runbook grade 의 결과는 자동) / call the rows students (automatic for "
+                           "what runbook grade wrote)")
 
     lab = sub.add_parser("lab-init", help="실습용 root 준비 / prepare a lab root with the course fixture")
     lab.add_argument("root", metavar="ROOT", nargs="?")
@@ -253,7 +256,7 @@ def cmd_summary(args) -> int:
     archive = Path(args.archive)
     if not archive.is_dir():
         raise Refused(f"보관 폴더가 없습니다: {archive}\narchive folder not found: {archive}")
-    table = summarize(archive)
+    table = summarize(archive, students=True if args.students else None)
     if not table.rows:
         raise Refused(f"보관 폴더에 실행 기록(manifest.json)이 없습니다: {archive}\n"
                       f"no runs (manifest.json) under the archive folder: {archive}")

@@ -154,5 +154,5 @@ def listing() -> str:
     lines = ["실수 종류 / mistake kinds (runbook lab-init --mistake KIND[,KIND...] ROOT):"]
     for m in MISTAKES:
         lines.append(f"  {m.kind:<{width}}  {m.name.ko}")
-        lines.append(f"  {'':<{width}}  {m.name.en}  → step: {m.step}")
+        lines.append(f"  {'':<{width}}  {m.name.en}  → 단계 / step: {m.step}")
     return "\n".join(lines)

@@ -40,6 +40,8 @@ class Student:
     steps: list[dict]  # the step records the notebook displayed (full: problems included)
     error: dict | None = None  # why the notebook stopped before its summary, when it did
     folder: Path | None = None  # DIR/<label>/
+    started_at: str | None = None  # when the student's check run started (ISO 8601, UTC)
+    duration: float = 0.0  # seconds
 
     def failed_steps(self) -> list[dict]:
         return [s for s in self.steps if s.get("status") == "failed"]
@@ -139,7 +141,8 @@ def student_from(job, run) -> Student:
     if summary is None and not error:
         error = {"ename": "NoSummary", "evalue": "the notebook stopped before its summary"}
     ok = bool(summary and summary.get("ok")) and not any(s.get("status") == "failed" for s in steps)
-    return Student(job.label, job.root, ok, steps, error, folder)
+    return Student(job.label, job.root, ok, steps, error, folder, run.manifest.get("started_at"),
+                   float(run.manifest.get("duration_seconds") or 0.0))
 
 
 def write_outputs(result: ClassGrade) -> None:

@@ -2,12 +2,15 @@
 `<testcase>` per step; a failed step has a `<failure>` whose message is the first finding and whose text is
 every finding with where, why and the fix (Korean and English); a skipped step has `<skipped>`.
 
-The elements and attributes are those of the JUnit schema CI tools accept (Jenkins' junit-10.xsd, pinned by
-tests/fixtures/junit/): no attribute outside it, counts that add up.
+The file follows the strictest common schema, Apache Ant's (windyroad's JUnit.xsd, which the tests validate
+against, tests/fixtures/junit/): `<testsuites>` without attributes, and every `<testsuite>` with its `id`,
+`package`, `timestamp`, `hostname`, counts that add up, and `<system-out>` / `<system-err>`.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
+import socket
 import xml.etree.ElementTree as ET
 
 from .findings import step_name, step_text
@@ -31,8 +34,20 @@ def _case(suite: ET.Element, s: Student, rec: dict) -> str:
     return "failed"
 
 
-def _suite(root: ET.Element, s: Student) -> None:
-    suite = ET.SubElement(root, "testsuite", name=s.label)
+def _timestamp(s: Student) -> str:
+    """The schema's ISO 8601 form, without a zone: the run's start in UTC."""
+    try:
+        when = _dt.datetime.fromisoformat(s.started_at or "")
+    except ValueError:
+        when = _dt.datetime.now(_dt.timezone.utc)
+    if when.tzinfo is not None:
+        when = when.astimezone(_dt.timezone.utc)
+    return when.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _suite(root: ET.Element, s: Student, index: int) -> None:
+    suite = ET.SubElement(root, "testsuite", name=s.label, id=str(index), package="runbook",
+                          timestamp=_timestamp(s), hostname=socket.gethostname() or "localhost")
     props = ET.SubElement(suite, "properties")
     ET.SubElement(props, "property", name="root", value=s.root)
     ET.SubElement(props, "property", name="feedback", value=s.link())
@@ -49,16 +64,15 @@ def _suite(root: ET.Element, s: Student) -> None:
     suite.set("failures", str(counts["failed"]))
     suite.set("errors", str(counts["error"]))
     suite.set("skipped", str(counts["skipped"]))
-    suite.set("time", "0")
-    # properties must come first in a testsuite; ElementTree keeps insertion order, so it already does
+    suite.set("time", f"{s.duration:.3f}")
+    # the schema's order: properties, the testcases, then system-out and system-err (ElementTree keeps it)
+    ET.SubElement(suite, "system-out").text = f"feedback: {s.link()}\nnotebook: {s.link('run.ipynb')}"
+    ET.SubElement(suite, "system-err").text = ""
 
 
 def render(result: ClassGrade) -> bytes:
-    root = ET.Element("testsuites", name="runbook grade")
-    for s in result.students:
-        _suite(root, s)
-    totals = {k: sum(int(t.get(k)) for t in root) for k in ("tests", "failures", "errors", "skipped")}
-    for k in ("tests", "failures", "errors"):
-        root.set(k, str(totals[k]))
+    root = ET.Element("testsuites")
+    for index, s in enumerate(result.students):
+        _suite(root, s, index)
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"

@@ -16,6 +16,7 @@ from runbook_lib.labinit import add_mistakes, finished_lab
 from runbook_lib.mistakes import MISTAKES
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "fixtures" / "schemas"
+JUNIT_XSD = Path(__file__).resolve().parents[1] / "fixtures" / "junit" / "JUnit.xsd"  # Ant's schema, Apache-2.0
 LAB_STEPS = ["prepare", "runtime", "options", "default", "parse", "cdi", "runtimeclass", "report"]
 
 
@@ -108,7 +109,8 @@ def test_grades_json_matches_its_documented_shape(graded):
     assert "고치기: " in broken["output"] and "fix: " in broken["output"]
 
 
-def test_junit_xml_is_read_by_a_junit_consumer(graded):
+def test_junit_xml_is_read_by_a_junit_consumer_and_valid_against_ant_s_schema(graded):
+    import xmlschema
     from junitparser import Failure, JUnitXml, Skipped
 
     xml = JUnitXml.fromfile(str(graded["out"] / "junit.xml"))
@@ -122,6 +124,7 @@ def test_junit_xml_is_read_by_a_junit_consumer(graded):
         assert suite.failures == len(failed) == sum(t["status"] == "failed" for t in s["tests"])
         assert suite.skipped == sum(any(isinstance(r, Skipped) for r in c.result) for c in cases)
     case = next(c for c in suites["binaryname-relative"] if c.name.startswith("3 options"))
+    xmlschema.XMLSchema(str(JUNIT_XSD)).validate(str(graded["out"] / "junit.xml"))
     (failure,) = case.result
     assert "is not an absolute path" in failure.message and "절대 경로" in failure.message
     assert 'fix: BinaryName = "/usr/bin/nvidia-container-runtime"' in failure.text

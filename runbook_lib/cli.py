@@ -48,7 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--archive", default="runbook-archive", metavar="DIR",
                      help="보관 폴더 (기본 ./runbook-archive) / archive folder (default ./runbook-archive)")
     run.add_argument("--label", default=None,
-                     help="이 실행의 이름 (기본: 호스트 이름) / this run's label (default: host name)")
+                     help="이 실행의 이름 (기본: root 의 폴더 이름, / 이면 호스트 이름; 여러 root 면 앞에 붙임) / this "
+                          "run's label (default: the root's folder name, the host name for /; a prefix with "
+                          "several roots)")
     run.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
 
     grade = sub.add_parser("grade", help="반 전체를 check 모드로 채점 / grade a class in check mode",
@@ -68,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default: the folder name, docs/GRADING.md)")
     grade.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
 
-    summ = sub.add_parser("summary", help="호스트별 최근 실행 요약 / latest run of every host, side by side")
+    summ = sub.add_parser("summary", help="root(호스트, 학생)마다 최근 실행 요약 / latest run of every root "
+                                                "(host, student), side by side")
     summ.add_argument("archive", metavar="DIR")
     summ.add_argument("--format", choices=["text", "markdown", "html"], default="text")
     summ.add_argument("--students", action="store_true",

@@ -1,4 +1,6 @@
-"""`runbook lab-init ROOT`: a sandbox root holding the course's fixture, as an instructor hands it out.
+"""`runbook lab-init ROOT`: a sandbox root holding the course's fixture, as an instructor hands it out; with
+`--finished` the lab correctly done (an answer key), with `--mistake KIND` that lab with known mistakes in it
+(runbook_lib/mistakes.py).
 
 The fixture is the abbreviated containerd default config the lab starts from; it is written with the same
 safe-write path as the runbook itself (atomic, confined to the root, backed up when replaced).

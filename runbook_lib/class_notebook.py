@@ -56,8 +56,9 @@ def grade(roots, out: str, *, runtime_name: str, binary_name: str, systemd_cgrou
     -p runtime_name ... ROOT...` passes them."""
     found = expand_roots(roots)
     if not found:
-        raise NoRoots(f"roots 에 맞는 학생 폴더가 없습니다: {roots} (예: -p roots '/srv/class/*')\n"
-                      f"no student folder matches roots: {roots} (for example -p roots '/srv/class/*')")
+        shown = roots if isinstance(roots, str) else ", ".join(map(str, roots))
+        raise NoRoots(f"roots 에 맞는 학생 폴더가 없습니다: {shown or '-'} (예: -p roots '/srv/class/*')\n"
+                      f"no student folder matches roots: {shown or '-'} (for example -p roots '/srv/class/*')")
     params = {"runtime_name": runtime_name, "binary_name": binary_name, "systemd_cgroup": systemd_cgroup}
     Path(out).mkdir(parents=True, exist_ok=True)
     with _stderr_to(Path(out) / KERNELS_LOG):

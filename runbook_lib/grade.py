@@ -81,6 +81,8 @@ def expand_roots(roots) -> list[str]:
     import glob
 
     if isinstance(roots, str):
+        if not roots.strip():
+            return []  # the notebook's default: no class given (never the working folder)
         found = sorted(p for p in glob.glob(os.path.expanduser(roots)) if os.path.isdir(p))
         return found or ([roots] if not glob.has_magic(roots) else [])
     return [str(r) for r in roots]

@@ -83,3 +83,20 @@ def test_the_class_notebook_grades_a_small_class_headless(tmp_path):
     assert [(s["extra_data"]["label"], s["extra_data"]["ok"]) for s in grades["students"]] == \
         [("kim", True), ("lee", False), ("park", False)]
     assert (tmp_path / "grades" / "junit.xml").is_file() and (tmp_path / "grades" / "lee" / "feedback.html").is_file()
+
+
+def test_no_roots_is_a_sentence_not_a_grading_of_the_working_folder(tmp_path):
+    import pytest
+
+    from runbook_lib import class_notebook as cn
+    from runbook_lib.grade import expand_roots
+
+    assert expand_roots("") == [] and expand_roots(str(tmp_path / "none-*")) == []
+    (tmp_path / "s1").mkdir()
+    assert expand_roots(str(tmp_path / "s*")) == [str(tmp_path / "s1")]
+    for roots in ("", []):
+        with pytest.raises(cn.NoRoots) as err:
+            cn.grade(roots, str(tmp_path / "out"), runtime_name="nvidia", binary_name="/usr/bin/x",
+                     systemd_cgroup=True)
+        assert err.value._render_traceback_() == [str(err.value)] and "no student folder matches" in str(err.value)
+    assert not (tmp_path / "out").exists()

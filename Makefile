@@ -33,6 +33,7 @@ test: $(STAMP)
 
 notebook: $(STAMP)
 	$(BIN)/python tools/build_notebook.py
+	$(BIN)/python tools/build_class_notebook.py
 
 clean-lab:
 	rm -rf lab-root $(OUT)

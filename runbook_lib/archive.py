@@ -110,7 +110,7 @@ def sha256_file(path: Path) -> str | None:
 
 
 def build_manifest(*, label: str, notebook: Path, parameters: dict, started: _dt.datetime,
-                   ended: _dt.datetime, nb, error: dict | None, version: str) -> dict:
+                   ended: _dt.datetime, nb, error: dict | None, version: str, kind: str = "run") -> dict:
     steps, summary = records(nb) if nb is not None else ([], None)
     if summary is not None:
         steps = summary.get("steps") or steps
@@ -124,6 +124,7 @@ def build_manifest(*, label: str, notebook: Path, parameters: dict, started: _dt
     failed = [r for r in steps if r.get("status") == "failed"]
     return {
         "schema": MANIFEST_SCHEMA,
+        "kind": kind,  # "run" (runbook run: hosts) or "grade" (runbook grade: students)
         "label": label,
         "ok": ok,
         "result": "passed" if ok else "failed",
@@ -149,9 +150,11 @@ def _brief(rec: dict) -> dict:
     return {k: rec.get(k) for k in ("step", "id", "title", "status", "message", "backup")}
 
 
-def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, version: str,
-            **engine_kwargs) -> RunResult:
-    """Run the notebook into a new run folder and archive it with its HTML copy and manifest."""
+def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, version: str, *,
+            run_dir: Path | None = None, kind: str = "run", **engine_kwargs) -> RunResult:
+    """Run the notebook into a new run folder and archive it with its HTML copy and manifest.
+
+    ``run_dir`` given (runbook grade: DIR/<label>/), the run goes there instead of a new timestamped folder."""
     import nbformat
     import papermill as pm
 
@@ -161,7 +164,10 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
     register()  # private IPC sockets, the early kernel when one was started, a quick stop
     engine_kwargs.setdefault("engine_name", ENGINE_NAME)
     started = utc_now()
-    run_dir = new_run_dir(archive_root, label, started)
+    if run_dir is None:
+        run_dir = new_run_dir(archive_root, label, started)
+    else:
+        run_dir.mkdir(parents=True, exist_ok=True)
     out_nb = run_dir / NOTEBOOK_NAME
     error = None
     try:
@@ -177,7 +183,7 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
     ended = utc_now()
     nb = nbformat.read(str(out_nb), as_version=4) if out_nb.exists() else None
     manifest = build_manifest(label=label, notebook=notebook, parameters=parameters, started=started,
-                              ended=ended, nb=nb, error=error, version=version)
+                              ended=ended, nb=nb, error=error, version=version, kind=kind)
     if nb is None:
         html_error = "no executed notebook"
     else:
@@ -193,9 +199,11 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
 
 
 def load_manifests(archive_root: Path) -> list[tuple[Path, dict]]:
-    """Every DIR/<label>/<run>/manifest.json; an unreadable one is skipped with a note on stderr."""
+    """Every DIR/<label>/<run>/manifest.json (runbook run) and DIR/<label>/manifest.json (runbook grade); an
+    unreadable one is skipped with a note on stderr."""
     found = []
-    for path in sorted(archive_root.glob(f"*/*/{MANIFEST_NAME}")):
+    paths = sorted(archive_root.glob(f"*/*/{MANIFEST_NAME}")) + sorted(archive_root.glob(f"*/{MANIFEST_NAME}"))
+    for path in paths:
         try:
             found.append((path.parent, json.loads(path.read_text(encoding="utf-8"))))
         except (OSError, ValueError) as exc:

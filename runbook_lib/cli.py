@@ -9,15 +9,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
-
-
-class Refused(Exception):
-    """A request refused before anything ran; the text is already bilingual."""
+from .refused import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, Refused  # noqa: F401 - re-exported
 
 
 class _Roots(argparse.Action):
@@ -36,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="containerd 에 NVIDIA 런타임을 등록하고 증명하는 런북 / "
                     "registers the NVIDIA runtime with containerd, and proves it")
     p.add_argument("--version", action="version", version=f"runbook {__version__}")
-    sub = p.add_subparsers(dest="command", required=True, metavar="{run,summary,lab-init}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{run,grade,summary,lab-init}")
 
     run = sub.add_parser("run", help="노트북을 실행하고 보관 / execute the notebook and archive the run")
     run.add_argument("--root", required=True, action=_Roots,
@@ -53,23 +48,54 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--archive", default="runbook-archive", metavar="DIR",
                      help="보관 폴더 (기본 ./runbook-archive) / archive folder (default ./runbook-archive)")
     run.add_argument("--label", default=None,
-                     help="이 실행의 이름 (기본: 호스트 이름) / this run's label (default: host name)")
+                     help="이 실행의 이름 (기본: root 의 폴더 이름, / 이면 호스트 이름; 여러 root 면 앞에 붙임) / this "
+                          "run's label (default: the root's folder name, the host name for /; a prefix with "
+                          "several roots)")
     run.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
 
-    summ = sub.add_parser("summary", help="호스트별 최근 실행 요약 / latest run of every host, side by side")
+    grade = sub.add_parser("grade", help="반 전체를 check 모드로 채점 / grade a class in check mode",
+                           description="학생 root 마다 check 모드로 실행하고 (아무것도 쓰지 않음) DIR 에 노트북, 피드백 "
+                                       "페이지, junit.xml, grades.json 을 씁니다 / runs check mode on every student "
+                                       "root (writing nothing there) and writes the notebooks, feedback pages, "
+                                       "junit.xml and grades.json to DIR")
+    grade.add_argument("roots", nargs="+", metavar="ROOT", help="학생 root / a student's root")
+    grade.add_argument("--out", required=True, metavar="DIR", help="채점 결과 폴더 / where the grades go")
+    grade.add_argument("--jobs", type=int, default=1, metavar="N", help="동시에 N 명씩 (기본 1) / N at a time (default 1)")
+    grade.add_argument("-f", "--parameters-file", dest="params_file", metavar="PARAMS.yaml",
+                       help="papermill 파라미터 YAML (예: params/check.yaml) / papermill parameters YAML")
+    grade.add_argument("-p", "--parameter", dest="params", nargs=2, action="append", default=[],
+                       metavar=("NAME", "VALUE"), help="파라미터 하나 / one parameter")
+    grade.add_argument("--label", dest="labels", action="append", default=None, metavar="NAME",
+                       help="root 마다 한 번씩, 같은 순서로 (기본: 폴더 이름) / once per root, in the same order "
+                            "(default: the folder name, docs/GRADING.md)")
+    grade.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
+
+    summ = sub.add_parser("summary", help="root(호스트, 학생)마다 최근 실행 요약 / latest run of every root "
+                                                "(host, student), side by side")
     summ.add_argument("archive", metavar="DIR")
     summ.add_argument("--format", choices=["text", "markdown", "html"], default="text")
+    summ.add_argument("--students", action="store_true",
+                      help="행을 학생으로 부름 (runbook grade 의 결과는 자동) / call the rows students (automatic for "
+                           "what runbook grade wrote)")
 
     lab = sub.add_parser("lab-init", help="실습용 root 준비 / prepare a lab root with the course fixture")
-    lab.add_argument("root", metavar="ROOT")
+    lab.add_argument("root", metavar="ROOT", nargs="?")
     lab.add_argument("--force", action="store_true",
                      help="다른 내용의 fixture 를 덮어씀 (백업 남김) / replace a differing fixture (kept as backup)")
+    lab.add_argument("--mistake", metavar="KIND[,KIND...]",
+                     help="실습을 끝낸 상태에 알려진 실수를 넣음 (\"무엇이 틀렸나\" 연습) / a finished lab with known "
+                          "mistakes in it (\"find what is wrong\" exercises); see --list")
+    lab.add_argument("--finished", action="store_true",
+                     help="실수 없이 실습을 끝낸 상태 (정답) / the correctly finished lab (an answer key)")
+    lab.add_argument("--list", action="store_true", help="실수 종류 목록 / list the mistake kinds")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handler = {"run": cmd_run, "summary": cmd_summary, "lab-init": cmd_lab_init}[args.command]
+    from .cli_grade import cmd_grade
+
+    handler = {"run": cmd_run, "grade": cmd_grade, "summary": cmd_summary, "lab-init": cmd_lab_init}[args.command]
     try:
         return handler(args)
     except Refused as exc:
@@ -164,10 +190,11 @@ def cmd_run(args) -> int:
     if len(roots) > 1:
         return cmd_run_many(args, notebook, declared, roots)
     params = collect_parameters(args, declared)
-    label = args.label or socket.gethostname()
-    if not label or "/" in label or label.startswith("."):
-        raise Refused(f"label 에는 '/' 를 쓸 수 없고 '.' 으로 시작할 수 없습니다: {label!r}\n"
-                      f"a label cannot contain '/' or start with '.': {label!r}")
+    from .labels import for_roots, problem
+
+    label = for_roots([args.root], args.label)[0]  # one rule for every command: runbook_lib/labels.py
+    if problem(label):
+        raise Refused(problem(label))
     result = run_one(notebook, Job(args.root, label, params), Path(args.archive), __version__)
     print(render_run(result.manifest))
     print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
@@ -177,21 +204,16 @@ def cmd_run(args) -> int:
 def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
     """Several roots, --jobs at a time (runbook_lib/parallel.py); exit 0 only when every run passed."""
     from . import __version__
+    from .labels import problem
     from .parallel import Job, labels_for, run_many
 
     if args.jobs < 1:
         raise Refused(f"--jobs 는 1 이상이어야 합니다: {args.jobs}\n--jobs must be at least 1: {args.jobs}")
-    real = [os.path.realpath(r) for r in roots]
-    labels = labels_for(roots, args.label)
-    for what, values in (("root", real), ("label", labels)):
-        dup = sorted({v for v in values if values.count(v) > 1})
-        if dup:
-            raise Refused(f"같은 {what} 가 두 번 있습니다: {', '.join(dup)} (root 마다 폴더 이름이 달라야 합니다)\n"
-                          f"the same {what} appears twice: {', '.join(dup)} (each root needs its own folder name)")
+    refuse_same_root_twice(roots)
+    labels = labels_for(roots, args.label)  # distinct by construction (runbook_lib/labels.py)
     for label in labels:
-        if not label or "/" in label or label.startswith("."):
-            raise Refused(f"label 에는 '/' 를 쓸 수 없고 '.' 으로 시작할 수 없습니다: {label!r}\n"
-                          f"a label cannot contain '/' or start with '.': {label!r}")
+        if problem(label):
+            raise Refused(problem(label))
     jobs = [Job(root, label, collect_parameters(args, declared, root)) for root, label in zip(roots, labels)]
     all_ok = True
     for job, result in run_many(notebook, jobs, Path(args.archive), __version__, args.jobs):
@@ -204,6 +226,15 @@ def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
         print(render_run(result.manifest))
         print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
     return EXIT_OK if all_ok else EXIT_FAILED
+
+
+def refuse_same_root_twice(roots: list[str]) -> None:
+    """The same root twice would only wait for its own lock; refused before anything runs."""
+    real = [os.path.realpath(r) for r in roots]
+    dup = sorted({r for r in real if real.count(r) > 1})
+    if dup:
+        raise Refused(f"같은 root 가 두 번 있습니다: {', '.join(dup)}\n"
+                      f"the same root appears twice: {', '.join(dup)}")
 
 
 def render_run(manifest: dict) -> str:
@@ -228,7 +259,7 @@ def cmd_summary(args) -> int:
     archive = Path(args.archive)
     if not archive.is_dir():
         raise Refused(f"보관 폴더가 없습니다: {archive}\narchive folder not found: {archive}")
-    table = summarize(archive)
+    table = summarize(archive, students=True if args.students else None)
     if not table.rows:
         raise Refused(f"보관 폴더에 실행 기록(manifest.json)이 없습니다: {archive}\n"
                       f"no runs (manifest.json) under the archive folder: {archive}")
@@ -238,10 +269,21 @@ def cmd_summary(args) -> int:
 
 def cmd_lab_init(args) -> int:
     from .errors import RunbookError
-    from .labinit import lab_init
+    from .labinit import add_mistakes, finished_lab, lab_init
+    from .mistakes import listing
 
+    if args.list:
+        print(listing())
+        return EXIT_OK
+    if not args.root:
+        raise Refused("ROOT 를 주세요: runbook lab-init [--mistake KIND] ROOT\ngive a ROOT: runbook lab-init [--mistake KIND] ROOT")
     try:
-        print(lab_init(args.root, force=args.force))
+        if args.mistake:
+            print(add_mistakes(args.root, args.mistake))
+        elif args.finished:
+            print(finished_lab(args.root))
+        else:
+            print(lab_init(args.root, force=args.force))
     except (ValueError, RunbookError) as exc:
         raise Refused(str(exc)) from None
     return EXIT_OK

@@ -8,13 +8,13 @@
   another `runbook run`) can never race for the same port.
 - Locks: each root has its own lock file under the root; the same root twice is refused up front, since
   the second run would only wait for the first.
-- Archives: each root gets its own label (its folder name, after `--label` when given), so its runs sit in
-  DIR/<label>/ and `runbook summary` shows one row per root; a duplicate label is refused up front.
+- Archives: each root gets its own label (runbook_lib.labels: its folder name, after `--label` when given,
+  made longer when two roots share a folder name), so its runs sit in DIR/<label>/ and `runbook summary`
+  shows one row per root.
 """
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,15 +25,15 @@ class Job:
     root: str
     label: str
     params: dict
+    run_dir: Path | None = None  # runbook grade: DIR/<label>/ instead of a new timestamped folder
+    kind: str = "run"  # the manifest's kind: "run" (hosts) or "grade" (students)
 
 
 def labels_for(roots: list[str], prefix: str | None) -> list[str]:
-    """One label per root: the root's folder name, after the --label prefix when one is given."""
-    out = []
-    for root in roots:
-        name = Path(os.path.abspath(root)).name or "root"
-        out.append(f"{prefix}-{name}" if prefix else name)
-    return out
+    """One label per root, by the one rule of runbook_lib.labels."""
+    from .labels import for_roots
+
+    return for_roots(roots, prefix)
 
 
 def run_one(notebook: Path, job: Job, archive: Path, version: str):
@@ -43,7 +43,7 @@ def run_one(notebook: Path, job: Job, archive: Path, version: str):
     from .archive import execute
 
     kernel_early.spawn_for_notebook(str(notebook))
-    return execute(notebook, job.params, archive, job.label, version)
+    return execute(notebook, job.params, archive, job.label, version, run_dir=job.run_dir, kind=job.kind)
 
 
 def _preload() -> None:

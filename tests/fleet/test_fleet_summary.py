@@ -87,3 +87,62 @@ def test_summary_of_real_runs(lab_root, tmp_path):
     assert proc.returncode == 1
     broken = next(line for line in proc.stdout.splitlines() if line.startswith("broken "))
     assert broken.split()[-1] == "FAIL" and "[8 report] report broke on purpose" in proc.stdout
+
+
+def write_manifest(archive: Path, folder: str, label: str, root: str, host: str, steps: list[dict],
+                   kind: str = "run", started: str = "2025-01-01T00:00:00+00:00") -> None:
+    failed = [s for s in steps if s["status"] == "failed"]
+    man = {"kind": kind, "label": label, "ok": not failed, "mode": "check", "started_at": started, "root": root,
+           "host": {"hostname": host}, "steps": steps, "failed_step": failed[0] if failed else None, "error": None}
+    d = archive / folder
+    d.mkdir(parents=True)
+    (d / "manifest.json").write_text(json.dumps(man, ensure_ascii=False))
+
+
+def test_two_students_under_one_label_are_two_rows_told_apart_by_the_label_rule(tmp_path):
+    """Graded one at a time, /srv/a/kim and /srv/b/kim both archive as kim: still two rows, a-kim and b-kim
+    (the labels `runbook run` gives the two roots at once), and two hosts sharing a label stay two rows too."""
+    a = tmp_path / "archive"
+    write_manifest(a, "kim/r1", "kim", "/srv/a/kim", "h", [step(1, "prepare", "passed")])
+    write_manifest(a, "kim/r2", "kim", "/srv/b/kim", "h", [step(1, "prepare", "failed", "broken", "고장")],
+                   started="2025-01-02T00:00:00+00:00")
+    write_manifest(a, "node/r1", "node", "/", "gpu1", [step(1, "prepare", "passed")])
+    write_manifest(a, "node/r2", "node", "/", "gpu2", [step(1, "prepare", "passed")])
+    proc = runbook("summary", a)
+    rows = [line.split()[0] for line in proc.stdout.splitlines()[2:] if line.split() and
+            line.split()[1:2] in (["OK"], ["FAILED"], ["(gpu1)"], ["(gpu2)"])]
+    assert rows == ["a-kim", "b-kim", "node", "node"], proc.stdout
+    assert "node (gpu1)" in proc.stdout and "node (gpu2)" in proc.stdout
+    assert "b-kim: [1 prepare] 고장" in proc.stdout and "1 of 4 hosts failed" in proc.stdout
+
+
+def test_every_failed_step_of_a_row_is_shown(tmp_path):
+    a = tmp_path / "archive"
+    write_run(a, "s1", "r1", "2025-01-01T00:00:00+00:00",
+              [step(2, "runtime", "failed", "table missing", "테이블 없음"),
+               step(3, "options", "passed"), step(7, "runtimeclass", "failed", "handler wrong", "handler 틀림")])
+    out = runbook("summary", a).stdout
+    assert "s1: [2 runtime] 테이블 없음" in out and "    [2 runtime] table missing" in out
+    assert "    [7 runtimeclass] handler 틀림" in out and "    [7 runtimeclass] handler wrong" in out
+    md = runbook("summary", a, "--format", "markdown").stdout
+    assert "table missing" in md and "handler wrong" in md
+
+
+def test_grading_views_speak_of_students_and_korean_headers_keep_whole(tmp_path):
+    a = tmp_path / "grades"
+    write_manifest(a, "김민준", "김민준", "/srv/김민준", "h", [step(1, "prepare", "passed")], kind="grade")
+    write_manifest(a, "lee", "lee", "/srv/lee", "h", [step(1, "prepare", "failed", "no config", "설정 없음")],
+                   kind="grade")
+    proc = runbook("summary", a)
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("학생/student") and "1 of 2 students failed" in proc.stdout
+    from runbook_lib.messages import display_width
+    # columns line up by display width: "result" starts at the same column in the header and in the Korean row
+    row = next(line for line in lines if line.startswith("김민준"))
+    assert display_width(row[:row.index("OK")]) == display_width(lines[0][:lines[0].index("결과")])
+    page = runbook("summary", a, "--format", "html").stdout
+    assert "word-break:keep-all" in page and "<th>학생/student</th>" in page
+    hosts = tmp_path / "archive"
+    write_run(hosts, "n1", "r1", "2025-01-01T00:00:00+00:00", [step(1, "prepare", "passed")])
+    assert "all 1 students passed" in runbook("summary", hosts, "--students").stdout
+    assert "all 1 hosts passed" in runbook("summary", hosts).stdout

@@ -106,12 +106,19 @@ def test_a_bad_value_for_a_typed_parameter_is_refused(lab_root, tmp_path):
     assert "숫자여야" in proc.stderr and "must be a number" in proc.stderr
 
 
-def test_label_defaults_to_the_host_name_and_runs_never_collide(lab_root, tmp_path):
+def test_label_defaults_to_the_folder_name_and_runs_never_collide(lab_root, tmp_path):
     archive = tmp_path / "archive"
     for _ in range(2):
         assert standin(lab_root, archive).returncode == 0
-    dirs = run_dirs(archive, socket.gethostname())
+    dirs = run_dirs(archive, lab_root.name)  # the same rule as with several roots (runbook_lib/labels.py)
     assert len(dirs) == 2
+
+
+def test_the_label_of_the_real_root_is_the_host_name():
+    from runbook_lib.labels import for_roots
+
+    assert for_roots(["/"]) == [socket.gethostname()]
+    assert for_roots(["/"], "node-a") == ["node-a"]
 
 
 def test_new_run_dir_suffixes_a_second_run_in_the_same_second(tmp_path):

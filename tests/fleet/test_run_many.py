@@ -48,16 +48,23 @@ def test_one_failing_root_fails_the_command_and_the_others_still_run(tmp_path):
     assert manifest(run_dirs(archive, "class-gone")[0])["ok"] is False
 
 
-def test_the_same_root_or_label_twice_is_refused_before_anything_runs(tmp_path):
+def test_the_same_root_twice_is_refused_before_anything_runs(tmp_path):
     (a,) = roots(tmp_path, "a")
-    (tmp_path / "other").mkdir()
-    (tmp_path / "other" / "a").mkdir()
     archive = tmp_path / "archive"
     proc = many(archive, [a, a], "--jobs", "2")
     assert proc.returncode == 2 and "the same root appears twice" in proc.stderr
-    proc = many(archive, [a, tmp_path / "other" / "a"], "--jobs", "2")
-    assert proc.returncode == 2 and "the same label appears twice" in proc.stderr
     assert not archive.exists()
+
+
+def test_two_roots_with_the_same_folder_name_get_distinct_labels(tmp_path):
+    """One rule for labels (runbook_lib/labels.py): the parent folder goes in front when names collide."""
+    for group in ("x", "y"):
+        (tmp_path / group / "kim").mkdir(parents=True)
+    archive = tmp_path / "archive"
+    proc = many(archive, [tmp_path / "x" / "kim", tmp_path / "y" / "kim"], "--jobs", "2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(p.name for p in archive.iterdir()) == ["x-kim", "y-kim"]
+    assert manifest(run_dirs(archive, "x-kim")[0])["parameters"]["root"] == str(tmp_path / "x" / "kim")
 
 
 def test_jobs_must_be_positive(tmp_path):

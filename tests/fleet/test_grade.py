@@ -1,0 +1,174 @@
+"""`runbook grade`: a whole class (a finished lab, every mistake kind, an empty root, two students with the same
+folder name) graded by one command with the real notebook, in parallel. No student root changes; the outputs
+are read by real consumers (junitparser for the JUnit XML, jsonschema for grades.json)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fleet_helpers import runbook
+from helpers import tree_state
+from runbook_lib.archive import records
+from runbook_lib.labinit import add_mistakes, finished_lab
+from runbook_lib.mistakes import MISTAKES
+
+SCHEMAS = Path(__file__).resolve().parents[1] / "fixtures" / "schemas"
+JUNIT_XSD = Path(__file__).resolve().parents[1] / "fixtures" / "junit" / "JUnit.xsd"  # Ant's schema, Apache-2.0
+LAB_STEPS = ["prepare", "runtime", "options", "default", "parse", "cdi", "runtimeclass", "report"]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    base = tmp_path_factory.mktemp("class")
+    roots = []
+    for m in MISTAKES:
+        add_mistakes(str(base / m.kind), m.kind)
+        roots.append(base / m.kind)
+    for group in ("a", "b"):  # two students whose folders are both named kim
+        finished_lab(str(base / group / "kim"))
+        roots.append(base / group / "kim")
+    (base / "empty").mkdir()
+    roots.append(base / "empty")
+    before = {r: tree_state(r) for r in roots}
+    out = base / "grades"
+    proc = runbook("grade", "--out", out, "--jobs", "2", *roots, timeout=900)
+    return {"base": base, "roots": roots, "before": before, "out": out, "proc": proc,
+            "grades": json.loads((out / "grades.json").read_text(encoding="utf-8"))}
+
+
+def student(graded, label: str) -> dict:
+    return next(s for s in graded["grades"]["students"] if s["extra_data"]["label"] == label)
+
+
+def step_tests(s: dict) -> dict[str, dict]:
+    return {t["extra_data"]["id"]: t for t in s["tests"]}
+
+
+def test_one_failing_student_fails_the_command_and_no_root_changes(graded):
+    assert graded["proc"].returncode == 1, graded["proc"].stderr[-3000:]
+    for root in graded["roots"]:
+        assert tree_state(root) == graded["before"][root], root
+    assert graded["grades"]["ok"] is False
+
+
+def test_labels_never_collide_and_follow_the_folder_names(graded):
+    labels = [s["extra_data"]["label"] for s in graded["grades"]["students"]]
+    assert len(set(labels)) == len(labels) == len(graded["roots"])
+    assert labels[:len(MISTAKES)] == [m.kind for m in MISTAKES]
+    assert labels[len(MISTAKES):] == ["a-kim", "b-kim", "empty"]
+    for label in labels:
+        assert (graded["out"] / label / "run.ipynb").is_file() and (graded["out"] / label / "feedback.html").is_file()
+
+
+def test_a_finished_lab_passes_with_full_marks(graded):
+    s = student(graded, "a-kim")
+    assert s["extra_data"]["ok"] is True and s["score"] == s["max_score"] == len(LAB_STEPS)
+    assert all(t["status"] == "passed" for t in s["tests"])
+    assert step_tests(s)["containerd"]["max_score"] == 0  # skipped in a lab: worth nothing, costs nothing
+
+
+def test_an_empty_root_fails_every_lab_step(graded):
+    tests = step_tests(student(graded, "empty"))
+    assert [i for i in LAB_STEPS if tests[i]["status"] == "failed"] == LAB_STEPS
+
+
+@pytest.mark.parametrize("kind", [m.kind for m in MISTAKES])
+def test_every_mistake_kind_fails_its_step(graded, kind):
+    m = next(m for m in MISTAKES if m.kind == kind)
+    s = student(graded, kind)
+    assert s["extra_data"]["ok"] is False
+    assert step_tests(s)[m.step]["status"] == "failed", {i: t["status"] for i, t in step_tests(s).items()}
+    # the same verdict in the executed notebook's own records
+    nb = json.loads((graded["out"] / kind / "run.ipynb").read_text(encoding="utf-8"))
+    rec = {r["id"]: r for r in records(nb)[1]["steps"]}[m.step]
+    assert rec["status"] == "failed" and rec["problems"]
+    codes = [p["code"] for p in rec["problems"]]
+    assert m.code in codes, f"the grader must name {kind} by its code {m.code}; it gave {codes}"
+
+
+def test_grades_json_matches_its_documented_shape(graded):
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    results = json.loads((SCHEMAS / "gradescope-results.schema.json").read_text())
+    grades = json.loads((SCHEMAS / "grades.schema.json").read_text())
+    registry = Registry().with_resource(results["$id"], Resource.from_contents(results))
+    Draft202012Validator(grades, registry=registry).validate(graded["grades"])
+    for s in graded["grades"]["students"]:
+        own = json.loads((graded["out"] / s["extra_data"]["label"] / "results.json").read_text(encoding="utf-8"))
+        assert own == s
+        Draft202012Validator(results).validate(own)
+        assert own["score"] == sum(t["score"] for t in own["tests"])
+    broken = step_tests(student(graded, "string-boolean"))["options"]
+    (finding,) = broken["extra_data"]["findings"]
+    assert finding["where"] == "/etc/containerd/config.toml:35" and "SystemdCgroup = true" in finding["fix"]["en"]
+    assert "고치기: " in broken["output"] and "fix: " in broken["output"]
+
+
+def test_junit_xml_is_read_by_a_junit_consumer_and_valid_against_ant_s_schema(graded):
+    import xmlschema
+    from junitparser import Failure, JUnitXml, Skipped
+
+    xml = JUnitXml.fromfile(str(graded["out"] / "junit.xml"))
+    suites = {suite.name: suite for suite in xml}
+    assert list(suites) == [s["extra_data"]["label"] for s in graded["grades"]["students"]]
+    for s in graded["grades"]["students"]:
+        suite = suites[s["extra_data"]["label"]]
+        cases = list(suite)
+        assert suite.tests == len(cases) == len(s["tests"])
+        failed = [c for c in cases if any(isinstance(r, Failure) for r in c.result)]
+        assert suite.failures == len(failed) == sum(t["status"] == "failed" for t in s["tests"])
+        assert suite.skipped == sum(any(isinstance(r, Skipped) for r in c.result) for c in cases)
+    case = next(c for c in suites["binaryname-relative"] if c.name.startswith("3 options"))
+    xmlschema.XMLSchema(str(JUNIT_XSD)).validate(str(graded["out"] / "junit.xml"))
+    (failure,) = case.result
+    assert "is not an absolute path" in failure.message and "절대 경로" in failure.message
+    assert 'fix: BinaryName = "/usr/bin/nvidia-container-runtime"' in failure.text
+    assert "/etc/containerd/config.toml:34" in failure.text
+
+
+def test_a_feedback_page_is_written_for_the_student(graded):
+    page = (graded["out"] / "toml-syntax-error" / "feedback.html").read_text(encoding="utf-8")
+    assert "Traceback" not in page and "StepFailed" not in page and "An Exception was encountered" not in page
+    assert "/etc/containerd/config.toml:34:60" in page and "고치기 / fix" in page
+    assert "BinaryName = &quot;/usr/bin/nvidia-container-runtime&quot;" in page  # the fix, escaped
+    assert "통과한 단계 / What passed" in page and "Prepare folders and the base config" in page
+    good = (graded["out"] / "a-kim" / "feedback.html").read_text(encoding="utf-8")
+    assert "Every step passed" in good and "✗" not in good
+
+
+def test_the_class_page_shows_the_picture_and_the_common_mistakes(graded):
+    page = (graded["out"] / "index.html").read_text(encoding="utf-8")
+    assert "<svg" in page and 'href="a-kim/feedback.html"' in page
+    assert "18 of 19 students have something to fix" in page or "students have something to fix" in page
+    assert "The most common mistakes" in page and "Step 2: add the runtime table" in page
+
+
+def test_usage_errors_exit_2_before_anything_runs(tmp_path):
+    (tmp_path / "s1").mkdir()
+    out = tmp_path / "out"
+    cases = [
+        (["grade", "--out", out, tmp_path / "missing"], "no such student root folder"),
+        (["grade", "--out", out, tmp_path / "s1", "--label", "x", "--label", "y"], "one --label per root"),
+        (["grade", "--out", out, tmp_path / "s1", "-p", "mode", "apply"], "check mode only"),
+        (["grade", "--out", out, tmp_path / "s1", "-p", "no_such", "1"], "no parameter named no_such"),
+        (["grade", "--out", tmp_path / "s1" / "grades", tmp_path / "s1"], "inside a student's root"),
+        (["grade", tmp_path / "s1"], "--out"),
+    ]
+    for args, text in cases:
+        proc = runbook(*args)
+        assert proc.returncode == 2 and text in proc.stderr, (args, proc.stderr)
+    assert not out.exists() and list((tmp_path / "s1").iterdir()) == []
+
+
+def test_every_student_passing_exits_0_with_given_labels_and_overrides(tmp_path):
+    finished_lab(str(tmp_path / "s1"))
+    before = tree_state(tmp_path / "s1")
+    proc = runbook("grade", "--out", tmp_path / "out", "--label", "kim", "-f", "params/check.yaml",
+                   "-p", "runtime_name", "nvidia", tmp_path / "s1", cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "out" / "kim" / "feedback.html").is_file()
+    assert tree_state(tmp_path / "s1") == before

@@ -1,0 +1,35 @@
+"""The one label rule (runbook_lib/labels.py): folder names, made longer only where two would collide."""
+
+from runbook_lib.labels import assign, for_roots, identity
+
+
+def test_folder_names_when_they_differ():
+    assert for_roots(["/srv/class/kim", "/srv/class/lee"]) == ["kim", "lee"]
+    assert for_roots(["/srv/class/kim", "/srv/class/lee"], "c") == ["c-kim", "c-lee"]
+    assert for_roots(["/srv/class/kim"], "only") == ["only"]  # one root: --label is the label itself
+
+
+def test_the_parent_goes_in_front_where_names_collide():
+    assert for_roots(["/srv/a/kim", "/srv/b/kim", "/srv/b/lee"]) == ["a-kim", "b-kim", "lee"]
+    assert for_roots(["/x/a/s/kim", "/x/b/s/kim"]) == ["a-s-kim", "b-s-kim"]
+
+
+def test_a_longer_label_that_meets_another_root_s_own_name_grows_too():
+    assert for_roots(["/srv/a/kim", "/srv/b/kim", "/srv/c/a-kim"]) == ["srv-a-kim", "b-kim", "c-a-kim"]
+
+
+def test_labels_still_equal_when_every_folder_is_used_are_numbered():
+    # host "h" with root /a-b and host "h-a" with root /b both spell h-a-b in full
+    assert assign([("h", "a-b"), ("h-a", "b")]) == ["a-b", "b"]  # different folder names: no collision
+    assert assign([("h", "a-b"), ("h-a", "b"), ("x", "h-a-b")]) == ["a-b", "b", "h-a-b"]
+    assert assign([("h", "a", "b"), ("h-a", "b"), ("h-a-b",)]) == ["a-b", "h-a-b", "h-a-b-2"]
+
+
+def test_the_same_path_on_two_hosts_goes_up_to_the_host_name():
+    ids = [identity("/srv/kim", "node1"), identity("/srv/kim", "node2"), identity("/", "node3")]
+    assert assign(ids) == ["node1-srv-kim", "node2-srv-kim", "node3"]
+
+
+def test_equal_identities_share_a_label():
+    ids = [identity("/srv/kim", "h"), identity("/srv/kim", "h")]
+    assert assign(ids) == ["kim", "kim"]

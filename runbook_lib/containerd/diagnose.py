@@ -178,13 +178,14 @@ def _stray_problem(eff: Effective, name: str, path, file_, line) -> Problem:
                    f"a version-1 path in a version-{eff.version} file: {shown}; containerd 1.6 rejects the whole file "
                    "with 'invalid plugin key URI \"cri\"'.")
         why = rejects
-    elif path[:len(CRI_RUNTIME_PLUGIN[2])] == CRI_RUNTIME_PLUGIN[2] and eff.version == 3:
-        what = Msg(f"version 3 파일에 version 2 형식의 경로가 있습니다: {shown}. containerd 2.x 는 이 경로에서 런타임을 찾지 않습니다.",
-                   f"a version-2 path in a version-3 file: {shown}; containerd 2.x does not look for runtimes there.")
-        why = Msg("version 3 에서 런타임은 plugins.\"io.containerd.cri.v1.runtime\" 아래에만 있습니다. version 3 을 모르는 "
+    elif path[:len(CRI_RUNTIME_PLUGIN[2])] == CRI_RUNTIME_PLUGIN[2] and eff.version >= 3:
+        v = eff.version
+        what = Msg(f"version {v} 파일에 version 2 형식의 경로가 있습니다: {shown}. containerd 2.x 는 이 경로에서 런타임을 찾지 않습니다.",
+                   f"a version-2 path in a version-{v} file: {shown}; containerd 2.x does not look for runtimes there.")
+        why = Msg(f"version {v} 에서 런타임은 plugins.\"io.containerd.cri.v1.runtime\" 아래에만 있습니다. version {v} 를 모르는 "
                   "containerd 1.6 은 오히려 이 테이블만 읽어 runc 를 포함한 다른 런타임을 모두 잃습니다.",
-                  "in version 3, runtimes live under plugins.\"io.containerd.cri.v1.runtime\" only; containerd 1.6, which "
-                  "knows no version 3, reads just this table and loses every other runtime, runc included.")
+                  f"in version {v}, runtimes live under plugins.\"io.containerd.cri.v1.runtime\" only; containerd 1.6, which "
+                  f"knows no version {v}, reads just this table and loses every other runtime, runc included.")
     else:
         what = Msg(f"런타임 테이블이 엉뚱한 곳에 있습니다: {shown}. containerd 는 이 테이블을 알리지 않고 버립니다.",
                    f"the runtime table is misplaced: {shown}; containerd drops it without a word.")

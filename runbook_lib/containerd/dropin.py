@@ -5,8 +5,9 @@ What the drop-in holds is chosen so that containerd's merge cannot lose another 
 - version 1/2 (containerd 1.x replaces a whole plugin table per imported file): the complete effective CRI
   plugin table plus the runtime, and `version` equal to the version containerd uses now — a drop-in's version
   overrides in 1.x, and `version = 2` over a version-1 main file would make containerd ignore its tables.
-- version 3 (containerd 2.x merges key by key): only the runtime's table, under `version = 3` (a drop-in
-  without a version would be read as version 1 and migrated).
+- version 3 and 4 (containerd 2.x merges key by key): only the runtime's table, under the root file's own
+  version (see dropin_version: a drop-in without a version would be read as version 1 and migrated, and
+  containerd 2.3.0-2.3.4 refuse to start when a drop-in's version is higher than the root's).
 The plan is verified on the effective config computed with the planned bytes before anything is written.
 """
 
@@ -25,7 +26,7 @@ from .edit import OPTIONS, RuntimeWanted, default_runtime_name, template_runtime
 from .effective import MERGE_1X, Effective, cri_plugin_id, load_effective
 from .layout import scan
 from .load import TomlFile, require_reads_as
-from .versions import RUNTIME_TYPE, containerd_table, runtimes_path
+from .versions import RUNTIME_TYPE, containerd_table, detect_version, runtimes_path
 from .tables import get_in
 
 DROPIN_DIR = "conf.d"
@@ -93,9 +94,18 @@ def _registered(eff: Effective, p) -> bool:
     return True
 
 
+def dropin_version(eff: Effective) -> int:
+    """The `version` a drop-in written now carries: the root file's (containerd 2.x, where a higher one stops
+    2.3.0-2.3.4 and a lower one is migrated); for containerd 1.x the version the merge ends with, because there
+    a drop-in's version overrides and a lower one would make containerd read every table differently."""
+    if eff.merge == MERGE_1X:
+        return eff.version
+    return detect_version(eff.main.data, path=eff.main.lab_path, empty=eff.main.empty, text=eff.main.text)
+
+
 def dropin_data(eff: Effective, wanted: RuntimeWanted) -> tuple[dict, str | None, list[Msg]]:
     """The drop-in's content as data: (data, template source, notes)."""
-    version, notes = eff.version, []
+    version, notes = dropin_version(eff), []
     runtimes = copy.deepcopy(get_in(eff.data, runtimes_path(version)) or {})
     current = runtimes.get(wanted.name)
     source = None

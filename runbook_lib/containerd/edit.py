@@ -17,6 +17,7 @@ from . import render
 from .layout import Header, Layout, scan
 from .versions import RUNTIME_TYPE, format_path, runtime_path, runtimes_path
 from .load import require_reads_as
+from .spelling import variant_notes, without_variants
 from .tables import get_in, set_in
 
 OPTIONS = "options"
@@ -68,6 +69,9 @@ def template_runtime(effective: dict, version: int, wanted: RuntimeWanted) -> tu
     table["runtime_type"] = RUNTIME_TYPE
     if not isinstance(table.get(OPTIONS), dict):
         table[OPTIONS] = {}
+    # kubespray's `binaryName` / `systemdCgroup` are not carried over: next to BinaryName they would make
+    # containerd's choice depend on its decoder's lookup order (spelling.py).
+    table[OPTIONS] = without_variants(table[OPTIONS])
     if "BinaryName" not in table[OPTIONS]:  # the seed's order: the binary first, then the cgroup driver
         table[OPTIONS] = {"BinaryName": None, **table[OPTIONS]}
     table[OPTIONS]["BinaryName"] = wanted.binary
@@ -97,6 +101,7 @@ def plan_runtime(text: str, data: dict, version: int, wanted: RuntimeWanted, tem
                 Msg(f"{'.'.join(path)} 가 테이블이 아닙니다.", f"{'.'.join(path)} is not a table."),
                 Msg("그 줄을 지우고 다시 실행하세요.", "delete that line and run again."), path=lab_path)
         new_text, expected, plan = _update_runtime(layout, data, path, wanted, lab_path)
+        plan.notes += variant_notes(text, path + (OPTIONS,), existing.get(OPTIONS) or {}, lab_path)
     _verify(plan.text, expected, lab_path)
     return plan
 

@@ -26,6 +26,7 @@ from .edit import OPTIONS, RuntimeWanted, default_runtime_name, template_runtime
 from .effective import MERGE_1X, Effective, cri_plugin_id, load_effective
 from .layout import scan
 from .load import TomlFile, require_reads_as
+from .owner import require_not_foreign
 from .versions import RUNTIME_TYPE, containerd_table, detect_version, runtimes_path
 from .tables import get_in
 
@@ -48,7 +49,13 @@ class DropinPlan:
         return any(w.changed for w in self.writes)
 
 
-def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted) -> DropinPlan:
+def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
+                replace_runtime: bool | None = None) -> DropinPlan:
+    """``replace_runtime`` (default: the parameter of that name when ``p`` has it, else False) allows
+    rewriting another owner's runtime of the same name (owner.py); without it that raises."""
+    if replace_runtime is None:
+        replace_runtime = bool(getattr(p, "replace_runtime", False))
+    require_not_foreign(eff, wanted.name, wanted.binary, replace_runtime=replace_runtime, target=target)
     path = dropin_path(p.config_path, p.runtime_name)
     if eff.file(path) is None and _registered(eff, p):
         # Already registered correctly (in config.toml or elsewhere): writing a drop-in would change a
@@ -57,7 +64,7 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted) -> Dro
         return DropinPlan(posixpath.dirname(path), [], Msg(
             f"{p.runtime_name} 런타임이 이미 {where} 에 올바르게 등록되어 있어 드롭인 파일을 쓰지 않았습니다.",
             f"the {p.runtime_name} runtime is already registered correctly in {where}, so no drop-in was written."))
-    data, source, notes = dropin_data(eff, wanted)
+    data, source, notes = dropin_data(eff, wanted, replace_runtime=replace_runtime)
     text = _comment(eff) + render_document(data, render.quote_style(eff.main.text), _indent_step(eff.main.text))
     _verify(text, data, path)
     dropin_new = text.encode()
@@ -103,8 +110,10 @@ def dropin_version(eff: Effective) -> int:
     return detect_version(eff.main.data, path=eff.main.lab_path, empty=eff.main.empty, text=eff.main.text)
 
 
-def dropin_data(eff: Effective, wanted: RuntimeWanted) -> tuple[dict, str | None, list[Msg]]:
-    """The drop-in's content as data: (data, template source, notes)."""
+def dropin_data(eff: Effective, wanted: RuntimeWanted, *, replace_runtime: bool = False) -> tuple[dict, str | None, list[Msg]]:
+    """The drop-in's content as data: (data, template source, notes). Raises owner.RuntimeOwnedElsewhere for
+    another owner's runtime of that name unless ``replace_runtime``."""
+    require_not_foreign(eff, wanted.name, wanted.binary, replace_runtime=replace_runtime)
     version, notes = dropin_version(eff), []
     runtimes = copy.deepcopy(get_in(eff.data, runtimes_path(version)) or {})
     current = runtimes.get(wanted.name)

@@ -140,7 +140,7 @@ def plan_cdi(text: str, data: dict, version: int, spec_dir: str, *, lab_path: st
             lines[after + 1:after + 1] = [f"{indent}{i}\n" for i in inserts]
         else:
             if layout.keyvalue(settings.plugin) is not None:
-                raise ConfigError(Msg(f"{format_path(settings.plugin)} 가 인라인 테이블이라 안전하게 고칠 수 없습니다.",
+                raise ConfigError(Msg(f"인라인 테이블이라 안전하게 고칠 수 없습니다: {format_path(settings.plugin)}",
                                       f"{format_path(settings.plugin)} is an inline table, which the runbook does not edit."),
                                   Msg("[섹션] 형식으로 바꿔 적은 뒤 다시 실행하세요.", "rewrite it as a [section] table, then run again."),
                                   path=lab_path)

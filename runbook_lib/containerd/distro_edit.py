@@ -68,21 +68,21 @@ def plan_rancher_template(route: Route, template: str | None, generated: str | N
                                 line=_line_of(generated, _header_re(version, wanted.name)))
             if f is None:  # the distribution found the binary and registered it itself, as wanted
                 return EditPlan(template or "", notes=[Msg(
-                    f"{route.distro} 가 {wanted.name} 런타임을 이미 스스로 등록했습니다 ({route.generated}). 템플릿은 그대로 둡니다.",
+                    f"배포판({route.distro})이 이 런타임을 이미 스스로 등록했습니다: {wanted.name} ({route.generated}). 템플릿은 그대로 둡니다.",
                     f"{route.distro} already registers the {wanted.name} runtime itself ({route.generated}); the template is left as it is.")])
             raise Finding(TEMPLATE_HAS_RUNTIME, {**f.values, "template": route.path}, f.what + Msg(
                 "템플릿에 같은 테이블을 덧붙이면 두 번 정의되어 containerd 가 시작하지 못하므로, replace_runtime 으로도 템플릿에서는 "
                 "바꿀 수 없습니다.",
                 "appending the same table to the template would define it twice and containerd would not start, so not even "
                 "replace_runtime can change it from the template."),
-                Msg(f"다른 런타임 이름을 쓰세요 (예: runtime_name=nvidia-runbook). {route.distro} 는 바이너리를 찾으면 "
-                    f"{wanted.name} 를 스스로 등록합니다.",
+                Msg(f"다른 런타임 이름을 쓰세요 (예: runtime_name=nvidia-runbook). 배포판({route.distro})은 바이너리를 찾으면 "
+                    f"이 런타임을 스스로 등록합니다: {wanted.name}.",
                     f"use another runtime name (e.g. runtime_name=nvidia-runbook); {route.distro} registers "
                     f"{wanted.name} itself when it finds the binary."), path=route.generated, line=f.line).error()
     notes = []
     if template is None:
         new = '{{ template "base" . }}\n\n' + block
-        notes.append(Msg(f"{route.path} 를 새로 만들었습니다: base 를 포함하고 런타임 테이블을 덧붙였습니다.",
+        notes.append(Msg(f"템플릿을 새로 만들었습니다 (base 를 포함하고 런타임 테이블을 덧붙임): {route.path}",
                          f"created {route.path}: the base included, the runtime tables appended."))
     else:
         if block in template:
@@ -95,12 +95,12 @@ def plan_rancher_template(route: Route, template: str | None, generated: str | N
                               Msg("그 테이블을 직접 고치거나 지운 뒤 다시 실행하세요.", "fix or delete that table by hand, then run again."),
                               path=route.path, line=line)
         if not BASE_INCLUDE.search(template):
-            notes.append(Msg(f"{route.path} 는 base 를 포함하지 않는 전체 템플릿입니다. 런타임 테이블만 끝에 덧붙였고, 나머지는 "
+            notes.append(Msg(f"base 를 포함하지 않는 전체 템플릿입니다: {route.path}. 런타임 테이블만 끝에 덧붙였고, 나머지는 "
                              "그 템플릿을 관리하는 쪽의 몫입니다.",
                              f"{route.path} is a full template without the base; only the runtime tables were appended at "
                              "its end, the rest stays its maintainer's."))
         new = template + ("" if template.endswith("\n") else "\n") + ("\n" if template.strip() else "") + block
-        notes.append(Msg(f"{route.path} 끝에 {wanted.name} 런타임 테이블을 덧붙였습니다 (base 뒤).",
+        notes.append(Msg(f"템플릿 끝(base 뒤)에 런타임 테이블을 덧붙였습니다: {wanted.name} ({route.path})",
                          f"appended the {wanted.name} runtime tables at the end of {route.path} (after the base)."))
     if generated is not None and BASE_INCLUDE.search(new):
         check_rendered(new, generated, version, wanted, route.path)

@@ -76,7 +76,7 @@ def plan_remove(target: Target, config_path: str, wanted: RuntimeWanted) -> Remo
                 plan.notes.append(Msg(f"{config_path} 의 imports 에서 runbook 이 더한 항목을 뺍니다: {drop}",
                                       f"removing the entry the runbook added to imports in {config_path}: {drop}"))
         else:
-            plan.kept.append(Msg(f"{drop} 는 runbook 이 쓴 파일이 아니라서 그대로 둡니다 (첫 줄에 runbook 표시가 없음).",
+            plan.kept.append(Msg(f"runbook 이 쓴 파일이 아니라서 그대로 둡니다 (첫 줄에 runbook 표시가 없음): {drop}",
                                  f"{drop} was not written by the runbook (no runbook mark on its first line), so it is kept."))
     for f in eff.files:
         if f.lab_path == drop:
@@ -89,7 +89,7 @@ def plan_remove(target: Target, config_path: str, wanted: RuntimeWanted) -> Remo
         where = f"{f.lab_path}: [{format_path(runtime_path(eff.version, wanted.name))}]"
         if not is_runbooks_runtime(table, wanted):
             binary = get_in(table, (OPTIONS, "BinaryName")) if isinstance(table, dict) else None
-            plan.kept.append(Msg(f"{where} 는 runbook 이 쓴 모양이 아니라서 그대로 둡니다 (BinaryName: {binary or '없음'}).",
+            plan.kept.append(Msg(f"runbook 이 쓴 모양이 아니라서 그대로 둡니다 (BinaryName: {binary or '없음'}): {where}",
                                  f"{where} is not what the runbook writes, so it is kept (BinaryName: {binary or 'none'})."))
             continue
         rest = copy.deepcopy(eff.data)
@@ -177,7 +177,7 @@ def remove_runtime_text(f: TomlFile, version: int, wanted: RuntimeWanted, templa
     if header is None or any(kv.full_path()[:len(path)] == path and kv.table[:len(path)] != path
                              for kv in layout.keyvalues):
         raise ConfigError(
-            Msg(f"{format_path(path)} 가 [섹션] 형식이 아니라서 안전하게 뺄 수 없습니다.",
+            Msg(f"[섹션] 형식이 아니라서 안전하게 뺄 수 없습니다: {format_path(path)}",
                 f"{format_path(path)} is not written as [section] tables, so it cannot be taken out safely."),
             Msg("그 테이블을 직접 지우세요.", "delete that table by hand."), path=f.lab_path)
     lines = layout.lines
@@ -278,9 +278,9 @@ def remove_import(main: TomlFile, entry: str) -> str:
             continue
     if fallback is None:
         raise ConfigError(
-            Msg(f"imports 에서 {entry} 를 안전하게 뺄 수 없습니다 (배열의 모양이 예상 밖입니다).",
+            Msg(f"imports 에서 이 항목을 안전하게 뺄 수 없습니다 (배열의 모양이 예상 밖입니다): {entry}",
                 f"{entry} cannot be taken out of imports safely (the array is laid out unexpectedly)."),
-            Msg(f"imports 에서 {entry} 를 직접 지우세요.", f"delete {entry} from imports by hand."),
+            Msg(f"imports 에서 이 항목을 직접 지우세요: {entry}", f"delete {entry} from imports by hand."),
             path=main.lab_path, line=kv.line + 1)
     return fallback
 

@@ -181,3 +181,12 @@ def test_a_template_with_a_differently_written_runtime_is_left_to_the_user():
         plan_rancher_template(route, own, None, WANTED)
     assert exc.value.line == 2 and exc.value.path == route.path
     assert DISTRO.is_dir()
+
+
+def test_loading_a_go_template_as_the_config_names_it_instead_of_a_toml_syntax_error():
+    from runbook_lib.containerd.findings import FindingError
+    from runbook_lib.containerd.load import load_toml
+    with pytest.raises(FindingError) as exc:
+        load_toml(distro_fixture("k3s-v3/config-v3.toml.tmpl").encode(), "/etc/containerd/config.toml")
+    assert exc.value.finding.code == distro.GO_TEMPLATE_AS_CONFIG and exc.value.line == 1
+    assert "Go template" in exc.value.what.en and "distro=k3s" in exc.value.fix.ko

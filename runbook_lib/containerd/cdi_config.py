@@ -22,7 +22,7 @@ from . import render
 from .edit import EditPlan
 from .layout import scan
 from .load import require_reads_as
-from .owner import Finding
+from .findings import Finding
 from .tables import get_in, set_in
 from .versions import CRI_RUNTIME_PLUGIN, format_path
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from ..messages import Msg
 from ..safe_write import read_bytes
 from ..target import Target
-from .owner import Finding
+from .findings import Finding
 
 PLAIN, K3S, RKE2, MICROK8S, K0S = "containerd", "k3s", "rke2", "microk8s", "k0s"
 DISTROS = (PLAIN, K3S, RKE2, MICROK8S, K0S)

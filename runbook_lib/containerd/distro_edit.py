@@ -19,11 +19,11 @@ from .dropin import render_document
 from .edit import EditPlan, RuntimeWanted, plan_runtime, template_runtime
 from .distro import BASE_INCLUDE, Route
 from .distro_render import MICROK8S_VALUES, placeholders, render_microk8s, render_rancher_template
-from .owner import Finding, foreign_runtime
+from .findings import Finding
+from .owner import TEMPLATE_HAS_RUNTIME, foreign_runtime
 from .tables import get_in, set_in
 from .versions import RUNTIME_TYPE, runtime_path, runtimes_path
 
-TEMPLATE_HAS_RUNTIME = "template-has-runtime"
 PLACEHOLDER_NAME = "placeholder-as-name"
 DROPIN_COMMENT = "# runbook (layout=dropin) 이 쓴 파일입니다 / written by the runbook (layout=dropin)\n"
 

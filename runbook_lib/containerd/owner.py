@@ -17,11 +17,9 @@ Whose a binary looks like:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from ..errors import ConfigError
 from ..messages import Msg
 from ..target import Target
+from .findings import Finding, FindingError
 from .tables import get_in
 from .versions import runtime_path
 
@@ -31,27 +29,12 @@ RANCHER_GENERATED = ("/var/lib/rancher/k3s/agent/etc/containerd/", "/var/lib/ran
 
 OTHER_BINARY = "runtime-other-binary"          # an existing runtime of that name runs another binary
 BINARY_MISSING = "runtime-binary-missing"      # real node: the binary the runbook would register is not there
+TEMPLATE_HAS_RUNTIME = "template-has-runtime"  # a k3s/RKE2 base already defines the runtime (distro_edit.py)
+OWNER_CODES = (OTHER_BINARY, BINARY_MISSING, TEMPLATE_HAS_RUNTIME)
 
 
-@dataclass
-class Finding:
-    """A structured verdict for the plan: ``code`` for the message catalog, ``values`` for its fields."""
-    code: str
-    values: dict = field(default_factory=dict)
-    what: Msg = Msg("", "")
-    fix: Msg = Msg("", "")
-    path: str | None = None
-    line: int | None = None
-
-    def error(self) -> ConfigError:
-        err = RuntimeOwnedElsewhere(self.what, self.fix, path=self.path, line=self.line)
-        err.finding = self
-        return err
-
-
-class RuntimeOwnedElsewhere(ConfigError):
+class RuntimeOwnedElsewhere(FindingError):
     """Raised by the planners instead of rewriting another owner's runtime; ``finding`` holds the details."""
-    finding: Finding
 
 
 def looks_like(binary: str, defined_in: str | None = None) -> str:

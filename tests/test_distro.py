@@ -190,3 +190,36 @@ def test_loading_a_go_template_as_the_config_names_it_instead_of_a_toml_syntax_e
         load_toml(distro_fixture("k3s-v3/config-v3.toml.tmpl").encode(), "/etc/containerd/config.toml")
     assert exc.value.finding.code == distro.GO_TEMPLATE_AS_CONFIG and exc.value.line == 1
     assert "Go template" in exc.value.what.en and "distro=k3s" in exc.value.fix.ko
+
+
+@pytest.mark.parametrize("case", ["template-existing", "template-created", "k0s-dropin", "microk8s"])
+def test_remove_on_each_route_gives_back_what_was_there(tmp_path, case):
+    from runbook_lib.containerd.distro_remove import plan_remove_route
+    from runbook_lib.containerd.remove import commit_remove
+    from runbook_lib.safe_write import commit, plan_write
+    if case.startswith("template"):
+        generated = distro_fixture("k3s-v3/config.toml")
+        files = {f"{K3S}/config.toml": generated}
+        if case == "template-existing":
+            files[f"{K3S}/config-v3.toml.tmpl"] = distro_fixture("k3s-v3/config-v3.toml.tmpl")
+        target = root_with(tmp_path, files)
+        route = distro.route(target, "k3s", "nvidia")
+        old = files.get(route.path)
+        new = plan_rancher_template(route, old, generated, WANTED).text.encode()
+    elif case == "k0s-dropin":
+        main = distro_fixture("k0s/containerd.toml")
+        target = root_with(tmp_path, {"/etc/k0s/containerd.toml": main, "/etc/k0s/containerd.d/.keep": ""})
+        route = distro.route(target, "k0s", "nvidia")
+        old, new = None, plan_dropin_file(route, main, WANTED)
+    else:
+        old = distro_fixture("microk8s/containerd-template.toml")
+        target = root_with(tmp_path, {f"{MK8S}/containerd-template.toml": old})
+        route = distro.route(target, "microk8s", "nvidia")
+        new = plan_microk8s_template(old, WANTED, lab_path=route.path).text.encode()
+    commit(plan_write(target, route.path, new))
+    plan = plan_remove_route(target, route, WANTED)
+    assert plan.changed and not plan.kept
+    commit_remove(target, plan)
+    now = target.resolve(route.path)
+    assert (now.read_text() if now.exists() else None) == old
+    assert not plan_remove_route(target, route, WANTED).changed  # idempotent

@@ -18,7 +18,7 @@ from . import render
 from .dropin import render_document
 from .edit import EditPlan, RuntimeWanted, plan_runtime, template_runtime
 from .distro import BASE_INCLUDE, Route
-from .distro_render import MICROK8S_VALUES, placeholders, render_microk8s, render_rancher_template
+from .distro_render import placeholders, render_microk8s, render_rancher_template
 from .findings import Finding
 from .owner import TEMPLATE_HAS_RUNTIME, foreign_runtime
 from .tables import get_in, set_in

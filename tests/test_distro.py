@@ -223,3 +223,28 @@ def test_remove_on_each_route_gives_back_what_was_there(tmp_path, case):
     now = target.resolve(route.path)
     assert (now.read_text() if now.exists() else None) == old
     assert not plan_remove_route(target, route, WANTED).changed  # idempotent
+
+
+@pytest.mark.parametrize("files,dist", [
+    ({f"{K3S}/config.toml": distro_fixture("k3s-v3/config.toml")}, "k3s"),
+    ({f"{RKE2}/config.toml": distro_fixture("rke2-v3/config.toml")}, "rke2"),
+    ({f"{MK8S}/containerd-template.toml": distro_fixture("microk8s/containerd-template.toml")}, "microk8s"),
+    ({"/etc/k0s/containerd.toml": distro_fixture("k0s/containerd.toml")}, "k0s"),
+])
+def test_plan_route_writes_once_then_nothing(tmp_path, files, dist):
+    from runbook_lib.containerd.distro_plan import plan_route
+    from runbook_lib.safe_write import commit, ensure_dir
+    target = root_with(tmp_path, files)
+    route = distro.route(target, distro.choose(target), "nvidia")
+    assert route.distro == dist
+    state = {p: target.resolve(p).read_bytes() for p in files}
+    plan = plan_route(target, route, WANTED)
+    assert plan.changed and [w.lab_path for w in plan.writes] == [route.path]
+    assert {p: target.resolve(p).read_bytes() for p in files} == state  # planned in memory only
+    if plan.folder:
+        ensure_dir(target, plan.folder)
+    for w in plan.writes:
+        commit(w)
+    assert not plan_route(target, route, WANTED).changed  # idempotent
+    if route.generated and route.generated in files:
+        assert target.resolve(route.generated).read_bytes() == state[route.generated]  # never edited

@@ -170,9 +170,15 @@ def _rancher_route(target: Target, distro: str, runtime_name: str) -> Route:
                   verify=(binary, "--config", generated, "config", "dump"))
     imports = _imports(gen_text)
     if any(i.startswith(dropins + "/") for i in imports) and not _exists(target, template):
-        return Route(distro, EDIT_DROPIN_DIR, f"{dropins}/99-{runtime_name}.toml", **common,
-                     notes=[Msg(f"배포판({distro})이 만드는 설정의 imports 가 {dropins}/*.toml 을 읽으므로 그 폴더에 드롭인을 씁니다 (설정: {generated}).",
-                                f"the {generated} that {distro} generates imports {dropins}/*.toml, so the drop-in goes there.")])
+        notes = [Msg(f"배포판({distro})이 만드는 설정의 imports 가 {dropins}/*.toml 을 읽으므로 그 폴더에 드롭인을 씁니다 (설정: {generated}).",
+                     f"the {generated} that {distro} generates imports {dropins}/*.toml, so the drop-in goes there.")]
+        if version < 3:
+            # Drop-in folders came with k3s/RKE2 releases that ship containerd 2.x, which merges key by key even
+            # for a version-2 root; containerd 1.x would replace the whole CRI table with the drop-in's.
+            notes.append(Msg("드롭인 폴더가 있는 릴리스는 containerd 2.x 를 쓰므로 드롭인에는 런타임 테이블만 적습니다 (키 단위 병합).",
+                             "releases with drop-in folders ship containerd 2.x, so the drop-in holds only the runtime table "
+                             "(key-by-key merge)."))
+        return Route(distro, EDIT_DROPIN_DIR, f"{dropins}/99-{runtime_name}.toml", **common, notes=notes)
     return Route(distro, EDIT_GO_TEMPLATE, template, **common,
                  notes=[Msg(f"배포판({distro})은 시작할 때마다 이 설정을 새로 만듭니다: {generated}. 그래서 Go 템플릿의 "
                             f"{{{{ template \"base\" . }}}} 뒤로 런타임 테이블을 덧붙입니다: {template}",

@@ -7,7 +7,7 @@ import pytest
 from layouts import CONFIG, FIXTURE_VERSIONS, fixture, make_root, run_steps, runtimes
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.render import quote_style
-from runbook_lib.containerd.versions import detect_version, format_path, runtime_path
+from runbook_lib.containerd.versions import detect_version, format_path, read_by, runtime_path, version_for_containerd
 from runbook_lib.errors import ConfigError
 
 
@@ -16,22 +16,28 @@ from runbook_lib.errors import ConfigError
     ("oom_score = 0\n", False, 1),                   # no version key: version 1, whatever the tables look like
     ("version = 2\n", False, 2),
     ("version = 3\n", False, 3),
+    ("version = 4\n", False, 4),                   # containerd 2.3: read as it is, never relabelled
+    ("version = 0\n", False, 1),                   # containerd: version 0 is treated as version 1
 ])
 def test_version_is_read_as_containerd_reads_it(text, empty, version):
     assert detect_version(tomllib.loads(text), path="/c.toml", empty=empty) == version
 
 
-@pytest.mark.parametrize("text", ['version = "2"\n', "version = 4\n", "version = true\n"])
+@pytest.mark.parametrize("text", ['version = "2"\n', "version = 5\n", "version = true\n", "a = 1\nversion = -1\n"])
 def test_a_bad_version_stops_with_the_fix_in_both_languages(text):
     with pytest.raises(ConfigError) as exc:
-        detect_version(tomllib.loads(text), path="/c.toml", empty=False)
-    assert "version = 2" in exc.value.fix.ko and "version = 3" in exc.value.fix.en
+        detect_version(tomllib.loads(text), path="/c.toml", empty=False, text=text)
+    for version, who in (("version = 2", "1.x"), ("version = 3", "2.0-2.2"), ("version = 4", "2.3")):
+        assert version in exc.value.fix.ko and version in exc.value.fix.en and who in exc.value.fix.en
+    assert "2.3" in exc.value.what.ko and "'" not in exc.value.what.ko  # which containerd reads which; no repr
+    assert exc.value.line == text.count("\n")  # the version line
 
 
 def test_each_version_has_its_own_runtime_path():
     assert format_path(runtime_path(1, "nvidia")) == "plugins.cri.containerd.runtimes.nvidia"
     assert format_path(runtime_path(2, "nvidia")) == 'plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia'
     assert format_path(runtime_path(3, "nvidia")) == 'plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia'
+    assert runtime_path(4, "nvidia") == runtime_path(3, "nvidia")  # containerd 2.3 left the CRI runtimes in place
 
 
 @pytest.mark.parametrize("name,version", FIXTURE_VERSIONS.items())
@@ -75,3 +81,16 @@ def test_the_new_runtime_sits_next_to_its_siblings_with_their_indentation(tmp_pa
     runc = layout.header_for(runtime_path(2, "runc"))
     nvidia = layout.header_for(runtime_path(2, "nvidia"))
     assert nvidia.indent == runc.indent and nvidia.line > runc.line
+
+
+def test_each_version_says_which_containerd_reads_it():
+    assert [read_by(v).en.split(": ")[1].split(" (")[0] for v in (1, 2, 3, 4)] == [
+        "containerd 1.x's legacy layout", "containerd 1.3-1.7", "containerd 2.0-2.2", "containerd 2.3 and later"]
+    assert all(read_by(v).ko.startswith(f"version {v}: containerd") for v in (1, 2, 3, 4))
+
+
+@pytest.mark.parametrize("containerd,version", [
+    ("1.6.20~ds1", 2), ("v1.7.34", 2), ("2.0.0", 3), ("v2.2.3", 3), ("v2.3.0", 4), ("2.4.0-beta.0", 4),
+    (None, 2), ("?", 2)])
+def test_an_empty_config_gets_the_version_its_containerd_writes(containerd, version):
+    assert version_for_containerd(containerd) == version

@@ -5,8 +5,9 @@ What the drop-in holds is chosen so that containerd's merge cannot lose another 
 - version 1/2 (containerd 1.x replaces a whole plugin table per imported file): the complete effective CRI
   plugin table plus the runtime, and `version` equal to the version containerd uses now — a drop-in's version
   overrides in 1.x, and `version = 2` over a version-1 main file would make containerd ignore its tables.
-- version 3 (containerd 2.x merges key by key): only the runtime's table, under `version = 3` (a drop-in
-  without a version would be read as version 1 and migrated).
+- version 3 and 4 (containerd 2.x merges key by key): only the runtime's table, under the root file's own
+  version (see dropin_version: a drop-in without a version would be read as version 1 and migrated, and
+  containerd 2.3.0-2.3.4 refuse to start when a drop-in's version is higher than the root's).
 The plan is verified on the effective config computed with the planned bytes before anything is written.
 """
 
@@ -25,7 +26,8 @@ from .edit import OPTIONS, RuntimeWanted, default_runtime_name, template_runtime
 from .effective import MERGE_1X, Effective, cri_plugin_id, load_effective
 from .layout import scan
 from .load import TomlFile, require_reads_as
-from .versions import RUNTIME_TYPE, containerd_table, runtimes_path
+from .owner import require_not_foreign
+from .versions import RUNTIME_TYPE, containerd_table, detect_version, runtimes_path
 from .tables import get_in
 
 DROPIN_DIR = "conf.d"
@@ -47,7 +49,13 @@ class DropinPlan:
         return any(w.changed for w in self.writes)
 
 
-def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted) -> DropinPlan:
+def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
+                replace_runtime: bool | None = None) -> DropinPlan:
+    """``replace_runtime`` (default: the parameter of that name when ``p`` has it, else False) allows
+    rewriting another owner's runtime of the same name (owner.py); without it that raises."""
+    if replace_runtime is None:
+        replace_runtime = bool(getattr(p, "replace_runtime", False))
+    require_not_foreign(eff, wanted.name, wanted.binary, replace_runtime=replace_runtime, target=target)
     path = dropin_path(p.config_path, p.runtime_name)
     if eff.file(path) is None and _registered(eff, p):
         # Already registered correctly (in config.toml or elsewhere): writing a drop-in would change a
@@ -56,7 +64,7 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted) -> Dro
         return DropinPlan(posixpath.dirname(path), [], Msg(
             f"{p.runtime_name} 런타임이 이미 {where} 에 올바르게 등록되어 있어 드롭인 파일을 쓰지 않습니다.",
             f"the {p.runtime_name} runtime is already registered correctly in {where}, so no drop-in is written."))
-    data, source, notes = dropin_data(eff, wanted)
+    data, source, notes = dropin_data(eff, wanted, replace_runtime=replace_runtime)
     text = _comment(eff) + render_document(data, render.quote_style(eff.main.text), _indent_step(eff.main.text))
     _verify(text, data, path)
     dropin_new = text.encode()
@@ -93,9 +101,20 @@ def _registered(eff: Effective, p) -> bool:
     return True
 
 
-def dropin_data(eff: Effective, wanted: RuntimeWanted) -> tuple[dict, str | None, list[Msg]]:
-    """The drop-in's content as data: (data, template source, notes)."""
-    version, notes = eff.version, []
+def dropin_version(eff: Effective) -> int:
+    """The `version` a drop-in written now carries: the root file's (containerd 2.x, where a higher one stops
+    2.3.0-2.3.4 and a lower one is migrated); for containerd 1.x the version the merge ends with, because there
+    a drop-in's version overrides and a lower one would make containerd read every table differently."""
+    if eff.merge == MERGE_1X:
+        return eff.version
+    return detect_version(eff.main.data, path=eff.main.lab_path, empty=eff.main.empty, text=eff.main.text)
+
+
+def dropin_data(eff: Effective, wanted: RuntimeWanted, *, replace_runtime: bool = False) -> tuple[dict, str | None, list[Msg]]:
+    """The drop-in's content as data: (data, template source, notes). Raises owner.RuntimeOwnedElsewhere for
+    another owner's runtime of that name unless ``replace_runtime``."""
+    require_not_foreign(eff, wanted.name, wanted.binary, replace_runtime=replace_runtime)
+    version, notes = dropin_version(eff), []
     runtimes = copy.deepcopy(get_in(eff.data, runtimes_path(version)) or {})
     current = runtimes.get(wanted.name)
     source = None

@@ -17,6 +17,8 @@ from . import render
 from .layout import Header, Layout, scan
 from .versions import RUNTIME_TYPE, format_path, runtime_path, runtimes_path
 from .load import require_reads_as
+from .owner import foreign_runtime
+from .spelling import variant_notes, without_variants
 from .tables import get_in, set_in
 
 OPTIONS = "options"
@@ -68,6 +70,9 @@ def template_runtime(effective: dict, version: int, wanted: RuntimeWanted) -> tu
     table["runtime_type"] = RUNTIME_TYPE
     if not isinstance(table.get(OPTIONS), dict):
         table[OPTIONS] = {}
+    # kubespray's `binaryName` / `systemdCgroup` are not carried over: next to BinaryName they would make
+    # containerd's choice depend on its decoder's lookup order (spelling.py).
+    table[OPTIONS] = without_variants(table[OPTIONS])
     if "BinaryName" not in table[OPTIONS]:  # the seed's order: the binary first, then the cgroup driver
         table[OPTIONS] = {"BinaryName": None, **table[OPTIONS]}
     table[OPTIONS]["BinaryName"] = wanted.binary
@@ -78,8 +83,10 @@ def template_runtime(effective: dict, version: int, wanted: RuntimeWanted) -> tu
 
 
 def plan_runtime(text: str, data: dict, version: int, wanted: RuntimeWanted, template: dict,
-                 *, lab_path: str, source_name: str | None = None) -> EditPlan:
-    """Make ``text`` hold the runtime; ``template`` is used only when the runtime is not there yet."""
+                 *, lab_path: str, source_name: str | None = None, replace_runtime: bool = False) -> EditPlan:
+    """Make ``text`` hold the runtime; ``template`` is used only when the runtime is not there yet.
+    An existing runtime of that name with another absolute BinaryName is another owner's: the plan raises
+    owner.RuntimeOwnedElsewhere (its ``finding`` says whose and what would change) unless ``replace_runtime``."""
     layout = scan(text)
     path = runtime_path(version, wanted.name)
     existing = get_in(data, path)
@@ -96,7 +103,13 @@ def plan_runtime(text: str, data: dict, version: int, wanted: RuntimeWanted, tem
             raise ConfigError(
                 Msg(f"{'.'.join(path)} 가 테이블이 아닙니다.", f"{'.'.join(path)} is not a table."),
                 Msg("그 줄을 지우고 다시 실행하세요.", "delete that line and run again."), path=lab_path)
+        kv = layout.keyvalue(path + (OPTIONS, "BinaryName"))
+        finding = foreign_runtime(data, version, wanted.name, wanted.binary, defined_in=lab_path,
+                                  line=kv.line + 1 if kv is not None else None, replace_runtime=replace_runtime)
+        if finding is not None:
+            raise finding.error()
         new_text, expected, plan = _update_runtime(layout, data, path, wanted, lab_path)
+        plan.notes += variant_notes(text, path + (OPTIONS,), existing.get(OPTIONS) or {}, lab_path)
     _verify(plan.text, expected, lab_path)
     return plan
 

@@ -9,7 +9,8 @@ containerd 2.x (services/server/config/config.go, mergeConfig): `mergo.Merge(...
 plugin special case, so plugin tables are merged key by key, recursively; a drop-in may not have a higher
 version than the root file, and lower versions are migrated.
 
-Version 3 files only run on containerd 2.x; for version 1 and 2 the runbook applies the 1.x rule, the one that
+containerd 2.3.0-2.3.4 also refuse a drop-in whose version is higher than the root file's (added in 2.3.0,
+reverted after 2.3.4). Version 3 and 4 files only run on containerd 2.x; for version 1 and 2 the runbook applies the 1.x rule, the one that
 can lose a runtime, so that anything it accepts also holds under 2.x.
 
 All paths are resolved under the target root: an import of /etc/containerd/conf.d/*.toml means
@@ -28,7 +29,7 @@ from ..messages import Msg
 from ..safe_write import read_bytes
 from ..target import Target
 from .load import TomlFile, load_toml
-from .versions import CRI_RUNTIME_PLUGIN, detect_version
+from .versions import CRI_RUNTIME_PLUGIN, MERGES_KEY_BY_KEY, detect_version, read_by
 
 MERGE_1X = "containerd-1.x"
 MERGE_2X = "containerd-2.x"
@@ -70,8 +71,8 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
         raise ConfigError(Msg(f"설정 파일이 없습니다: {config_lab_path}", f"the config file does not exist: {config_lab_path}"),
                           Msg("1단계를 먼저 실행하세요.", "run step 1 first."), path=config_lab_path)
     main = load_toml(raw, config_lab_path)
-    version = detect_version(main.data, path=config_lab_path, empty=main.empty)
-    merge = merge or (MERGE_2X if version == 3 else MERGE_1X)
+    version = detect_version(main.data, path=config_lab_path, empty=main.empty, text=main.text)
+    merge = merge or (MERGE_2X if version in MERGES_KEY_BY_KEY else MERGE_1X)
     files, missing = [main], []
     data = copy.deepcopy(main.data)
     loaded = {config_lab_path}
@@ -87,17 +88,28 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
             continue
         f = load_toml(raw, path)
         if merge == MERGE_2X and f.data.get("version", 0) > version:
+            high, root = read_by(f.data["version"]), read_by(version)
             raise ConfigError(
-                Msg(f"드롭인의 version({f.data['version']})이 주 설정의 version({version})보다 높습니다.",
-                    f"the drop-in's version ({f.data['version']}) is higher than the main config's ({version})."),
-                Msg("드롭인의 version 을 주 설정과 같게 맞추세요.", "give the drop-in the main config's version."),
-                path=path)
+                Msg(f"드롭인의 version 이 주 설정보다 높습니다: 드롭인 {high.ko}, 주 설정 {root.ko}. "
+                    "containerd 2.3.0-2.3.4 는 이런 설정으로 시작하지 않습니다 (drop-in config version higher than root "
+                    "config version).",
+                    f"the drop-in's version is higher than the main config's: drop-in {high.en}, main config {root.en}; "
+                    "containerd 2.3.0-2.3.4 refuse to start with it (drop-in config version higher than root config version)."),
+                Msg(f"드롭인의 version 을 주 설정과 같게 적으세요: version = {version}",
+                    f"give the drop-in the main config's version: version = {version}"),
+                path=path, line=_top_line(f.text, "version"))
         files.append(f)
         data = (_merge_1x if merge == MERGE_1X else _merge_2x)(data, f.data)
         pending += _resolve_imports(target, path, f.data, overlay)
     if merge == MERGE_1X and isinstance(data.get("version"), int):
         version = data["version"]
     return Effective(main, files, data, version, merge, missing)
+
+
+def _top_line(text: str, key: str) -> int | None:
+    from .layout import scan
+    kv = scan(text).keyvalue((key,))
+    return kv.line + 1 if kv is not None and kv.table == () else None
 
 
 def _resolve_imports(target: Target, parent: str, data: dict, overlay: dict[str, bytes]) -> list[str]:

@@ -60,6 +60,11 @@ def parse_text(text: str, lab_path: str) -> dict:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        if "{{" in text:  # a k3s/RKE2 Go template: say so, not "TOML syntax error, quote your section names"
+            from .distro import generated_finding
+            finding = generated_finding(text, lab_path)
+            if finding is not None:
+                raise finding.error() from None
         raise toml_error(exc, text, lab_path) from None
 
 

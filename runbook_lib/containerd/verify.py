@@ -44,8 +44,9 @@ mount --bind "$bin" "$view/.runbook-containerd"
 exec chroot "$view" /.runbook-containerd --config "$cfg" config dump
 """
 
-# Where each config version keeps the CRI runtimes (containerd 1.6/1.7 dump version 2, 2.x version 3).
-_CRI_PATHS = {2: ("io.containerd.grpc.v1.cri", "containerd"), 3: ("io.containerd.cri.v1.runtime", "containerd")}
+# Where each config version keeps the CRI runtimes (containerd 1.6/1.7 dump version 2, 2.0-2.2 version 3, 2.3+ 4).
+_CRI_PATHS = {2: ("io.containerd.grpc.v1.cri", "containerd"), 3: ("io.containerd.cri.v1.runtime", "containerd"),
+              4: ("io.containerd.cri.v1.runtime", "containerd")}  # 2.3+ dumps version 4, runtimes where 3 has them
 
 
 class ContainerdRejected(ValueError):

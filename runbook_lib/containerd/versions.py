@@ -1,7 +1,15 @@
 """containerd config versions and where each keeps the CRI runtimes: the one place these paths live.
 
-containerd reads the ``version`` key; a file without it is version 1 (containerd 1.x), whatever its tables
-look like. containerd 1.6/1.7 know versions 1 and 2; containerd 2.x knows 2 and 3 (it migrates 2 on load).
+containerd reads the ``version`` key; a file without it is version 1, whatever its tables look like. Which
+containerd reads which version (containerd's cmd/containerd/server/config/config.go, `migrations`, and
+version/version.go, `ConfigVersion`: 3 in 2.0-2.2, 4 from 2.3.0):
+
+- 1: containerd 1.x's legacy layout (plugin IDs such as `cri`); 2.x migrates it (v1Migrate).
+- 2: containerd 1.3-1.7 (plugin URIs); 2.x migrates it.
+- 3: containerd 2.0-2.2; 2.3 migrates it (serviceMigrate moves grpc/ttrpc/debug/metrics into
+  `io.containerd.server.v1.*` plugins). containerd 1.x knows no version 3 and silently drops its tables.
+- 4: containerd 2.3 and later; 2.0-2.2 refuse to start ("expected containerd config version equal to or
+  less than `3`, got `4`"). The CRI runtimes stay where version 3 has them.
 """
 
 from __future__ import annotations
@@ -16,18 +24,53 @@ CRI_RUNTIME_PLUGIN = {
     1: ("plugins", "cri"),
     2: ("plugins", "io.containerd.grpc.v1.cri"),
     3: ("plugins", "io.containerd.cri.v1.runtime"),
+    4: ("plugins", "io.containerd.cri.v1.runtime"),   # 2.3 moved server settings, not the CRI runtimes
 }
+KNOWN_VERSIONS = tuple(CRI_RUNTIME_PLUGIN)
 
 # Names under which the CRI plugin can be disabled in `disabled_plugins` (v1 uses plugin IDs, v2+ URIs).
 CRI_PLUGIN_NAMES = {
     1: ("cri",),
     2: ("io.containerd.grpc.v1.cri",),
     3: ("io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime"),
+    4: ("io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime"),
 }
+
+# Which containerd reads each version, for every message that names a version.
+READ_BY = {
+    1: Msg("containerd 1.x 의 옛 형식 (2.x 는 읽을 때 변환)", "containerd 1.x's legacy layout (2.x migrates it)"),
+    2: Msg("containerd 1.3-1.7 (2.x 는 읽을 때 변환)", "containerd 1.3-1.7 (2.x migrates it)"),
+    3: Msg("containerd 2.0-2.2 (2.3 이상은 읽을 때 변환, 1.x 는 테이블을 버림)",
+           "containerd 2.0-2.2 (2.3+ migrates it; 1.x drops its tables)"),
+    4: Msg("containerd 2.3 이상 (2.0-2.2 는 시작을 거부)", "containerd 2.3 and later (2.0-2.2 refuse to start)"),
+}
+
+# containerd 2.x merges imported files key by key (mergo); 1.x replaces a whole plugin table per file.
+MERGES_KEY_BY_KEY = (3, 4)
 
 # containerd writes this version when it makes a config from nothing (`containerd config default` of 1.6/1.7),
 # and every containerd from 1.3 on reads it (2.x migrates it on load).
 EMPTY_FILE_VERSION = 2
+
+
+def read_by(version: int) -> Msg:
+    """"version N (read by ...)" in both languages."""
+    who = READ_BY[version]
+    return Msg(f"version {version}: {who.ko}", f"version {version}: {who.en}")
+
+
+def version_for_containerd(containerd_version: str | None) -> int:
+    """The version to write into an empty or missing config, from the node's containerd (`containerd
+    --version`'s third word, e.g. "1.6.20~ds1", "v2.3.1"): the version that containerd itself writes with
+    `config default`. Unknown: version 2, which every containerd from 1.3 on reads (2.x migrates it)."""
+    import re
+    m = re.match(r"v?(\d+)\.(\d+)", containerd_version or "")
+    if not m:
+        return EMPTY_FILE_VERSION
+    major, minor = int(m.group(1)), int(m.group(2))
+    if major < 2:
+        return 2
+    return 3 if (major, minor) < (2, 3) else 4
 
 
 def containerd_table(version: int) -> tuple[str, ...]:
@@ -48,19 +91,36 @@ def format_path(path: tuple[str, ...]) -> str:
     return ".".join(p if re.fullmatch(r"[A-Za-z0-9_-]+", p) else f'"{p}"' for p in path)
 
 
-def detect_version(data: dict, *, path: str, empty: bool) -> int:
-    """The version containerd will use for this file's tables."""
+def detect_version(data: dict, *, path: str, empty: bool, text: str | None = None) -> int:
+    """The version containerd will use for this file's tables (``text``, when given, locates a bad value)."""
     if "version" not in data:
         return EMPTY_FILE_VERSION if empty else 1
     v = data["version"]
+    if v == 0 and type(v) is int:
+        return 1  # containerd: "Version 0 is not defined, treated at version 1" (GetVersion in 1.x alike)
     if isinstance(v, bool) or not isinstance(v, int) or v not in CRI_RUNTIME_PLUGIN:
+        from . import render
+        shown = render.value(v) if isinstance(v, (str, bool, int, float)) else str(v)
+        table_ko = "; ".join(f"{n} = {READ_BY[n].ko}" for n in KNOWN_VERSIONS)
+        table_en = "; ".join(f"{n} = {READ_BY[n].en}" for n in KNOWN_VERSIONS)
         raise ConfigError(
-            Msg(f"version 값이 잘못되었습니다: {v} (1, 2, 3 중 하나인 정수여야 합니다)",
-                f"the version value is wrong: {v} (expected the integer 1, 2 or 3)"),
-            Msg("containerd 1.x 라면 'version = 2', containerd 2.x 라면 'version = 3' 으로 적으세요.",
-                "write 'version = 2' for containerd 1.x or 'version = 3' for containerd 2.x."),
-            path=path)
+            Msg(f"version 값이 잘못되었습니다: {shown} (1, 2, 3, 4 중 하나인 정수여야 합니다. {table_ko})",
+                f"the version value is wrong: {shown} (expected the integer 1, 2, 3 or 4; {table_en})"),
+            Msg("노드의 containerd 에 맞춰 따옴표 없이 적으세요: containerd 1.x 는 version = 2, 2.0-2.2 는 version = 3, "
+                "2.3 이상은 version = 4 (containerd --version 으로 확인).",
+                "write it without quotes for the node's containerd: version = 2 for 1.x, version = 3 for 2.0-2.2, "
+                "version = 4 for 2.3 and later (see containerd --version)."),
+            path=path, line=_version_line(text))
     return v
+
+
+def _version_line(text: str | None) -> int | None:
+    """1-based line of the top-level `version` key, when the file's text is known."""
+    if text is None:
+        return None
+    from .layout import scan
+    kv = scan(text).keyvalue(("version",))
+    return kv.line + 1 if kv is not None and kv.table == () else None
 
 
 def v2_style_tables_without_version(data: dict) -> bool:

@@ -1,0 +1,160 @@
+"""CDI in containerd's CRI plugin: is it on, and does it scan the folder the runbook's CDI spec is in.
+
+Where the keys live and their defaults (containerd's source):
+- containerd 1.6: no CDI support at all (pkg/cri/config has no enable_cdi; the key would be dropped).
+- containerd 1.7 (config version 2, or 1): `enable_cdi` (default false) and `cdi_spec_dirs` (default
+  ["/etc/cdi", "/var/run/cdi"]) in the CRI plugin, plugins."io.containerd.grpc.v1.cri" (pkg/cri/config).
+- containerd 2.x (config version 3, 4): the same keys in plugins."io.containerd.cri.v1.runtime", where
+  `enable_cdi` defaults to true (internal/cri/config/config_unix.go; false is deprecated).
+A version-2 file read by containerd 2.x is migrated: its CRI keys move to the runtime plugin, so the 1.7
+defaults and path apply to what the file says, and the 2.x default applies when it says nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import posixpath
+from dataclasses import dataclass
+
+from ..errors import ConfigError
+from ..messages import Msg
+from . import render
+from .edit import EditPlan
+from .layout import scan
+from .load import require_reads_as
+from .findings import Finding
+from .tables import get_in, set_in
+from .versions import CRI_RUNTIME_PLUGIN, format_path
+
+DEFAULT_SPEC_DIRS = ("/etc/cdi", "/var/run/cdi")
+CDI_DISABLED = "cdi-disabled"
+CDI_DIR_NOT_SCANNED = "cdi-spec-dir-not-scanned"
+
+
+@dataclass(frozen=True)
+class CdiSettings:
+    version: int
+    plugin: tuple[str, ...]          # the table that holds the keys
+    enabled: bool                    # as containerd will run (default applied)
+    enabled_written: bool | None     # what the file says, None when it says nothing
+    spec_dirs: tuple[str, ...]       # as containerd will scan (default applied)
+    spec_dirs_written: bool
+
+
+def default_enabled(version: int) -> bool:
+    return version >= 3
+
+
+def cdi_settings(data: dict, version: int) -> CdiSettings:
+    """The CDI settings of the effective config ``data`` read as config ``version``."""
+    plugin = CRI_RUNTIME_PLUGIN[version]
+    table = get_in(data, plugin)
+    table = table if isinstance(table, dict) else {}
+    written = table.get("enable_cdi")
+    written = written if isinstance(written, bool) else None
+    dirs = table.get("cdi_spec_dirs")
+    dirs_ok = isinstance(dirs, list) and all(isinstance(d, str) for d in dirs)
+    return CdiSettings(version, plugin, default_enabled(version) if written is None else written, written,
+                       tuple(dirs) if dirs_ok else DEFAULT_SPEC_DIRS, dirs_ok)
+
+
+def _same_dir(a: str, b: str) -> bool:
+    """/var/run is /run on every systemd distribution; CDI folders are compared after that and normpath."""
+    def norm(p: str) -> str:
+        p = posixpath.normpath(p)
+        return "/run" + p[len("/var/run"):] if p == "/var/run" or p.startswith("/var/run/") else p
+    return norm(a) == norm(b)
+
+
+def scans(settings: CdiSettings, spec_dir: str) -> bool:
+    return any(_same_dir(d, spec_dir) for d in settings.spec_dirs)
+
+
+def cdi_findings(settings: CdiSettings, spec_dir: str, *, lab_path: str) -> list[Finding]:
+    """What keeps containerd from using a CDI spec written in ``spec_dir``: CDI off, or the folder not among
+    cdi_spec_dirs. Each finding carries the code, the values and the lines to write."""
+    out = []
+    table = format_path(settings.plugin)
+    if not settings.enabled:
+        said = ("the file sets enable_cdi = false" if settings.enabled_written is False else
+                "enable_cdi is not set and containerd 1.7 defaults to false")
+        said_ko = ("파일에 enable_cdi = false 로 적혀 있습니다" if settings.enabled_written is False else
+                   "enable_cdi 가 없고 containerd 1.7 의 기본값은 false 입니다")
+        out.append(Finding(CDI_DISABLED, {"table": table, "written": settings.enabled_written, "version": settings.version},
+                           Msg(f"containerd 의 CDI 가 꺼져 있습니다 ({said_ko}). CDI 장치 이름(nvidia.com/gpu=...)을 쓰는 파드는 "
+                               "장치를 받지 못합니다. containerd 1.6 은 CDI 를 아예 지원하지 않습니다.",
+                               f"CDI is off in containerd ({said}); pods asking for CDI devices (nvidia.com/gpu=...) get none. "
+                               "containerd 1.6 has no CDI support at all."),
+                           Msg(f"[{table}] 아래에 적으세요: enable_cdi = true (또는 enable_cdi=True 로 실행)",
+                               f"write under [{table}]: enable_cdi = true (or run with enable_cdi=True)"), path=lab_path))
+    if not scans(settings, spec_dir):
+        dirs = ", ".join(settings.spec_dirs)
+        want = render.value(list(settings.spec_dirs) + [spec_dir])
+        out.append(Finding(CDI_DIR_NOT_SCANNED, {"spec_dir": spec_dir, "spec_dirs": list(settings.spec_dirs), "table": table},
+                           Msg(f"CDI 명세 폴더를 containerd 가 읽지 않습니다: {spec_dir} (cdi_spec_dirs: {dirs}).",
+                               f"containerd does not scan the CDI spec's folder: {spec_dir} (cdi_spec_dirs: {dirs})."),
+                           Msg(f"[{table}] 아래에 적으세요: cdi_spec_dirs = {want}",
+                               f"write under [{table}]: cdi_spec_dirs = {want}"), path=lab_path))
+    return out
+
+
+def plan_cdi(text: str, data: dict, version: int, spec_dir: str, *, lab_path: str) -> EditPlan:
+    """``text`` with enable_cdi = true and ``spec_dir`` among cdi_spec_dirs in the CRI plugin table of the
+    file's version, every other line kept: a value written already is replaced in place (its comment kept),
+    a missing key goes after the table's last key with its indentation, a missing table is added at the end.
+    Unchanged text when nothing is needed. Verified by re-parsing: the result reads as ``data`` plus the
+    two keys, or nothing is planned."""
+    settings = cdi_settings(data, version)
+    wanted: dict[str, object] = {}
+    if settings.enabled_written is not True:
+        wanted["enable_cdi"] = True
+    if not scans(settings, spec_dir):
+        wanted["cdi_spec_dirs"] = list(settings.spec_dirs) + [spec_dir]
+    if not wanted:
+        return EditPlan(text, notes=[Msg("containerd 의 CDI 설정이 이미 맞습니다.", "containerd's CDI settings are already right.")])
+    layout = scan(text)
+    quote = render.quote_style(text)
+    literal = quote == "'"
+    expected = copy.deepcopy(data)
+    patches, inserts = [], []
+    header = layout.header_for(settings.plugin)
+    for key, value in wanted.items():
+        set_in(expected, settings.plugin + (key,), value)
+        rendered = _value(value, literal)
+        kv = layout.keyvalue(settings.plugin + (key,))
+        if kv is not None:
+            patches.append((kv.value_start, kv.value_end, rendered))
+        else:
+            inserts.append(f"{render.key(key, quote)} = {rendered}")
+    new = text
+    for start, end, rep in sorted(patches, reverse=True):
+        new = new[:start] + rep + new[end:]
+    if inserts:
+        lines = new.splitlines(keepends=True)
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        if header is not None:
+            kvs = [k for k in layout.keyvalues if k.table == settings.plugin]
+            after = kvs[-1].end_line if kvs else header.line
+            indent = kvs[-1].indent if kvs else header.indent + ("  " if header.indent or any(h.indent for h in layout.headers) else "")
+            lines[after + 1:after + 1] = [f"{indent}{i}\n" for i in inserts]
+        else:
+            if layout.keyvalue(settings.plugin) is not None:
+                raise ConfigError(Msg(f"인라인 테이블이라 안전하게 고칠 수 없습니다: {format_path(settings.plugin)}",
+                                      f"{format_path(settings.plugin)} is an inline table, which the runbook does not edit."),
+                                  Msg("[섹션] 형식으로 바꿔 적은 뒤 다시 실행하세요.", "rewrite it as a [section] table, then run again."),
+                                  path=lab_path)
+            head = render.header([render.key(p, quote) for p in settings.plugin])
+            lines += (["\n"] if lines and lines[-1].strip() else []) + [head + "\n"] + [f"  {i}\n" for i in inserts]
+        new = "".join(lines)
+    require_reads_as(new, expected, lab_path,
+                     Msg(f"[{format_path(settings.plugin)}] 아래에 직접 적으세요: " + "; ".join(f"{k} = {_value(v, literal)}" for k, v in wanted.items()),
+                         f"write them by hand under [{format_path(settings.plugin)}]: " + "; ".join(f"{k} = {_value(v, literal)}" for k, v in wanted.items())))
+    shown = ", ".join(f"{k} = {_value(v, literal)}" for k, v in wanted.items())
+    return EditPlan(new, notes=[Msg(f"containerd 의 CDI 설정을 적었습니다: {shown}", f"wrote containerd's CDI settings: {shown}")])
+
+
+def _value(v, literal: bool) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(render.value(i, literal=literal) for i in v) + "]"
+    return render.value(v, literal=literal)

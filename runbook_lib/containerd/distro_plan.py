@@ -1,0 +1,63 @@
+"""One call for the step layer: the writes that register the runtime on a distribution's route (distro.py),
+planned in memory and checked as the distribution will read them (distro_edit.py); safe_write commits them.
+
+A plain containerd config (route.edit == EDIT_CONFIG) is not handled here: the existing in-place / drop-in
+planners (edit.py, dropin.py) do it, on route.path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..messages import Msg
+from ..safe_write import WritePlan, plan_write, read_bytes
+from ..target import Target
+from .distro import EDIT_CONFIG, EDIT_DROPIN_DIR, EDIT_GO_TEMPLATE, EDIT_PLACEHOLDER_TEMPLATE, Route
+from .distro_edit import plan_dropin_file, plan_microk8s_template, plan_rancher_template
+from .edit import RuntimeWanted
+
+
+@dataclass
+class RoutePlan:
+    writes: list[WritePlan] = field(default_factory=list)
+    folder: str | None = None                 # to create before the writes (a drop-in folder)
+    notes: list[Msg] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return any(w.changed for w in self.writes)
+
+
+def _text(target: Target, lab_path: str | None) -> str | None:
+    if lab_path is None:
+        return None
+    raw = read_bytes(target.resolve(lab_path))
+    return raw.decode("utf-8") if raw is not None else None
+
+
+def plan_route(target: Target, route: Route, wanted: RuntimeWanted, *, replace_runtime: bool = False) -> RoutePlan:
+    """The writes for ``route`` (none when nothing changes: a second run plans nothing). Raises FindingError /
+    RuntimeOwnedElsewhere / ConfigError before anything is written when the route cannot take the runtime."""
+    if route.edit == EDIT_CONFIG:
+        raise ValueError("a plain config goes through edit.py / dropin.py, not plan_route")
+    plan = RoutePlan(notes=list(route.notes))
+    if route.edit == EDIT_GO_TEMPLATE:
+        template = _text(target, route.path)
+        edit = plan_rancher_template(route, template, _text(target, route.generated), wanted)
+        plan.notes += edit.notes
+        if edit.changed_from(template or ""):
+            plan.writes.append(plan_write(target, route.path, edit.text.encode(), mode=0o644))
+    elif route.edit == EDIT_PLACEHOLDER_TEMPLATE:
+        template = _text(target, route.path) or ""
+        edit = plan_microk8s_template(template, wanted, lab_path=route.path, replace_runtime=replace_runtime)
+        plan.notes += edit.notes
+        if edit.changed_from(template):
+            plan.writes.append(plan_write(target, route.path, edit.text.encode()))
+    elif route.edit == EDIT_DROPIN_DIR:
+        new = plan_dropin_file(route, _text(target, route.config), wanted, replace_runtime=replace_runtime)
+        write = plan_write(target, route.path, new, mode=0o644)
+        plan.folder = route.path.rsplit("/", 1)[0]
+        if write.changed:
+            plan.writes.append(write)
+            plan.notes.append(Msg(f"드롭인을 씁니다: {route.path}", f"writing the drop-in: {route.path}"))
+    return plan

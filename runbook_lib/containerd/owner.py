@@ -1,0 +1,116 @@
+"""Another owner's runtime: a runtime of the wanted name whose BinaryName is not the runbook's.
+
+Left alone, the edit would rewrite that BinaryName (edit.py's update of an existing table, dropin.py's copy
+of the current table): a GPU Operator node would lose its toolkit's runtime, a k3s/RKE2 node would get a
+table that fights the one the distribution regenerates. So the plan asks `foreign_runtime` first and refuses
+on its finding unless the caller says `replace_runtime=True`; on a real node (root "/") it also refuses when
+the new binary is not there, since containerd would then fail every GPU pod.
+
+Whose a binary looks like:
+- GPU Operator: its toolkit container installs under /usr/local/nvidia/toolkit (nvidia-container-runtime,
+  .cdi, .legacy).
+- nvidia-ctk (`nvidia-ctk runtime configure`): /usr/bin/nvidia-container-runtime from the packages.
+- k3s / RKE2: they add `nvidia`, `nvidia-experimental`, `nvidia-cdi` themselves when they find the binaries
+  (k3s pkg/agent/containerd: /usr/local/nvidia/toolkit, /opt/kwasm/bin, then PATH), in the file they
+  generate under /var/lib/rancher/{k3s,rke2}/agent/etc/containerd/.
+"""
+
+from __future__ import annotations
+
+from ..messages import Msg
+from ..target import Target
+from .findings import Finding, FindingError
+from .tables import get_in
+from .versions import runtime_path
+
+GPU_OPERATOR_DIR = "/usr/local/nvidia/toolkit"
+NVIDIA_CTK_BINARY = "/usr/bin/nvidia-container-runtime"
+RANCHER_GENERATED = ("/var/lib/rancher/k3s/agent/etc/containerd/", "/var/lib/rancher/rke2/agent/etc/containerd/")
+
+OTHER_BINARY = "runtime-other-binary"          # an existing runtime of that name runs another binary
+BINARY_MISSING = "runtime-binary-missing"      # real node: the binary the runbook would register is not there
+TEMPLATE_HAS_RUNTIME = "template-has-runtime"  # a k3s/RKE2 base already defines the runtime (distro_edit.py)
+OWNER_CODES = (OTHER_BINARY, BINARY_MISSING, TEMPLATE_HAS_RUNTIME)
+
+
+class RuntimeOwnedElsewhere(FindingError):
+    """Raised by the planners instead of rewriting another owner's runtime; ``finding`` holds the details."""
+
+
+def looks_like(binary: str, defined_in: str | None = None) -> str:
+    """"gpu-operator", "k3s", "rke2", "nvidia-ctk" or "unknown": whose a BinaryName (and the file that
+    defines it) looks like."""
+    for dist, prefix in zip(("k3s", "rke2"), RANCHER_GENERATED):
+        if defined_in and defined_in.startswith(prefix):
+            return dist
+    if binary.startswith(GPU_OPERATOR_DIR + "/"):
+        return "gpu-operator"
+    if binary == NVIDIA_CTK_BINARY:
+        return "nvidia-ctk"
+    return "unknown"
+
+
+_OWNER_NAMES = {
+    "gpu-operator": Msg("GPU Operator 의 툴킷", "the GPU Operator's toolkit"),
+    "nvidia-ctk": Msg("nvidia-ctk (패키지로 설치한 NVIDIA Container Toolkit)", "nvidia-ctk (the NVIDIA Container Toolkit packages)"),
+    "k3s": Msg("k3s (바이너리를 찾으면 직접 추가함)", "k3s (it adds the runtime itself when it finds the binary)"),
+    "rke2": Msg("RKE2 (바이너리를 찾으면 직접 추가함)", "RKE2 (it adds the runtime itself when it finds the binary)"),
+    "unknown": Msg("다른 도구나 사람", "another tool or person"),
+}
+
+
+def foreign_runtime(data: dict, version: int, name: str, binary: str, *, defined_in: str | None = None,
+                    line: int | None = None, replace_runtime: bool = False,
+                    target: Target | None = None) -> Finding | None:
+    """The finding that stops the plan, or None when it may go on.
+
+    ``data``/``version``: the effective config; ``name``/``binary``: the wanted runtime; ``defined_in``/``line``:
+    where the existing table is written (diagnose.locate), to say whose it looks like and where. A relative
+    or non-string BinaryName naming the same program is a mistake to repair, not another owner. With
+    ``replace_runtime`` on a real node (``target.is_host``), the replacement is refused when the new binary
+    is not under the root: the owner's working runtime would become one that fails every GPU pod."""
+    table = get_in(data, runtime_path(version, name))
+    current = get_in(table, ("options", "BinaryName")) if isinstance(table, dict) else None
+    if not isinstance(current, str) or not current.startswith("/") or current == binary:
+        return None
+    if replace_runtime:
+        if target is not None and target.is_host and not target.resolve(binary).exists():
+            return Finding(BINARY_MISSING, {"binary": binary},
+                           Msg(f"등록할 런타임 바이너리가 이 노드에 없습니다: {binary}. 이대로 등록하면 GPU 파드가 모두 시작하지 못합니다.",
+                               f"the runtime binary to register is not on this node: {binary}; registered as it is, every GPU "
+                               "pod would fail to start."),
+                           Msg(f"NVIDIA Container Toolkit 을 설치하거나 (ls -l {binary}), 실제 경로를 파라미터로 주세요.",
+                               f"install the NVIDIA Container Toolkit (ls -l {binary}), or pass the real path as the parameter."),
+                           path=binary)
+        return None
+    owner = looks_like(current, defined_in)
+    who = _OWNER_NAMES[owner]
+    where = f"{defined_in}:{line}" if defined_in and line else (defined_in or "")
+    return Finding(OTHER_BINARY, {"runtime": name, "current": current, "wanted": binary, "owner": owner,
+                                  "file": defined_in, "line": line},
+                   Msg(f"{name} 런타임이 이미 다른 바이너리로 등록되어 있습니다 ({where}): 지금 값 {current}, 바꿀 값 {binary}. "
+                       f"모양으로는 {who.ko} 의 설정입니다. 덮어쓰면 그쪽이 관리하는 GPU 파드가 다른 바이너리로 돌게 됩니다.",
+                       f"the {name} runtime is already registered with another binary ({where}): now {current}, would "
+                       f"become {binary}. It looks like {who.en}'s; rewriting it would run that owner's GPU pods through "
+                       "another binary."),
+                   Msg(f"그대로 쓰려면 런타임 이름을 바꾸거나 (예: runtime_name=nvidia-runbook) 이 바이너리를 파라미터로 주세요: "
+                       f"{current}. 정말 바꾸려면 replace_runtime=True 로 다시 실행하세요.",
+                       f"to keep it, choose another runtime name (e.g. runtime_name=nvidia-runbook) or pass this binary as "
+                       f"the parameter: {current}. To replace it, run again with replace_runtime=True."),
+                   path=defined_in, line=line)
+
+
+def require_not_foreign(eff, name: str, binary: str, *, replace_runtime: bool = False,
+                        target: Target | None = None) -> None:
+    """Raise RuntimeOwnedElsewhere when ``foreign_runtime`` has a finding for the effective config ``eff``."""
+    from .diagnose import locate
+    path = runtime_path(eff.version, name)
+    file_, line = locate(eff, path + ("options", "BinaryName"))
+    finding = foreign_runtime(eff.data, eff.version, name, binary, defined_in=file_, line=line,
+                              replace_runtime=replace_runtime, target=target)
+    if finding is not None:
+        raise finding.error()
+
+
+__all__ = ["Finding", "RuntimeOwnedElsewhere", "foreign_runtime", "require_not_foreign", "looks_like",
+           "OTHER_BINARY", "BINARY_MISSING"]

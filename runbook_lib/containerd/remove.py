@@ -1,0 +1,297 @@
+"""mode=remove: take out exactly what the runbook added to containerd's config, and nothing else.
+
+What the runbook adds (edit.py, dropin.py): the runtime's table with its options sub-table (in the file that
+owns the CRI runtimes), or the drop-in `conf.d/99-<runtime>.toml` it wrote (recognised by its first comment
+line) plus the `imports` entry naming exactly that file. A runtime table is the runbook's when it holds what
+the runbook writes (runtime_type io.containerd.runc.v2 and the wanted BinaryName); another owner's runtime
+of the same name is left alone and reported.
+
+The plan is in memory (new bytes per file, a diff, the files to retire) and safe_write commits it with a
+backup. The removed lines are chosen so that the runbook's own edit of the result gives back the current text
+exactly: when the runbook made the change and nothing else touched those lines, the result is the original
+file byte for byte. Every result is also checked to read as the current data minus the runbook's part.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ConfigError
+from ..messages import Msg
+from ..safe_write import Committed, WritePlan, commit, plan_write, read_bytes, retire
+from ..target import Target
+from .dropin import add_import, dropin_path
+from .edit import OPTIONS, RuntimeWanted, plan_runtime, template_runtime
+from .effective import Effective, load_effective
+from .layout import scan
+from .load import TomlFile, load_toml, reads_as, require_reads_as
+from .tables import get_in
+from .versions import RUNTIME_TYPE, format_path, runtime_path
+
+DROPIN_MARK = "# runbook (layout=dropin)"
+
+
+@dataclass
+class RemovePlan:
+    writes: list[WritePlan] = field(default_factory=list)   # config files with the runbook's lines taken out
+    retire: list[str] = field(default_factory=list)         # lab paths moved to a backup (the runbook's drop-in)
+    notes: list[Msg] = field(default_factory=list)          # what will be removed
+    kept: list[Msg] = field(default_factory=list)           # what was found but is not the runbook's
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.retire) or any(w.changed for w in self.writes)
+
+    def diff(self, target: Target) -> str:
+        out = [w.diff() for w in self.writes if w.changed]
+        for lab in self.retire:
+            old = read_bytes(target.resolve(lab)) or b""
+            out.append(plan_write(target, lab, b"").diff().replace(f"+++ b{lab}", "+++ /dev/null") if old else "")
+        return "".join(out)
+
+
+def is_runbooks_runtime(table, wanted: RuntimeWanted) -> bool:
+    options = table.get(OPTIONS) if isinstance(table, dict) else None
+    return isinstance(table, dict) and table.get("runtime_type") == RUNTIME_TYPE and isinstance(options, dict) \
+        and options.get("BinaryName") == wanted.binary
+
+
+def plan_remove(target: Target, config_path: str, wanted: RuntimeWanted) -> RemovePlan:
+    """The plan that takes the runbook's runtime out of ``config_path`` and its imports (both layouts)."""
+    eff = load_effective(target, config_path)
+    plan = RemovePlan()
+    overlay: dict[str, bytes] = {}
+    drop = dropin_path(config_path, wanted.name)
+    drop_file = eff.file(drop) or _read(target, drop)
+    if drop_file is not None:
+        if drop_file.text.startswith(DROPIN_MARK):
+            plan.retire.append(drop)
+            plan.notes.append(Msg(f"runbook 이 쓴 드롭인을 치웁니다 (백업을 남김): {drop}",
+                                  f"retiring the drop-in the runbook wrote (a backup is kept): {drop}"))
+            if drop in (eff.main.data.get("imports") or []):
+                text = remove_import(eff.main, drop)
+                overlay[config_path] = eff.main.encode(text)
+                plan.notes.append(Msg(f"{config_path} 의 imports 에서 runbook 이 더한 항목을 뺍니다: {drop}",
+                                      f"removing the entry the runbook added to imports in {config_path}: {drop}"))
+        else:
+            plan.kept.append(Msg(f"runbook 이 쓴 파일이 아니라서 그대로 둡니다 (첫 줄에 runbook 표시가 없음): {drop}",
+                                 f"{drop} was not written by the runbook (no runbook mark on its first line), so it is kept."))
+    for f in eff.files:
+        if f.lab_path == drop:
+            continue
+        text = overlay.get(f.lab_path)
+        current = load_toml(text, f.lab_path) if text is not None else f
+        table = get_in(current.data, runtime_path(eff.version, wanted.name))
+        if table is None:
+            continue
+        where = f"{f.lab_path}: [{format_path(runtime_path(eff.version, wanted.name))}]"
+        if not is_runbooks_runtime(table, wanted):
+            binary = get_in(table, (OPTIONS, "BinaryName")) if isinstance(table, dict) else None
+            plan.kept.append(Msg(f"runbook 이 쓴 모양이 아니라서 그대로 둡니다 (BinaryName: {binary or '없음'}): {where}",
+                                 f"{where} is not what the runbook writes, so it is kept (BinaryName: {binary or 'none'})."))
+            continue
+        rest = copy.deepcopy(eff.data)
+        del get_in(rest, runtime_path(eff.version, wanted.name)[:-1])[wanted.name]
+        template, source = template_runtime(rest, eff.version, wanted)
+        new = remove_runtime_text(current, eff.version, wanted, template, source)
+        plan.notes.append(Msg(f"runbook 이 더한 런타임 테이블과 options 를 뺍니다: {where}",
+                              f"removing the runtime table and options the runbook added: {where}"))
+        new = _without_written_default(load_toml(current.encode(new), f.lab_path), eff, wanted, rest, plan) or new
+        overlay[f.lab_path] = current.encode(new)
+    for lab, new in overlay.items():
+        plan.writes.append(plan_write(target, lab, new))
+    if not plan.changed:
+        plan.notes.append(Msg("runbook 이 더한 것이 없어 뺄 것이 없습니다.", "nothing the runbook added is there: nothing to remove."))
+    return plan
+
+
+def _without_written_default(f: TomlFile, eff: Effective, wanted: RuntimeWanted, rest: dict,
+                             plan: RemovePlan) -> str | None:
+    """When the config had no runtimes, the runbook also wrote the default one as just
+    `runtime_type = "io.containerd.runc.v2"` (containerd's built-in default is gone once any runtime table
+    exists). That table goes too when it is the only runtime left, is exactly that, and taking it out is what
+    the runbook's edit would put back."""
+    from .edit import default_runtime_name
+    default = default_runtime_name(rest, eff.version)
+    runtimes = get_in(rest, runtime_path(eff.version, default)[:-1])
+    if not isinstance(runtimes, dict) or list(runtimes) != [default] or runtimes[default] != {"runtime_type": RUNTIME_TYPE}:
+        return None
+    if get_in(f.data, runtime_path(eff.version, default)) is None:
+        return None
+    base = RuntimeWanted(default, "", False)
+    try:
+        text = remove_runtime_text(f, eff.version, base, {"runtime_type": RUNTIME_TYPE}, None, exact=True)
+    except ConfigError:
+        return None
+    plan.notes.append(Msg(f"설정에 런타임이 없어 runbook 이 함께 적었던 기본 런타임 {default} 의 테이블도 뺍니다.",
+                          f"also removing the default runtime {default}'s table, which the runbook wrote because the config had no runtimes."))
+    return text
+
+
+def commit_remove(target: Target, plan: RemovePlan, *, backup: bool = True) -> list[Committed | Path]:
+    """Write the edited configs first (a crash then leaves an unused drop-in, never an import of a missing
+    file), then retire the drop-in; returns what safe_write did (Committed, or the drop-in's backup path)."""
+    done: list[Committed | Path] = [commit(w, backup=backup) for w in plan.writes]
+    for lab in plan.retire:
+        moved = retire(target, lab)
+        if moved is not None:
+            done.append(moved)
+    return done
+
+
+def confirm_removed(target: Target, config_path: str, wanted: RuntimeWanted) -> list[Msg]:
+    """Read back: what of the runbook's part is still there (empty when the removal holds)."""
+    left = []
+    drop = dropin_path(config_path, wanted.name)
+    f = _read(target, drop)
+    if f is not None and f.text.startswith(DROPIN_MARK):
+        left.append(Msg(f"드롭인이 아직 있습니다: {drop}", f"the drop-in is still there: {drop}"))
+    eff = load_effective(target, config_path)
+    if drop in (eff.main.data.get("imports") or []):
+        left.append(Msg(f"imports 에 아직 있습니다: {drop}", f"imports still lists {drop}"))
+    if is_runbooks_runtime(get_in(eff.data, runtime_path(eff.version, wanted.name)), wanted):
+        left.append(Msg(f"containerd 가 읽는 설정에 {wanted.name} 런타임이 아직 있습니다.",
+                        f"the config containerd reads still has the {wanted.name} runtime."))
+    return left
+
+
+def _read(target: Target, lab_path: str) -> TomlFile | None:
+    raw = read_bytes(target.resolve(lab_path))
+    return load_toml(raw, lab_path) if raw is not None else None
+
+
+# --- the runtime's lines ------------------------------------------------------------------------------
+
+
+def remove_runtime_text(f: TomlFile, version: int, wanted: RuntimeWanted, template: dict, source: str | None,
+                        *, exact: bool = False) -> str:
+    """``f``'s text without the runtime's table and its sub-tables, and the blank lines the runbook put with
+    them: of the candidate texts, the one the runbook's edit (plan_runtime with ``template``/``source``, as
+    the apply made it) turns back into the current text. Without such a candidate: the block and the blank
+    lines before it, or, with ``exact``, ConfigError."""
+    path = runtime_path(version, wanted.name)
+    layout = scan(f.text)
+    header = layout.header_for(path)
+    if header is None or any(kv.full_path()[:len(path)] == path and kv.table[:len(path)] != path
+                             for kv in layout.keyvalues):
+        raise ConfigError(
+            Msg(f"[섹션] 형식이 아니라서 안전하게 뺄 수 없습니다: {format_path(path)}",
+                f"{format_path(path)} is not written as [section] tables, so it cannot be taken out safely."),
+            Msg("그 테이블을 직접 지우세요.", "delete that table by hand."), path=f.lab_path)
+    lines = layout.lines
+    start, end = header.line, layout.subtree_end(header)
+    stray = [h for h in layout.headers if h.path[:len(path)] == path and not (start <= h.line <= end)]
+    if stray:
+        raise ConfigError(
+            Msg(f"{format_path(path)} 의 하위 테이블이 떨어진 곳에도 있어 (줄 {stray[0].line + 1}) 안전하게 뺄 수 없습니다.",
+                f"{format_path(path)} has sub-tables elsewhere too (line {stray[0].line + 1}), so it cannot be taken out safely."),
+            Msg("그 테이블들을 직접 지우세요.", "delete those tables by hand."), path=f.lab_path, line=stray[0].line + 1)
+    # comment lines right after the block belong to what follows it (subtree_end stops before them)
+    before = _blank_run(lines, start - 1, -1)
+    after = _blank_run(lines, end + 1, 1)
+    expected = copy.deepcopy(f.data)
+    node = get_in(expected, path[:-1])
+    del node[path[-1]]
+    pruned = _pruned(expected, path[:-1])  # `runtimes` existed only as the runtime's parent
+    fallback = None
+    for i, j in sorted(((i, j) for i in range(before + 1) for j in range(after + 1)), key=lambda ij: -(ij[0] + ij[1])):
+        candidate = "".join(lines[:start - i] + lines[end + 1 + j:])
+        if not (reads_as(candidate, expected) or reads_as(candidate, pruned)):
+            continue
+        fallback = fallback or (candidate if j == 0 or start - i == 0 else None)
+        try:
+            again = plan_runtime(candidate, expected, version, wanted, template, lab_path=f.lab_path,
+                                 source_name=source).text
+        except ConfigError:
+            continue
+        if again == f.text:
+            return candidate
+    if exact:
+        raise ConfigError(Msg("runbook 이 쓴 모양과 달라 그대로 둡니다.", "not as the runbook wrote it: kept."), path=f.lab_path)
+    candidate = fallback or "".join(lines[:start - before] + lines[end + 1:])
+    if not reads_as(candidate, pruned):
+        require_reads_as(candidate, expected, f.lab_path, Msg("그 테이블을 직접 지우세요.", "delete that table by hand."))
+    return candidate
+
+
+def _pruned(data: dict, path: tuple[str, ...]) -> dict:
+    """``data`` without the tables along ``path`` that are left empty (deepest first)."""
+    out = copy.deepcopy(data)
+    for n in range(len(path), 0, -1):
+        parent = get_in(out, path[:n - 1]) if n > 1 else out
+        if isinstance(parent, dict) and parent.get(path[n - 1]) == {}:
+            del parent[path[n - 1]]
+        else:
+            break
+    return out
+
+
+def _blank_run(lines: list[str], i: int, step: int) -> int:
+    n = 0
+    while 0 <= i < len(lines) and not lines[i].strip():
+        n += 1
+        i += step
+    return n
+
+
+# --- the imports entry ---------------------------------------------------------------------------------
+
+
+def remove_import(main: TomlFile, entry: str) -> str:
+    """``main``'s text without the ``entry`` of `imports` that dropin.add_import added: the candidate that
+    add_import turns back into the current text, else the plain removal of the item; verified by re-parsing."""
+    layout = scan(main.text)
+    kv = layout.keyvalue(("imports",))
+    if kv is None or kv.table != ():
+        return main.text
+    imports = list(main.data.get("imports") or [])
+    rest = [i for i in imports if i != entry]
+    expected = {**main.data, "imports": rest}
+    lines = layout.lines
+    candidates = []
+    if not rest:  # add_import wrote the whole line (and maybe one blank line after it)
+        expected_no_key = {k: v for k, v in main.data.items() if k != "imports"}
+        for extra in (1, 0):
+            blank = kv.end_line + 1 < len(lines) and not lines[kv.end_line + 1].strip()
+            if extra and not blank:
+                continue
+            candidates.append(("".join(lines[:kv.line] + lines[kv.end_line + 1 + extra:]), expected_no_key))
+    raw = layout.value_text(kv)
+    for item in (f'"{entry}"', f"'{entry}'"):
+        for old, new in ((f", {item}", ""), (f",{item}", ""), (f"{item}, ", ""), (f"{item},", ""), (item, ""),
+                         (f",\n{_indent_of(raw, item)}{item},", ""), (f",\n{_indent_of(raw, item)}{item},", ","),
+                         (f"\n{_indent_of(raw, item)}{item},", "")):
+            if old and old in raw:
+                cand_raw = raw.replace(old, new, 1)
+                candidates.append((main.text[:kv.value_start] + cand_raw + main.text[kv.value_end:], expected))
+    fallback = None
+    for text, want in candidates:
+        if not reads_as(text, want):
+            continue
+        fallback = fallback or text
+        try:
+            if add_import(load_toml(text.encode(), main.lab_path), entry) == main.text:
+                return text
+        except ConfigError:
+            continue
+    if fallback is None:
+        raise ConfigError(
+            Msg(f"imports 에서 이 항목을 안전하게 뺄 수 없습니다 (배열의 모양이 예상 밖입니다): {entry}",
+                f"{entry} cannot be taken out of imports safely (the array is laid out unexpectedly)."),
+            Msg(f"imports 에서 이 항목을 직접 지우세요: {entry}", f"delete {entry} from imports by hand."),
+            path=main.lab_path, line=kv.line + 1)
+    return fallback
+
+
+def _indent_of(raw: str, item: str) -> str:
+    at = raw.find(item)
+    if at < 0:
+        return ""
+    line_start = raw.rfind("\n", 0, at) + 1
+    return raw[line_start:at] if not raw[line_start:at].strip() else ""
+
+
+__all__ = ["RemovePlan", "plan_remove", "commit_remove", "confirm_removed", "remove_runtime_text", "remove_import",
+           "is_runbooks_runtime", "DROPIN_MARK"]

@@ -1,0 +1,46 @@
+"""Shared helpers for the issue-14 library tests: fixtures under tests/fixtures/distro, the in-place plan as
+the steps make it (template copied from the default runtime), and containerd 1.6's own reading."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from runbook_lib.containerd.edit import RuntimeWanted, plan_runtime, template_runtime
+from runbook_lib.containerd.versions import detect_version
+
+DISTRO = Path(__file__).parent / "fixtures" / "distro"
+NVIDIA = "/usr/bin/nvidia-container-runtime"
+WANTED = RuntimeWanted("nvidia", NVIDIA, True)
+
+
+def distro_fixture(name: str) -> str:
+    return (DISTRO / name).read_text()
+
+
+def plan_inplace(text: str, wanted: RuntimeWanted = WANTED, **kw):
+    data = tomllib.loads(text)
+    version = detect_version(data, path="/x", empty=not data)
+    template, source = template_runtime(data, version, wanted)
+    return plan_runtime(text, data, version, wanted, template, lab_path="/etc/containerd/config.toml",
+                        source_name=source, **kw)
+
+
+def containerd_reads(root: Path, config_rel: str = "etc/containerd/config.toml", runtime: str = "nvidia") -> dict:
+    """containerd 1.6's `config dump` of a file under ``root`` (skips, or fails under RUNBOOK_REQUIRE_REAL=1,
+    without containerd or root)."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent / "real"))
+    from realenv import need_program, need_root
+    from runbook_lib.containerd.verify import containerd_reading
+    binary = need_program("containerd")
+    need_root()
+    return containerd_reading(binary, root / config_rel, root, runtime)
+
+
+def write_root(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
+    root = tmp_path / "root"
+    for rel, content in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(content.encode() if isinstance(content, str) else content)
+    return root

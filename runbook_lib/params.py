@@ -9,7 +9,8 @@ from .errors import ParameterError
 from .messages import Msg
 from .names import dns1123_label_problem
 
-MODES = ("apply", "check")
+MODES = ("apply", "check", "remove")
+DISTROS = ("auto", "containerd", "k3s", "rke2", "microk8s", "k0s")
 LAYOUTS = ("inplace", "dropin")
 
 
@@ -35,8 +36,8 @@ class Parameter:
 PARAMETERS = (
     Parameter("root", "", "str", "대상 루트 (비우면 저장소 안의 lab-root 샌드박스, 실제 노드는 /)",
               "target root (empty: the lab-root sandbox, / on a real node)"),
-    Parameter("mode", "apply", "choice", "apply 는 적용, check 는 검사만 하고 아무것도 쓰지 않음",
-              "apply writes, check only inspects and writes nothing", MODES),
+    Parameter("mode", "apply", "choice", "apply 는 적용, check 는 검사만 하고 아무것도 쓰지 않음, remove 는 런북이 더한 것만 되돌림",
+              "apply writes, check only inspects and writes nothing, remove takes out what the runbook added", MODES),
     Parameter("runtime_name", "nvidia", "str", "등록할 런타임 이름이자 RuntimeClass handler (DNS-1123 레이블)",
               "runtime name, also the RuntimeClass handler (a DNS-1123 label)"),
     Parameter("binary_name", "/usr/bin/nvidia-container-runtime", "path", "런타임이 실행할 바이너리의 절대 경로",
@@ -53,6 +54,10 @@ PARAMETERS = (
     Parameter("restart_containerd", False, "bool", "실제 노드에서 containerd 재시작 여부", "restart containerd on a real node"),
     Parameter("containerd_bin", "", "str", "containerd 바이너리 경로 (주면 containerd 가 직접 설정을 읽어 확인)",
               "containerd binary to ask how it reads the config"),
+    Parameter("replace_runtime", False, "bool", "같은 이름의 런타임이 다른 바이너리로 있을 때 바꿀지 (기본은 거부)",
+              "replace a runtime of the same name that runs another binary (refused by default)"),
+    Parameter("enable_cdi", False, "bool", "containerd 의 enable_cdi 와 cdi_spec_dirs 를 CDI 스펙 폴더에 맞춰 설정",
+              "set containerd's enable_cdi and cdi_spec_dirs for the CDI spec's folder"),
 )
 
 # The lab's absolute paths, resolved under `root` at run time.
@@ -81,10 +86,16 @@ class Params:
     layout: str = "inplace"
     restart_containerd: bool = False
     containerd_bin: str = ""
+    replace_runtime: bool = False
+    enable_cdi: bool = False
 
     @property
     def check_only(self) -> bool:
         return self.mode == "check"
+
+    @property
+    def removing(self) -> bool:
+        return self.mode == "remove"
 
     def as_dict(self) -> dict:
         return asdict(self)

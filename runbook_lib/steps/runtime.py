@@ -3,7 +3,8 @@ atomic edit, in place or as a drop-in). Every existing line, comment and key ord
 
 from __future__ import annotations
 
-from ..containerd import diagnose, repair
+from ..containerd import diagnose, distro, repair
+from ..containerd.owner import require_not_foreign
 from ..containerd.edit import RuntimeWanted, default_runtime_name, plan_runtime, template_runtime
 from ..containerd.effective import load_effective
 from ..containerd.load import load_toml
@@ -30,6 +31,9 @@ def plan(run) -> Plan:
     out = Plan(Msg(f"{p.runtime_name} 런타임이 이미 등록되어 있습니다.", f"the {p.runtime_name} runtime is already registered."),
                subject=diagnose.header_text(eff, runtime_path(eff.version, p.runtime_name)))
     out.refusals = diagnose.blockers(eff, p, strays=moved is None)
+    generated = distro.generated_finding(eff.main.text, eff.main.lab_path)
+    if generated is not None:  # a file a distribution rewrites at every start: an edit there is lost
+        out.refusals.insert(0, generated)
     if out.refusals:
         out.message = out.refusals[0].what
         return out
@@ -39,6 +43,7 @@ def plan(run) -> Plan:
         out.notes += moved.notes
     if p.layout == "dropin":
         return _dropin(run, eff, out)
+    require_not_foreign(eff, p.runtime_name, p.binary_name, replace_runtime=p.replace_runtime, target=run.target)
     owner = diagnose.owner_file(eff, p.runtime_name)
     template, source = template_runtime(eff.data, eff.version, run.wanted)
     text, data = owner.text, owner.data
@@ -56,7 +61,8 @@ def plan(run) -> Plan:
                           f"(런타임 테이블이 하나라도 생기면 내장 {default} 는 사라집니다).",
                           f"the config has no runtimes, so containerd's built-in {default} is written too "
                           f"(as soon as any runtime table exists, the built-in {default} is gone).")]
-    edit = plan_runtime(text, data, eff.version, run.wanted, template, lab_path=owner.lab_path, source_name=source)
+    edit = plan_runtime(text, data, eff.version, run.wanted, template, lab_path=owner.lab_path, source_name=source,
+                        replace_runtime=p.replace_runtime)
     write = run.plan_write(owner.lab_path, owner.encode(edit.text))
     if write.changed or moved:
         after = load_effective(run.target, p.config_path, overlay={**(run._overlay or {}), owner.lab_path: write.new})

@@ -58,12 +58,12 @@ _FIXES = {"/kind": f"kind: {KIND}", "/cdiVersion": f'cdiVersion: "{CDI_VERSION}"
 def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Problem]:
     """Verdicts for the spec: the kind the runbook needs, then the CDI rules (schema and reference library),
     each with the line it is on when ``text`` is given."""
-    from .cdi_validate import validate_spec
+    from .cdi_validate import show, validate_spec
     problems = []
     kind = doc.get("kind")
     if kind != KIND:
-        what = Msg("kind 항목이 없습니다." if kind is None else f"kind 가 {kind!r} 입니다.",
-                   "there is no kind." if kind is None else f"kind is {kind!r}.")
+        what = Msg("kind 항목이 없습니다." if kind is None else f"kind 값이 다릅니다: {show(kind)}",
+                   "there is no kind." if kind is None else f"kind is {show(kind)}.")
         problems.append(Problem(
             what + Msg(f"nvidia 런타임의 장치는 {KIND} 로 요청하므로, 다른 kind 의 스펙에서는 GPU 를 찾지 못합니다.",
                        f"the nvidia runtime's devices are requested as {KIND}, so a spec of another kind provides no GPU."),
@@ -74,7 +74,7 @@ def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Pro
         fix = _FIXES.get(f["path"])
         problems.append(Problem(
             Msg(f"{f['path'] or '/'}: {f['message_ko']}", f"{f['path'] or '/'}: {f['message_en']}"),
-            Msg(fix, fix) if fix else Msg(f"{f['path']} 를 위 설명대로 고치세요.", f"correct {f['path']} as described.") + REGENERATE,
+            Msg(fix, fix) if fix else Msg(f"위 설명대로 고치세요: {f['path']}", f"correct {f['path']} as described.") + REGENERATE,
             lab_path, yaml_line(text, f["path"]), why=WHY))
     return problems
 

@@ -46,9 +46,12 @@ def _finding(parts, rule, ko, en) -> dict:
 @lru_cache(maxsize=1)
 def schema_validator():
     """A validator for the shipped upstream schema: the class its `$schema` names (draft-07), `defs.json`
-    resolved from the package, and format checking on (the schema has no `format` today; if a new upstream
-    version adds one, it is enforced rather than silently ignored)."""
-    from jsonschema.validators import validator_for
+    resolved from the package, and format checking on. The schema has no `format` keyword today (a test says
+    so, because jsonschema's optional format extras are not loaded here: runbook_lib/format_extras.py)."""
+    from .format_extras import skipped_while_importing
+
+    with skipped_while_importing():  # ~3 s of grammar compiling in a kernel of a JupyterLab environment, else
+        from jsonschema.validators import validator_for
     from referencing import Registry
     from referencing.jsonschema import specification_with
 

@@ -155,6 +155,12 @@ def test_the_schema_is_draft_07_and_the_package_validates_with_draft_07():
     assert schema_validator().format_checker is not None  # a `format` a newer schema adds is enforced
 
 
+def test_the_schema_uses_no_format_keyword():
+    """jsonschema's optional format extras are not loaded in the kernel (runbook_lib/format_extras.py); a newer
+    schema with `format` must fail here, so that choice is revisited rather than silently weaker."""
+    assert '"format"' not in json.dumps(SCHEMA) + json.dumps(DEFS)
+
+
 def test_the_spec_the_runbook_writes_is_valid_for_the_upstream_schema():
     spec = yaml.safe_load(cdi.build_minimal_spec())
     assert schema_errors(spec) == []

@@ -39,7 +39,7 @@ def test_the_private_methods_the_manager_overrides_still_exist_with_their_parame
         method = getattr(AsyncKernelManager, name)
         assert inspect.iscoroutinefunction(method), name
         assert list(inspect.signature(method).parameters)[1:] == params, name
-    assert list(inspect.signature(KernelManager._reconcile_connection_info).parameters)[1:] == ["connection_info"]
+    assert list(inspect.signature(KernelManager._reconcile_connection_info).parameters)[1:] == ["info"]
     assert hasattr(KernelManager(), "_connection_file_written")
 
 

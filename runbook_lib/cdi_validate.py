@@ -50,7 +50,7 @@ def schema_validator():
     so, because jsonschema's optional format extras are not loaded here: runbook_lib/format_extras.py)."""
     from .format_extras import skipped_while_importing
 
-    with skipped_while_importing():  # ~3 s of grammar compiling in a kernel of a JupyterLab environment, else
+    with skipped_while_importing():  # else ~3 s of grammar compiling, in a kernel of a JupyterLab environment
         from jsonschema.validators import validator_for
     from referencing import Registry
     from referencing.jsonschema import specification_with
@@ -71,7 +71,8 @@ def _schema_finding(error) -> dict:
     parts = list(error.absolute_path)  # the finding's path says where; the message says what
     kind, expected = error.validator, error.validator_value
     if kind == "required":
-        missing = error.message.split("'")[1]  # jsonschema names the parent; the finding names the missing field
+        # one error per missing field, at the parent; the finding names the field itself
+        missing = next((k for k in expected if k not in error.instance and repr(k) in error.message), error.message)
         parent = pointer(parts) or "최상위"
         return _finding(parts + [missing], "schema", f"필수 항목이 없습니다: {missing} ({parent})",
                         f"The required field {missing} is missing at {pointer(parts) or 'the top level'}.")

@@ -23,7 +23,7 @@ from runbook_lib.containerd import layout
 from runbook_lib.containerd.edit import RuntimeWanted, plan_runtime, template_runtime
 from runbook_lib.containerd.versions import detect_version
 
-DEFAULT_16 = Path("/work/shared/fixtures/containerd/containerd-1.6.20-default.toml")
+DEFAULT_16 = Path(__file__).resolve().parents[1] / "tests/fixtures/containerd/containerd-1.6.20-default.toml"
 HEADER = '      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
 RUNTIME = '''
         [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.{name}]

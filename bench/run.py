@@ -7,6 +7,10 @@ Standard library only; run it with any Python 3.11+ (the Makefile uses the proje
    environment, `make run` and `runbook run`, each on a fresh lab root (`runbook lab-init`, not timed);
    for reference also plain `.venv/bin/papermill` on the runbook, the empty notebook through our runner,
    and the runbook through our runner without papermill's per-cell saves (what those saves cost);
+   and the command the mission types, plain `papermill notebooks/run.ipynb out.ipynb -p root R`, in a NODE
+   install (bench/.venv-node: `pip install .`, no extras), with the empty notebook in that same install,
+   paired round by round with the stock empty run; then where that run's time goes
+   (bench/papermill_phases.py: imports, kernel start, cells, papermill's saves, the kernel's stop);
 2. the runbook's own code cells (the durations papermill records in the executed notebook) and the kernel
    start alone (bench/kernel_start.py) in both environments;
 3. the edit alone (bench/edit_bench.py) on containerd 1.6's default config and on grown configs;
@@ -43,11 +47,14 @@ PROJECT_BIN = REPO / ".venv" / "bin"
 PROJECT_PY = PROJECT_BIN / "python"
 STOCK = BENCH / ".venv-stock"
 STOCK_BIN = STOCK / "bin"
+NODE = BENCH / ".venv-node"  # `pip install .`: no lab/test/fleet extras, as the Ansible role and DaemonSet install it
+NODE_BIN = NODE / "bin"
 EMPTY = BENCH / "empty.ipynb"
 PAGE = os.sysconf("SC_PAGE_SIZE")
 MIB = 1024 * 1024
 
 TARGETS = {
+    "node_plain / stock_empty (wall, median per round)": 0.55,
     "make_run / stock_empty (wall)": 0.55,
     "runbook_run / stock_empty (wall)": 0.55,
     "code cells, s": 0.3,
@@ -149,6 +156,27 @@ def ensure_stock(log: Path) -> None:
     stamp.touch()
 
 
+def ensure_node(log: Path) -> None:
+    """bench/.venv-node: `pip install .` into a fresh venv once; this checkout's package reinstalled every time
+    (no dependencies touched), so the figure is for the code as it is now."""
+    base = getattr(sys, "_base_executable", sys.executable)
+    stamp = NODE / ".installed"
+    had_build = (REPO / "build").exists()
+    with open(log, "ab") as out:
+        if not stamp.exists():
+            print("bench: creating the node environment (pip install .) in", NODE, flush=True)
+            subprocess.run([base, "-m", "venv", "--clear", str(NODE)], check=True)
+            subprocess.run([NODE_BIN / "python", "-m", "pip", "install", "--quiet", "--upgrade", "pip"],
+                           check=True, stdout=out, stderr=out)
+            subprocess.run([NODE_BIN / "python", "-m", "pip", "install", "--quiet", str(REPO)],
+                           check=True, stdout=out, stderr=out)
+            stamp.touch()
+        subprocess.run([NODE_BIN / "python", "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall",
+                        str(REPO)], check=True, stdout=out, stderr=out)
+    if not had_build:
+        shutil.rmtree(REPO / "build", ignore_errors=True)  # setuptools' in-tree build folder
+
+
 def ensure_project() -> None:
     if not (REPO / ".venv" / ".installed").exists():
         subprocess.run(["make", "-s", "-C", str(REPO), "venv"], check=True)
@@ -210,6 +238,15 @@ def scenario(name: str, work: Path, log: Path, *, sample_memory: bool = False) -
         res = run([PROJECT_BIN / "papermill", *pm_quiet, REPO / "notebooks/run.ipynb", tmp / "out.ipynb",
                    "-p", "root", root], sample_memory=sample_memory, log=log)
         res.update(code_cells(tmp / "out.ipynb"))
+    elif name == "node_plain":
+        # what the mission types, in a node install: plain papermill, no runner, no engine, no extras
+        root = fresh_root(tmp, "root")
+        res = run([NODE_BIN / "papermill", *pm_quiet, REPO / "notebooks/run.ipynb", tmp / "out.ipynb",
+                   "-p", "root", root], sample_memory=sample_memory, log=log)
+        res.update(code_cells(tmp / "out.ipynb"))
+    elif name == "node_empty":
+        res = run([NODE_BIN / "papermill", *pm_quiet, EMPTY, tmp / "out.ipynb", "-p", "x", "1"],
+                  sample_memory=sample_memory, log=log)
     elif name == "runner_nosave":
         # the runbook through the runner without make and without --show (what `make run` adds around it)
         root = fresh_root(tmp, "root")
@@ -290,12 +327,14 @@ def main(argv: list[str] | None = None) -> int:
     log.write_text("")
     ensure_project()
     ensure_stock(log)
+    ensure_node(log)
     work = Path(tempfile.mkdtemp(prefix="runbook-bench-"))
     report: dict = {"machine": machine(), "load_before": os.getloadavg(),
-                    "versions": {"project": versions(PROJECT_PY), "stock": versions(STOCK_BIN / "python")},
+                    "versions": {"project": versions(PROJECT_PY), "stock": versions(STOCK_BIN / "python"),
+                                 "node": versions(NODE_BIN / "python")},
                     "rounds": args.rounds, "par_rounds": args.par_rounds, "roots": args.roots}
-    names = ["stock_empty", "make_run", "runbook_run", "plain_papermill", "project_empty", "runner_nosave",
-             "kernel_project", "kernel_stock"]
+    names = ["stock_empty", "node_plain", "make_run", "runbook_run", "plain_papermill", "project_empty",
+             "runner_nosave", "node_empty", "kernel_project", "kernel_stock"]
     samples: dict[str, list[dict]] = {n: [] for n in names}
     started = time.time()
     for r in range(args.rounds):
@@ -303,6 +342,20 @@ def main(argv: list[str] | None = None) -> int:
         for name in order:
             samples[name].append(scenario(name, work, log))
         print(f"bench: round {r + 1}/{args.rounds} done ({time.time() - started:.0f} s)", flush=True)
+
+    print("bench: where plain papermill's time goes (node install)", flush=True)
+    phases = {"runbook": [], "empty": []}
+    for _ in range(3):
+        for kind, nb_args in (("runbook", [REPO / "notebooks/run.ipynb"]), ("empty", [EMPTY])):
+            tmp = Path(tempfile.mkdtemp(prefix="phases-", dir=work))
+            params = ["-p", "root", fresh_root(tmp, "root")] if kind == "runbook" else ["-p", "x", "1"]
+            proc = subprocess.run([NODE_BIN / "python", BENCH / "papermill_phases.py", *nb_args, tmp / "out.ipynb",
+                                   *params], capture_output=True, text=True, cwd=REPO)
+            if proc.returncode:
+                raise SystemExit(f"bench: papermill_phases failed:\n{proc.stderr[-3000:]}")
+            phases[kind].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+            shutil.rmtree(tmp, ignore_errors=True)
+    report["phases"] = {k: {f: med([r[f] for r in v]) for f in v[0]} for k, v in phases.items()}
 
     print("bench: memory pass", flush=True)
     memory = {n: [scenario(n, work, log, sample_memory=True) for _ in range(2)]
@@ -332,7 +385,8 @@ def main(argv: list[str] | None = None) -> int:
         return {"of_medians": m[name][key] / m["stock_empty"][key], "median_per_round": med(per_round)}
 
     ratios = {f"{n} / stock_empty": {"wall": ratio(n), "cpu": ratio(n, "cpu")}
-              for n in ("make_run", "runbook_run", "plain_papermill", "project_empty", "runner_nosave")}
+              for n in ("node_plain", "node_empty", "make_run", "runbook_run", "plain_papermill", "project_empty",
+                        "runner_nosave")}
     cells = med([s["cells_sum"] for n in ("make_run", "runbook_run") for s in samples[n]])
     pm_ = {k: {"wall": med([s["wall"] for s in v]), "cpu": med([s["cpu"] for s in v])} for k, v in par.items()}
     speedup = pm_["sequential"]["wall"] / pm_["jobs2"]["wall"]
@@ -342,6 +396,7 @@ def main(argv: list[str] | None = None) -> int:
                    "memory": peak, "edit": edit, "parallel": {"samples": par, "medians": pm_,
                                                                "speedup_sequential_over_jobs2": speedup}})
     verdict = {
+        "node_plain / stock_empty (wall, median per round)": ratios["node_plain / stock_empty"]["wall"]["median_per_round"],
         "make_run / stock_empty (wall)": ratios["make_run / stock_empty"]["wall"]["of_medians"],
         "runbook_run / stock_empty (wall)": ratios["runbook_run / stock_empty"]["wall"]["of_medians"],
         "code cells, s": cells,
@@ -378,6 +433,14 @@ def print_report(rep: dict) -> None:
     for k, v in rep["ratios"].items():
         print(f"| {k} | {v['wall']['of_medians']:.2f} | {v['wall']['median_per_round']:.2f} | "
               f"{v['cpu']['of_medians']:.2f} |")
+    ph = rep.get("phases")
+    if ph:
+        print("\n| plain papermill, node install (median of 3, s) | runbook | empty notebook |")
+        print("|---|---:|---:|")
+        for f in ("import", "read", "kernel_launch", "kernel_until_ready", "cells_n", "cells_total", "saves_n",
+                  "saves_total", "kernel_shutdown", "total_after_interpreter"):
+            fmt = (lambda x: f"{x:.0f}") if f.endswith("_n") else (lambda x: f"{x:.3f}")
+            print(f"| {f} | {fmt(ph['runbook'].get(f, 0))} | {fmt(ph['empty'].get(f, 0))} |")
     e = rep["edit"]
     print("\n| edit alone (CPU) | lines | median ms | ms per 1000 lines |")
     print("|---|---:|---:|---:|")

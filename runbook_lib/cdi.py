@@ -58,7 +58,7 @@ _FIXES = {"/kind": f"kind: {KIND}", "/cdiVersion": f'cdiVersion: "{CDI_VERSION}"
 def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Problem]:
     """Verdicts for the spec: the kind the runbook needs, then the CDI rules (schema and reference library),
     each with the line it is on when ``text`` is given."""
-    from .cdi_validate import validate_spec
+    from .cdi_validate import show, validate_spec
     problems = []
     kind = doc.get("kind")
     if kind != KIND:
@@ -70,7 +70,7 @@ def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Pro
         fix = _FIXES.get(f["path"])
         problems.append(Problem(
             Msg(f"{f['path'] or '/'}: {f['message_ko']}", f"{f['path'] or '/'}: {f['message_en']}"),
-            Msg(fix, fix) if fix else Msg(f"{f['path']} 를 위 설명대로 고치세요.", f"correct {f['path']} as described.") + REGENERATE,
+            Msg(fix, fix) if fix else Msg(f"위 설명대로 고치세요: {f['path']}", f"correct {f['path']} as described.") + REGENERATE,
             lab_path, yaml_line(text, f["path"]), why=WHY, code=f"cdi.{f['rule']}", pointer=f["path"] or "/"))
     return problems
 

@@ -169,7 +169,7 @@ def collect_parameters(args, declared: dict, root: str | None = None) -> dict:
 
 
 def cmd_run(args) -> int:
-    from .runner import skip_unused_imports
+    from . import format_extras
 
     notebook = Path(args.notebook) if args.notebook else default_notebook()
     roots = getattr(args, "roots", None) or [args.root]
@@ -178,7 +178,7 @@ def cmd_run(args) -> int:
 
         # the kernel boots while papermill is imported; stopped at exit if the run is refused
         kernel_early.spawn_for_notebook(str(notebook))
-    skip_unused_imports()  # before papermill: see runbook_lib/runner.py
+    format_extras.skip_for_this_process()  # before papermill: see runbook_lib/format_extras.py
     import papermill as pm
 
     from . import __version__

@@ -1,12 +1,10 @@
 """`python -m runbook_lib.runner ...`: papermill's own command line, without an import it never uses.
 
-With JupyterLab installed, `jsonschema[format-nongpl]` brings `rfc3987_syntax`, and `import jsonschema` (done by
-`nbformat`, so by papermill) loads it to register the "iri" format checkers: it compiles an RFC 3987 grammar
-with lark at import time, about half of papermill's start-up (docs/BENCHMARKS.md). Notebooks never use it:
-nbformat validates without a format checker (fastjsonschema by default), and nbconvert only through nbformat.
-So the runner marks that one module as absent *in its own process*, before papermill is imported; jsonschema
-then simply has no "iri"/"iri-reference" checker, as in an environment without that extra. Nothing is
-uninstalled, the kernel and JupyterLab are untouched, and every argument goes to papermill's CLI unchanged.
+With JupyterLab installed, `import jsonschema` (done by `nbformat`, so by papermill) compiles an RFC 3987 grammar
+to register format checkers notebooks never use (runbook_lib/format_extras.py): about half of papermill's
+start-up. So the runner marks those modules as absent *in its own process*, before papermill is imported;
+jsonschema then simply has no "iri" checker, as in an environment without that extra. Nothing is uninstalled,
+JupyterLab is untouched, and every argument goes to papermill's CLI unchanged.
 
 It also starts the kernel first (runbook_lib.kernel_early), so that the kernel boots while papermill is
 imported, and runs papermill with `--engine runbook` (runbook_lib.kernel_manager), which adopts that kernel
@@ -18,19 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-# Imported by jsonschema only to register format checkers ("iri", "uri", "date-time", "duration", "color",
-# "uri-template", "hostname") that notebook validation never uses; see the module docstring. Each import sits in
-# jsonschema/_format.py under `suppress(ImportError)`, and nothing else on papermill's path imports them.
-UNUSED_IN_RUNNER = ("rfc3987_syntax", "rfc3986_validator", "rfc3339_validator", "isoduration", "webcolors",
-                    "uri_template", "fqdn")
-
-
-def skip_unused_imports() -> None:
-    """Make `import rfc3987_syntax` raise ImportError in this process (jsonschema suppresses it).
-
-    Call before papermill, nbformat or jsonschema is imported; a module already imported is left alone."""
-    for name in UNUSED_IN_RUNNER:
-        sys.modules.setdefault(name, None)  # type: ignore[arg-type]
+from . import format_extras
 
 
 def _option(args: list[str], *names: str) -> str | None:
@@ -83,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         args = args[1:]
     if args and not {"--help", "--version", "--help-notebook"} & set(args):
         args = start_kernel_early(args)
-    skip_unused_imports()
+    format_extras.skip_for_this_process()
     from papermill.cli import papermill
 
     from .kernel_manager import register

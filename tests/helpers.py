@@ -1,4 +1,4 @@
-"""Shared test helpers: where the shared data is, running the real notebook, hashing a tree."""
+"""Test helpers: where the test data is (tests/fixtures/), running the real notebook, hashing a tree."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import os
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+TEST_DATA = REPO / "tests" / "fixtures"  # every external file with its source and licence (SOURCE.md)
 NOTEBOOK = REPO / "notebooks" / "run.ipynb"
-FIXTURES = SHARED / "fixtures" / "containerd"
+FIXTURES = TEST_DATA / "containerd"
+CONFORMANCE = TEST_DATA / "conformance" / "nvidia-ctk"
+CDI_SCHEMA = TEST_DATA / "cdi-schema"
 LAB_BASE = FIXTURES / "lab-config.toml.base"
 COURSE_FIXTURE = "opt/fixtures/gpu-airgap/containerd/config.toml.base"
 

@@ -7,18 +7,17 @@ import tomllib
 from pathlib import Path
 
 
-from helpers import FIXTURES, SHARED
+from helpers import CONFORMANCE, FIXTURES
 from runbook_lib.containerd.effective import load_effective
 from runbook_lib.containerd.versions import runtimes_path
 from runbook_lib.params import validate
 from runbook_lib.run import Run
 
-CONFORMANCE = SHARED / "conformance" / "nvidia-ctk"
 CASES = sorted(p for p in CONFORMANCE.iterdir() if (p / "expected.json").is_file())
 CONFIG = "etc/containerd/config.toml"
 DROPIN = "etc/containerd/conf.d/99-nvidia.toml"
 
-# The shared containerd fixtures and the version containerd reads each as.
+# The containerd fixtures (tests/fixtures/containerd/) and the version containerd reads each as.
 FIXTURE_VERSIONS = {
     "containerd-1.6.20-default.toml": 2,
     "containerd-2.0-docs-config-v3.toml": 3,
@@ -31,7 +30,7 @@ def make_root(tmp_path: Path, config: bytes | Path, files: dict[str, bytes | str
     (root / "etc/containerd").mkdir(parents=True)
     data = config.read_bytes() if isinstance(config, Path) else config
     (root / CONFIG).write_bytes(data)
-    (root / CONFIG).chmod(0o644)  # the shared data is read-only; a node's config is not
+    (root / CONFIG).chmod(0o644)  # a node's config is writable, whatever the fixture's mode
     for rel, content in (files or {}).items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(content.encode() if isinstance(content, str) else content)

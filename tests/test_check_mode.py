@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from grading_helpers import CONFIG, TOOLKIT, BROKEN, broken, check, errors, failed_steps, good_with, lab_root, \
+from grading_helpers import CONFIG, GOOD, TOOLKIT, BROKEN, broken, check, errors, failed_steps, good_with, lab_root, \
     papermill, step_records, tree, verdict
 
 BROKEN_NAMES = sorted(p.name for p in BROKEN.glob("*.toml"))
@@ -33,6 +33,35 @@ def test_check_mode_on_an_empty_root_creates_nothing(tmp_path):
     assert list(root.iterdir()) == []  # no folders, no lock, no config, no spec, no toolkit files
     assert failed_steps(results) == list(range(1, 9))  # every step evaluated, none skipped
     assert "missing" in results[1].problems[0].what.en
+
+
+def _only_config(root):
+    (root / CONFIG).parent.mkdir(parents=True)
+    (root / CONFIG).write_bytes(GOOD.read_bytes())
+
+
+def _root_state(root):
+    """The whole tree's hashes, and the root folder's own mode and mtime (a created entry changes both)."""
+    st = root.stat()
+    return tree(root), st.st_mode, st.st_mtime_ns
+
+
+ROOTS_WITH_FOLDERS_MISSING = {"empty": lambda root: None, "only-config-toml": _only_config}
+
+
+@pytest.mark.parametrize("how", ["library", "papermill"])
+@pytest.mark.parametrize("kind", sorted(ROOTS_WITH_FOLDERS_MISSING))
+def test_check_mode_writes_nothing_where_folders_are_missing(tmp_path, kind, how):
+    root = tmp_path / "root"
+    root.mkdir()
+    ROOTS_WITH_FOLDERS_MISSING[kind](root)
+    before = _root_state(root)
+    if how == "library":
+        assert failed_steps(check(root))  # no spec, no toolkit files: check mode must say so, not make them
+    else:
+        proc = papermill(root, tmp_path / "out.ipynb", "-p", "mode", "check")
+        assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert _root_state(root) == before
 
 
 def test_check_mode_with_a_lock_file_present_does_not_touch_it(tmp_path):

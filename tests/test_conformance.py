@@ -1,4 +1,4 @@
-"""Against nvidia-ctk: for every case in ../shared/conformance/nvidia-ctk/, the effective runtime table we
+"""Against nvidia-ctk: for every case in tests/fixtures/conformance/nvidia-ctk/, the effective runtime table we
 produce (in both layouts) equals what containerd ends up with after nvidia-ctk, apart from the deliberate
 differences documented in docs/CONFORMANCE.md."""
 

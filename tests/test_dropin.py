@@ -1,5 +1,5 @@
 """layout=dropin: conf.d/99-<runtime>.toml plus an imports entry, with content that containerd's merge cannot
-use to lose another runtime; the shared fixtures in both layouts, asked of containerd 1.6 where it can read
+use to lose another runtime; the containerd fixtures in both layouts, asked of containerd 1.6 where it can read
 them; and the notebook run by papermill with `-p layout dropin`."""
 
 import tomllib

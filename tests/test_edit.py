@@ -5,7 +5,7 @@ import tomllib
 
 import pytest
 
-from helpers import LAB_BASE, SHARED
+from helpers import CONFORMANCE, FIXTURES, LAB_BASE
 from runbook_lib.containerd.edit import RuntimeWanted, plan_runtime, template_runtime
 from runbook_lib.containerd.versions import detect_version
 
@@ -47,16 +47,16 @@ def test_second_edit_changes_nothing():
     assert edit(once) == once
 
 
-@pytest.mark.parametrize("case", sorted(p.name for p in (SHARED / "conformance/nvidia-ctk").iterdir() if p.is_dir()))
+@pytest.mark.parametrize("case", sorted(p.name for p in CONFORMANCE.iterdir() if p.is_dir()))
 def test_comments_quotes_and_order_survive(case):
-    old = (SHARED / "conformance/nvidia-ctk" / case / "input.toml").read_text()
+    old = (CONFORMANCE / case / "input.toml").read_text()
     new = edit(old)
     assert only_insertions(old, new), case
     assert tomllib.loads(new)  # parses
 
 
 def test_v3_single_quote_style_is_followed():
-    old = (SHARED / "fixtures/containerd/containerd-2.0-docs-config-v3.toml").read_text()
+    old = (FIXTURES / "containerd-2.0-docs-config-v3.toml").read_text()
     new = edit(old)
     assert "[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.nvidia]" in new
     assert "BinaryName = '/usr/bin/nvidia-container-runtime'" in new

@@ -172,26 +172,32 @@ def test_without_a_writable_temporary_folder_jupyter_clients_defaults_run_the_no
     assert seen["transport"] == "tcp"  # the run still works, as plain papermill would run it
 
 
-def test_a_kernel_that_hangs_on_its_way_out_is_stopped_after_half_a_second(tmp_path):
-    """ipykernel sometimes hangs after a shutdown request; jupyter_client would wait 2.5 s before SIGTERM."""
-    import asyncio
+async def stop_a_kernel_that_hangs(manager_class) -> tuple[float, object, int | None]:
+    """Start a kernel whose exit hangs (an atexit handler sleeping 600 s), then shut it down with the given
+    manager: (seconds the shutdown took, the manager, the process' return code). bench/kernel_stop.py uses it."""
     import time
+
+    km = manager_class(kernel_name="python3")
+    await km.start_kernel()
+    kc = km.client()
+    kc.start_channels()
+    await kc.wait_for_ready(timeout=60)
+    await kc.execute_interactive("_ = __import__('atexit').register(__import__('time').sleep, 600)", timeout=60)
+    kc.stop_channels()
+    process = km.provisioner.process
+    started = time.perf_counter()
+    await km.shutdown_kernel()
+    return time.perf_counter() - started, km, process.returncode
+
+
+def test_a_kernel_that_hangs_on_its_way_out_is_stopped_by_a_signal(tmp_path):
+    """ipykernel sometimes hangs after a shutdown request; the manager ends it with a signal after its short wait
+    (jupyter_client waits half of shutdown_wait_time, then SIGTERMs, then SIGKILLs). How long that takes is
+    measured by bench/kernel_stop.py, not here."""
+    import asyncio
 
     from runbook_lib.kernel_manager import RunbookKernelManager
 
-    async def run() -> tuple[float, int | None]:
-        km = RunbookKernelManager(kernel_name="python3")
-        await km.start_kernel()
-        kc = km.client()
-        kc.start_channels()
-        await kc.wait_for_ready(timeout=60)
-        await kc.execute_interactive("import atexit, time; atexit.register(time.sleep, 60)", timeout=60)
-        kc.stop_channels()
-        process = km.provisioner.process
-        started = time.monotonic()
-        await km.shutdown_kernel()
-        return time.monotonic() - started, process.returncode
-
-    seconds, returncode = asyncio.run(run())
-    assert returncode is not None and returncode < 0  # stopped by a signal, not by finishing its 60 s
-    assert seconds < 2.4, seconds  # well under jupyter_client's own 2.5 s first wait
+    _, km, returncode = asyncio.run(stop_a_kernel_that_hangs(RunbookKernelManager))
+    assert returncode is not None and returncode < 0  # stopped by a signal, not by finishing its 600 s
+    assert km.shutdown_wait_time == 1.0  # 0.5 s for the request, 0.5 s after SIGTERM (jupyter_client: 5.0)

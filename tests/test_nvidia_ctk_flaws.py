@@ -1,4 +1,4 @@
-"""The eight flaws of `nvidia-ctk runtime configure` (../shared/conformance/nvidia-ctk/README.md), one test
+"""The eight flaws of `nvidia-ctk runtime configure` (tests/fixtures/conformance/nvidia-ctk/README.md), one test
 each, showing the runbook does not have them."""
 
 import difflib

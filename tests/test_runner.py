@@ -8,18 +8,29 @@ import sys
 
 def test_the_runner_process_never_imports_the_uri_grammar_and_still_validates_notebooks():
     code = ("import sys\n"
-            "from runbook_lib.runner import skip_unused_imports\n"
-            "skip_unused_imports()\n"
+            "from runbook_lib.format_extras import skip_for_this_process\n"
+            "skip_for_this_process()\n"
             "import papermill, nbformat, jsonschema\n"
             "from nbformat.v4 import new_notebook, new_code_cell\n"
             "nb = new_notebook(cells=[new_code_cell('x = 1')])\n"
             "nbformat.validate(nb)\n"
             "bad = new_notebook(cells=[new_code_cell('x = 1')]); bad.cells[0]['cell_type'] = 'nonsense'\n"
             "try:\n    nbformat.validate(bad)\nexcept nbformat.ValidationError:\n    print('invalid caught')\n"
-            "from runbook_lib.runner import UNUSED_IN_RUNNER\n"
-            "print('grammar loaded' if any(sys.modules.get(m) for m in UNUSED_IN_RUNNER) else 'grammar skipped')\n")
+            "from runbook_lib.format_extras import FORMAT_ONLY\n"
+            "print('grammar loaded' if any(sys.modules.get(m) for m in FORMAT_ONLY) else 'grammar skipped')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "invalid caught" in out and "grammar skipped" in out
+
+
+def test_the_cdi_validator_skips_the_grammar_only_while_importing_jsonschema():
+    """In a kernel: jsonschema without the format-only extras, and sys.modules left as it was for the user."""
+    code = ("import sys\n"
+            "from runbook_lib.cdi_validate import validate_spec\n"
+            "print(validate_spec({}) != [])\n"
+            "from runbook_lib.format_extras import FORMAT_ONLY\n"
+            "print(any(sys.modules.get(m) for m in FORMAT_ONLY), any(m in sys.modules for m in FORMAT_ONLY))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "False", "False"]
 
 
 def test_the_runner_is_papermills_own_command_line():

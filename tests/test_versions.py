@@ -41,7 +41,7 @@ def test_each_version_has_its_own_runtime_path():
 
 
 @pytest.mark.parametrize("name,version", FIXTURE_VERSIONS.items())
-def test_every_shared_fixture_is_configured_under_its_versions_path(tmp_path, name, version):
+def test_every_containerd_fixture_is_configured_under_its_versions_path(tmp_path, name, version):
     root = make_root(tmp_path, fixture(name))
     rb = run_steps(root)
     assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]

@@ -1,47 +1,34 @@
 """Render TOML fragments (keys, values, headers) in the style of the file they go into, using tomlkit.
 
-The values a run renders are nearly always booleans, integers and plain ASCII strings, whose TOML form is
-written directly here (byte-for-byte what tomlkit gives, tests/test_render.py checks it); tomlkit is imported
-only for anything else, so a kernel running the notebook usually never pays for importing it."""
+Values are tomlkit's text. An earlier hand-written fast path for plain values saved the one tomlkit import
+per kernel (about 45 ms, docs/BENCHMARKS.md), too little to keep a second TOML writer for."""
 
 from __future__ import annotations
 
 import re
 
+import tomlkit
+
 BARE = re.compile(r"[A-Za-z0-9_-]+")
-# printable ASCII with nothing to escape: a basic string is just the text in double quotes
-PLAIN = re.compile(r'[ !#-\[\]-~]*')
 
 
 def key(name: str, quote: str = '"') -> str:
+    """A key as the file writes its keys: bare when it can be, else in the file's quote style."""
     if BARE.fullmatch(name):
         return name
     if quote == "'" and "'" not in name and "\n" not in name:
-        return f"'{name}'"
-    if PLAIN.fullmatch(name):
-        return f'"{name}"'
-    import tomlkit
-
+        return f"'{name}'"  # containerd 2.0's docs quote keys with single quotes; tomlkit only writes double
     return tomlkit.key(name).as_string()
 
 
 def value(v, *, literal: bool = False) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if type(v) is int:
-        return str(v)
-    if type(v) is str and PLAIN.fullmatch(v):
-        return f"'{v}'" if literal and "'" not in v else f'"{v}"'
-    return tomlkit_value(v, literal=literal)
-
-
-def tomlkit_value(v, *, literal: bool = False) -> str:
-    """The value as tomlkit writes it: the reference the fast path above must match (tests/test_render.py)."""
-    import tomlkit
-
+    """The value as tomlkit writes it; with ``literal``, a string in single quotes when it can be one."""
     if isinstance(v, str):
-        if literal and "'" not in v and "\n" not in v:
-            return tomlkit.string(v, literal=True).as_string()
+        if literal:
+            try:
+                return tomlkit.string(v, literal=True).as_string()
+            except tomlkit.exceptions.InvalidStringError:
+                pass  # a quote or control character a literal string cannot hold: a basic string can
         return tomlkit.string(v).as_string()
     if isinstance(v, dict):
         t = tomlkit.inline_table()

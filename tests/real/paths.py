@@ -1,9 +1,9 @@
-"""Where the tests' data lives: the repo's fixtures and the read-only shared folder beside the repo."""
+"""Where the tests' data lives: the repository's fixtures (tests/fixtures/), nothing outside it."""
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO / ".." / "shared"
 FIXTURES = REPO / "tests" / "fixtures"
 BROKEN = FIXTURES / "broken"
 GOOD_CONFIG = FIXTURES / "good" / "lab-with-nvidia.toml"
-LAB_BASE = SHARED / "fixtures" / "containerd" / "lab-config.toml.base"
+LAB_BASE = FIXTURES / "containerd" / "lab-config.toml.base"
+CDI_SCHEMA = FIXTURES / "cdi-schema"

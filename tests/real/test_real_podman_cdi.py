@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 import realenv
+from runbook_lib import cdi
 from runbook_lib.cdi_validate import validate_spec
 
 pytestmark = pytest.mark.real
@@ -48,7 +49,6 @@ def busybox_static():
 
 def written_spec() -> dict:
     """The spec exactly as the runbook writes it."""
-    cdi = pytest.importorskip("runbook_lib.cdi")
     return yaml.safe_load(cdi.build_minimal_spec())
 
 

@@ -4,6 +4,7 @@ the API server holds."""
 import pytest
 import yaml
 
+from runbook_lib import runtimeclass
 from runbook_lib.names import dns1123_label_problem
 
 pytestmark = pytest.mark.real
@@ -30,8 +31,7 @@ VERSIONS = _versions_with_runtimeclass_v1()
 
 
 def _build(name):
-    rc = pytest.importorskip("runbook_lib.runtimeclass")
-    return yaml.safe_load(rc.build_runtimeclass(name))
+    return yaml.safe_load(runtimeclass.build_runtimeclass(name))
 
 
 def test_versions_were_discovered():

@@ -8,7 +8,7 @@ import posixpath
 
 from .. import cdi, toolkit
 from ..errors import RunbookError
-from ..findings import Problem
+from ..findings import WARNING, Problem
 from ..messages import Msg
 from ..run import Plan
 from ._files import expected_text, file_problems
@@ -44,7 +44,36 @@ def plan(run) -> Plan:
             out.notes.append(Msg("기존 스펙은 추측으로 고치지 않고 그대로 둡니다.", "the existing spec is not guessed at: it is left as it is."))
             return out
     out.writes.append(run.plan_write(run.tk(FILE), toolkit.cdi_keys_txt(cdi.top_level_keys(text)).encode()))
+    if run.p.enable_cdi:
+        out.writes += _enable_cdi(run, out)
     return out
+
+
+def _enable_cdi(run, out: Plan) -> list:
+    """enable_cdi=True: containerd's CRI plugin gets enable_cdi = true and the spec's folder in cdi_spec_dirs,
+    every other line of the config kept (containerd/cdi_config.py)."""
+    from ..containerd import diagnose
+    from ..containerd.cdi_config import plan_cdi
+    eff = run.effective()
+    owner = diagnose.owner_file(eff, run.p.runtime_name)
+    edit = plan_cdi(owner.text, owner.data, eff.version, posixpath.dirname(run.p.cdi_spec), lab_path=owner.lab_path)
+    out.notes += edit.notes
+    return [run.plan_write(owner.lab_path, owner.encode(edit.text))] if edit.changed_from(owner.text) else []
+
+
+def containerd_cdi(run) -> list[Problem]:
+    """Whether containerd will use the spec (CDI on, its folder scanned): required with enable_cdi=True, a
+    warning on a real node otherwise (the nvidia runtime itself does not need containerd's CDI), nothing in a
+    lab root, where it would only be noise."""
+    from ..containerd.cdi_config import cdi_findings, cdi_settings
+    if not (run.p.enable_cdi or run.target.is_host):
+        return []
+    eff = run.effective()
+    found = cdi_findings(cdi_settings(eff.data, eff.version), posixpath.dirname(run.p.cdi_spec), lab_path=eff.main.lab_path)
+    if not run.p.enable_cdi:
+        for f in found:
+            f.severity = WARNING
+    return found
 
 
 def verdict(run) -> list[Problem]:
@@ -56,7 +85,7 @@ def verdict(run) -> list[Problem]:
     if problems:
         return problems
     expected = expected_text(run, ID, run.tk(FILE), lambda: toolkit.cdi_keys_txt(cdi.top_level_keys(text)))
-    return file_problems(run, run.tk(FILE), expected)
+    return file_problems(run, run.tk(FILE), expected) + containerd_cdi(run)
 
 
 def evidence(run) -> dict[str, str]:

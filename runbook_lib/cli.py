@@ -39,8 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--jobs", type=int, default=1, metavar="N",
                      help="--root 를 여러 번 주면 root 마다 한 번씩, 동시에 N 개씩 실행 (기본 1) / with --root given "
                           "several times, one run per root, N at a time (default 1)")
-    run.add_argument("--mode", choices=["apply", "check"], default=None,
-                     help="apply: 고침, check: 검사만 / apply: change, check: only verify")
+    run.add_argument("--mode", choices=["apply", "check", "remove"], default=None,
+                     help="apply: 고침, check: 검사만, remove: 런북이 더한 것만 되돌림 / apply: change, check: only verify, remove: take out what the runbook added")
     run.add_argument("-f", "--parameters-file", dest="params_file", metavar="PARAMS.yaml",
                      help="papermill 파라미터 YAML / papermill parameters YAML")
     run.add_argument("-p", "--parameter", dest="params", nargs=2, action="append", default=[],

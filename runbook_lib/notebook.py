@@ -107,6 +107,13 @@ class PlanView:
         return f"<div>{body}</div>" + (colour_diff(self.diff) if self.diff else "")
 
 
+class _NotInThisMode:
+    """The stand-in step of a section that a mode does not run (the apply steps in mode=remove)."""
+    NUMBER = ID = "-"
+    TITLE = Msg("remove 모드에서는 이 단계를 하지 않습니다. 되돌린 내용은 맨 위 셀에 있습니다.",
+                "remove mode does not run this step: what was removed is in the first cell.")
+
+
 class Runbook(Run):
     """The run context, with what the cells use to show their work."""
 
@@ -114,6 +121,8 @@ class Runbook(Run):
 
     def plan(self, step_id: str) -> PlanView:
         """The plan made for this step before anything was written (the preflight's)."""
+        if step_id not in self.plans:  # mode=remove has its own steps: the removal was shown at the top
+            return PlanView(self, _NotInThisMode, Plan(_NotInThisMode.TITLE))
         step = self.step(step_id)
         _status(self, "running", f"{step.NUMBER}단계를 실행하는 중입니다. 이 표시가 그대로 남아 있으면 실행이 여기서 멈춘 것입니다.",
                 f"running step {step.NUMBER}. If this is still shown, the run stopped here.")
@@ -121,6 +130,8 @@ class Runbook(Run):
 
     def write(self, plan: PlanView) -> None:
         """Apply mode: write what the plan says (backup first, then an atomic rename). Check mode: nothing."""
+        if plan.step is _NotInThisMode:
+            return
         result = self.commit(plan.step)
         if self.p.check_only:
             _display({"text/plain": "check 모드: 아무것도 쓰지 않습니다. / check mode: nothing is written."})
@@ -193,6 +204,10 @@ class Runbook(Run):
 
     @contextmanager
     def expect(self, step_id: str, path: str | None = None):
+        if step_id not in self.plans:  # mode=remove: nothing of this step is judged
+            yield Expect(self, step_id, path)
+            _display({"text/plain": f"{_NotInThisMode.TITLE.ko}\n{_NotInThisMode.TITLE.en}"})
+            return
         step = self.step(step_id)
         checks = Expect(self, step_id, path or self.plans[step_id].subject)
         yield checks
@@ -262,6 +277,11 @@ def start(**params) -> Runbook:
         rb.finish()
         raise Refused("the plan refused; nothing was written", text)
     _status(rb, "started", "모든 단계를 계획했습니다. 아직 끝나지 않았습니다.", "every step is planned; the run has not finished yet.")
+    if rb.p.removing:  # the removal is one step: planned above, done and read back here
+        removal = rb.step("remove")
+        _display({"text/plain": repr(PlanView(rb, removal, rb.plans["remove"])),
+                  "text/html": PlanView(rb, removal, rb.plans["remove"])._repr_html_()})
+        show(rb.run(removal))
     return rb
 
 

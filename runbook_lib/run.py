@@ -23,7 +23,7 @@ from .lock import RootLock
 from .messages import Msg
 from .params import Params
 from .result import CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, StepResult
-from .safe_write import WritePlan, commit, ensure_dir, read_bytes, sha256, sweep_stale_temps
+from .safe_write import WritePlan, commit, ensure_dir, read_bytes, retire, sha256, sweep_stale_temps
 from .target import Target
 
 
@@ -36,14 +36,20 @@ class Plan:
     refusals: list[Problem] = field(default_factory=list)   # any refusal stops an apply run before its first write
     notes: list[Msg] = field(default_factory=list)
     subject: str | None = None                               # what the step is about, e.g. the runtime's table path
+    retire: list[str] = field(default_factory=list)          # files to move to a backup (mode=remove)
 
     @property
     def changed(self) -> bool:
-        return bool(self.dirs) or any(w.changed for w in self.writes)
+        return bool(self.dirs) or bool(self.retire) or any(w.changed for w in self.writes)
 
     @property
     def diff(self) -> str:
-        return "".join(w.diff() for w in self.writes if w.changed)
+        out = [w.diff() for w in self.writes if w.changed]
+        for w in self.retired:
+            out.append(w.diff().replace(f"+++ b{w.lab_path}", "+++ /dev/null"))
+        return "".join(out)
+
+    retired: list[WritePlan] = field(default_factory=list)   # the retired files' old bytes, for the diff only
 
     def new(self, lab_path: str) -> bytes | None:
         return next((w.new for w in self.writes if w.lab_path == lab_path), None)
@@ -51,11 +57,11 @@ class Plan:
 
 class Run:
     def __init__(self, params: Params):
-        from .steps import STEPS
+        from .steps import REMOVE_STEPS, STEPS
         self.p = params
         self.target = Target(params.root)
         self.wanted = RuntimeWanted(params.runtime_name, params.binary_name, params.systemd_cgroup)
-        self.steps = STEPS
+        self.steps = REMOVE_STEPS if params.removing else STEPS
         self.plans: dict[str, Plan] = {}
         self.results: dict[int | str, StepResult] = {}
         self.written: list[str] = []            # lab paths this run wrote (the restart decision reads it)
@@ -242,6 +248,13 @@ class Run:
                 result.backup = self.target.lab_path(done.backup)
                 result.files.append({"path": result.backup, "host_path": str(done.backup), "action": "backup",
                                      "sha256": sha256(write.old)})
+        for lab in plan.retire:  # mode=remove: the file's bytes are kept as a backup, then it is gone
+            moved = retire(self.target, lab)
+            if moved is not None:
+                self.written.append(lab)
+                result.status = CHANGED
+                result.files.append({"path": self.target.lab_path(moved), "host_path": str(moved), "action": "backup",
+                                     "sha256": sha256(read_bytes(moved))})
         if hasattr(step, "act"):  # a step that acts on the node rather than on files (the restart)
             step.act(self, result)
         self.results[step.NUMBER] = result

@@ -11,9 +11,11 @@
 Each receives the run context explicitly; no step keeps state of its own.
 """
 
-from . import (ask_containerd, cdi, default_runtime, options, parse, prepare, report, restart, runtime,
+from . import (ask_containerd, cdi, default_runtime, options, parse, prepare, remove, report, restart, runtime,
                runtimeclass)
 
 STEPS = (prepare, runtime, options, default_runtime, parse, cdi, runtimeclass, report, ask_containerd, restart)
+# mode=remove: what the runbook added is taken out, then containerd is asked and restarted as after an apply
+REMOVE_STEPS = (remove, ask_containerd, restart)
 
-__all__ = ["STEPS"]
+__all__ = ["STEPS", "REMOVE_STEPS"]

@@ -11,7 +11,7 @@ from ..run import Plan
 NUMBER = ID = "restart"
 JUDGED_IN_PLAN = False  # judged after the writes: it asks containerd / acts on the node
 TITLE = service.TITLE
-CONFIG_STEPS = ("prepare", "runtime")
+CONFIG_STEPS = ("prepare", "runtime", "remove")  # the steps whose writes change what containerd reads
 
 
 def decision(run, *, changed: bool) -> service.Decision:
@@ -26,7 +26,8 @@ def plan(run) -> Plan:
 
 def act(run, result, runner=None) -> None:
     """Called by Run.commit in apply mode: restart when the decision says so, and confirm."""
-    config_files = {w.lab_path for s in CONFIG_STEPS for w in run.plans[s].writes}
+    config_files = {w.lab_path for s in CONFIG_STEPS if s in run.plans for w in run.plans[s].writes} | \
+        {lab for s in CONFIG_STEPS if s in run.plans for lab in run.plans[s].retire}
     chosen = decision(run, changed=any(path in run.written for path in config_files))
     result.message = chosen.message
     result.status = {"lab": SKIPPED, "check": SKIPPED, "not-needed": UNCHANGED, "needed": SKIPPED}.get(chosen.action, CHANGED)

@@ -1,0 +1,65 @@
+"""mode=remove: take out exactly what the runbook added, nothing else — the runtime's tables (or its drop-in and
+the import line it added: containerd/remove.py), and the toolkit files and CDI spec it wrote, recognised by
+holding exactly the bytes the runbook writes for them. Every change is planned first, shown as a diff, and each
+removed or edited file is kept as a backup. A second run finds nothing to remove."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .. import cdi
+from ..containerd import remove as undo
+from ..errors import RunbookError
+from ..findings import Problem
+from ..messages import Msg
+from ..run import Plan
+
+NUMBER = ID = "remove"
+TITLE = Msg("런북이 더한 것 되돌리기", "Remove what the runbook added")
+JUDGED_IN_PLAN = False  # its verdict reads the disk after the removal (confirm_removed)
+TOOLKIT_FILES = ("default", "default.txt"), ("parse", "parsed.txt"), ("cdi", "cdi-keys.txt"), \
+    ("runtimeclass", "runtimeclass.yaml"), ("report", "report.txt")
+
+
+def ours(run) -> list[str]:
+    """The toolkit files (and the minimal CDI spec) whose bytes are exactly what the runbook writes for them on
+    the current state: what a person wrote by hand, or changed since, is theirs and stays."""
+    from ..run import Run
+    mirror = Run(replace(run.p, mode="check"))
+    try:
+        mirror.preflight()
+    except RunbookError:
+        return []
+    found = []
+    for step_id, name in TOOLKIT_FILES:
+        planned = mirror.plans[step_id].new(run.tk(name))
+        if planned is not None and run.read_bytes(run.tk(name)) == planned:
+            found.append(run.tk(name))
+    if run.read_text(run.p.cdi_spec) == cdi.build_minimal_spec():
+        found.append(run.p.cdi_spec)
+    return found
+
+
+def plan(run) -> Plan:
+    p = run.p
+    removal = undo.plan_remove(run.target, p.config_path, run.wanted)
+    files = ours(run)
+    out = Plan(Msg("되돌릴 것이 없습니다 (런북이 더한 것이 남아 있지 않습니다).", "nothing to remove: nothing the runbook added is left."),
+               writes=[run.plan_write(w.lab_path, w.new, mode=w.mode) for w in removal.writes if w.changed],
+               retire=removal.retire + files, notes=removal.notes + removal.kept, subject=p.config_path)
+    out.retired = [run.plan_write(lab, b"") for lab in out.retire]
+    if out.changed:
+        out.message = Msg(f"되돌립니다: {', '.join([w.lab_path for w in out.writes] + out.retire)}",
+                          f"remove: {', '.join([w.lab_path for w in out.writes] + out.retire)}")
+    return out
+
+
+def verdict(run) -> list[Problem]:
+    left = [Problem(m, Msg("mode=remove 로 다시 실행하거나, 남은 부분을 직접 지우세요.",
+                           "run again with mode=remove, or delete what is left by hand."), run.p.config_path,
+                    code="remove.still_there") for m in undo.confirm_removed(run.target, run.p.config_path, run.wanted)]
+    for lab in run.plans[ID].retire:
+        if run.read_bytes(lab) is not None:
+            left.append(Problem(Msg(f"지우기로 한 파일이 아직 있습니다: {lab}", f"a file to remove is still there: {lab}"),
+                                Msg(f"rm {lab}", f"rm {lab}"), lab, code="remove.still_there"))
+    return left

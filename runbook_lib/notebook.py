@@ -316,12 +316,12 @@ def _show_plans(rb: Run) -> None:
 
 
 def show(result: StepResult, checks: Expect | None = None) -> None:
-    colour = "#cf222e" if result.failed else "#1a7f37"
+    """The step's record and its text (no HTML copy of the same text: papermill saves the whole notebook
+    around every cell, so every byte of output is paid for again and again)."""
     text = result.text()
     if checks and checks.checks:
         text = "확인 / checks\n" + checks.text() + "\n" + text
-    _display({STEP_MIME: result.as_record(), "text/plain": text,
-              "text/html": f"<pre style='border-left:4px solid {colour};padding-left:8px'>{html.escape(text)}</pre>"})
+    _display({STEP_MIME: result.as_record(), "text/plain": text})
 
 
 def summary(rb: Run, *, final: bool = True) -> None:

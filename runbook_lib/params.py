@@ -56,6 +56,8 @@ PARAMETERS = (
               "containerd binary to ask how it reads the config"),
     Parameter("replace_runtime", False, "bool", "같은 이름의 런타임이 다른 바이너리로 있을 때 바꿀지 (기본은 거부)",
               "replace a runtime of the same name that runs another binary (refused by default)"),
+    Parameter("distro", "auto", "choice", "노드의 배포판 (auto 는 root 아래에서 알아냄, docs/DISTRIBUTIONS.md)",
+              "the node's distribution (auto: found under the root, docs/DISTRIBUTIONS.md)", DISTROS),
     Parameter("enable_cdi", False, "bool", "containerd 의 enable_cdi 와 cdi_spec_dirs 를 CDI 스펙 폴더에 맞춰 설정",
               "set containerd's enable_cdi and cdi_spec_dirs for the CDI spec's folder"),
 )
@@ -87,6 +89,7 @@ class Params:
     restart_containerd: bool = False
     containerd_bin: str = ""
     replace_runtime: bool = False
+    distro: str = "auto"
     enable_cdi: bool = False
 
     @property

@@ -69,6 +69,9 @@ class Run:
         self._lock: RootLock | None = None
         self._cache: tuple | None = None
         self.readings: dict[str, object] = {}   # what a step learnt from a program (containerd's own reading)
+        self.asked = params                     # the parameters as given (self.p may follow the distribution)
+        self.route = None                       # the distribution's route (containerd/distro.py), once planned
+        self.route_refusal: Problem | None = None
 
     # --- lifecycle -----------------------------------------------------------------------------------
 
@@ -115,8 +118,9 @@ class Run:
         """The config containerd will use (the main file merged with its imports), re-read only when one of its
         files changed: every step reads it, most of them more than once."""
         from .containerd.effective import load_effective
-        if self._overlay is not None:
-            return load_effective(self.target, self.p.config_path, overlay=self._overlay)
+        rendered = self._rendered()
+        if self._overlay is not None or rendered:
+            return load_effective(self.target, self.p.config_path, overlay={**(self._overlay or {}), **rendered})
         if self._cache is not None and self._cache[0] == self._fingerprint(self._cache[1]):
             return self._cache[1]
         eff = load_effective(self.target, self.p.config_path)
@@ -155,9 +159,47 @@ class Run:
 
     # --- one plan ------------------------------------------------------------------------------------
 
+    def choose_route(self) -> None:
+        """Which distribution's containerd this is, and the file it really reads: on k3s, RKE2, microk8s and
+        k0s every step reads the config containerd is started with (the distribution's, rendered from its
+        template when there is one), and step 2 writes the distribution's route, never its generated file."""
+        from dataclasses import replace
+        from .containerd import distro
+        chosen = distro.choose(self.target, self.asked.distro)
+        if isinstance(chosen, Problem):
+            self.route_refusal = chosen
+            return
+        self.route = distro.route(self.target, chosen, self.asked.runtime_name, config_path=self.asked.config_path)
+        if self.route.distro != distro.PLAIN:
+            self.p = replace(self.asked, config_path=self.route.config)
+
+    @property
+    def on_distro(self) -> bool:
+        """A distribution's route other than a containerd config the runbook edits itself."""
+        from .containerd.distro import EDIT_CONFIG
+        return self.route is not None and self.route.edit != EDIT_CONFIG
+
+    def _rendered(self) -> dict[str, bytes]:
+        """The config the distribution will generate from its template, for the steps to read (its generated
+        file is rewritten from the template at the next start)."""
+        from .containerd import distro, distro_render
+        route = self.route
+        if route is None or route.edit not in (distro.EDIT_GO_TEMPLATE, distro.EDIT_PLACEHOLDER_TEMPLATE):
+            return {}
+        template = self.read_text(route.path)
+        if template is None:
+            return {}
+        if route.edit == distro.EDIT_PLACEHOLDER_TEMPLATE:
+            return {route.config: distro_render.render_microk8s(template).encode()}
+        generated = self.read_text(route.generated) or ""
+        if f'runtimes.{self.p.runtime_name}]' in generated or f'runtimes."{self.p.runtime_name}"]' in generated:
+            return {}  # restarted since: the generated file is the distribution's own rendering of the template
+        return {route.config: distro_render.render_rancher_template(template, generated).encode()}
+
     def preflight(self) -> dict[str, Plan]:
         """Plan every step before anything is written; each plan sees the earlier plans' writes."""
         self.plans = {}
+        self.choose_route()
         with self.planning():
             for step in self.steps:
                 try:

@@ -86,6 +86,6 @@ def test_step_sections_name_the_action_and_show_the_assertions():
         assert any(f'rb.plan("{step.ID}")' in s for s in sources), step.ID
         (check,) = [s for s in sources if f'rb.expect("{step.ID}")' in s or f'rb.check("{step.ID}")' in s]
         assert len(check.splitlines()) <= 10, check
-    assert sum("rb.write(plan)" in s for s in sources) == len(STEPS) - 1
+    assert sum("rb.write(plan)" in s and "display(plan)" in s for s in sources) == len(STEPS) - 1
     assert any("expect.boolean(" in s and "SystemdCgroup" in s for s in sources)
     assert any("tomllib" in s for s in sources)

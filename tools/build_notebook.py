@@ -179,25 +179,33 @@ RESTART = """rb.restart()  # apply mode on a real node, with restart_containerd:
 # read back with the parser a student would use, and the assertions the step makes, stated visibly).
 ACTIONS = {
     "prepare": """plan = rb.plan("prepare")    # folders to create; the base config only when there is none
-plan""",
+display(plan)
+rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing""",
     "runtime": """plan = rb.plan("runtime")    # the version's table path, and the diff of config.toml
-plan""",
+display(plan)
+rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing""",
     "options": """plan = rb.plan("options")    # written together with the table in step 2 (one atomic edit)
-plan""",
+display(plan)
+rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing""",
     "default": """plan = rb.plan("default")    # default.txt; the default runtime itself is never changed
-plan""",
+display(plan)
+rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing""",
     "parse": """plan = rb.plan("parse")      # parsed.txt, from the config as tomllib reads it
-plan""",
+display(plan)
+rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing""",
     "cdi": """plan = rb.plan("cdi")        # a missing spec is written; an existing one is kept byte for byte
-plan""",
+display(plan)
+rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing""",
     "runtimeclass": """plan = rb.plan("runtimeclass")
-plan""",
+display(plan)
+rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing""",
     "report": """plan = rb.plan("report")     # every value parsed back from the files, never from the parameters
-plan""",
+display(plan)
+rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing""",
     "containerd": """plan = rb.plan("containerd")  # containerd --config <file> config dump, when there is a containerd to ask
-plan""",
+display(plan)
+rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing""",
 }
-WRITE = "rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing"
 
 CHECKS = {
     "prepare": """with rb.expect("prepare") as expect:
@@ -251,8 +259,7 @@ def build() -> nbformat.NotebookNode:
     params.metadata["tags"] = ["parameters"]
     cells += [params, new_markdown_cell(VALIDATE_MD), new_code_cell(VALIDATE)]
     for (n, md), step_id in zip(STEPS.items(), ACTIONS):
-        cells += [new_markdown_cell(md), new_code_cell(ACTIONS[step_id]), new_code_cell(WRITE),
-                  new_code_cell(CHECKS[step_id])]
+        cells += [new_markdown_cell(md), new_code_cell(ACTIONS[step_id]), new_code_cell(CHECKS[step_id])]
     cells += [new_markdown_cell(RESTART_MD), new_code_cell(RESTART)]  # after the last step, before the summary
     cells += [new_markdown_cell(SUMMARY_MD), new_code_cell(SUMMARY)]
     nb = new_notebook(cells=cells)

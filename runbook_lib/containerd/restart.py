@@ -66,10 +66,13 @@ def decide(*, real_node: bool, check_only: bool, config_changed: bool, asked: bo
                                    "the config changed and a restart was asked for: restarting containerd."))
 
 
-def restart_and_confirm(run: Runner = run_command, *, attempts: int = 15, delay: float = 1.0) -> list[Problem]:
-    """`systemctl restart containerd`, then wait until systemd reports it active and, when `ctr` is there,
-    until containerd answers on its API. Returns the problems (none when containerd is back)."""
-    done = run(RESTART)
+def restart_and_confirm(run: Runner = run_command, *, attempts: int = 15, delay: float = 1.0,
+                        command: tuple[str, ...] = tuple(RESTART)) -> list[Problem]:
+    """`systemctl restart containerd` (or the distribution's own command: k3s, RKE2 and microk8s restart
+    their service, which starts containerd), then wait until systemd reports the service active and, when
+    `ctr` is there, until containerd answers on its API. Returns the problems (none when it is back)."""
+    service = command[2] if command[:2] in (("systemctl", "restart"), ("snap", "restart")) else SERVICE
+    done = run(list(command))
     if done.returncode != 0:
         return [Problem(Msg(f"containerd 를 재시작하지 못했습니다 (종료 코드 {done.returncode}): {_said(done)}",
                             f"could not restart containerd (exit code {done.returncode}): {_said(done)}"),
@@ -77,13 +80,13 @@ def restart_and_confirm(run: Runner = run_command, *, attempts: int = 15, delay:
                             "see why with journalctl -u containerd -n 50."), code="restart.failed")]
     state = ""
     for i in range(attempts):
-        probe = run(IS_ACTIVE)
+        probe = run(["systemctl", "is-active", service if command[0] == "systemctl" else f"snap.{service}"])
         state = probe.stdout.strip()
         if probe.returncode == 0 and state == "active":
             break
         time.sleep(delay)
     else:
-        return [_not_back(f"systemctl is-active containerd: {state or _said(probe)}")]
+        return [_not_back(f"systemctl is-active {service}: {state or _said(probe)}")]
     if shutil.which("ctr", path=os.environ.get("PATH")) is None:
         return []
     for i in range(attempts):

@@ -34,9 +34,11 @@ def plan(run) -> Plan:
 def verdict(run) -> list[Problem]:
     content, runtimes = parsed(run)
     eff = run.effective()
+    # containerd 1.x forgets its built-in runc once any runtime table is written, so the default must be listed
+    # there; containerd 2.x (config version 3 and 4) keeps its built-in runc beside the tables of the file.
+    needed = (run.p.runtime_name,) if eff.version >= 3 else (default_runtime_name(eff.data, eff.version), run.p.runtime_name)
     problems = [Problem.of("parse.runtime_not_listed", run.p.config_path, runtime=name, listed=", ".join(runtimes) or "-")
-                for name in dict.fromkeys((default_runtime_name(eff.data, eff.version), run.p.runtime_name))
-                if name not in runtimes]
+                for name in dict.fromkeys(needed) if name not in runtimes]
     expected = expected_text(run, ID, run.tk(FILE), lambda: content)
     return problems + file_problems(run, run.tk(FILE), expected, depends=("runtime", "options"))
 

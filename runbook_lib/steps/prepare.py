@@ -14,7 +14,9 @@ TITLE = Msg("폴더 준비와 기본 설정 복사", "Prepare folders and the ba
 PACKAGED_BASE = "runbook_lib/data/config.toml.base"
 
 
-def folders(run) -> tuple[str, str]:
+def folders(run) -> tuple[str, ...]:
+    if run.on_distro:  # the distribution owns its containerd folder
+        return (run.p.toolkit_dir,)
     return posixpath.dirname(run.p.config_path), run.p.toolkit_dir
 
 
@@ -32,7 +34,11 @@ def plan(run) -> Plan:
     for folder in folders(run):
         dirs += [d for d in run.missing_dirs(folder) if d not in dirs]
     current = run.read_bytes(p.config_path)
-    if current is not None and current.strip():
+    if run.on_distro:
+        out = Plan(Msg(f"{run.route.distro} 가 만드는 설정을 그대로 읽습니다: {p.config_path}",
+                       f"{run.route.distro}'s own generated config is read as it is: {p.config_path}"),
+                   dirs=dirs, subject=p.config_path)
+    elif current is not None and current.strip():
         out = Plan(Msg(f"{p.config_path} 가 이미 있어 그대로 둡니다 (실제 노드의 설정은 실습용 기본 설정으로 덮어쓰지 않습니다).",
                        f"{p.config_path} already exists and is kept (a node's real config is never replaced by the lab's base)."),
                    dirs=dirs, subject=p.config_path)
@@ -49,7 +55,10 @@ def verdict(run) -> list[Problem]:
     problems = [Problem.of("prepare.folder_missing", folder, folder=folder)
                 for folder in folders(run) if not run.is_dir(folder)]
     data = run.read_bytes(run.p.config_path)
-    if data is None or not data.strip():
+    if run.on_distro and data is None and not run._rendered():
+        problems.append(Problem.of("distro.not_generated", run.p.config_path, distro=run.route.distro,
+                                   config=run.p.config_path))
+    elif not run.on_distro and (data is None or not data.strip()):
         problems.append(Problem.of("prepare.config_missing" if data is None else "prepare.config_empty",
                                    run.p.config_path, config=run.p.config_path, base=run.p.base_config))
     return problems

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..containerd import restart as service
 from ..findings import Problem
+from ..messages import Msg
 from ..result import CHANGED, FAILED, SKIPPED, UNCHANGED
 from ..run import Plan
 
@@ -32,8 +33,14 @@ def act(run, result, runner=None) -> None:
     result.message = chosen.message
     result.status = {"lab": SKIPPED, "check": SKIPPED, "not-needed": UNCHANGED, "needed": SKIPPED}.get(chosen.action, CHANGED)
     problems: list[Problem] = []
+    command = tuple(run.route.restart) if run.route is not None and run.route.restart else tuple(service.RESTART)
+    if run.route is not None and not run.route.restart and chosen.action in ("needed", "restart"):
+        chosen = service.Decision("not-needed", Msg(  # k0s watches its drop-in folder and reloads by itself
+            f"{run.route.distro} 는 설정 폴더를 지켜보다가 containerd 를 스스로 다시 읽히므로 재시작하지 않습니다.",
+            f"{run.route.distro} watches its config folder and reloads containerd itself: no restart."))
+        result.message, result.status = chosen.message, UNCHANGED
     if chosen.action == "restart":
-        problems = service.restart_and_confirm(runner or service.run_command)
+        problems = service.restart_and_confirm(runner or service.run_command, command=command)
         if not problems:
             result.message = service.BACK
     run.readings[ID] = problems

@@ -26,13 +26,17 @@ def table_path(run) -> str:
 
 def plan(run) -> Plan:
     p = run.p
+    if run.route_refusal is not None:
+        return Plan(run.route_refusal.what, refusals=[run.route_refusal])
+    if run.on_distro:
+        return _route(run)
     eff = run.effective()
     moved = repair.move_stray_runtime(eff, p.runtime_name) if p.layout != "dropin" else None
     out = Plan(Msg(f"{p.runtime_name} 런타임이 이미 등록되어 있습니다.", f"the {p.runtime_name} runtime is already registered."),
                subject=diagnose.header_text(eff, runtime_path(eff.version, p.runtime_name)))
     out.refusals = diagnose.blockers(eff, p, strays=moved is None)
     generated = distro.generated_finding(eff.main.text, eff.main.lab_path)
-    if generated is not None:  # a file a distribution rewrites at every start: an edit there is lost
+    if generated is not None and run.route.distro == distro.PLAIN:  # a file a distribution rewrites at every start: an edit there is lost
         out.refusals.insert(0, generated)
     if out.refusals:
         out.message = out.refusals[0].what
@@ -74,6 +78,24 @@ def plan(run) -> Plan:
             out.notes.append(Msg(f"새 런타임은 기본 런타임 {source} 의 테이블을 복사해 시작합니다.",
                                  f"the new runtime starts as a copy of the default runtime {source}'s table."))
     out.writes.append(write)
+    return out
+
+
+def _route(run) -> Plan:
+    """k3s, RKE2, microk8s, k0s: the runtime goes where the distribution reads it (its template or its drop-in
+    folder, containerd/distro_plan.py), checked as the distribution will render it."""
+    from ..containerd.distro_plan import plan_route
+    route = run.route
+    planned = plan_route(run.target, route, run.wanted, replace_runtime=run.p.replace_runtime)
+    out = Plan(Msg(f"{run.p.runtime_name} 런타임이 이미 {route.distro} 의 경로에 있습니다: {route.path}",
+                   f"the {run.p.runtime_name} runtime is already on {route.distro}'s route: {route.path}"),
+               subject=route.path, notes=list(planned.notes))
+    if planned.changed:
+        out.message = Msg(f"{route.distro}: {route.path} 에 {run.p.runtime_name} 런타임을 적습니다.",
+                          f"{route.distro}: write the {run.p.runtime_name} runtime to {route.path}.")
+        if planned.folder:
+            out.dirs += run.missing_dirs(planned.folder)
+    out.writes += [run.plan_write(w.lab_path, w.new, mode=w.mode) for w in planned.writes]
     return out
 
 

@@ -24,8 +24,12 @@ INTRO = """# containerd 에 nvidia 런타임 등록하기 — 실행하고 증�
 - 실습: 기본값 그대로 실행하면 저장소 안의 샌드박스(`lab-root/`)에서만 작업합니다. 실제 노드의 `/` 는 건드리지 않습니다.
 - 실제 노드: `papermill notebooks/run.ipynb out.ipynb -p root /` 처럼 `root` 를 명시해야만 노드에 적용됩니다.
 - 검사만: `-p mode check` 는 아무것도 쓰지 않고 단계마다 무엇이 틀렸는지 알려 줍니다 (학생 채점, 노드 점검).
+- 되돌리기: `-p mode remove` 는 런북이 더한 것만 빼냅니다 (diff 와 백업을 남깁니다).
+- 배포판: k3s, RKE2, microk8s, k0s 노드는 `distro` 가 알아보고, 배포판이 읽는 경로에만 씁니다.
 
-각 단계는 같은 모양입니다. 무엇을 왜 하는지 설명하고, `runbook_lib` 을 부르는 짧은 셀을 실행한 다음, 결과 파일을 다시 읽어 확인합니다. 마지막 요약 표가 보이면 실행이 끝까지 간 것입니다.
+실행은 **무엇이든 쓰기 전에 모든 단계를 먼저 계획**합니다. 거부할 일이 하나라도 있으면 첫 번째 쓰기 전에, 이 노트북의 맨 위에서 이유와 고치는 방법을 보여 주고 멈춥니다.
+
+각 단계는 같은 모양입니다. 무엇을 왜 하는지 설명하고, 계획(대상 경로와 diff)을 보여 주며 쓰는 셀을 실행한 다음, 학생이 쓸 파서(`tomllib`, `yaml`)로 결과 파일을 다시 읽어 확인을 눈에 보이게 적은 셀(`expect...`)이 옵니다. 마지막 요약 표가 보이면 실행이 끝까지 간 것입니다.
 
 ---
 
@@ -36,8 +40,12 @@ This notebook adds the `nvidia` runtime to containerd's config, prepares a CDI s
 - Lab: with the defaults it works only inside a sandbox in the checkout (`lab-root/`); it never touches the machine's `/`.
 - Real node: only an explicit `root`, as in `papermill notebooks/run.ipynb out.ipynb -p root /`, configures the node.
 - Check only: `-p mode check` writes nothing and reports, step by step, what is wrong (grading a student, auditing a node).
+- Undo: `-p mode remove` takes out only what the runbook added (with a diff and backups).
+- Distributions: on a k3s, RKE2, microk8s or k0s node, `distro` recognises it and the runbook writes only where that distribution reads.
 
-Every step has the same shape: what and why, a short cell that calls `runbook_lib`, then a check that reads the result back. When the summary table at the end is there, the run reached the end."""
+A run **plans every step before it writes anything**. If anything would refuse, it stops before its first write, with the reason and the fix at the top of this notebook.
+
+Every step has the same shape: what and why, a cell that shows the plan (the target path and the diff) and writes it, then a check cell that reads the files back with the parser a student would use (`tomllib`, `yaml`) and states its assertions visibly (`expect...`). When the summary table at the end is there, the run reached the end."""
 
 PARAMS_MD = """## 파라미터
 

@@ -30,7 +30,7 @@ def grade_parameters(args, declared: dict) -> dict:
 def cmd_grade(args) -> int:
     from .cli import default_notebook, refuse_same_root_twice
     from .refused import EXIT_FAILED, EXIT_OK, Refused
-    from .runner import skip_unused_imports
+    from . import format_extras
 
     if args.jobs < 1:
         raise Refused(f"--jobs 는 1 이상이어야 합니다: {args.jobs}\n--jobs must be at least 1: {args.jobs}")
@@ -49,7 +49,7 @@ def cmd_grade(args) -> int:
     notebook = Path(args.notebook) if args.notebook else default_notebook()
     if not notebook.is_file():
         raise Refused(f"노트북을 찾을 수 없습니다: {notebook}\nnotebook not found: {notebook}")
-    skip_unused_imports()  # before papermill: see runbook_lib/runner.py
+    format_extras.skip_for_this_process()  # before papermill: see runbook_lib/format_extras.py
     import papermill as pm
 
     from .grade import grade_class

@@ -111,8 +111,10 @@ class Run:
         return None if data is None else data.decode("utf-8", "replace")
 
     def is_dir(self, lab_path: str) -> bool:
-        planned = any(lab_path in plan.dirs for plan in self.plans.values()) if self._overlay is not None else False
-        return planned or self.target.resolve(lab_path).is_dir()
+        host = self.target.resolve(lab_path)  # compared as resolved paths: a folder may be reached through a link
+        planned = self._overlay is not None and any(host == self.target.resolve(d)
+                                                    for plan in self.plans.values() for d in plan.dirs)
+        return planned or host.is_dir()
 
     def effective(self):
         """The config containerd will use (the main file merged with its imports), re-read only when one of its
@@ -165,11 +167,15 @@ class Run:
         template when there is one), and step 2 writes the distribution's route, never its generated file."""
         from dataclasses import replace
         from .containerd import distro
-        chosen = distro.choose(self.target, self.asked.distro)
-        if isinstance(chosen, Problem):
-            self.route_refusal = chosen
+        try:
+            chosen = distro.choose(self.target, self.asked.distro)
+            if isinstance(chosen, Problem):
+                self.route_refusal = chosen
+                return
+            self.route = distro.route(self.target, chosen, self.asked.runtime_name, config_path=self.asked.config_path)
+        except RunbookError as exc:  # a folder or a FIFO where the config should be: the steps say it, with the fix
+            self.route_refusal = Problem.from_error(exc)
             return
-        self.route = distro.route(self.target, chosen, self.asked.runtime_name, config_path=self.asked.config_path)
         if self.route.distro != distro.PLAIN:
             self.p = replace(self.asked, config_path=self.route.config)
 

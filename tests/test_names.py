@@ -32,4 +32,4 @@ def test_invalid_labels_are_explained_in_both_languages(value, why):
 
 def test_suggestion_is_itself_valid():
     problem = dns1123_label_problem("NVIDIA_GPU")
-    assert "'nvidia-gpu'" in problem and dns1123_label_problem("nvidia-gpu") is None
+    assert '"nvidia-gpu"' in problem and dns1123_label_problem("nvidia-gpu") is None

@@ -72,7 +72,7 @@ def test_rejection_under_a_root_names_the_node_path(containerd, tmp_path):
         containerd_reading(containerd, config, tmp_path, "nvidia")
     err = caught.value
     assert "/etc/containerd/config.toml: (32, 11): The following key was defined twice" in err.stderr
-    assert "containerd가 설정 파일" in err.message_ko and "containerd could not read" in err.message_en
+    assert "containerd 가 설정 파일을 읽지 못했습니다" in err.message_ko and "containerd could not read" in err.message_en
     assert "level=" not in str(err).split("said:")[-1]
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import nbformat
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from nbformat.v4 import new_code_cell, new_markdown_cell
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import notebook_cells  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "notebooks" / "class.ipynb"
 
@@ -89,16 +91,11 @@ def build() -> nbformat.NotebookNode:
              new_markdown_cell(PICTURE_MD), new_code_cell("cn.picture(result)"),
              new_markdown_cell(MISTAKES_MD), new_code_cell("cn.mistakes(result)"),
              new_markdown_cell(LINKS_MD), new_code_cell("cn.links(result)")]
-    nb = new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.metadata["language_info"] = {"name": "python"}
-    for i, cell in enumerate(nb.cells):
-        cell["id"] = f"class-{i:02d}"  # stable ids: rebuilding gives the same bytes
-    return nb
+    return notebook_cells.notebook(cells, "class")
 
 
 def render() -> str:
-    return nbformat.writes(build()) + "\n"
+    return notebook_cells.text(build())
 
 
 if __name__ == "__main__":

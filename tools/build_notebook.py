@@ -9,10 +9,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import nbformat
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from nbformat.v4 import new_code_cell, new_markdown_cell
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import notebook_cells  # noqa: E402
 from runbook_lib.params import PARAMETERS, markdown_table  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "notebooks" / "run.ipynb"
@@ -270,16 +271,11 @@ def build() -> nbformat.NotebookNode:
         cells += [new_markdown_cell(md), new_code_cell(ACTIONS[step_id]), new_code_cell(CHECKS[step_id])]
     cells += [new_markdown_cell(RESTART_MD), new_code_cell(RESTART)]  # after the last step, before the summary
     cells += [new_markdown_cell(SUMMARY_MD), new_code_cell(SUMMARY)]
-    nb = new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.metadata["language_info"] = {"name": "python"}
-    for i, cell in enumerate(nb.cells):
-        cell["id"] = f"cell-{i:02d}"  # stable ids: rebuilding gives the same bytes
-    return nb
+    return notebook_cells.notebook(cells, "cell")
 
 
 def render() -> str:
-    return nbformat.writes(build()) + "\n"
+    return notebook_cells.text(build())
 
 
 README = OUT.parents[1] / "README.md"

@@ -198,9 +198,20 @@ class Run:
         if route.edit == distro.EDIT_PLACEHOLDER_TEMPLATE:
             return {route.config: distro_render.render_microk8s(template).encode()}
         generated = self.read_text(route.generated) or ""
-        if f'runtimes.{self.p.runtime_name}]' in generated or f'runtimes."{self.p.runtime_name}"]' in generated:
+        if self._generated_has_runtime(generated):
             return {}  # restarted since: the generated file is the distribution's own rendering of the template
         return {route.config: distro_render.render_rancher_template(template, generated).encode()}
+
+    def _generated_has_runtime(self, generated: str) -> bool:
+        import tomllib
+        from .containerd.tables import get_in
+        from .containerd.versions import detect_version, runtime_path
+        try:
+            data = tomllib.loads(generated)
+            return get_in(data, runtime_path(detect_version(data, path=self.p.config_path, empty=not data),
+                                             self.p.runtime_name)) is not None
+        except (tomllib.TOMLDecodeError, RunbookError):
+            return False
 
     def preflight(self) -> dict[str, Plan]:
         """Plan every step before anything is written; each plan sees the earlier plans' writes."""

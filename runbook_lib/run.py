@@ -162,22 +162,9 @@ class Run:
     # --- one plan ------------------------------------------------------------------------------------
 
     def choose_route(self) -> None:
-        """Which distribution's containerd this is, and the file it really reads: on k3s, RKE2, microk8s and
-        k0s every step reads the config containerd is started with (the distribution's, rendered from its
-        template when there is one), and step 2 writes the distribution's route, never its generated file."""
-        from dataclasses import replace
-        from .containerd import distro
-        try:
-            chosen = distro.choose(self.target, self.asked.distro)
-            if isinstance(chosen, Problem):
-                self.route_refusal = chosen
-                return
-            self.route = distro.route(self.target, chosen, self.asked.runtime_name, config_path=self.asked.config_path)
-        except RunbookError as exc:  # a folder or a FIFO where the config should be: the steps say it, with the fix
-            self.route_refusal = Problem.from_error(exc)
-            return
-        if self.route.distro != distro.PLAIN:
-            self.p = replace(self.asked, config_path=self.route.config)
+        """Which distribution's containerd this is, and the file it really reads (runbook_lib/route.py)."""
+        from . import route
+        self.route, self.route_refusal, self.p = route.choose(self)
 
     @property
     def on_distro(self) -> bool:
@@ -186,32 +173,8 @@ class Run:
         return self.route is not None and self.route.edit != EDIT_CONFIG
 
     def _rendered(self) -> dict[str, bytes]:
-        """The config the distribution will generate from its template, for the steps to read (its generated
-        file is rewritten from the template at the next start)."""
-        from .containerd import distro, distro_render
-        route = self.route
-        if route is None or route.edit not in (distro.EDIT_GO_TEMPLATE, distro.EDIT_PLACEHOLDER_TEMPLATE):
-            return {}
-        template = self.read_text(route.path)
-        if template is None:
-            return {}
-        if route.edit == distro.EDIT_PLACEHOLDER_TEMPLATE:
-            return {route.config: distro_render.render_microk8s(template).encode()}
-        generated = self.read_text(route.generated) or ""
-        if self._generated_has_runtime(generated):
-            return {}  # restarted since: the generated file is the distribution's own rendering of the template
-        return {route.config: distro_render.render_rancher_template(template, generated).encode()}
-
-    def _generated_has_runtime(self, generated: str) -> bool:
-        import tomllib
-        from .containerd.tables import get_in
-        from .containerd.versions import detect_version, runtime_path
-        try:
-            data = tomllib.loads(generated)
-            return get_in(data, runtime_path(detect_version(data, path=self.p.config_path, empty=not data),
-                                             self.p.runtime_name)) is not None
-        except (tomllib.TOMLDecodeError, RunbookError):
-            return False
+        from . import route
+        return route.rendered(self)
 
     def preflight(self) -> dict[str, Plan]:
         """Plan every step before anything is written; each plan sees the earlier plans' writes."""

@@ -98,24 +98,15 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None) ->
     rows: list[tuple] = []
     problems: list[Problem] = []
 
-    def bad(code, ko, en, fix_ko, fix_en, why=None):
-        problems.append(Problem(Msg(ko, en), Msg(fix_ko, fix_en), cfg, None, why=why, code=f"containerd.reads.{code}"))
+    def bad(code, **values):
+        problems.append(Problem.of(f"containerd.reads.{code}", cfg, cmd=cmd, runtime=name, **values))
 
     rows.append(("runtimes", f"{name} 포함 / includes {name}", ", ".join(names) or "(없음 / none)", name in names))
     disabled = [d for d in reading["disabled_plugins"] if d in CRI_PLUGINS]
     if disabled:
-        bad("cri_disabled", f"containerd 가 CRI 플러그인을 불러오지 않습니다 (disabled_plugins = {', '.join(disabled)}). Kubernetes 는 어떤 런타임도 보지 못합니다.",
-            f"containerd does not load the CRI plugin (disabled_plugins = {', '.join(disabled)}); Kubernetes sees no runtime at all.",
-            f'disabled_plugins 에서 "{disabled[0]}" 를 지우세요.', f'remove "{disabled[0]}" from disabled_plugins.')
+        bad("cri_disabled", plugins=", ".join(disabled), plugin=disabled[0])
     elif rt is None:
-        bad("runtime_missing", f"containerd 가 읽은 설정에 {name} 런타임이 없습니다. containerd 가 보는 런타임: {', '.join(names) or '없음'}. "
-            "파일에 테이블을 적었다면 containerd 가 그 테이블을 조용히 버린 것입니다 (엉뚱한 경로, 다른 설정 버전의 경로, version 줄 누락).",
-            f"containerd reads no {name} runtime; the runtimes it sees: {', '.join(names) or 'none'}. If the file has the table, "
-            "containerd silently dropped it (a misplaced table, another config version's path, a missing version line).",
-            f"2~3단계의 진단대로 고친 뒤 `{cmd}` 의 runtimes 에 {name} 가 보이는지 확인하세요.",
-            f"fix it as steps 2-3 say, then check that `{cmd}` lists {name} under runtimes.",
-            why=Msg(f"RuntimeClass handler {name} 를 쓰는 파드는 RunContainerError 로 실패합니다.",
-                    f"pods using the RuntimeClass handler {name} fail with RunContainerError."))
+        bad("runtime_missing", runtimes=", ".join(names) or "-")
     if rt is not None:
         options = rt.get("options") if isinstance(rt.get("options"), dict) else {}
         for item, want, got in ((f"runtimes.{name}.runtime_type", RUNTIME_TYPE, rt.get("runtime_type")),
@@ -127,38 +118,21 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None) ->
                 continue
             key = item.rsplit(".", 1)[1]
             if isinstance(want, bool) and isinstance(got, str):
-                bad("string_boolean", f"containerd 는 {key} 를 문자열 {render.value(got)} 로 읽습니다 (불리언이어야 합니다). 설정은 받아들이지만 "
-                    f"파드를 띄울 때 \"Can't convert {got}(string) to bool\" 로 실패합니다.",
-                    f"containerd reads {key} as the string {render.value(got)} (it must be a boolean); it accepts the file, "
-                    f"but starting a pod fails with \"Can't convert {got}(string) to bool\".",
-                    f"{key} = {render.value(want)}  (따옴표 없이)", f"{key} = {render.value(want)}  (no quotes)")
+                bad("string_boolean", key=key, value=render.value(got), raw=got, expected=render.value(want))
             else:
-                bad("value_differs", f"containerd 가 읽은 {key} 는 {shown(got)} 입니다. runbook 이 기대한 값은 {shown(want)} 입니다.",
-                    f"containerd reads {key} as {shown(got)}; the runbook expects {shown(want)}.",
-                    f"{key} = {render.value(want)}", f"{key} = {render.value(want)}")
+                bad("value_differs", key=key, actual=shown(got), expected_shown=shown(want), expected=render.value(want))
         for key in sorted(set(written or {}) - set(rt)):
-            bad("key_dropped", f"파일의 {name} 테이블에 있는 키 {key} 를 containerd 가 조용히 버렸습니다 (containerd 가 모르는 키입니다).",
-                f"containerd silently dropped the key {key} of the file's {name} table (a key it does not know).",
-                f"{key} 줄을 지우거나 오타를 고치세요 (예: runtime_type).", f"delete the {key} line or fix its typo (e.g. runtime_type).")
+            bad("key_dropped", key=key)
     default = reading["default_runtime_name"]
     want_default = file_default if file_default not in (None, name) else "runc"
     ok = default is not None and default != name and default in names and default == want_default
     rows.append(("default_runtime_name", f"{shown(want_default)}, {name} 아님 / not {name}", shown(default), ok))
     if not disabled and default == name:
-        bad("default_is_runtime", f"containerd 의 기본 런타임이 {name} 입니다. RuntimeClass 가 없는 모든 파드가 {name} 를 거칩니다.",
-            f"containerd's default runtime is {name}; every pod without a RuntimeClass goes through it.",
-            'default_runtime_name = "runc"', 'default_runtime_name = "runc"')
+        bad("default_is_runtime")
     elif not disabled and default is not None and default not in names:
-        bad("default_not_a_runtime", f"containerd 의 기본 런타임 {default} 가 containerd 가 읽은 런타임 목록({', '.join(names)})에 없습니다. "
-            "RuntimeClass 가 없는 파드가 모두 실패합니다.",
-            f"containerd's default runtime {default} is not among the runtimes it reads ({', '.join(names)}); "
-            "every pod without a RuntimeClass fails.",
-            f"runtimes.{default} 테이블을 {name} 와 같은 경로에 두세요.", f"put a runtimes.{default} table at the same path as {name}.")
+        bad("default_not_a_runtime", default=default, runtimes=", ".join(names))
     elif not disabled and file_default is not None and default != file_default:
-        bad("default_differs", f"파일에서 읽은 기본 런타임은 {file_default} 인데 containerd 는 {default} 로 읽습니다.",
-            f"the file's default runtime is {file_default}, but containerd reads {default}.",
-            f"`{cmd}` 의 default_runtime_name 을 보고 파일의 경로를 고치세요.",
-            f"look at default_runtime_name in `{cmd}` and fix the file's path.")
+        bad("default_differs", default=default, file_default=file_default)
     return rows, problems
 
 

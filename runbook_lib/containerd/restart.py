@@ -74,10 +74,7 @@ def restart_and_confirm(run: Runner = run_command, *, attempts: int = 15, delay:
     service = command[2] if command[:2] in (("systemctl", "restart"), ("snap", "restart")) else SERVICE
     done = run(list(command))
     if done.returncode != 0:
-        return [Problem(Msg(f"containerd 를 재시작하지 못했습니다 (종료 코드 {done.returncode}): {_said(done)}",
-                            f"could not restart containerd (exit code {done.returncode}): {_said(done)}"),
-                        Msg("journalctl -u containerd -n 50 으로 이유를 확인하세요.",
-                            "see why with journalctl -u containerd -n 50."), code="restart.failed")]
+        return [Problem.of("restart.failed", exit_code=done.returncode, said=_said(done), service=service)]
     state = ""
     for i in range(attempts):
         probe = run(["systemctl", "is-active", service if command[0] == "systemctl" else f"snap.{service}"])
@@ -101,12 +98,7 @@ BACK = Msg("containerd 를 재시작했고 다시 동작하는 것을 확인했�
 
 
 def _not_back(seen: str) -> Problem:
-    return Problem(Msg(f"재시작 후 containerd 가 돌아오지 않았습니다 ({seen}).",
-                       f"containerd did not come back after the restart ({seen})."),
-                   Msg("journalctl -u containerd -n 50 으로 원인을 보고, 필요하면 백업한 설정으로 되돌린 뒤 다시 재시작하세요.",
-                       "look at journalctl -u containerd -n 50; if needed, put the backed-up config back and restart again."),
-                   why=Msg("containerd 가 없으면 이 노드에서 새 파드가 시작하지 못합니다.",
-                           "without containerd, no new pod can start on this node."), code="restart.not_back")
+    return Problem.of("restart.not_back", seen=seen)
 
 
 def _said(done: subprocess.CompletedProcess) -> str:

@@ -14,18 +14,48 @@ from .errors import RunbookError
 from .findings import Problem
 
 
-def choose(run) -> tuple:
-    """(route, refusal, params): the parameters follow the distribution's config when it is not plain containerd."""
-    from .containerd import distro
+def node_daemon(run):
+    """On a real node, the running containerd Kubernetes uses (containerd/node.py: a distribution's first, never
+    Docker's own), or None: in a lab root there is no daemon to look at."""
+    if not run.target.is_host:
+        return None
+    from .containerd import node
     try:
-        chosen = distro.choose(run.target, run.asked.distro)
+        return node.kubernetes_daemon(node.running_containerds())
+    except OSError:
+        return None
+
+
+def choose(run) -> tuple:
+    """(route, refusal, params): the parameters follow the distribution's config when it is not plain containerd,
+    and, on a real node, the --config the running containerd was started with when config_path was left as it is."""
+    from .containerd import distro
+    asked = run.asked
+    daemon = node_daemon(run)
+    if daemon is not None and asked.distro == "auto" and daemon.owner in distro.DISTROS and daemon.owner != distro.PLAIN:
+        asked = replace(asked, distro=daemon.owner)  # the distribution whose containerd is running
+    elif daemon is not None and daemon.owner == distro.PLAIN and asked.config_path == "/etc/containerd/config.toml":
+        asked = replace(asked, config_path=daemon.config)
+    try:
+        chosen = distro.choose(run.target, asked.distro)
         if isinstance(chosen, Problem):
             return None, chosen, run.asked
-        found = distro.route(run.target, chosen, run.asked.runtime_name, config_path=run.asked.config_path)
+        found = distro.route(run.target, chosen, asked.runtime_name, config_path=asked.config_path)
     except RunbookError as exc:  # a folder or a FIFO where the config should be: the steps say it, with the fix
-        return None, Problem.from_error(exc), run.asked
-    params = run.asked if found.distro == distro.PLAIN else replace(run.asked, config_path=found.config)
+        return None, Problem.from_error(exc), asked
+    params = asked if found.distro == distro.PLAIN else replace(asked, config_path=found.config)
     return found, None, params
+
+
+def empty_config_version(run) -> int:
+    """The version an empty or missing config is written in: the one the node's containerd writes with
+    `config default` (asked with --version: containerd_bin, or containerd on PATH on a real node); without a
+    containerd to ask, version 2, which every containerd from 1.3 on reads."""
+    import shutil
+    from .containerd.ask import containerd_version
+    from .containerd.versions import EMPTY_FILE_VERSION, version_for_containerd
+    binary = run.p.containerd_bin or (shutil.which("containerd") if run.target.is_host else None)
+    return version_for_containerd(containerd_version(binary)) if binary else EMPTY_FILE_VERSION
 
 
 def rendered(run) -> dict[str, bytes]:

@@ -59,3 +59,4 @@ def test_remove_through_papermill(tmp_path):
     root, original = _applied(tmp_path)
     run_notebook(root, tmp_path / "removed.ipynb", mode="remove")
     assert (root / CONFIG).read_bytes() == original
+

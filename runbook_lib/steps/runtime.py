@@ -9,7 +9,7 @@ from ..containerd.edit import RuntimeWanted, default_runtime_name, plan_runtime,
 from ..containerd.effective import load_effective
 from ..containerd.load import load_toml
 from ..containerd.tables import get_in
-from ..containerd.versions import EMPTY_FILE_VERSION, RUNTIME_TYPE, runtime_path
+from ..containerd.versions import RUNTIME_TYPE, runtime_path
 from ..findings import Problem
 from ..messages import Msg
 from ..run import Plan
@@ -49,23 +49,26 @@ def plan(run) -> Plan:
         return _dropin(run, eff, out)
     require_not_foreign(eff, p.runtime_name, p.binary_name, replace_runtime=p.replace_runtime, target=run.target)
     owner = diagnose.owner_file(eff, p.runtime_name)
-    template, source = template_runtime(eff.data, eff.version, run.wanted)
+    version = eff.version
     text, data = owner.text, owner.data
     if owner is eff.main and eff.main.empty and "version" not in data:
-        text = f"version = {EMPTY_FILE_VERSION}\n\n" + text  # say which version the tables are written for
-        data = {"version": EMPTY_FILE_VERSION, **data}
-    default = default_runtime_name(eff.data, eff.version)
-    if default != p.runtime_name and get_in(eff.data, runtime_path(eff.version, default)) is None:
+        from ..route import empty_config_version
+        version = empty_config_version(run)  # the node's containerd decides, when there is one to ask
+        text = f"version = {version}\n\n" + text  # say which version the tables are written for
+        data = {"version": version, **data}
+    template, source = template_runtime(eff.data, version, run.wanted)
+    default = default_runtime_name(eff.data, version)
+    if default != p.runtime_name and get_in(eff.data, runtime_path(version, default)) is None:
         # No runtimes in the config means containerd's built-in runc; once any runtime table exists, the
         # built-in one is gone (containerd 1.6, tests/fixtures/broken), so the default is written too.
-        base = plan_runtime(text, data, eff.version, RuntimeWanted(default, "", False), {"runtime_type": RUNTIME_TYPE},
+        base = plan_runtime(text, data, version, RuntimeWanted(default, "", False), {"runtime_type": RUNTIME_TYPE},
                             lab_path=owner.lab_path)
         text, data = base.text, load_toml(base.text.encode(), owner.lab_path).data
         out.notes += [Msg(f"설정에 런타임이 하나도 없어 containerd 의 내장 기본값 {default} 도 함께 적습니다 "
                           f"(런타임 테이블이 하나라도 생기면 내장 {default} 는 사라집니다).",
                           f"the config has no runtimes, so containerd's built-in {default} is written too "
                           f"(as soon as any runtime table exists, the built-in {default} is gone).")]
-    edit = plan_runtime(text, data, eff.version, run.wanted, template, lab_path=owner.lab_path, source_name=source,
+    edit = plan_runtime(text, data, version, run.wanted, template, lab_path=owner.lab_path, source_name=source,
                         replace_runtime=p.replace_runtime)
     write = run.plan_write(owner.lab_path, owner.encode(edit.text))
     if write.changed or moved:

@@ -58,6 +58,8 @@ PARAMETERS = (
               "replace a runtime of the same name that runs another binary (refused by default)"),
     Parameter("distro", "auto", "choice", "노드의 배포판 (auto 는 root 아래에서 알아냄, docs/DISTRIBUTIONS.md)",
               "the node's distribution (auto: found under the root, docs/DISTRIBUTIONS.md)", DISTROS),
+    Parameter("variants", False, "bool", "GPU Operator 처럼 nvidia-cdi, nvidia-legacy 런타임과 RuntimeClass 도 등록",
+              "also register the GPU Operator-style nvidia-cdi and nvidia-legacy runtimes with their RuntimeClasses"),
     Parameter("enable_cdi", False, "bool", "containerd 의 enable_cdi 와 cdi_spec_dirs 를 CDI 스펙 폴더에 맞춰 설정",
               "set containerd's enable_cdi and cdi_spec_dirs for the CDI spec's folder"),
 )
@@ -90,6 +92,7 @@ class Params:
     containerd_bin: str = ""
     replace_runtime: bool = False
     distro: str = "auto"
+    variants: bool = False
     enable_cdi: bool = False
 
     @property

@@ -58,9 +58,11 @@ def is_runbooks_runtime(table, wanted: RuntimeWanted) -> bool:
         and options.get("BinaryName") == wanted.binary
 
 
-def plan_remove(target: Target, config_path: str, wanted: RuntimeWanted) -> RemovePlan:
-    """The plan that takes the runbook's runtime out of ``config_path`` and its imports (both layouts)."""
-    eff = load_effective(target, config_path)
+def plan_remove(target: Target, config_path: str, wanted: RuntimeWanted, *,
+                base: dict[str, bytes] | None = None) -> RemovePlan:
+    """The plan that takes the runbook's runtime out of ``config_path`` and its imports (both layouts).
+    ``base`` holds planned bytes not on disk yet (another runtime's removal), so several removals compose."""
+    eff = load_effective(target, config_path, overlay=base)
     plan = RemovePlan()
     overlay: dict[str, bytes] = {}
     drop = dropin_path(config_path, wanted.name)

@@ -31,10 +31,11 @@ def ours(run) -> list[str]:
     except RunbookError:
         return []
     found = []
-    for step_id, name in TOOLKIT_FILES:
-        planned = mirror.plans[step_id].new(run.tk(name))
-        if planned is not None and run.read_bytes(run.tk(name)) == planned:
-            found.append(run.tk(name))
+    for step_id, plan in mirror.plans.items():
+        if step_id in {s for s, _ in TOOLKIT_FILES}:
+            for w in plan.writes:  # the runtime's RuntimeClass and the variants' too
+                if w.lab_path.startswith(run.tk("")) and run.read_bytes(w.lab_path) == w.new:
+                    found.append(w.lab_path)
     if run.read_text(run.p.cdi_spec) == cdi.build_minimal_spec():
         found.append(run.p.cdi_spec)
     return found
@@ -42,11 +43,18 @@ def ours(run) -> list[str]:
 
 def plan(run) -> Plan:
     p = run.p
-    removal = undo.plan_remove(run.target, p.config_path, run.wanted)
+    from .runtime import variants
+    planned: dict[str, bytes] = {}
+    retire, notes = [], []
+    for wanted in list(reversed(variants(run))) + [run.wanted]:  # the reverse of the order they were added in
+        removal = undo.plan_remove(run.target, p.config_path, wanted, base=planned)
+        planned.update({w.lab_path: w.new for w in removal.writes})
+        retire += removal.retire
+        notes += removal.notes + removal.kept
     files = ours(run)
+    writes = [run.plan_write(lab, new) for lab, new in planned.items()]
     out = Plan(Msg("되돌릴 것이 없습니다 (런북이 더한 것이 남아 있지 않습니다).", "nothing to remove: nothing the runbook added is left."),
-               writes=[run.plan_write(w.lab_path, w.new, mode=w.mode) for w in removal.writes if w.changed],
-               retire=removal.retire + files, notes=removal.notes + removal.kept, subject=p.config_path)
+               writes=[w for w in writes if w.changed], retire=retire + files, notes=notes, subject=p.config_path)
     out.retired = [run.plan_write(lab, b"") for lab in out.retire]
     if out.changed:
         out.message = Msg(f"되돌립니다: {', '.join([w.lab_path for w in out.writes] + out.retire)}",
@@ -55,9 +63,11 @@ def plan(run) -> Plan:
 
 
 def verdict(run) -> list[Problem]:
+    from .runtime import variants
     left = [Problem(m, Msg("mode=remove 로 다시 실행하거나, 남은 부분을 직접 지우세요.",
                            "run again with mode=remove, or delete what is left by hand."), run.p.config_path,
-                    code="remove.still_there") for m in undo.confirm_removed(run.target, run.p.config_path, run.wanted)]
+                    code="remove.still_there")
+            for wanted in [run.wanted] + variants(run) for m in undo.confirm_removed(run.target, run.p.config_path, wanted)]
     for lab in run.plans[ID].retire:
         if run.read_bytes(lab) is not None:
             left.append(Problem(Msg(f"지우기로 한 파일이 아직 있습니다: {lab}", f"a file to remove is still there: {lab}"),

@@ -24,10 +24,26 @@ def table_path(run) -> str:
     return diagnose.header_text(eff, runtime_path(eff.version, run.p.runtime_name))
 
 
+def variants(run) -> list[RuntimeWanted]:
+    """nvidia-cdi and nvidia-legacy beside the runtime, when the variants parameter asks for them."""
+    from ..containerd.variants import runtime_variants
+    return runtime_variants(run.wanted) if run.p.variants else []
+
+
+def variant_params(run) -> list:
+    """The parameters as each variant is judged: its own name and binary, everything else the same."""
+    from dataclasses import replace
+    return [replace(run.p, runtime_name=v.name, binary_name=v.binary) for v in variants(run)]
+
+
 def plan(run) -> Plan:
     p = run.p
     if run.route_refusal is not None:
         return Plan(run.route_refusal.what, refusals=[run.route_refusal])
+    if p.variants and (run.on_distro or p.layout == "dropin"):
+        problem = Problem.of("variants.inplace_only", p.config_path, layout=p.layout,
+                             route=run.route.distro if run.route else "containerd")
+        return Plan(problem.what, refusals=[problem])
     if run.on_distro:
         return _route(run)
     eff = run.effective()
@@ -70,6 +86,13 @@ def plan(run) -> Plan:
                           f"(as soon as any runtime table exists, the built-in {default} is gone).")]
     edit = plan_runtime(text, data, version, run.wanted, template, lab_path=owner.lab_path, source_name=source,
                         replace_runtime=p.replace_runtime)
+    for extra in variants(run):  # the GPU Operator-style runtimes, in the same edit, each copied from the default
+        require_not_foreign(eff, extra.name, extra.binary, replace_runtime=p.replace_runtime, target=run.target)
+        extra_template, extra_source = template_runtime(eff.data, version, extra)
+        more = plan_runtime(edit.text, load_toml(edit.text.encode(), owner.lab_path).data, version, extra,
+                            extra_template, lab_path=owner.lab_path, source_name=extra_source,
+                            replace_runtime=p.replace_runtime)
+        edit.text, edit.notes, edit.repairs = more.text, edit.notes + more.notes, edit.repairs + more.repairs
     write = run.plan_write(owner.lab_path, owner.encode(edit.text))
     if write.changed or moved:
         after = load_effective(run.target, p.config_path, overlay={**(run._overlay or {}), owner.lab_path: write.new})
@@ -117,7 +140,10 @@ def _dropin(run, eff, out: Plan) -> Plan:
 
 def verdict(run) -> list[Problem]:
     eff = run.effective()
-    return diagnose.blockers(eff, run.p) + diagnose.runtime_problems(eff, run.p, part="runtime")
+    problems = diagnose.blockers(eff, run.p) + diagnose.runtime_problems(eff, run.p, part="runtime")
+    for pv in variant_params(run):  # each variant is a runtime of its own, judged by the same rules
+        problems += diagnose.runtime_problems(eff, pv, part="runtime") + diagnose.runtime_problems(eff, pv, part="options")
+    return problems
 
 
 def evidence(run) -> dict[str, str]:

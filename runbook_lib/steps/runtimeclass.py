@@ -15,14 +15,24 @@ TITLE = Msg("RuntimeClass 작성", "Write the RuntimeClass")
 FILE = "runtimeclass.yaml"
 
 
+def files(run) -> list[tuple[str, str]]:
+    """(lab path, runtime name) of every RuntimeClass: the runtime's, then one per variant."""
+    from .runtime import variants
+    return [(run.tk(FILE), run.p.runtime_name)] + [(run.tk(f"runtimeclass-{v.name}.yaml"), v.name) for v in variants(run)]
+
+
 def plan(run) -> Plan:
     name = run.p.runtime_name
     return Plan(Msg(f"RuntimeClass {name} (handler {name})", f"RuntimeClass {name} (handler {name})"),
-                writes=[run.plan_write(run.tk(FILE), runtimeclass.build_runtimeclass(name).encode())], subject=run.tk(FILE))
+                writes=[run.plan_write(path, runtimeclass.build_runtimeclass(n).encode()) for path, n in files(run)],
+                subject=run.tk(FILE))
 
 
 def verdict(run) -> list[Problem]:
-    path, name = run.tk(FILE), run.p.runtime_name
+    return [p for path, name in files(run) for p in judge(run, path, name)]
+
+
+def judge(run, path: str, name: str) -> list[Problem]:
     text = run.read_text(path)
     if text is None:
         return [Problem.of("runtimeclass.missing", path, file=path, name=name)]

@@ -39,7 +39,7 @@ def test_versions_were_discovered():
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-@pytest.mark.parametrize("name", ["nvidia", "nvidia-cdi"])
+@pytest.mark.parametrize("name", ["nvidia", "nvidia-cdi", "nvidia-legacy"])  # the runtime and its variants
 def test_runtimeclass_is_valid_for_every_version(version, name):
     doc = _build(name)
     assert kv.validate(doc, version, strict=True)

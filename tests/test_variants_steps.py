@@ -1,0 +1,49 @@
+"""variants=True (issue 14): the GPU Operator-style nvidia-cdi and nvidia-legacy runtimes beside nvidia, in the
+same plan and the same edit, each with its RuntimeClass; check mode agrees, containerd 1.6 reads all three,
+and mode=remove gives the original config back."""
+
+import tomllib
+
+from grading_helpers import check, run_all
+from helpers import FIXTURES
+from reliability_helpers import containerd_reads
+
+CONFIG = "etc/containerd/config.toml"
+TOOLKIT = "root/toolkit"
+NAMES = ("nvidia", "nvidia-cdi", "nvidia-legacy")
+
+
+def test_variants_are_registered_with_their_runtimeclasses_and_removed_again(tmp_path):
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    original = (FIXTURES / "containerd-1.6.20-default.toml").read_bytes()
+    (root / CONFIG).write_bytes(original)
+    applied = run_all(root, variants=True)
+    assert not any(r.failed for r in applied.values()), [r.text() for r in applied.values() if r.failed]
+    runtimes = tomllib.loads((root / CONFIG).read_text())["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
+    assert runtimes["nvidia-cdi"]["options"]["BinaryName"] == "/usr/bin/nvidia-container-runtime.cdi"
+    assert runtimes["nvidia-legacy"]["options"]["BinaryName"] == "/usr/bin/nvidia-container-runtime.legacy"
+    for name in NAMES[1:]:
+        rc = (root / TOOLKIT / f"runtimeclass-{name}.yaml").read_text()
+        assert f"handler: {name}" in rc and f"name: {name}" in rc
+        assert containerd_reads(root, name)["runtime"]["options"]["BinaryName"].endswith(name.split("-")[1])
+    assert not any(r.failed for r in check(root, variants=True).values())
+    from runbook_lib.params import validate
+    from runbook_lib.run import Run
+    rb = Run(validate(root=str(root), mode="remove", variants=True)).start()
+    try:
+        removed = rb.run_all()
+    finally:
+        rb.finish()
+    assert not removed["remove"].failed, removed["remove"].text()
+    assert (root / CONFIG).read_bytes() == original
+    assert not list((root / TOOLKIT).glob("runtimeclass*.yaml"))
+
+
+def test_variants_with_a_drop_in_are_refused_before_any_write(tmp_path):
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG).write_bytes((FIXTURES / "containerd-1.6.20-default.toml").read_bytes())
+    results = run_all(root, variants=True, layout="dropin")
+    assert [p.code for p in results[2].problems] == ["variants.inplace_only"]
+    assert not (root / TOOLKIT).exists()

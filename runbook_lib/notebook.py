@@ -144,6 +144,11 @@ class Runbook(Run):
 
     # --- reading back, as a student would -----------------------------------------------------------
 
+    @property
+    def config_path(self) -> str:
+        """The config containerd reads: the config_path parameter, or the distribution's own (k3s, RKE2, ...)."""
+        return self.p.config_path
+
     def containerd_config(self) -> dict:
         """The config containerd will use, read with tomllib: the main file merged with its imports (an
         unreadable file gives {} here; its finding, with line and column, is in the step's verdict)."""

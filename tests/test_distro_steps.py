@@ -65,3 +65,14 @@ def test_two_distributions_under_one_root_ask_which(tmp_path):
     results = run_all(root)
     assert [p.code for p in results[2].problems] == ["distro-ambiguous"]
     assert not (root / "root/toolkit").exists()
+
+
+def test_the_notebook_on_a_k0s_node_root(tmp_path):
+    """The notebook's own cells (their visible assertions read the config containerd reads, rb.config_path)."""
+    from helpers import run_notebook, step_records
+    files, written, _ = CASES["k0s"]
+    root = write_root(tmp_path, files)
+    nb = run_notebook(root, tmp_path / "k0s.ipynb")
+    records = step_records(nb)
+    assert all(r["status"] in ("changed", "unchanged", "passed", "skipped") for r in records.values()), records
+    assert (root / written).is_file() and not (root / "etc/containerd").exists()

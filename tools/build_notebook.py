@@ -66,7 +66,8 @@ VALIDATE_MD = """## 파라미터 확인
 
 Stopping halfway on a bad value is worse than not starting. Every value is checked first: an unknown `mode`, a relative path, a `root` that is a file, or a runtime name that is not a DNS-1123 label stops the run with the fix. Then the run takes the root's lock, so two runs on the same root never overwrite each other's changes. The status box of this cell is updated in place as the run goes on: when the run fails, it says here which step stopped it and why, how to fix it, and what was done before."""
 
-VALIDATE = "from runbook_lib import notebook as nb\n\nrb = nb.start(" + ", ".join(f"{p.name}={p.name}" for p in PARAMETERS) + ")"
+VALIDATE = "from runbook_lib import notebook as nb\n\nrb = nb.start(\n    " + ",\n    ".join(
+    ", ".join(f"{p.name}={p.name}" for p in PARAMETERS[i:i + 4]) for i in range(0, len(PARAMETERS), 4)) + ")"
 
 STEPS = {
     1: """## 1단계 — 폴더를 만들고 기본 설정을 놓습니다
@@ -195,7 +196,7 @@ display(plan)
 rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing""",
     "options": """plan = rb.plan("options")    # written together with the table in step 2 (one atomic edit)
 display(plan)
-rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing""",
+rb.write(plan)               # nothing of its own to write: step 2 wrote the options""",
     "default": """plan = rb.plan("default")    # default.txt; the default runtime itself is never changed
 display(plan)
 rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing""",
@@ -213,14 +214,13 @@ display(plan)
 rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing""",
     "containerd": """plan = rb.plan("containerd")  # containerd --config <file> config dump, when there is a containerd to ask
 display(plan)
-rb.write(plan)               # apply: backup, then an atomic rename · check: writes nothing""",
+rb.write(plan)                # it only asks: nothing is written""",
 }
 
 CHECKS = {
     "prepare": """with rb.expect("prepare") as expect:
-    expect.true(rb.path(config_path).parent.is_dir(), "the folder of config_path exists")
     expect.true(rb.path(toolkit_dir).is_dir(), "toolkit_dir exists")
-    expect.true((rb.read(config_path) or "").strip(), "config_path exists and is not empty")""",
+    expect.true((rb.read(rb.config_path) or "").strip(), "the config exists and is not empty")""",
     "runtime": """cfg = rb.containerd_config()                  # tomllib: config.toml merged with its imports
 nvidia = rb.runtime_table(cfg, runtime_name)     # at the path of the config's version
 with rb.expect("runtime") as expect:
@@ -233,7 +233,7 @@ with rb.expect("options") as expect:
 with rb.expect("default") as expect:
     expect.not_equal(cri, "default_runtime_name", runtime_name)    # GPU pods opt in via a RuntimeClass
     expect.file(rb.tk("default.txt"))""",
-    "parse": """cfg = rb.load_toml(config_path)   # tomllib.load(open(config_path, "rb")), under the root
+    "parse": """cfg = rb.load_toml(rb.config_path)   # tomllib.load(open(path, "rb")) of the config containerd reads
 print("version =", cfg.get("version"))
 with rb.expect("parse") as expect:
     expect.file(rb.tk("parsed.txt"))""",

@@ -38,6 +38,15 @@ def _render(entry: dict | None, values: dict) -> Msg | None:
     return Msg(entry["ko"].format_map(vals).strip(), entry["en"].format_map(vals).strip())
 
 
+def words(code: str, **values) -> tuple[Msg, Msg | None, Msg | None]:
+    """(what, fix, why) of a code, rendered: for an error raised deep in a parser, so that its words come from
+    the same catalog as every finding's."""
+    entry = catalog().get(code)
+    if entry is None:
+        raise KeyError(f"finding code not in runbook_lib/data/findings.yaml: {code}")
+    return _render(entry["what"], values), _render(entry.get("fix"), values), _render(entry.get("why"), values)
+
+
 @dataclass
 class Problem:
     """A verdict: what is wrong, where, why it matters, and the exact fix; ``code`` keys its words."""

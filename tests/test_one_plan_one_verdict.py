@@ -49,8 +49,8 @@ def _refusing(tmp_path, name: str):
     outside.mkdir()
     (outside / "config.toml").write_bytes(good)
     cases = {
-        "toml-syntax-error": (BROKEN / "toml-syntax-error.toml", {}, {}, "config.unreadable"),
-        "duplicate-key": (BROKEN / "duplicate-key.toml", {}, {}, "config.unreadable"),
+        "toml-syntax-error": (BROKEN / "toml-syntax-error.toml", {}, {}, "toml.unclosed_quote"),
+        "duplicate-key": (BROKEN / "duplicate-key.toml", {}, {}, "toml.duplicate"),
         "default-is-nvidia": (BROKEN / "default-is-nvidia.toml", {}, {}, "default.is_runtime"),
         "cri-disabled": (BROKEN / "cri-disabled.toml", {}, {}, "containerd.cri_disabled"),
         "no-version-line": (BROKEN / "no-version-line-v2-tables.toml", {}, {}, "config.version_missing_v2_tables"),

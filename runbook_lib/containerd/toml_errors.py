@@ -12,30 +12,24 @@ import re
 import tomllib
 
 from ..errors import ConfigError
+from ..findings import words
 from ..messages import Msg
 from .layout import scan
 from .versions import format_path
 
 _POS = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)")
 
-# tomllib's reason (prefix) -> what it means, in both languages.
+# tomllib's reason (prefix) -> the finding code whose words say what it means (runbook_lib/data/findings.yaml)
 _REASONS = {
-    "Expected ']' at the end of a table declaration": Msg("섹션 헤더를 닫는 대괄호 ] 가 없습니다.",
-                                                          "the section header has no closing bracket ]."),
-    "Expected ']]' at the end of an array declaration": Msg("배열 테이블 헤더를 닫는 ]] 가 없습니다.",
-                                                            "the array-of-tables header has no closing ]]."),
-    "Expected '=' after a key": Msg("키 다음에 = 가 없습니다. 한 줄은 '키 = 값' 꼴이어야 합니다.",
-                                    "there is no = after the key; each line must read 'key = value'."),
-    "Invalid value": Msg("값을 읽을 수 없습니다. 문자열은 따옴표로 감싸고, 참/거짓은 따옴표 없이 true 나 false 로 적습니다.",
-                         "the value cannot be read: strings need quotes, booleans are a bare true or false."),
-    "Expected newline or end of document after a statement": Msg(
-        "값 뒤에 남는 글자가 있습니다. 한 줄에는 '키 = 값' 하나만 적을 수 있습니다 (주석은 # 뒤에).",
-        "there is more text after the value; a line holds one 'key = value' only (comments go after #)."),
-    "Unclosed array": Msg("배열의 닫는 대괄호 ] 가 없습니다.", "the array has no closing bracket ]."),
-    "Unclosed inline table": Msg("인라인 테이블의 닫는 중괄호 } 가 없습니다.", "the inline table has no closing brace }."),
-    "Invalid statement": Msg("이 줄은 키 = 값도, [섹션] 헤더도 아닙니다.", "this line is neither key = value nor a [section] header."),
-    "Invalid initial character for a key part": Msg("키가 쓸 수 없는 글자로 시작합니다. 점이나 공백이 든 이름은 따옴표로 감싸세요.",
-                                                    "a key starts with a character keys cannot have; quote names that hold dots or spaces."),
+    "Expected ']' at the end of a table declaration": "toml.header_unclosed",
+    "Expected ']]' at the end of an array declaration": "toml.array_header_unclosed",
+    "Expected '=' after a key": "toml.no_equals",
+    "Invalid value": "toml.invalid_value",
+    "Expected newline or end of document after a statement": "toml.text_after_value",
+    "Unclosed array": "toml.array_unclosed",
+    "Unclosed inline table": "toml.inline_table_unclosed",
+    "Invalid statement": "toml.invalid_statement",
+    "Invalid initial character for a key part": "toml.invalid_key",
 }
 
 
@@ -47,34 +41,23 @@ def toml_error(exc: tomllib.TOMLDecodeError, text: str, lab_path: str) -> Config
     col = int(m.group(2)) if m and m.group(2) else None
     shown = lines[line - 1] if 0 < line <= len(lines) else ""
     excerpt = f"{line:>5} | {shown}" + (f"\n      | {' ' * (col - 1)}^" if col else "")
+    code, values = _explain(reason, text, shown, line)
+    detail, fix, _ = words(code, line=line, col=col or "-", reason=reason, **values)
     at = Msg(f"{line}번째 줄" + (f" {col}번째 칸" if col else ""), f"line {line}" + (f", column {col}" if col else ""))
-    what, fix = _explain(reason, text, shown, line)
-    what = Msg(f"TOML 문법 오류 ({at.ko}): {what.ko} containerd 는 문법 오류가 있는 설정을 통째로 거부하고 시작하지 않습니다.",
-               f"TOML syntax error ({at.en}): {what.en} containerd rejects a config with a syntax error as a whole "
-               "and does not start.")
-    return ConfigError(what, fix, path=lab_path, line=line, col=col, excerpt=excerpt)
+    what = words("toml.syntax", at_ko=at.ko, at_en=at.en, detail_ko=detail.ko, detail_en=detail.en)[0]
+    return ConfigError(what, fix, path=lab_path, line=line, col=col, excerpt=excerpt, code=code)
 
 
-def _explain(reason: str, text: str, shown: str, line: int) -> tuple[Msg, Msg]:
+def _explain(reason: str, text: str, shown: str, line: int) -> tuple[str, dict]:
+    """The finding code for tomllib's reason, and the values its words need."""
     if reason.startswith("Cannot overwrite a value") or reason.startswith("Cannot declare"):
         dup = _duplicate(text, line)
         if dup:
-            name, first = dup
-            return (Msg(f"같은 키(또는 테이블)를 다시 정의했습니다: {name} (처음 정의는 {first}번째 줄).",
-                        f"{name} is defined again (first defined on line {first})."),
-                    Msg(f"{line}번째 줄을 지우세요: {shown.strip()}", f"delete line {line}: {shown.strip()}"))
+            return "toml.duplicate", {"name": dup[0], "first": dup[1], "shown": shown.strip()}
     if _unclosed_quote(shown) and (reason.startswith("Illegal character") or reason.startswith("Unterminated string")):
         q = _unclosed_quote(shown)
-        return (Msg(f"문자열을 닫는 따옴표({q})가 없습니다.", f"the string has no closing quote ({q})."),
-                Msg(f"이 줄로 고치세요: {shown.strip()}{q}", f"write this line instead: {shown.strip()}{q}"))
-    meaning = next((v for k, v in _REASONS.items() if reason.startswith(k)), None)
-    what = Msg(f"{meaning.ko} (파서: {reason})", f"{meaning.en} (parser: {reason})") if meaning else \
-        Msg(f"파서가 이 줄을 읽지 못했습니다: {reason}", f"the parser cannot read this line: {reason}")
-    fix = Msg("표시된 줄을 고치세요. 점이 든 섹션 이름은 따옴표로 감싸고(예: [plugins.\"io.containerd.grpc.v1.cri\"]), "
-              "문자열은 따옴표를 닫았는지 확인하세요.",
-              "correct the line shown: quote section names that hold dots (e.g. [plugins.\"io.containerd.grpc.v1.cri\"]) "
-              "and close every string's quotes.")
-    return what, fix
+        return "toml.unclosed_quote", {"quote": q, "fixed": f"{shown.strip()}{q}"}
+    return next((code for k, code in _REASONS.items() if reason.startswith(k)), "toml.unreadable"), {}
 
 
 def _unclosed_quote(line: str) -> str | None:

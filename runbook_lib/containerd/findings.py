@@ -5,7 +5,7 @@ ConfigError, so a step that catches ConfigError already refuses before any write
 from __future__ import annotations
 
 from ..errors import ConfigError
-from ..findings import Problem
+from ..findings import Problem, words
 from ..messages import Msg
 
 
@@ -13,9 +13,15 @@ class Finding(Problem):
     """A Problem (the one finding type) built the way the containerd planners build theirs: code and values
     first. ``error()`` raises it as a FindingError, so a plan that meets it refuses before any write."""
 
-    def __init__(self, code: str, values: dict | None = None, what: Msg = Msg("", ""), fix: Msg = Msg("", ""),
+    def __init__(self, code: str, values: dict | None = None, what: Msg | None = None, fix: Msg | None = None,
                  path: str | None = None, line: int | None = None):
-        super().__init__(what, fix, path, line, code=code, values=dict(values or {}))
+        """Without ``what``, the words come from the catalog (runbook_lib/data/findings.yaml), by ``code``."""
+        values = dict(values or {})
+        why = None
+        if what is None:
+            shown = {k: ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v for k, v in values.items()}
+            what, fix, why = words(code, **shown)
+        super().__init__(what, fix, path, line, why, code=code, values=values)
 
     def error(self) -> "FindingError":
         from .owner import OWNER_CODES, RuntimeOwnedElsewhere

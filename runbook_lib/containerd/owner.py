@@ -75,28 +75,13 @@ def foreign_runtime(data: dict, version: int, name: str, binary: str, *, defined
         return None
     if replace_runtime:
         if target is not None and target.is_host and not target.resolve(binary).exists():
-            return Finding(BINARY_MISSING, {"binary": binary},
-                           Msg(f"등록할 런타임 바이너리가 이 노드에 없습니다: {binary}. 이대로 등록하면 GPU 파드가 모두 시작하지 못합니다.",
-                               f"the runtime binary to register is not on this node: {binary}; registered as it is, every GPU "
-                               "pod would fail to start."),
-                           Msg(f"NVIDIA Container Toolkit 을 설치하거나 (ls -l {binary}), 실제 경로를 파라미터로 주세요.",
-                               f"install the NVIDIA Container Toolkit (ls -l {binary}), or pass the real path as the parameter."),
-                           path=binary)
+            return Finding(BINARY_MISSING, {"binary": binary}, path=binary)
         return None
     owner = looks_like(current, defined_in)
     who = _OWNER_NAMES[owner]
     where = f"{defined_in}:{line}" if defined_in and line else (defined_in or "")
     return Finding(OTHER_BINARY, {"runtime": name, "current": current, "wanted": binary, "owner": owner,
-                                  "file": defined_in, "line": line},
-                   Msg(f"{name} 런타임이 이미 다른 바이너리로 등록되어 있습니다 ({where}): 지금 값 {current}, 바꿀 값 {binary}. "
-                       f"모양으로는 {who.ko} 의 설정입니다. 덮어쓰면 그쪽이 관리하는 GPU 파드가 다른 바이너리로 돌게 됩니다.",
-                       f"the {name} runtime is already registered with another binary ({where}): now {current}, would "
-                       f"become {binary}. It looks like {who.en}'s; rewriting it would run that owner's GPU pods through "
-                       "another binary."),
-                   Msg(f"그대로 쓰려면 런타임 이름을 바꾸거나 (예: runtime_name=nvidia-runbook) 이 바이너리를 파라미터로 주세요: "
-                       f"{current}. 정말 바꾸려면 replace_runtime=True 로 다시 실행하세요.",
-                       f"to keep it, choose another runtime name (e.g. runtime_name=nvidia-runbook) or pass this binary as "
-                       f"the parameter: {current}. To replace it, run again with replace_runtime=True."),
+                                  "file": defined_in, "line": line, "where": where, "who_ko": who.ko, "who_en": who.en},
                    path=defined_in, line=line)
 
 

@@ -34,6 +34,11 @@ class RunbookError(Exception):
             return self.path
         return f"{self.path}:{self.line}" + (f":{self.col}" if self.col is not None else "")
 
+    def _render_traceback_(self) -> list[str]:
+        """In a notebook cell, IPython shows these lines instead of a Python traceback: what is wrong, where and
+        the fix, in both languages (papermill still records the error, so the run exits non-zero)."""
+        return self.render().split("\n")
+
     def render(self) -> str:
         parts = []
         where = self.where()

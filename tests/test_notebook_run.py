@@ -103,6 +103,13 @@ def test_bad_parameter_stops_before_touching_the_root(tmp_path):
         run_notebook(root, tmp_path / "o.ipynb", runtime_name="Bad_Name")
     assert "DNS-1123" in str(err.value)
     assert list(root.iterdir()) == []
+    # the cell shows the bilingual message and its fix, not a Python traceback
+    import json
+    (error,) = [o for c in json.loads((tmp_path / "o.ipynb").read_text())["cells"] for o in c.get("outputs", [])
+                if o["output_type"] == "error"]
+    shown = "\n".join(error["traceback"])
+    assert "DNS-1123" in shown and "고치려면" in shown and "to fix this" in shown
+    assert "Traceback" not in shown and "File " not in shown
 
 
 def test_report_values_come_from_the_files_not_the_parameters(tmp_path):

@@ -21,20 +21,29 @@ TOOLKIT_FILES = ("default", "default.txt"), ("parse", "parsed.txt"), ("cdi", "cd
     ("runtimeclass", "runtimeclass.yaml"), ("report", "report.txt")
 
 
+def all_variants(run):
+    """The variants an earlier run may have added (whatever this run's variants parameter says): only a table
+    that is exactly the runbook's, with the variant's own binary, is ever taken out."""
+    from ..containerd.variants import runtime_variants
+    return runtime_variants(run.wanted)
+
+
 def ours(run) -> list[str]:
     """The toolkit files (and the minimal CDI spec) whose bytes are exactly what the runbook writes for them on
     the current state: what a person wrote by hand, or changed since, is theirs and stays."""
     from ..run import Run
-    mirror = Run(replace(run.p, mode="check"))
-    try:
-        mirror.preflight()
-    except RunbookError:
-        return []
-    found = []
-    for step_id, plan in mirror.plans.items():
-        if step_id in {s for s, _ in TOOLKIT_FILES}:
-            for w in plan.writes:  # the runtime's RuntimeClass and the variants' too
-                if w.lab_path.startswith(run.tk("")) and run.read_bytes(w.lab_path) == w.new:
+    found: list[str] = []
+    for variants in (False, True):  # as a run with or without the variants would have written them
+        mirror = Run(replace(run.p, mode="check", variants=variants))
+        try:
+            mirror.preflight()
+        except RunbookError:
+            continue
+        for step_id, plan in mirror.plans.items():
+            if step_id not in {s for s, _ in TOOLKIT_FILES}:
+                continue
+            for w in plan.writes:  # the runtime's RuntimeClass, and the variants' too
+                if w.lab_path.startswith(run.tk("")) and w.lab_path not in found and run.read_bytes(w.lab_path) == w.new:
                     found.append(w.lab_path)
     if run.read_text(run.p.cdi_spec) == cdi.build_minimal_spec():
         found.append(run.p.cdi_spec)
@@ -43,10 +52,9 @@ def ours(run) -> list[str]:
 
 def plan(run) -> Plan:
     p = run.p
-    from .runtime import variants
     planned: dict[str, bytes] = {}
     retire, notes = [], []
-    for wanted in list(reversed(variants(run))) + [run.wanted]:  # the reverse of the order they were added in
+    for wanted in list(reversed(all_variants(run))) + [run.wanted]:  # the reverse of the order they were added in
         removal = undo.plan_remove(run.target, p.config_path, wanted, base=planned)
         planned.update({w.lab_path: w.new for w in removal.writes})
         retire += removal.retire
@@ -63,11 +71,11 @@ def plan(run) -> Plan:
 
 
 def verdict(run) -> list[Problem]:
-    from .runtime import variants
     left = [Problem(m, Msg("mode=remove 로 다시 실행하거나, 남은 부분을 직접 지우세요.",
                            "run again with mode=remove, or delete what is left by hand."), run.p.config_path,
                     code="remove.still_there")
-            for wanted in [run.wanted] + variants(run) for m in undo.confirm_removed(run.target, run.p.config_path, wanted)]
+            for wanted in [run.wanted] + all_variants(run)
+            for m in undo.confirm_removed(run.target, run.p.config_path, wanted)]
     for lab in run.plans[ID].retire:
         if run.read_bytes(lab) is not None:
             left.append(Problem(Msg(f"지우기로 한 파일이 아직 있습니다: {lab}", f"a file to remove is still there: {lab}"),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .errors import ParameterError
 from .messages import Msg
-from .names import dns1123_label_problem
+from .names import dns1123_label_problem, quoted
 
 MODES = ("apply", "check", "remove")
 DISTROS = ("auto", "containerd", "k3s", "rke2", "microk8s", "k0s")
@@ -116,45 +116,40 @@ def default_lab_root() -> Path:
     return Path.cwd() / "runbook-lab-root"
 
 
+def _error(code: str, **values) -> ParameterError:
+    """A parameter error whose words come from the finding catalog (runbook_lib/data/findings.yaml)."""
+    from .findings import words
+    what, fix, _ = words(code, **values)
+    return ParameterError(what, fix, code=code)
+
+
 def _bool(name: str, value) -> bool:
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"  # papermill passes `-p x true` as the string "true"
-    raise ParameterError(
-        Msg(f"{name} 는 true 나 false 여야 합니다. 받은 값: {value}", f"{name} must be true or false; got {value}"),
-        Msg(f"-p {name} True 또는 -p {name} False 로 주세요.", f"pass -p {name} True or -p {name} False."))
+    raise _error("parameter.not_boolean", name=name, value=quoted(value))
 
 
 def _str(name: str, value) -> str:
     if not isinstance(value, str):
-        raise ParameterError(
-            Msg(f"{name} 는 문자열이어야 합니다. 받은 값: {value} ({type(value).__name__})",
-                f"{name} must be a string; got {value} ({type(value).__name__})"),
-            Msg(f"YAML 파라미터 파일에서는 따옴표로 감싸세요: {name}: \"...\"",
-                f"quote it in a YAML parameter file: {name}: \"...\""))
+        raise _error("parameter.not_string", name=name, value=quoted(value), type=type(value).__name__)
     return value
 
 
 def _abs(name: str, value: str) -> str:
     if not value.startswith("/"):
-        raise ParameterError(
-            Msg(f"{name} 는 '/' 로 시작하는 절대 경로여야 합니다. 받은 값: {value or '(빈 값)'}",
-                f"{name} must be an absolute path starting with '/'; got {value or '(empty)'}"),
-            Msg(f"실습 문서의 경로처럼 적으세요. 예: {DEFAULTS.get(name) or '/usr/bin/...'}",
-                f"write it as the lab does, e.g. {DEFAULTS.get(name) or '/usr/bin/...'}"))
+        raise _error("parameter.not_absolute", name=name, value=quoted(value),
+                     example=DEFAULTS.get(name) or "/usr/bin/...")
     if "\x00" in value or "\n" in value:
-        raise ParameterError(Msg(f"{name} 에 쓸 수 없는 문자가 있습니다.", f"{name} contains a forbidden character."),
-                             Msg("경로를 다시 적으세요.", "write the path again."))
+        raise _error("parameter.forbidden_character", name=name, value=quoted(value))
     return value
 
 
 def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
-        raise ParameterError(
-            Msg(f"{name} 값을 알 수 없습니다: {value}. 가능한 값: {', '.join(choices)}",
-                f"unknown {name}: {value}; valid values: {', '.join(choices)}"),
-            Msg(f"-p {name} {choices[0]} 처럼 주세요.", f"pass e.g. -p {name} {choices[0]}."))
+        raise _error("parameter.unknown_choice", name=name, value=quoted(value), choices=", ".join(choices),
+                     first=choices[0])
     return value
 
 
@@ -173,9 +168,7 @@ def validate(**raw) -> Params:
     """Turn the notebook's variables into Params, or stop with a message that says how to fix the value."""
     unknown = sorted(set(raw) - set(DEFAULTS))
     if unknown:
-        raise ParameterError(
-            Msg(f"알 수 없는 파라미터: {', '.join(unknown)}", f"unknown parameter(s): {', '.join(unknown)}"),
-            Msg(f"쓸 수 있는 파라미터: {', '.join(DEFAULTS)}", f"valid parameters: {', '.join(DEFAULTS)}"))
+        raise _error("parameter.unknown", names=", ".join(unknown), valid=", ".join(DEFAULTS))
     values = {p.name: _value(p, raw.get(p.name, p.default)) for p in PARAMETERS}
     values["root"] = values["root"] or str(default_lab_root())
     if not values["root"].startswith("/"):
@@ -183,9 +176,7 @@ def validate(**raw) -> Params:
     problem = dns1123_label_problem(values["runtime_name"])
     if problem:
         ko, _, en = problem.partition("\n")
-        raise ParameterError(Msg(f"runtime_name: {ko}", f"runtime_name: {en}"),
-                             Msg("-p runtime_name nvidia 처럼 소문자 이름을 주세요.",
-                                 "pass a lowercase name, e.g. -p runtime_name nvidia."))
+        raise _error("parameter.runtime_name", problem_ko=ko, problem_en=en)
     if values["containerd_bin"] and not values["containerd_bin"].startswith("/"):
         _abs("containerd_bin", values["containerd_bin"])
     return Params(**values)

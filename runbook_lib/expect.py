@@ -6,9 +6,9 @@ shown at the end of the cell.
         expect.boolean(nvidia, "options.SystemdCgroup", systemd_cgroup)   # the string "true" is no boolean
 
 An assertion never raises in the middle of a cell, so a student sees every mistake at once. When the block ends,
-the step's verdict is read back from disk by the library (the same in apply and check mode) and joined with
-the assertions that failed: a failed assertion the library already explains in detail (same key) is not said
-twice. Apply mode then fails the cell; check mode records the findings and the last cell fails the run.
+the step's verdict is read back from disk by the library (the same in apply and check mode); a failed
+assertion adds a finding of its own only when that verdict found nothing (otherwise the library's findings
+already explain the mistake, with its line and fix). Apply mode then fails the cell; check mode records the findings and the last cell fails the run.
 """
 
 from __future__ import annotations
@@ -70,19 +70,6 @@ class Expect:
         """table[key] is the TOML boolean `expected` (a quoted "true" is a string and fails)."""
         actual = dig(table, key)
         return self._add(f"{key} is {shown(expected)} (boolean)", actual is expected, key, actual, expected)
-
-    def absolute_path(self, table, key: str) -> bool:
-        actual = dig(table, key)
-        ok = isinstance(actual, str) and actual.startswith("/")
-        return self._add(f"{key} is an absolute path", ok, key, actual, MISSING)
-
-    def present(self, table, key: str) -> bool:
-        actual = dig(table, key)
-        return self._add(f"{key} exists", actual is not MISSING and actual is not None, key, actual, MISSING)
-
-    def contains(self, items, item, *, key: str) -> bool:
-        items = list(items or [])
-        return self._add(f"{item} in {key}", item in items, key, ", ".join(map(str, items)) or "-", item)
 
     def not_equal(self, table, key: str, unwanted) -> bool:
         actual = dig(table, key)

@@ -174,3 +174,38 @@ def test_every_schema_error_names_its_json_pointer_and_line():
     assert [p.what.en.split(":")[0] for p in problems] == ["/devices/0/containerEdits/deviceNodes/0/path"]
     assert problems[0].line == text.splitlines().index("        - hostPath: /dev/nvidia0") + 1
     assert "필수 항목" in problems[0].what.ko and "required" in problems[0].what.en
+
+
+EDGE = {  # values where two draft-07 validators could read "integer", "string" or "object" differently
+    "major-as-float-integral": edit(["devices", 0, "containerEdits", "deviceNodes", 0, "major"], 195.0),
+    "major-as-float": edit(["devices", 0, "containerEdits", "deviceNodes", 0, "major"], 195.5),
+    "major-null": edit(["devices", 0, "containerEdits", "deviceNodes", 0, "major"], None),
+    "huge-minor": edit(["devices", 0, "containerEdits", "deviceNodes", 0, "minor"], 2 ** 70),
+    "filemode-negative": edit(["devices", 0, "containerEdits", "deviceNodes", 0, "fileMode"], -1),
+    "yaml-date-version": edit(["cdiVersion"], __import__("datetime").date(2024, 1, 1)),
+    "env-not-list": edit(["containerEdits", "env"], "A=B"),
+    "env-item-number": edit(["containerEdits", "env"], [1]),
+    "hook-args-not-list": edit(["containerEdits", "hooks", 0, "args"], "x"),
+    "mount-options-null": edit(["containerEdits", "mounts", 0, "options"], None),
+    "annotations-list": edit(["annotations"], ["a"]),
+    "devices-of-strings": edit(["devices"], ["all"]),
+    "spec-null": None,
+    "spec-string": "cdiVersion: 0.5.0",
+}
+
+
+CORPUS = {**VALID, **{n: s for n, (s, _) in (SCHEMA_INVALID | REFERENCE_ONLY).items()}, **EDGE}
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_the_fast_validator_and_jsonschema_agree(name):
+    """fastjsonschema decides whether a spec meets the schema; jsonschema (the upstream validator above) lists
+    the errors. A spec one accepts and the other rejects would be judged by the wrong one."""
+    from runbook_lib.cdi_validate import meets_schema
+    assert meets_schema(CORPUS[name]) is (schema_errors(CORPUS[name]) == [])
+
+
+def test_the_fast_validator_reads_the_shipped_draft_07_schema():
+    from runbook_lib.cdi_validate import meets_schema, schema_check
+    assert schema_check() is not None
+    assert meets_schema(GOOD) is True and meets_schema({}) is False

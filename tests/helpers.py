@@ -17,11 +17,12 @@ COURSE_FIXTURE = "opt/fixtures/gpu-airgap/containerd/config.toml.base"
 
 
 def run_notebook(root: Path, out: Path, **params):
-    """Execute notebooks/run.ipynb with papermill, as a user would; returns the executed notebook."""
+    """Execute notebooks/run.ipynb with papermill, as a user would (in the notebook's own kernel, see
+    runbook_lib/kernel.py); returns the executed notebook."""
     import papermill
 
     return papermill.execute_notebook(str(NOTEBOOK), str(out), parameters={"root": str(root), **params},
-                                      progress_bar=False, log_output=False, kernel_name="python3")
+                                      progress_bar=False, log_output=False)
 
 
 def step_records(nb) -> dict:

@@ -1,0 +1,116 @@
+"""The runbook's kernel: ipykernel's own IPython kernel, started without its debugger.
+
+The notebook names this kernelspec (`nvidia-runbook`, installed with the package into
+`<prefix>/share/jupyter/kernels/`), so a plain `papermill notebooks/run.ipynb ...` starts it. It is the stock
+`python -m ipykernel_launcher` except for what papermill waits for at its start and at its end:
+
+- debugpy is not imported. ipykernel imports it at every start (~0.1 s of CPU, and the exit takes longer with
+  it) only to offer JupyterLab's visual debugger; a runbook run never uses it. ipykernel imports debugpy
+  inside `try: ... except ImportError`, so marking it absent (`sys.modules["debugpy"] = None`, the import
+  system's documented way) leaves a kernel that says it has no debugger. ipykernel is bounded in
+  pyproject.toml to the major versions that do this; tests/test_kernel.py checks it.
+- no `-Xfrozen_modules=off`: the stock kernelspec turns frozen modules off for debugpy's sake.
+- once the kernel is up, a background thread imports what the runbook's first cell needs (runbook_lib and its
+  steps, YAML, tomlkit, the CDI schema's validator). jupyter_client calls a kernel ready only after 0.2 s
+  without a message from it, then papermill saves the notebook six times and runs the two parameters cells:
+  the kernel would sit idle all that time, and the imports run then instead of inside the first cell (which
+  went from ~0.10 s to ~0.04 s). Python's per-module import locks make the cell's own import wait for a module
+  the thread is still importing; if the warm-up fails, the cell's import says why.
+- after a normal shutdown, once every exit handler has run (IPython's history among them), the process ends
+  with `os._exit` instead of tearing the interpreter down module by module (~0.1 s with everything a run has
+  loaded). jupyter_client checks every 0.1 s whether a stopping kernel is gone, so that is one check instead
+  of two. A kernel that ends any other way (an error, a signal) exits as usual, with its own status.
+
+To debug a cell in JupyterLab, switch the notebook's kernel to the stock "Python 3 (ipykernel)".
+
+`python -m runbook_lib.kernel install [--user | --prefix DIR]` installs the kernelspec where an editable
+install (`pip install -e`, which setuptools installs without data files) does not put it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+from importlib import resources
+from pathlib import Path
+
+NAME = "nvidia-runbook"
+
+
+def spec_dir() -> Path:
+    return Path(str(resources.files("runbook_lib") / "data" / "kernelspec"))
+
+
+def install(argv: list[str]) -> int:
+    import argparse
+
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    ap = argparse.ArgumentParser(prog="python -m runbook_lib.kernel install",
+                                 description=f"install the {NAME} kernelspec (default: into this environment)")
+    where_to = ap.add_mutually_exclusive_group()
+    where_to.add_argument("--user", action="store_true", help="into the user's Jupyter folder")
+    where_to.add_argument("--prefix", help="into PREFIX/share/jupyter/kernels")
+    args = ap.parse_args(argv)
+    prefix = None if args.user else (args.prefix or sys.prefix)
+    where = KernelSpecManager().install_kernel_spec(str(spec_dir()), NAME, user=args.user, prefix=prefix)
+    print(f"installed kernelspec {NAME} in {where}")
+    return 0
+
+
+def warm_up() -> None:
+    try:
+        import runbook_lib.notebook  # noqa: F401
+        import runbook_lib.route  # noqa: F401
+        import runbook_lib.steps  # noqa: F401 - every step, and the containerd modules they use
+        import tomlkit  # noqa: F401
+        import yaml  # noqa: F401
+
+        from runbook_lib.cdi_validate import schema_check
+        schema_check()
+    except Exception:  # noqa: BLE001 - the first cell imports these again and reports what is wrong
+        pass
+
+
+_shut_down_cleanly = False
+
+
+def _skip_teardown() -> None:
+    """Registered before ipykernel and IPython register theirs, so it runs after them (atexit is last in,
+    first out): nothing is left to do but the interpreter's teardown, which nobody waits for."""
+    if _shut_down_cleanly:
+        for stream in (sys.__stdout__, sys.__stderr__):
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+        os._exit(0)
+
+
+def launch() -> None:
+    global _shut_down_cleanly
+    # as ipykernel_launcher does: the working folder leaves sys.path while the kernel loads, and
+    # IPython puts it back for the cells
+    if sys.path and (sys.path[0] == "" or Path(sys.path[0]) == Path.cwd()):
+        del sys.path[0]
+    sys.modules["debugpy"] = None
+    atexit.register(_skip_teardown)
+    import threading
+
+    from ipykernel.kernelapp import IPKernelApp
+
+    class RunbookKernelApp(IPKernelApp):
+        def start(self) -> None:
+            # after initialize(): the kernel's own imports are done, so the thread does not slow its start
+            threading.Thread(target=warm_up, name="runbook-warm-up", daemon=True).start()
+            super().start()
+
+    RunbookKernelApp.launch_instance()
+    _shut_down_cleanly = True  # launch_instance returned: the kernel was asked to shut down and did
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["install"]:
+        raise SystemExit(install(sys.argv[2:]))
+    launch()

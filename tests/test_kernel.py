@@ -1,0 +1,102 @@
+"""The notebook's kernel (runbook_lib/kernel.py), started for real through jupyter_client as papermill does.
+
+What must hold: it is ipykernel's IPython kernel, without debugpy (and it says so to JupyterLab); it warms the
+runbook's imports up once it is ready; it ends at once, with status 0, after a shutdown request; and the
+notebook, the package's kernelspec and the wheel's data files all name the same kernel.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import tomllib
+
+import pytest
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+from jupyter_client.manager import KernelManager
+
+from helpers import NOTEBOOK, REPO
+from runbook_lib import kernel
+
+
+def spec():
+    try:
+        return KernelSpecManager().get_kernel_spec(kernel.NAME)
+    except NoSuchKernel:
+        pytest.fail(f"the {kernel.NAME} kernelspec is not installed in this environment: `make venv` installs it "
+                    "(python -m runbook_lib.kernel install)")
+
+
+@pytest.fixture
+def running():
+    km = KernelManager(kernel_name=kernel.NAME)
+    km.start_kernel()
+    kc = km.client()
+    kc.start_channels()
+    kc.wait_for_ready(timeout=60)
+    yield km, kc
+    kc.stop_channels()
+    if km.is_alive():
+        km.shutdown_kernel(now=True)
+
+
+def run(kc, code: str) -> str:
+    """The cell's stdout (and its error, if it raised)."""
+    out: list[str] = []
+
+    def hook(msg):
+        if msg["msg_type"] == "stream":
+            out.append(msg["content"]["text"])
+        elif msg["msg_type"] == "error":
+            out.append("\n".join(msg["content"]["traceback"]))
+
+    kc.execute_interactive(code, timeout=60, output_hook=hook)
+    return "".join(out)
+
+
+def test_the_notebook_the_package_and_the_wheel_name_the_same_kernel():
+    assert json.loads(NOTEBOOK.read_text())["metadata"]["kernelspec"]["name"] == kernel.NAME
+    shipped = json.loads((kernel.spec_dir() / "kernel.json").read_text())
+    assert shipped["argv"][:3] == ["python", "-m", "runbook_lib.kernel"] and "{connection_file}" in shipped["argv"]
+    assert shipped["metadata"]["debugger"] is False
+    files = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["data-files"]
+    assert files == {f"share/jupyter/kernels/{kernel.NAME}": ["runbook_lib/data/kernelspec/kernel.json"]}
+    assert spec().argv[1:3] == ["-m", "runbook_lib.kernel"]
+
+
+def test_the_kernel_runs_cells_without_debugpy_and_says_it_has_no_debugger(running):
+    km, kc = running
+    reply = kc.kernel_info(reply=True, timeout=30)["content"]
+    assert "debugger" not in reply.get("supported_features", []) and not reply.get("debugger", False)
+    shown = run(kc, "import sys\nprint(sys.modules.get('debugpy', 'absent'), 1 + 1)")
+    assert shown.split() == ["None", "2"], shown  # marked absent, so ipykernel never imported it
+
+
+def test_the_kernel_imports_the_runbook_while_it_waits_for_the_first_cell(running):
+    _, kc = running
+    code = ("import sys, threading, time\n"
+            "t = time.monotonic()\n"
+            "while any(th.name == 'runbook-warm-up' for th in threading.enumerate()) and time.monotonic() - t < 30:\n"
+            "    time.sleep(0.01)\n"
+            "from runbook_lib import cdi_validate\n"
+            "print('runbook_lib.steps' in sys.modules, 'yaml' in sys.modules, cdi_validate.schema_check.cache_info().currsize)")
+    assert run(kc, code).split() == ["True", "True", "1"]
+
+
+def test_the_kernel_ends_at_once_with_status_0_after_a_shutdown_request(running):
+    km, kc = running
+    run(kc, "import runbook_lib.notebook")
+    km.request_shutdown()
+    started = time.monotonic()
+    while km.is_alive() and time.monotonic() - started < 30:
+        time.sleep(0.005)
+    assert not km.is_alive()
+    assert km.provisioner.process.returncode == 0
+
+
+def test_a_kernel_that_fails_to_start_keeps_its_own_exit_status(tmp_path):
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-m", "runbook_lib.kernel", "--no-such-option-here=1", "-f",
+                           str(tmp_path / "missing" / "connection.json")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0  # not the 0 of the quick exit after a clean shutdown

@@ -25,7 +25,6 @@ from .result import FAILED, STEP_MIME, SUMMARY_MIME, StepResult, summary_html, s
 from .run import Plan, Run
 
 STATUS_MIME = "application/vnd.runbook.status+json"
-PLAN_MIME = "application/vnd.runbook.plan+json"
 
 
 def _display(bundle: dict, **kw) -> None:
@@ -68,7 +67,9 @@ def colour_diff(diff: str) -> str:
         c = colours.get(line[:1]) if not line.startswith(("+++", "---")) else "#57606a"
         style = f" style='color:{c}'" if c else ""
         rows.append(f"<span{style}>{html.escape(line)}</span>")
-    return "<pre style='background:#f6f8fa;padding:6px'>" + "\n".join(rows) + "</pre>"
+    # <br>, not a newline: papermill stores a text output as one JSON string per line and re-encodes the whole
+    # notebook at every cell's start and end, so one line of HTML costs every later save the least
+    return "<pre style='background:#f6f8fa;padding:6px'>" + "<br>".join(rows) + "</pre>"
 
 
 class PlanView:
@@ -309,15 +310,12 @@ def refusal_text(rb: Run) -> str:
 
 
 def _show_plans(rb: Run) -> None:
-    rows = [{"step": s.NUMBER, "id": s.ID, "changed": p.changed, "refused": bool(p.refusals),
-             "message": p.message.as_dict(), "refusals": [r.as_dict() for r in p.refusals]}
-            for s, p in ((s, rb.plans[s.ID]) for s in rb.steps)]
     text = ["계획 / the plan" + (" (check 모드: 쓰지 않음 / check mode: nothing is written)" if rb.p.check_only else "")]
     for s in rb.steps:
         p = rb.plans[s.ID]
         mark = "✗" if p.refusals else ("~" if p.changed else "=")
         text.append(f"  {mark} {s.NUMBER:>2}. {p.message.ko} / {p.message.en}")
-    _display({PLAN_MIME: rows, "text/plain": "\n".join(text)})
+    _display({"text/plain": "\n".join(text)})  # the plans themselves are in the steps' records
 
 
 def show(result: StepResult, checks: Expect | None = None) -> None:
@@ -362,7 +360,10 @@ def _status(rb: Run, state: str, ko: str, en: str, *, failed: StepResult | None 
     """The run's status box, shown once near the top and updated in place as the run goes on. A failed run
     is read there first: which step failed, its message, how to fix it, and what was done before it."""
     global _status_id
-    done = [rb.results[k] for k in sorted(rb.results, key=str)]
+    # the steps done, and their table, once the run has stopped: while it runs, the box is one line that
+    # every step rewrites (and papermill saves again at every cell)
+    stopped = state in ("failed", "finished")
+    done = [rb.results[k] for k in sorted(rb.results, key=str)] if stopped else []
     steps = [{"step": r.step, "status": r.status, "title": r.title.as_dict()} for r in done]
     record = {"state": state, "mode": rb.p.mode, "message": {"ko": ko, "en": en}, "steps": steps,
               "failed": failed.as_record() if failed else None}

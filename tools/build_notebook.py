@@ -52,19 +52,19 @@ PARAMS_MD = """## 파라미터
 
 아래 셀은 papermill 이 값을 바꿔 넣는 `parameters` 셀입니다. 경로는 모두 실습 문서의 절대 경로이며, 실행할 때 `root` 아래로 옮겨 해석합니다. 예를 들어 `root` 가 `/srv/lab` 이면 `/etc/containerd/config.toml` 은 `/srv/lab/etc/containerd/config.toml` 입니다.
 
+### 파라미터 확인
+
+잘못된 값으로 반쯤 진행하다 멈추면 더 위험합니다. 그래서 파라미터 셀 다음 셀은 시작하기 전에 모든 값을 확인합니다: 알 수 없는 `mode`, 상대 경로, 파일인 `root`, DNS-1123 레이블이 아닌 런타임 이름이면 고치는 방법을 알려 주고 바로 멈춥니다. 확인이 끝나면 `root` 의 잠금을 잡아, 같은 루트에 동시에 실행된 두 작업이 서로의 변경을 덮어쓰지 않게 합니다. 그 셀 아래의 상태 상자는 실행이 진행되는 동안 제자리에서 바뀝니다: 실행이 실패하면 어느 단계에서 왜 멈췄는지, 어떻게 고치는지, 그 전까지 무엇을 했는지가 여기에 남습니다.
+
 ## Parameters
 
-The cell below is the `parameters` cell that papermill overrides. Every path is the lab's absolute path and is resolved under `root` at run time: with `root` = `/srv/lab`, `/etc/containerd/config.toml` means `/srv/lab/etc/containerd/config.toml`."""
+The cell below is the `parameters` cell that papermill overrides. Every path is the lab's absolute path and is resolved under `root` at run time: with `root` = `/srv/lab`, `/etc/containerd/config.toml` means `/srv/lab/etc/containerd/config.toml`.
+
+### Validating the parameters
+
+Stopping halfway on a bad value is worse than not starting. So the cell after the parameters checks every value first: an unknown `mode`, a relative path, a `root` that is a file, or a runtime name that is not a DNS-1123 label stops the run with the fix. Then the run takes the root's lock, so two runs on the same root never overwrite each other's changes. The status box under that cell is updated in place as the run goes on: when the run fails, it says here which step stopped it and why, how to fix it, and what was done before."""
 
 PARAMS = "\n".join(p.cell_line() for p in PARAMETERS)  # runbook_lib/params.py defines them once
-
-VALIDATE_MD = """## 파라미터 확인
-
-잘못된 값으로 반쯤 진행하다 멈추면 더 위험합니다. 그래서 시작하기 전에 모든 값을 확인합니다: 알 수 없는 `mode`, 상대 경로, 파일인 `root`, DNS-1123 레이블이 아닌 런타임 이름이면 고치는 방법을 알려 주고 바로 멈춥니다. 확인이 끝나면 `root` 의 잠금을 잡아, 같은 루트에 동시에 실행된 두 작업이 서로의 변경을 덮어쓰지 않게 합니다. 이 셀의 상태 상자는 실행이 진행되는 동안 제자리에서 바뀝니다: 실행이 실패하면 어느 단계에서 왜 멈췄는지, 어떻게 고치는지, 그 전까지 무엇을 했는지가 여기에 남습니다.
-
-## Validating the parameters
-
-Stopping halfway on a bad value is worse than not starting. Every value is checked first: an unknown `mode`, a relative path, a `root` that is a file, or a runtime name that is not a DNS-1123 label stops the run with the fix. Then the run takes the root's lock, so two runs on the same root never overwrite each other's changes. The status box of this cell is updated in place as the run goes on: when the run fails, it says here which step stopped it and why, how to fix it, and what was done before."""
 
 VALIDATE = "from runbook_lib import notebook as nb\n\nrb = nb.start(\n    " + ",\n    ".join(
     ", ".join(f"{p.name}={p.name}" for p in PARAMETERS[i:i + 4]) for i in range(0, len(PARAMETERS), 4)) + ")"
@@ -177,11 +177,15 @@ RESTART_MD = """## containerd 재시작 — 실제 노드에서, 요청받았을
 
 **왜:** 재시작은 운영자가 정할 일입니다. 실행 중인 컨테이너는 shim 아래에서 계속 돌지만, 그동안 CRI API 가 잠시 멈춥니다. 반대로 재시작을 잊으면 "설정은 맞는데 GPU 파드가 `no runtime for nvidia` 로 실패한다" 는 문제가 생깁니다. 그래서 필요 여부는 항상 알려 주고, 실제 재시작은 요청받았을 때만 하며, 재시작한 뒤에는 containerd 가 돌아왔는지 꼭 확인합니다.
 
+**마지막 셀, 요약:** 단계마다 바뀜(changed), 그대로(unchanged), 통과(passed), 실패(failed)를 보여 줍니다. 보관된 노트북에서 이 표가 보이면 실행이 끝까지 갔다는 증거입니다. 같은 루트에서 다시 실행하면 모든 단계가 unchanged 로 나와야 합니다. check 모드에서는 실패한 단계가 하나라도 있으면 이 셀이 실행을 실패로 끝냅니다.
+
 ## Restarting containerd — on a real node, and only when asked
 
 **What:** containerd reads its config once, when it starts; if this run changed the config, the new runtime is invisible to Kubernetes until containerd restarts. On a real node (`root` is `/`) the runbook says whether a restart is needed, and only with `restart_containerd` set to `True` does it run `systemctl restart containerd`, then confirm with `systemctl is-active containerd` (and `ctr version` when `ctr` is there) that containerd is back. In a lab root nothing is restarted: a lab root is a folder, not a node.
 
-**Why:** a restart is the operator's decision: running containers keep running under their shims, but the CRI API is away for a moment. Forgetting it gives "the config is right, yet GPU pods fail with `no runtime for nvidia`". So the runbook always says whether a restart is needed, restarts only when asked, and after a restart always checks that containerd came back."""
+**Why:** a restart is the operator's decision: running containers keep running under their shims, but the CRI API is away for a moment. Forgetting it gives "the config is right, yet GPU pods fail with `no runtime for nvidia`". So the runbook always says whether a restart is needed, restarts only when asked, and after a restart always checks that containerd came back.
+
+**The last cell, the summary:** Each step shows changed, unchanged, passed or failed. In an archived notebook this table is the proof that the run reached the end; a second run on the same root shows every step unchanged. In check mode this cell fails the run when any step failed."""
 
 RESTART = """rb.restart()  # apply mode on a real node, with restart_containerd: systemctl restart, then confirm it is back"""
 
@@ -250,14 +254,6 @@ with rb.expect("runtimeclass") as expect:
     "containerd": """rb.check("containerd")   # containerd's own reading, beside what the runbook expects (the table below)""",
 }
 
-SUMMARY_MD = """## 요약
-
-단계마다 바뀜(changed), 그대로(unchanged), 통과(passed), 실패(failed)를 보여 줍니다. 보관된 노트북에서 이 표가 보이면 실행이 끝까지 갔다는 증거입니다. 같은 루트에서 다시 실행하면 모든 단계가 unchanged 로 나와야 합니다. check 모드에서는 실패한 단계가 하나라도 있으면 이 셀이 실행을 실패로 끝냅니다.
-
-## Summary
-
-Each step shows changed, unchanged, passed or failed. In an archived notebook this table is the proof that the run reached the end; a second run on the same root shows every step unchanged. In check mode this cell fails the run when any step failed."""
-
 SUMMARY = """nb.summary(rb)
 nb.finish(rb)"""
 
@@ -266,11 +262,12 @@ def build() -> nbformat.NotebookNode:
     cells = [new_markdown_cell(INTRO), new_markdown_cell(PARAMS_MD)]
     params = new_code_cell(PARAMS)
     params.metadata["tags"] = ["parameters"]
-    cells += [params, new_markdown_cell(VALIDATE_MD), new_code_cell(VALIDATE)]
+    # every cell costs plain papermill two saves of the whole notebook: one narrative for both code cells
+    cells += [params, new_code_cell(VALIDATE)]
     for (n, md), step_id in zip(STEPS.items(), ACTIONS):
         cells += [new_markdown_cell(md), new_code_cell(ACTIONS[step_id]), new_code_cell(CHECKS[step_id])]
-    cells += [new_markdown_cell(RESTART_MD), new_code_cell(RESTART)]  # after the last step, before the summary
-    cells += [new_markdown_cell(SUMMARY_MD), new_code_cell(SUMMARY)]
+    # after the last step; the summary cell closes the restart's section (one narrative cell fewer to save)
+    cells += [new_markdown_cell(RESTART_MD), new_code_cell(RESTART), new_code_cell(SUMMARY)]
     return notebook_cells.notebook(cells, "cell")
 
 

@@ -70,5 +70,6 @@ except SystemExit as exc:
     code = exc.code or 0
 total = time.perf_counter() - T0
 phases.update({"cells_n": len(cells), "cells_total": sum(cells), "saves_n": len(saves), "saves_total": sum(saves),
-               "saves_max": max(saves, default=0.0), "total_after_interpreter": total, "rc": code})
+               "saves_max": max(saves, default=0.0), "total_after_interpreter": total, "rc": code,
+               "each_cell": [round(c, 4) for c in cells], "each_save": [round(s, 4) for s in saves]})
 print(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in phases.items()}))

@@ -9,7 +9,8 @@ Standard library only; run it with any Python 3.11+ (the Makefile uses the proje
    and the runbook through our runner without papermill's per-cell saves (what those saves cost);
    and the command the mission types, plain `papermill notebooks/run.ipynb out.ipynb -p root R`, in a NODE
    install (bench/.venv-node: `pip install .`, no extras), with the empty notebook in that same install,
-   paired round by round with the stock empty run; then where that run's time goes
+   paired round by round with the stock empty run, and the same notebook with every code cell `pass`
+   (node_floor: what the notebook's shape alone costs plain papermill); then where that run's time goes
    (bench/papermill_phases.py: imports, kernel start, cells, papermill's saves, the kernel's stop);
 2. the runbook's own code cells (the durations papermill records in the executed notebook) and the kernel
    start alone (bench/kernel_start.py) in both environments;
@@ -157,8 +158,8 @@ def ensure_stock(log: Path) -> None:
 
 
 def ensure_node(log: Path) -> None:
-    """bench/.venv-node: `pip install .` into a fresh venv once; this checkout's package reinstalled every time
-    (no dependencies touched), so the figure is for the code as it is now."""
+    """bench/.venv-node: `pip install .` into a fresh venv once; then every time the dependencies this checkout
+    adds and the package itself reinstalled, so the figure is for the code as it is now."""
     base = getattr(sys, "_base_executable", sys.executable)
     stamp = NODE / ".installed"
     had_build = (REPO / "build").exists()
@@ -171,6 +172,9 @@ def ensure_node(log: Path) -> None:
             subprocess.run([NODE_BIN / "python", "-m", "pip", "install", "--quiet", str(REPO)],
                            check=True, stdout=out, stderr=out)
             stamp.touch()
+        else:  # a dependency added since the environment was made
+            subprocess.run([NODE_BIN / "python", "-m", "pip", "install", "--quiet", str(REPO)],
+                           check=True, stdout=out, stderr=out)
         subprocess.run([NODE_BIN / "python", "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall",
                         str(REPO)], check=True, stdout=out, stderr=out)
     if not had_build:
@@ -224,6 +228,20 @@ def code_cells(nb_path: Path) -> dict:
 # --- the scenarios -------------------------------------------------------------------------------------------
 
 
+def floor_notebook(work: Path) -> Path:
+    """The runbook's own cells with nothing in them: the same narrative and the same number of code cells,
+    each `pass` (the parameters cell kept, for `-p root`). What plain papermill costs for the notebook's shape
+    alone, before any of the runbook's work or output."""
+    path = work / "floor.ipynb"
+    if not path.exists():
+        nb = json.loads((REPO / "notebooks/run.ipynb").read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code" and "parameters" not in cell["metadata"].get("tags", []):
+                cell["source"] = "pass"
+        path.write_text(json.dumps(nb), encoding="utf-8")
+    return path
+
+
 def scenario(name: str, work: Path, log: Path, *, sample_memory: bool = False) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=work))
     pm_quiet = ["--log-level", "WARNING", "--no-progress-bar"]
@@ -238,15 +256,17 @@ def scenario(name: str, work: Path, log: Path, *, sample_memory: bool = False) -
         res = run([PROJECT_BIN / "papermill", *pm_quiet, REPO / "notebooks/run.ipynb", tmp / "out.ipynb",
                    "-p", "root", root], sample_memory=sample_memory, log=log)
         res.update(code_cells(tmp / "out.ipynb"))
-    elif name == "node_plain":
-        # what the mission types, in a node install: plain papermill, no runner, no engine, no extras
+    elif name in ("node_plain", "node_floor"):
+        # what the mission types, in a node install: plain papermill, no runner, no engine, no extras; from a
+        # folder of its own, as on a node (from the checkout, the kernel would import the checkout's runbook_lib)
         root = fresh_root(tmp, "root")
-        res = run([NODE_BIN / "papermill", *pm_quiet, REPO / "notebooks/run.ipynb", tmp / "out.ipynb",
-                   "-p", "root", root], sample_memory=sample_memory, log=log)
+        notebook = REPO / "notebooks/run.ipynb" if name == "node_plain" else floor_notebook(work)
+        res = run([NODE_BIN / "papermill", *pm_quiet, notebook, tmp / "out.ipynb", "-p", "root", root],
+                  cwd=tmp, sample_memory=sample_memory, log=log)
         res.update(code_cells(tmp / "out.ipynb"))
     elif name == "node_empty":
         res = run([NODE_BIN / "papermill", *pm_quiet, EMPTY, tmp / "out.ipynb", "-p", "x", "1"],
-                  sample_memory=sample_memory, log=log)
+                  cwd=tmp, sample_memory=sample_memory, log=log)
     elif name == "runner_nosave":
         # the runbook through the runner without make and without --show (what `make run` adds around it)
         root = fresh_root(tmp, "root")
@@ -334,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
                                  "node": versions(NODE_BIN / "python")},
                     "rounds": args.rounds, "par_rounds": args.par_rounds, "roots": args.roots}
     names = ["stock_empty", "node_plain", "make_run", "runbook_run", "plain_papermill", "project_empty",
-             "runner_nosave", "node_empty", "kernel_project", "kernel_stock"]
+             "runner_nosave", "node_empty", "node_floor", "kernel_project", "kernel_stock"]
     samples: dict[str, list[dict]] = {n: [] for n in names}
     started = time.time()
     for r in range(args.rounds):
@@ -350,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
             tmp = Path(tempfile.mkdtemp(prefix="phases-", dir=work))
             params = ["-p", "root", fresh_root(tmp, "root")] if kind == "runbook" else ["-p", "x", "1"]
             proc = subprocess.run([NODE_BIN / "python", BENCH / "papermill_phases.py", *nb_args, tmp / "out.ipynb",
-                                   *params], capture_output=True, text=True, cwd=REPO)
+                                   *params], capture_output=True, text=True, cwd=tmp)
             if proc.returncode:
                 raise SystemExit(f"bench: papermill_phases failed:\n{proc.stderr[-3000:]}")
             phases[kind].append(json.loads(proc.stdout.strip().splitlines()[-1]))
@@ -385,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
         return {"of_medians": m[name][key] / m["stock_empty"][key], "median_per_round": med(per_round)}
 
     ratios = {f"{n} / stock_empty": {"wall": ratio(n), "cpu": ratio(n, "cpu")}
-              for n in ("node_plain", "node_empty", "make_run", "runbook_run", "plain_papermill", "project_empty",
+              for n in ("node_plain", "node_floor", "node_empty", "make_run", "runbook_run", "plain_papermill", "project_empty",
                         "runner_nosave")}
     cells = med([s["cells_sum"] for n in ("make_run", "runbook_run") for s in samples[n]])
     pm_ = {k: {"wall": med([s["wall"] for s in v]), "cpu": med([s["cpu"] for s in v])} for k, v in par.items()}

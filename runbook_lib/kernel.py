@@ -10,11 +10,11 @@ The notebook names this kernelspec (`nvidia-runbook`, installed with the package
   system's documented way) leaves a kernel that says it has no debugger. ipykernel is bounded in
   pyproject.toml to the major versions that do this; tests/test_kernel.py checks it.
 - no `-Xfrozen_modules=off`: the stock kernelspec turns frozen modules off for debugpy's sake.
-- once the kernel is up, a background thread imports what the runbook's first cell needs (runbook_lib and its
-  steps, YAML, tomlkit, the CDI schema's validator). jupyter_client calls a kernel ready only after 0.2 s
-  without a message from it, then papermill saves the notebook six times and runs the two parameters cells:
-  the kernel would sit idle all that time, and the imports run then instead of inside the first cell (which
-  went from ~0.10 s to ~0.04 s). Python's per-module import locks make the cell's own import wait for a module
+- once the kernel has answered its first `kernel_info`, a background thread imports what the runbook's first
+  cell needs (runbook_lib and its steps, YAML, tomlkit, the CDI schema's validator). jupyter_client calls a
+  kernel ready only after 0.2 s without a message from it, then papermill saves the notebook six times and
+  runs the two parameters cells: the kernel would sit idle all that time, and the imports run then instead of
+  inside the first cell (which went from ~0.10 s to ~0.04 s). Python's per-module import locks make the cell's own import wait for a module
   the thread is still importing; if the warm-up fails, the cell's import says why.
 - after a normal shutdown, once every exit handler has run (IPython's history among them), the process ends
   with `os._exit` instead of tearing the interpreter down module by module (~0.1 s with everything a run has
@@ -96,15 +96,29 @@ def launch() -> None:
         del sys.path[0]
     sys.modules["debugpy"] = None
     atexit.register(_skip_teardown)
+    import asyncio
     import threading
 
+    from ipykernel.ipkernel import IPythonKernel
     from ipykernel.kernelapp import IPKernelApp
 
+    class RunbookKernel(IPythonKernel):
+        _warming = False
+
+        async def kernel_info_request(self, stream, ident, parent):
+            await super().kernel_info_request(stream, ident, parent)
+            if not RunbookKernel._warming:
+                # Once the reply and the "idle" status after it are out: a thread that imports while the kernel
+                # still answers would hold the GIL the answer needs (measured: the kernel ready ~0.13 s later).
+                RunbookKernel._warming = True
+                thread = threading.Thread(target=warm_up, name="runbook-warm-up", daemon=True)
+                try:
+                    asyncio.get_running_loop().call_soon(thread.start)
+                except RuntimeError:  # not on an asyncio loop (--trio-loop): now, then
+                    thread.start()
+
     class RunbookKernelApp(IPKernelApp):
-        def start(self) -> None:
-            # after initialize(): the kernel's own imports are done, so the thread does not slow its start
-            threading.Thread(target=warm_up, name="runbook-warm-up", daemon=True).start()
-            super().start()
+        kernel_class = RunbookKernel
 
     RunbookKernelApp.launch_instance()
     _shut_down_cleanly = True  # launch_instance returned: the kernel was asked to shut down and did

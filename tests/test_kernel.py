@@ -100,3 +100,27 @@ def test_a_kernel_that_fails_to_start_keeps_its_own_exit_status(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "runbook_lib.kernel", "--no-such-option-here=1", "-f",
                            str(tmp_path / "missing" / "connection.json")], capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0  # not the 0 of the quick exit after a clean shutdown
+
+
+def test_the_quick_exit_comes_after_ipythons_own_exit_handlers(tmp_path):
+    """A student's JupyterLab history is written as with the stock kernel: the input, and the session's end."""
+    import os
+    import sqlite3
+    km = KernelManager(kernel_name=kernel.NAME)
+    km.start_kernel(env={**os.environ, "IPYTHONDIR": str(tmp_path / "ipython")})
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        run(kc, "history_marker = 4711")
+        km.request_shutdown()
+        started = time.monotonic()
+        while km.is_alive() and time.monotonic() - started < 30:
+            time.sleep(0.005)
+    finally:
+        kc.stop_channels()
+        if km.is_alive():
+            km.shutdown_kernel(now=True)
+    db = sqlite3.connect(tmp_path / "ipython" / "profile_default" / "history.sqlite")
+    assert ("history_marker = 4711",) in db.execute("select source from history").fetchall()
+    assert db.execute("select count(*) from sessions where end is not null").fetchone()[0] == 1

@@ -43,6 +43,15 @@ def spec_dir() -> Path:
     return Path(str(resources.files("runbook_lib") / "data" / "kernelspec"))
 
 
+def missing_text(name: str) -> str:
+    """What to tell a user whose environment lacks the notebook's kernel (papermill's NoSuchKernel), in both
+    languages, with the fix."""
+    from .findings import words
+
+    what, fix, why = words("kernel.missing", kernel=name, python=sys.executable)
+    return "\n".join([what.ko, what.en, f"왜: {why.ko}", f"why: {why.en}", f"고치기: {fix.ko}", f"fix: {fix.en}"])
+
+
 def install(argv: list[str]) -> int:
     import argparse
 

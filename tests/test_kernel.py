@@ -124,3 +124,32 @@ def test_the_quick_exit_comes_after_ipythons_own_exit_handlers(tmp_path):
     db = sqlite3.connect(tmp_path / "ipython" / "profile_default" / "history.sqlite")
     assert ("history_marker = 4711",) in db.execute("select source from history").fetchall()
     assert db.execute("select count(*) from sessions where end is not null").fetchone()[0] == 1
+
+
+def _notebook_with_kernel(path, name: str):
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+    nb = new_notebook(cells=[new_code_cell("x = 1")])
+    nb.metadata["kernelspec"] = {"name": name, "display_name": name, "language": "python"}
+    nbformat.write(nb, str(path))
+    return path
+
+
+def test_a_missing_kernel_is_explained_with_its_fix_by_runbook_run(tmp_path):
+    from runbook_lib import archive
+    nb = _notebook_with_kernel(tmp_path / "in.ipynb", "no-such-kernel-4711")
+    result = archive.execute(nb, {}, tmp_path / "archive", "x", "0")
+    error = result.manifest["error"]
+    assert not result.ok and error["ename"] == "NoSuchKernel"
+    assert "no-such-kernel-4711" in error["evalue"] and "runbook_lib.kernel install" in error["evalue"]
+    assert "커널" in error["evalue"] and "-k python3" in error["evalue"]
+
+
+def test_a_missing_kernel_is_explained_with_its_fix_by_the_runner(tmp_path):
+    import subprocess
+    import sys
+    nb = _notebook_with_kernel(tmp_path / "in.ipynb", "no-such-kernel-4711")
+    proc = subprocess.run([sys.executable, "-m", "runbook_lib.runner", "--show", str(nb), str(tmp_path / "out.ipynb")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert "runbook_lib.kernel install" in proc.stderr and "설치되어 있지 않습니다" in proc.stderr, proc.stderr

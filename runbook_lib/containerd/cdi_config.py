@@ -22,6 +22,7 @@ from . import render
 from .edit import EditPlan
 from .layout import scan
 from .load import require_reads_as
+from .splice import lines_of, replace_spans
 from .findings import Finding
 from .tables import get_in, set_in
 from .versions import CRI_RUNTIME_PLUGIN, format_path
@@ -126,13 +127,9 @@ def plan_cdi(text: str, data: dict, version: int, spec_dir: str, *, lab_path: st
             patches.append((kv.value_start, kv.value_end, rendered))
         else:
             inserts.append(f"{render.key(key, quote)} = {rendered}")
-    new = text
-    for start, end, rep in sorted(patches, reverse=True):
-        new = new[:start] + rep + new[end:]
+    new = replace_spans(text, patches)
     if inserts:
-        lines = new.splitlines(keepends=True)
-        if lines and not lines[-1].endswith("\n"):
-            lines[-1] += "\n"
+        lines = lines_of(new)
         if header is not None:
             kvs = [k for k in layout.keyvalues if k.table == settings.plugin]
             after = kvs[-1].end_line if kvs else header.line

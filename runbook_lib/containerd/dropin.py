@@ -27,6 +27,7 @@ from .effective import MERGE_1X, Effective, cri_plugin_id, load_effective
 from .layout import scan
 from .load import TomlFile, require_reads_as
 from .owner import require_not_foreign
+from .splice import lines_of
 from .versions import RUNTIME_TYPE, containerd_table, detect_version, runtimes_path
 from .tables import get_in
 
@@ -186,9 +187,7 @@ def add_import(main: TomlFile, entry: str) -> str:
                 path=main.lab_path, line=kv.line + 1)
         text = text[:kv.value_start] + new + text[kv.value_end:]
     else:
-        lines = layout.lines[:]
-        if lines and not lines[-1].endswith("\n"):
-            lines[-1] += "\n"
+        lines = lines_of(layout.lines)
         top = [k for k in layout.keyvalues if k.table == ()]
         if top:  # after the last top-level key: every top-level key precedes the first table
             at = max(k.end_line for k in top) + 1

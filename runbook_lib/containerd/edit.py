@@ -17,6 +17,7 @@ from . import render
 from .layout import Header, Layout, scan
 from .versions import RUNTIME_TYPE, format_path, runtime_path, runtimes_path
 from .load import require_reads_as
+from .splice import lines_of, replace_spans
 from .owner import foreign_runtime
 from .spelling import variant_notes, without_variants
 from .tables import get_in, set_in
@@ -236,9 +237,7 @@ def _deepest_ancestor(layout: Layout, path: tuple[str, ...]) -> Header | None:
 
 
 def _insert_after(layout: Layout, line: int, block: str) -> str:
-    lines = list(layout.lines)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
+    lines = lines_of(layout.lines)
     if not lines:
         return block.lstrip("\n")
     return "".join(lines[: line + 1]) + block + "".join(lines[line + 1:])
@@ -299,13 +298,9 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
                 Msg(f"[{'.'.join(path)}] 섹션 아래에 {shown} 를 직접 적으세요.",
                     f"add {shown} under the [{'.'.join(path)}] section by hand."), path=lab_path)
         notes.append(Msg(f"{shown} 를 추가합니다.", f"add {shown}."))
-    text = layout.text
-    for start, end, rep in sorted(patches, reverse=True):
-        text = text[:start] + rep + text[end:]
+    text = replace_spans(layout.text, patches)
     if inserts:
-        lines = text.splitlines(keepends=True)
-        if lines and not lines[-1].endswith("\n"):
-            lines[-1] += "\n"
+        lines = lines_of(text)
         for after in sorted(inserts, reverse=True):
             lines[after + 1:after + 1] = [ln + "\n" for ln in inserts[after]]
         text = "".join(lines)

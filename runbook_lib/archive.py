@@ -180,9 +180,8 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
         error = {"kind": "cell", "cell_index": exc.cell_index, "ename": exc.ename, "evalue": exc.evalue}
     except Exception as exc:  # noqa: BLE001 - a dead kernel or a missing kernelspec still leaves evidence
         error = {"kind": "papermill", "ename": type(exc).__name__, "evalue": str(exc)}
-        if type(exc).__name__ == "NoSuchKernel":  # jupyter_client's; its text names the kernel, not the fix
-            from .kernel import missing_text
-            error["evalue"] = missing_text(getattr(exc, "name", "") or str(exc))
+        from .kernel import explain_missing
+        error["evalue"] = explain_missing(exc) or error["evalue"]
     ended = utc_now()
     nb = nbformat.read(str(out_nb), as_version=4) if out_nb.exists() else None
     manifest = build_manifest(label=label, notebook=notebook, parameters=parameters, started=started,

@@ -43,13 +43,16 @@ def spec_dir() -> Path:
     return Path(str(resources.files("runbook_lib") / "data" / "kernelspec"))
 
 
-def missing_text(name: str) -> str:
-    """What to tell a user whose environment lacks the notebook's kernel (papermill's NoSuchKernel), in both
-    languages, with the fix."""
-    from .findings import words
+def explain_missing(exc: BaseException) -> str | None:
+    """For jupyter_client's NoSuchKernel (which names the kernel, not the fix): what to tell the user, in both
+    languages, with the fix. None for any other error."""
+    if type(exc).__name__ != "NoSuchKernel":
+        return None
+    from .finding_text import text
+    from .findings import Problem
 
-    what, fix, why = words("kernel.missing", kernel=name, python=sys.executable)
-    return "\n".join([what.ko, what.en, f"왜: {why.ko}", f"why: {why.en}", f"고치기: {fix.ko}", f"fix: {fix.en}"])
+    name = getattr(exc, "name", "") or str(exc)
+    return text(Problem.of("kernel.missing", kernel=name, python=sys.executable).as_dict())
 
 
 def install(argv: list[str]) -> int:
@@ -58,14 +61,15 @@ def install(argv: list[str]) -> int:
     from jupyter_client.kernelspec import KernelSpecManager
 
     ap = argparse.ArgumentParser(prog="python -m runbook_lib.kernel install",
-                                 description=f"install the {NAME} kernelspec (default: into this environment)")
+                                 description=f"{NAME} 커널 정의를 설치합니다 (기본: 이 환경) / install the {NAME} "
+                                             "kernelspec (default: into this environment)")
     where_to = ap.add_mutually_exclusive_group()
-    where_to.add_argument("--user", action="store_true", help="into the user's Jupyter folder")
-    where_to.add_argument("--prefix", help="into PREFIX/share/jupyter/kernels")
+    where_to.add_argument("--user", action="store_true", help="사용자의 Jupyter 폴더에 / into the user's Jupyter folder")
+    where_to.add_argument("--prefix", help="PREFIX/share/jupyter/kernels 에 / into PREFIX/share/jupyter/kernels")
     args = ap.parse_args(argv)
     prefix = None if args.user else (args.prefix or sys.prefix)
     where = KernelSpecManager().install_kernel_spec(str(spec_dir()), NAME, user=args.user, prefix=prefix)
-    print(f"installed kernelspec {NAME} in {where}")
+    print(f"커널 정의를 설치했습니다 / installed the kernelspec: {NAME} → {where}")
     return 0
 
 

@@ -28,13 +28,12 @@ from dataclasses import dataclass, field
 _MAX_SOCKET_PATH = 100
 _PORTS = {"shell_port": 1, "iopub_port": 2, "stdin_port": 3, "control_port": 4, "hb_port": 5}
 # The kernel's extra arguments, the same here and in kernel_manager.RunbookEngine (the command must match):
-# - import the runbook's module while the kernel boots, which overlaps papermill's own start-up, instead of in
-#   the notebook's first cell (~45 ms); running it also warms IPython's cell machinery up (exec_lines go
-#   through run_cell). If the import fails, IPython reports it and the notebook's own import says why.
-# - build the CDI validator then too (fastjsonschema compiling the schema, ~30 ms of the first cell).
+# - the kernel's warm-up (runbook_lib.kernel.warm_up: the runbook's modules and the CDI validator) while the
+#   kernel boots, which overlaps papermill's own start-up, instead of in the notebook's first cell; running it
+#   also warms IPython's cell machinery up (exec_lines go through run_cell). If an import fails, the notebook's
+#   own import says why. In the nvidia-runbook kernel its own warm-up thread then finds everything loaded.
 # - IPython's history in memory: what nbclient adds by default (its `ipython_hist_file`).
-KERNEL_EXTRA_ARGUMENTS = ["--IPKernelApp.exec_lines=import runbook_lib.notebook; "
-                          "from runbook_lib.cdi_validate import schema_check; schema_check()",
+KERNEL_EXTRA_ARGUMENTS = ["--IPKernelApp.exec_lines=from runbook_lib.kernel import warm_up; warm_up()",
                           "--HistoryManager.hist_file=:memory:"]
 
 

@@ -82,9 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except Exception as exc:  # noqa: BLE001 - a failed cell: papermill already wrote the notebook
-        if type(exc).__name__ == "NoSuchKernel":  # nothing ran and no notebook was written: say how to fix it
-            from .kernel import missing_text
-            print(missing_text(getattr(exc, "name", "") or str(exc)), file=sys.stderr)
+        from .kernel import explain_missing
+        explained = explain_missing(exc)
+        if explained:  # a missing kernel: nothing ran and no notebook was written, so say how to fix it
+            print(explained, file=sys.stderr)
             return 1
         if not show:
             raise

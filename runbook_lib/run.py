@@ -222,7 +222,30 @@ class Run:
                 problem = exc
             if problem:
                 out.append(Problem.from_error(problem))
+        if not self.p.check_only:
+            out += self._blocked(plan, will_exist)
         return out
+
+    def _blocked(self, plan: Plan, will_exist: set) -> list[Problem]:
+        """What even root cannot write (a read-only mount, chattr +i): refused now, not after step 1 has written."""
+        from .writable import file_blocked, folder_blocked, nearest_existing
+        found = []
+        for lab in plan.dirs:
+            host = self.target.resolve(lab)  # the step resolved it already: it cannot fail here
+            if host.parent not in will_exist:
+                found.append(folder_blocked(self.target, nearest_existing(host.parent), replacing=False))
+        replaced = [(w.host_path, w.old is not None) for w in plan.writes if w.changed]
+        for lab in plan.retire:
+            try:
+                replaced.append((self.target.resolve(lab), True))
+            except RunbookError:
+                continue  # a path that cannot be resolved is refused by the step itself
+        for host, exists in replaced:
+            if host.parent.is_dir():
+                found.append(folder_blocked(self.target, host.parent, replacing=exists))
+            if exists:
+                found.append(file_blocked(self.target, host))
+        return [Problem.from_error(e) for e in found if e is not None][:1]
 
     def refusals(self) -> list[tuple[object, Problem]]:
         """(step, problem) for every plan that refuses: an apply run then writes nothing at all."""
@@ -310,7 +333,10 @@ class Run:
         reason = step.skipped(self) if hasattr(step, "skipped") and not errors else None
         if reason is not None:
             result.status, result.message = SKIPPED, reason
-        result.evidence = step.evidence(self) if hasattr(step, "evidence") else {}
+        try:  # evidence only shows what the files hold: one that cannot be read is the verdict's finding
+            result.evidence = step.evidence(self) if hasattr(step, "evidence") else {}
+        except RunbookError:
+            result.evidence = {}
         return result
 
     def run(self, step) -> StepResult:

@@ -44,6 +44,14 @@ def read_bytes(path: Path) -> bytes | None:
         return path.read_bytes()
     except FileNotFoundError:
         return None
+    except NotADirectoryError:  # a file where one of its folders should be (/etc/cdi a file, not a folder)
+        blocker = next(p for p in reversed(path.parents) if p.exists() and not p.is_dir())
+        raise WriteError(
+            Msg(f"폴더가 있어야 할 자리에 파일이 있어서 {path.name} 파일을 읽거나 쓸 수 없습니다: {blocker}",
+                f"a file stands where a folder should be, so {path.name} cannot be read or written: {blocker}"),
+            Msg(f"그 파일을 다른 곳으로 옮기고 (mv {blocker} {blocker}.moved) 다시 실행하거나, 경로 파라미터를 고치세요.",
+                f"move that file away (mv {blocker} {blocker}.moved) and run again, or correct the path parameter."),
+            path=str(blocker)) from None
     except IsADirectoryError:
         raise WriteError(
             Msg(f"파일이 있어야 할 자리에 폴더가 있습니다: {path}", f"a folder stands where a file should be: {path}"),
@@ -232,9 +240,25 @@ def ensure_dir(target: Target, lab_path: str, *, dry_run: bool = False) -> list[
     for folder in reversed(missing):
         if not dry_run:
             target.ensure_inside(folder.parent)
-            folder.mkdir(mode=0o755, exist_ok=True)
+            try:
+                folder.mkdir(mode=0o755, exist_ok=True)
+            except OSError as exc:
+                raise _mkdir_failed(target, folder, exc) from None
         created.append(target.lab_path(folder))
     return created
+
+
+def _mkdir_failed(target: Target, folder: Path, exc: OSError) -> WriteError:
+    from .writable import folder_blocked
+    blocked = folder_blocked(target, folder.parent, replacing=False)
+    if blocked is not None:  # a read-only mount or chattr +i, named with its fix
+        return blocked
+    lab = target.lab_path(folder)
+    return WriteError(Msg(f"폴더를 만들지 못했습니다 ({exc.strerror or exc}): {lab}",
+                          f"could not create the folder ({exc.strerror or exc}): {lab}"),
+                      Msg(f"그 위 폴더의 권한과 디스크 공간을 확인하고 다시 실행하세요 (ls -ld {folder.parent}; df -h {folder.parent}).",
+                          f"check the permissions and free space of the folder above it, then run again "
+                          f"(ls -ld {folder.parent}; df -h {folder.parent})."), path=lab)
 
 
 def retire(target: Target, lab_path: str) -> Path | None:

@@ -62,8 +62,13 @@ def plan_remove(target: Target, config_path: str, wanted: RuntimeWanted, *,
                 base: dict[str, bytes] | None = None) -> RemovePlan:
     """The plan that takes the runbook's runtime out of ``config_path`` and its imports (both layouts).
     ``base`` holds planned bytes not on disk yet (another runtime's removal), so several removals compose."""
-    eff = load_effective(target, config_path, overlay=base)
     plan = RemovePlan()
+    if _config_missing(target, config_path, base):  # containerd runs on its defaults: no runtime of ours in them
+        plan.notes.append(Msg(f"설정 파일이 없어서 뺄 런타임 테이블도 없습니다: {config_path}",
+                              f"there is no config file, so there is no runtime table to take out: {config_path}"))
+        _retire_marked_dropin(target, config_path, wanted, plan)
+        return plan
+    eff = load_effective(target, config_path, overlay=base)
     overlay: dict[str, bytes] = {}
     drop = dropin_path(config_path, wanted.name)
     drop_file = eff.file(drop) or _read(target, drop)
@@ -150,6 +155,8 @@ def confirm_removed(target: Target, config_path: str, wanted: RuntimeWanted) -> 
     f = _read(target, drop)
     if f is not None and f.text.startswith(DROPIN_MARK):
         left.append(Msg(f"드롭인이 아직 있습니다: {drop}", f"the drop-in is still there: {drop}"))
+    if _config_missing(target, config_path, None):
+        return left
     eff = load_effective(target, config_path)
     if drop in (eff.main.data.get("imports") or []):
         left.append(Msg(f"imports 에 아직 있습니다: {drop}", f"imports still lists {drop}"))
@@ -157,6 +164,20 @@ def confirm_removed(target: Target, config_path: str, wanted: RuntimeWanted) -> 
         left.append(Msg(f"containerd 가 읽는 설정에 {wanted.name} 런타임이 아직 있습니다.",
                         f"the config containerd reads still has the {wanted.name} runtime."))
     return left
+
+
+def _config_missing(target: Target, config_path: str, base: dict[str, bytes] | None) -> bool:
+    return (base or {}).get(config_path) is None and read_bytes(target.resolve(config_path)) is None
+
+
+def _retire_marked_dropin(target: Target, config_path: str, wanted: RuntimeWanted, plan: RemovePlan) -> None:
+    """The runbook's drop-in, left behind with no config to import it (someone removed config.toml)."""
+    drop = dropin_path(config_path, wanted.name)
+    f = _read(target, drop)
+    if f is not None and f.text.startswith(DROPIN_MARK):
+        plan.retire.append(drop)
+        plan.notes.append(Msg(f"runbook 이 쓴 드롭인을 치웁니다 (백업을 남김): {drop}",
+                              f"retiring the drop-in the runbook wrote (a backup is kept): {drop}"))
 
 
 def _read(target: Target, lab_path: str) -> TomlFile | None:

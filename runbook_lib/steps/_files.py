@@ -13,7 +13,10 @@ from ..findings import Problem
 
 def expected_text(run, step_id: str, lab_path: str, fallback) -> str:
     planned = run.plans.get(step_id).new(lab_path) if run.plans.get(step_id) else None
-    return planned.decode() if planned is not None else fallback()
+    if planned is not None:
+        return planned.decode()
+    run.read_bytes(lab_path)  # the plan failed: a FIFO or a folder standing there is the finding, raised first
+    return fallback()
 
 
 def file_problems(run, lab_path: str, expected: str, *, depends: tuple[str, ...] = ()) -> list[Problem]:

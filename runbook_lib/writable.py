@@ -1,0 +1,96 @@
+"""What even root cannot write: a read-only mount, an immutable or append-only file or folder (chattr +i / +a).
+
+A run asks this while it plans, so a node whose /etc is read-only (or whose config.toml an administrator locked
+with chattr +i) refuses before its first write, instead of creating folders in step 1 and failing in step 2.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sys
+from pathlib import Path
+
+from .errors import WriteError
+from .messages import Msg
+
+FS_IOC_GETFLAGS = 0x80086601  # <linux/fs.h>; the flags are an int, read from the first four bytes
+IMMUTABLE_FL, APPEND_FL = 0x10, 0x20
+
+
+def _flags(path: Path) -> int:
+    """The file's inode flags (lsattr), or 0 where the file system has none."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return 0
+    try:
+        return int.from_bytes(fcntl.ioctl(fd, FS_IOC_GETFLAGS, bytes(8))[:4], sys.byteorder)
+    except OSError:
+        return 0
+    finally:
+        os.close(fd)
+
+
+def _read_only_mount(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _reason(path: Path, flags: int) -> tuple[Msg, Msg] | None:
+    """(what stops the write, its fix) for a file or folder, or None."""
+    if flags & IMMUTABLE_FL:
+        return (Msg("변경 불가 속성(chattr +i)이 걸려 있어 root 도 바꿀 수 없습니다",
+                    "it has the immutable attribute (chattr +i), which even root cannot write through"),
+                Msg(f"속성을 확인하고 (lsattr -d {path}), 의도한 잠금이 아니면 푼 뒤 다시 실행하세요: chattr -i {path}",
+                    f"look at its attributes (lsattr -d {path}); unless the lock is meant, lift it and run again: chattr -i {path}"))
+    if flags & APPEND_FL:
+        return (Msg("덧붙이기 전용 속성(chattr +a)이 걸려 있어 root 도 바꾸거나 지울 수 없습니다",
+                    "it has the append-only attribute (chattr +a), so even root cannot replace or remove it"),
+                Msg(f"속성을 확인하고 (lsattr -d {path}), 의도한 잠금이 아니면 푼 뒤 다시 실행하세요: chattr -a {path}",
+                    f"look at its attributes (lsattr -d {path}); unless the lock is meant, lift it and run again: chattr -a {path}"))
+    if _read_only_mount(path):
+        return (Msg("읽기 전용으로 마운트된 파일 시스템에 있습니다",
+                    "it is on a file system mounted read-only"),
+                Msg(f"마운트 지점을 확인하고 (findmnt -T {path}) 읽기-쓰기로 다시 마운트하거나, 쓸 수 있는 경로를 파라미터로 주세요.",
+                    f"find the mount (findmnt -T {path}) and remount it read-write, or give a writable path as the parameter."))
+    return None
+
+
+def _error(target, host: Path, kind: Msg, reason: tuple[Msg, Msg]) -> WriteError:
+    lab = target.lab_path(host)
+    what, fix = reason
+    return WriteError(Msg(f"{kind.ko}에 쓸 수 없어서 아무것도 쓰기 전에 멈춥니다: {lab} — {what.ko}.",
+                          f"the {kind.en} cannot be written, so the run stops before its first write: {lab} — {what.en}."),
+                      fix, path=lab)
+
+
+_FOLDER = Msg("폴더", "folder")
+_FILE = Msg("파일", "file")
+
+
+def folder_blocked(target, folder: Path, *, replacing: bool) -> WriteError | None:
+    """Why nothing can be created in an existing folder (or, replacing=True, no entry in it renamed over or
+    removed), or None. Permissions as such are left to the write: root writes through them."""
+    flags = _flags(folder)
+    if os.access(folder, os.W_OK) and not (replacing and flags & APPEND_FL):
+        return None
+    reason = _reason(folder, flags)
+    if reason is None:
+        reason = (Msg(f"쓰기 권한이 없습니다 (ls -ld {folder})", f"there is no write permission (ls -ld {folder})"),
+                  Msg("root 로 실행하거나 그 폴더의 권한을 고치세요.", "run as root, or correct the folder's permissions."))
+    return _error(target, folder, _FOLDER, reason)
+
+
+def file_blocked(target, host: Path) -> WriteError | None:
+    """Why an existing file cannot be replaced by a rename or removed (its own attributes), or None."""
+    reason = _reason(host, _flags(host) & (IMMUTABLE_FL | APPEND_FL))
+    return None if reason is None else _error(target, host, _FILE, reason)
+
+
+def nearest_existing(path: Path) -> Path:
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path

@@ -1,0 +1,190 @@
+"""Node states an operator's real node can be in: a file where a folder should be, a result file that cannot be
+read, what even root cannot write (chattr +i, a read-only mount), and mode=remove on a node the runbook never
+touched. Every case ends without a traceback, in every mode; apply and remove refuse before their first write
+(the tree is unchanged but for the root's lock), with a bilingual message naming the path and the fix."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from reliability_helpers import (BASE, CONFIG, TOOLKIT, assert_bilingual, assert_failed_clearly, make_root, realenv,
+                                 run_apply, snapshot)
+from runbook_lib.errors import WriteError
+from runbook_lib.params import validate
+from runbook_lib.result import FAILED
+from runbook_lib.run import Run
+
+
+def _without_lock(state: dict) -> dict:
+    return {k: v for k, v in state.items() if not k.startswith("run")}
+
+
+def _run(root: Path, **params) -> dict:
+    """Every step in the given mode, as the CLI runs them (check and remove do not stop at a failed step)."""
+    rb = Run(validate(root=str(root), **params)).start()
+    try:
+        return rb.run_all()
+    finally:
+        rb.finish()
+
+
+# --- a file where a folder should be -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("folder, step", [("etc/containerd", 1), ("etc/cdi", 6), (TOOLKIT, 1)],
+                         ids=["etc-containerd", "etc-cdi", "toolkit-dir"])
+def test_a_file_where_a_folder_should_be_is_refused_in_every_mode(tmp_path, folder, step):
+    root = tmp_path / "root"
+    root.mkdir()
+    if folder != "etc/containerd":
+        (root / "etc/containerd").mkdir(parents=True)
+        (root / CONFIG).write_bytes(BASE)
+    (root / folder).parent.mkdir(parents=True, exist_ok=True)
+    (root / folder).write_bytes(b"not a folder\n")
+    before = snapshot(root)
+    failed = assert_failed_clearly(run_apply(root), step, "/" + folder.split("/")[-1])
+    assert any(f"/{folder}" in p.what.en and "folder" in p.what.en and "폴더" in p.what.ko
+               for p in failed.problems), failed.text()
+    assert _without_lock(snapshot(root)) == _without_lock(before)
+    checked = _run(root, mode="check")  # no traceback: the step concerned fails with the same words
+    assert any(r.failed and any(f"/{folder}" in p.what.en for p in r.problems) for r in checked.values())
+    removed = _run(root, mode="remove")
+    assert _without_lock(snapshot(root)) == _without_lock(before)
+    assert (root / folder).read_bytes() == b"not a folder\n"
+    assert all(r.status != "changed" for r in removed.values())
+
+
+def test_a_result_file_that_cannot_be_read_does_not_stop_check_mode(tmp_path):
+    """report.txt is a FIFO: check mode judges every step, and step 8 says what stands there."""
+    root = make_root(tmp_path, BASE)
+    (root / TOOLKIT).mkdir(parents=True)
+    os.mkfifo(root / TOOLKIT / "report.txt")
+    results = _run(root, mode="check")
+    assert {1, 2, 3, 4, 5, 6, 7, 8} <= set(results)
+    assert results[8].failed and results[8].problems[0].code == "write.failed"
+    assert_bilingual(results[8].problems[0].what.ko + " " + results[8].problems[0].what.en)
+
+
+# --- what even root cannot write ---------------------------------------------------------------------------
+
+@contextmanager
+def _attribute(path: Path, flag: str):
+    """chattr +i / +a for the test's duration (lifted even when the test fails, or tmp_path could not be removed)."""
+    chattr = shutil.which("chattr")
+    if chattr is None or os.geteuid() != 0:
+        realenv.missing("chattr 와 root 권한이 필요합니다 / chattr and root are needed")
+    if subprocess.run([chattr, f"+{flag}", str(path)], capture_output=True).returncode != 0:
+        pytest.skip(f"this file system has no chattr +{flag} attribute")
+    try:
+        yield
+    finally:
+        subprocess.run([chattr, f"-{flag}", str(path)], check=True)
+
+
+@pytest.mark.parametrize("locked, flag", [(CONFIG, "i"), ("etc/containerd", "i"), (CONFIG, "a")],
+                         ids=["config-immutable", "folder-immutable", "config-append-only"])
+def test_what_root_cannot_write_is_refused_before_the_first_write(tmp_path, locked, flag):
+    """Step 1 would create /root/toolkit and step 2 then fail on config.toml: the plan refuses instead."""
+    root = make_root(tmp_path, BASE)
+    with _attribute(root / locked, flag):
+        before = snapshot(root)
+        failed = assert_failed_clearly(run_apply(root), 2, f"chattr -{flag}", f"/{locked}", "lsattr")
+        assert "root" in failed.problems[0].what.en and "root" in failed.problems[0].what.ko
+        assert _without_lock(snapshot(root)) == _without_lock(before), "nothing is written before the refusal"
+        assert not (root / TOOLKIT).exists()
+    assert FAILED not in [r.status for r in run_apply(root)], "once the attribute is lifted, apply works"
+
+
+def test_remove_refuses_an_immutable_config_before_retiring_anything(tmp_path):
+    root = make_root(tmp_path, BASE)
+    assert FAILED not in [r.status for r in run_apply(root)]
+    with _attribute(root / CONFIG, "i"):
+        before = snapshot(root)
+        results = _run(root, mode="remove")
+        assert results["remove"].failed
+        assert "chattr -i" in results["remove"].problems[0].fix.en
+        assert _without_lock(snapshot(root)) == _without_lock(before), "no toolkit file was retired either"
+
+
+_READ_ONLY = """
+import sys
+from runbook_lib.params import validate
+from runbook_lib.run import Run
+from runbook_lib.errors import RunbookError
+for mode in ("apply", "remove"):
+    try:
+        rb = Run(validate(root=sys.argv[1], mode=mode)).start()
+    except RunbookError as exc:
+        print(mode, "START", exc.code, exc.what.en, "|", exc.what.ko, "|", exc.fix.en)
+        continue
+    try:
+        rb.preflight()
+        print(mode, "REFUSED" if rb.refused else "PLANNED", *[p.what.en + " | " + p.fix.en for _, p in rb.refusals()])
+    finally:
+        rb.finish()
+"""
+
+
+@pytest.mark.parametrize("mounted", [".", "etc"], ids=["whole-root", "etc"])
+def test_a_read_only_mount_is_refused_clearly(tmp_path, mounted):
+    """A real read-only bind mount, in a mount namespace of its own (nothing outside the test sees it)."""
+    realenv.need_root()
+    if shutil.which("unshare") is None:
+        realenv.missing("unshare (util-linux) 가 없습니다 / unshare (util-linux) is missing")
+    root = make_root(tmp_path, BASE)
+    before = snapshot(root)
+    script = (f"mount --make-rprivate / && mount --bind -o ro {root / mounted} {root / mounted} && "
+              f"exec {sys.executable} -c '{_READ_ONLY}' {root}")
+    proc = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    apply, remove = proc.stdout.splitlines()
+    assert "read-only" in apply and "findmnt -T" in apply, apply
+    if mounted == ".":  # even the lock folder cannot be made: refused at the start, in both modes
+        assert all(" START write.failed " in line and "읽기 전용" in line for line in (apply, remove)), proc.stdout
+    else:
+        assert apply.startswith("apply REFUSED") and "/etc/containerd" in apply
+        assert remove == "remove PLANNED", "nothing of the runbook's is there: nothing to write, no refusal"
+    assert _without_lock(snapshot(root)) == _without_lock(before)
+
+
+# --- mode=remove on a node the runbook never touched ---------------------------------------------------------
+
+def test_remove_on_a_node_without_a_config_finds_nothing_to_remove(tmp_path):
+    """containerd runs on its defaults: there is nothing of the runbook's, not a refusal telling to run step 1."""
+    root = tmp_path / "root"
+    root.mkdir()
+    before = snapshot(root)
+    results = _run(root, mode="remove")
+    assert results["remove"].status == "unchanged" and not results["remove"].failed, results["remove"].text()
+    assert _without_lock(snapshot(root)) == _without_lock(before)
+    assert not any(r.failed for r in results.values())
+
+
+def test_remove_takes_the_runbooks_drop_in_even_when_config_toml_is_gone(tmp_path):
+    root = make_root(tmp_path, BASE)
+    assert FAILED not in [r.status for r in run_apply(root, layout="dropin")]
+    (root / CONFIG).unlink()
+    results = _run(root, mode="remove", layout="dropin")
+    assert results["remove"].status == "changed" and not results["remove"].failed, results["remove"].text()
+    assert not (root / "etc/containerd/conf.d/99-nvidia.toml").exists()
+    assert list((root / "etc/containerd/conf.d").glob("99-nvidia.toml.runbook-backup-*"))
+    again = _run(root, mode="remove", layout="dropin")
+    assert again["remove"].status == "unchanged" and not again["remove"].failed
+
+
+def test_folder_creation_that_fails_is_a_write_error_not_a_traceback(tmp_path):
+    from runbook_lib.safe_write import ensure_dir
+    from runbook_lib.target import Target
+    root = tmp_path / "root"
+    (root / "etc").mkdir(parents=True)
+    with _attribute(root / "etc", "i"):
+        with pytest.raises(WriteError) as err:
+            ensure_dir(Target(root), "/etc/containerd")
+    assert "chattr -i" in err.value.fix.en and "/etc" in err.value.what.en
+    assert_bilingual(err.value.what.ko + " " + err.value.what.en)

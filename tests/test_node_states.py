@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from reliability_helpers import (BASE, CONFIG, TOOLKIT, assert_bilingual, assert_failed_clearly, make_root, realenv,
-                                 run_apply, snapshot)
+from reliability_helpers import (BASE, CONFIG, TOOLKIT, assert_bilingual, assert_failed_clearly, containerd_reads,
+                                 make_root, realenv, run_apply, snapshot)
+from runbook_lib.containerd.verify import ContainerdRejected
 from runbook_lib.errors import WriteError
 from runbook_lib.params import validate
 from runbook_lib.result import FAILED
@@ -188,3 +189,32 @@ def test_folder_creation_that_fails_is_a_write_error_not_a_traceback(tmp_path):
             ensure_dir(Target(root), "/etc/containerd")
     assert "chattr -i" in err.value.fix.en and "/etc" in err.value.what.en
     assert_bilingual(err.value.what.ko + " " + err.value.what.en)
+
+
+# --- a control character in the config (a terminal colour code pasted into a comment) ------------------------
+
+@pytest.mark.parametrize("char", [b"\x00", b"\x1b", b"\x7f"], ids=["nul", "escape", "delete"])
+def test_a_control_character_in_a_comment_is_named_without_claiming_containerd_fails(tmp_path, char):
+    """containerd 1.6 reads it (asked here); tomllib cannot, so the runbook refuses, and says exactly that."""
+    data = BASE.replace(b"# air-gapped", b"# air-gapped " + char + b"[0m", 1)
+    assert data != BASE
+    root = make_root(tmp_path, data)
+    assert containerd_reads(root)["default_runtime_name"] == "runc", "containerd 1.6 accepts the file"
+    before = snapshot(root)
+    failed = assert_failed_clearly(run_apply(root), 2, f"0x{char.hex()}", f"sed -i 's/\\x{char.hex()}//g'")
+    problem = failed.problems[0]
+    assert problem.code == "toml.control_in_comment" and problem.line == data[:data.index(char)].count(b"\n") + 1
+    assert "does not start" not in problem.what.en and "containerd 1.6" in problem.what.ko
+    assert char.decode() not in problem.excerpt, "the excerpt shows the character's picture, not the character"
+    assert _without_lock(snapshot(root)) == _without_lock(before)
+
+
+def test_a_control_character_in_a_string_is_a_syntax_error_containerd_rejects_too(tmp_path):
+    data = BASE.replace(b'snapshotter = "overlayfs"', b'snapshotter = "overlay\x01fs"', 1)
+    assert data != BASE
+    root = make_root(tmp_path, data)
+    with pytest.raises(ContainerdRejected, match="control character"):
+        containerd_reads(root)
+    failed = assert_failed_clearly(run_apply(root), 2, "0x01", "\\u0001")
+    assert failed.problems[0].code == "toml.control_character"
+    assert "'\\x01'" not in failed.problems[0].what.en, "no Python repr in the sentence"

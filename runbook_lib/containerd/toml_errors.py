@@ -40,10 +40,17 @@ def toml_error(exc: tomllib.TOMLDecodeError, text: str, lab_path: str) -> Config
     line = int(m.group(1)) if m and m.group(1) else len(lines)
     col = int(m.group(2)) if m and m.group(2) else None
     shown = lines[line - 1] if 0 < line <= len(lines) else ""
-    excerpt = f"{line:>5} | {shown}" + (f"\n      | {' ' * (col - 1)}^" if col else "")
-    code, values = _explain(reason, text, shown, line)
-    detail, fix, _ = words(code, line=line, col=col or "-", reason=reason, **values)
+    excerpt = f"{line:>5} | {_visible(shown)}" + (f"\n      | {' ' * (col - 1)}^" if col else "")
     at = Msg(f"{line}번째 줄" + (f" {col}번째 칸" if col else ""), f"line {line}" + (f", column {col}" if col else ""))
+    if col and _control_in_comment(shown, col):  # containerd 1.6 reads it: not "a syntax error containerd rejects"
+        code, hexa = "toml.control_in_comment", f"{ord(shown[col - 1]):02x}"
+        what, fix, _ = words(code, at_ko=at.ko, at_en=at.en, byte=f"0x{hexa}", hex=hexa, path=lab_path)
+        return ConfigError(what, fix, path=lab_path, line=line, col=col, excerpt=excerpt, code=code)
+    code, values = _explain(reason, text, shown, line)
+    if col and 0 < col <= len(shown) and _is_control(shown[col - 1]):  # tomllib would say '\x01', a Python repr
+        code, hexa = "toml.control_character", f"{ord(shown[col - 1]):02x}"
+        values = {"byte": f"0x{hexa}", "hex": hexa, "u": f"{ord(shown[col - 1]):04x}", "path": lab_path}
+    detail, fix, _ = words(code, line=line, col=col or "-", reason=reason, **values)
     what = words("toml.syntax", at_ko=at.ko, at_en=at.en, detail_ko=detail.ko, detail_en=detail.en)[0]
     return ConfigError(what, fix, path=lab_path, line=line, col=col, excerpt=excerpt, code=code)
 
@@ -58,6 +65,39 @@ def _explain(reason: str, text: str, shown: str, line: int) -> tuple[str, dict]:
         q = _unclosed_quote(shown)
         return "toml.unclosed_quote", {"quote": q, "fixed": f"{shown.strip()}{q}"}
     return next((code for k, code in _REASONS.items() if reason.startswith(k)), "toml.unreadable"), {}
+
+
+def _is_control(c: str) -> bool:
+    return (ord(c) < 0x20 and c != "\t") or ord(c) == 0x7f
+
+
+def _visible(line: str) -> str:
+    """The line as it can be shown: a control character (NUL, ESC) as its Unicode picture (␀, ␛)."""
+    return "".join(("\u2421" if ord(c) == 0x7f else chr(0x2400 + ord(c))) if _is_control(c) else c for c in line)
+
+
+def _control_in_comment(line: str, col: int) -> bool:
+    """The character at the 1-based column is a control character after a '#' that no string holds."""
+    if not (0 < col <= len(line) and _is_control(line[col - 1])):
+        return False
+    return _comment_start(line) < col - 1
+
+
+def _comment_start(line: str) -> int:
+    """Where the line's comment starts (its '#' outside any string), or the line's length."""
+    quote, i = None, 0
+    while i < len(line):
+        c = line[i]
+        if quote is None and c == "#":
+            return i
+        if quote is None and c in "\"'":
+            quote = c
+        elif quote == '"' and c == "\\":
+            i += 1
+        elif c == quote:
+            quote = None
+        i += 1
+    return len(line)
 
 
 def _unclosed_quote(line: str) -> str | None:

@@ -218,3 +218,27 @@ def test_a_control_character_in_a_string_is_a_syntax_error_containerd_rejects_to
     failed = assert_failed_clearly(run_apply(root), 2, "0x01", "\\u0001")
     assert failed.problems[0].code == "toml.control_character"
     assert "'\\x01'" not in failed.problems[0].what.en, "no Python repr in the sentence"
+
+
+# --- the runbook's own files, edited by hand -------------------------------------------------------------------
+
+def test_a_drop_in_edited_by_hand_is_kept_byte_for_byte_by_the_next_apply(tmp_path):
+    """The 1.x drop-in carries the whole CRI table and says "change CRI settings here": an air-gapped node points
+    sandbox_image at its mirror there, with a comment. Check passes; apply must then say unchanged, not render
+    the file again and drop the comment."""
+    root = make_root(tmp_path, BASE)
+    assert FAILED not in [r.status for r in run_apply(root, layout="dropin")]
+    drop = root / "etc/containerd/conf.d/99-nvidia.toml"
+    text = drop.read_text()
+    assert 'sandbox_image = "' in text
+    edited = text.replace('sandbox_image = "', 'sandbox_image = "registry.local:5000/pause:3.9"  # our mirror\n    #', 1)
+    drop.write_text(edited)
+    checked = _run(root, mode="check", layout="dropin")
+    assert not any(r.failed for r in checked.values()), [r.text() for r in checked.values() if r.failed]
+    before = snapshot(root)
+    results = run_apply(root, layout="dropin")
+    assert all(r.status in ("unchanged", "skipped") for r in results), [(r.step, r.status) for r in results]
+    assert drop.read_text() == edited
+    assert _without_lock(snapshot(root)) == _without_lock(before), "no backup, no rewrite"
+    seen = containerd_reads(root)
+    assert seen["runtime"]["options"]["BinaryName"] == "/usr/bin/nvidia-container-runtime"

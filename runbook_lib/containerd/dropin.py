@@ -58,10 +58,16 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
         replace_runtime = bool(getattr(p, "replace_runtime", False))
     require_not_foreign(eff, wanted.name, wanted.binary, replace_runtime=replace_runtime, target=target)
     path = dropin_path(p.config_path, p.runtime_name)
-    if eff.file(path) is None and _registered(eff, p):
-        # Already registered correctly (in config.toml or elsewhere): writing a drop-in would change a
-        # working node for nothing.
+    if _registered(eff, p):
+        # Already registered correctly (in config.toml, elsewhere, or in our own drop-in, which a person may have
+        # edited as it invites them to: its comments and layout are theirs now): rendering the drop-in again
+        # would change a working node for nothing.
         where = diagnose.locate(eff, runtimes_path(eff.version) + (p.runtime_name,))[0]
+        if eff.file(path) is not None:
+            return DropinPlan(posixpath.dirname(path), [], Msg(
+                f"{p.runtime_name} 런타임이 이미 {where} 에 올바르게 등록되어 있어 드롭인을 그대로 둡니다 (손으로 고친 줄과 주석도 그대로).",
+                f"the {p.runtime_name} runtime is already registered correctly in {where}, so the drop-in is kept as it is "
+                "(lines and comments edited by hand too)."))
         return DropinPlan(posixpath.dirname(path), [], Msg(
             f"{p.runtime_name} 런타임이 이미 {where} 에 올바르게 등록되어 있어 드롭인 파일을 쓰지 않습니다.",
             f"the {p.runtime_name} runtime is already registered correctly in {where}, so no drop-in is written."))

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -114,6 +115,7 @@ def test_remove_refuses_an_immutable_config_before_retiring_anything(tmp_path):
 
 _READ_ONLY = """
 import sys
+import tomllib
 from runbook_lib.params import validate
 from runbook_lib.run import Run
 from runbook_lib.errors import RunbookError
@@ -242,3 +244,27 @@ def test_a_drop_in_edited_by_hand_is_kept_byte_for_byte_by_the_next_apply(tmp_pa
     assert _without_lock(snapshot(root)) == _without_lock(before), "no backup, no rewrite"
     seen = containerd_reads(root)
     assert seen["runtime"]["options"]["BinaryName"] == "/usr/bin/nvidia-container-runtime"
+
+
+def test_remove_keeps_the_cri_settings_a_person_made_in_the_drop_in(tmp_path):
+    """containerd 1.x: the drop-in carries the whole CRI table. Retiring it after a person moved sandbox_image to
+    the node's mirror there would take the mirror back too; only the runtime's table goes."""
+    from runbook_lib.containerd.verify import containerd_dump
+    root = make_root(tmp_path, BASE)
+    assert FAILED not in [r.status for r in run_apply(root, layout="dropin")]
+    drop = root / "etc/containerd/conf.d/99-nvidia.toml"
+    mirror = 'sandbox_image = "registry.local:5000/pause:3.9"  # our mirror'
+    text = drop.read_text()
+    drop.write_text(text[:text.index("sandbox_image = ")] + mirror + text[text.index("\n", text.index("sandbox_image = ")):])
+    results = _run(root, mode="remove", layout="dropin")
+    assert results["remove"].status == "changed" and not results["remove"].failed, results["remove"].text()
+    assert mirror in drop.read_text() and "runtimes.nvidia" not in drop.read_text()
+    seen = containerd_reads(root)
+    assert seen["runtime"] is None and seen["default_runtime_name"] == "runc" and "runc" in seen["runtime_names"]
+    binary = realenv.need_program("containerd")
+    dump = tomllib.loads(containerd_dump(binary, root / CONFIG, root))
+    assert dump["plugins"]["io.containerd.grpc.v1.cri"]["sandbox_image"] == "registry.local:5000/pause:3.9"
+    before = snapshot(root)
+    again = _run(root, mode="remove", layout="dropin")
+    assert again["remove"].status == "unchanged" and not again["remove"].failed, again["remove"].text()
+    assert _without_lock(snapshot(root)) == _without_lock(before)

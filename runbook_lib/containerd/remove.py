@@ -28,7 +28,7 @@ from .effective import Effective, load_effective
 from .layout import scan
 from .load import TomlFile, load_toml, reads_as, require_reads_as
 from .tables import get_in
-from .versions import RUNTIME_TYPE, format_path, runtime_path
+from .versions import RUNTIME_TYPE, detect_version, format_path, runtime_path
 
 DROPIN_MARK = "# runbook (layout=dropin)"
 
@@ -72,8 +72,15 @@ def plan_remove(target: Target, config_path: str, wanted: RuntimeWanted, *,
     overlay: dict[str, bytes] = {}
     drop = dropin_path(config_path, wanted.name)
     drop_file = eff.file(drop) or _read(target, drop)
+    edited_dropin = False
     if drop_file is not None:
-        if drop_file.text.startswith(DROPIN_MARK):
+        if drop_file.text.startswith(DROPIN_MARK) and _holds_more_than_the_runtime(target, config_path, eff, drop,
+                                                                                    wanted, base):
+            edited_dropin = True  # its runtime table goes below, like any file's; the settings a person made stay
+            plan.notes.append(Msg(f"드롭인에 사람이 바꾼 CRI 설정이 있어 파일은 그대로 두고 {wanted.name} 런타임 테이블만 뺍니다: {drop}",
+                                  f"the drop-in holds CRI settings a person changed, so it stays and only the "
+                                  f"{wanted.name} runtime's table is taken out of it: {drop}"))
+        elif drop_file.text.startswith(DROPIN_MARK):
             plan.retire.append(drop)
             plan.notes.append(Msg(f"runbook 이 쓴 드롭인을 치웁니다 (백업을 남김): {drop}",
                                   f"retiring the drop-in the runbook wrote (a backup is kept): {drop}"))
@@ -86,7 +93,7 @@ def plan_remove(target: Target, config_path: str, wanted: RuntimeWanted, *,
             plan.kept.append(Msg(f"runbook 이 쓴 파일이 아니라서 그대로 둡니다 (첫 줄에 runbook 표시가 없음): {drop}",
                                  f"{drop} was not written by the runbook (no runbook mark on its first line), so it is kept."))
     for f in eff.files:
-        if f.lab_path == drop:
+        if f.lab_path == drop and not edited_dropin:
             continue
         text = overlay.get(f.lab_path)
         current = load_toml(text, f.lab_path) if text is not None else f
@@ -153,17 +160,51 @@ def confirm_removed(target: Target, config_path: str, wanted: RuntimeWanted) -> 
     left = []
     drop = dropin_path(config_path, wanted.name)
     f = _read(target, drop)
-    if f is not None and f.text.startswith(DROPIN_MARK):
+    # a drop-in kept for the settings a person made in it (plan_remove) is fine once the runtime is out of it
+    holds = f is not None and f.text.startswith(DROPIN_MARK) and (
+        get_in(f.data, runtime_path(detect_version(f.data, path=drop, empty=f.empty, text=f.text), wanted.name)) is not None)
+    if holds:
         left.append(Msg(f"드롭인이 아직 있습니다: {drop}", f"the drop-in is still there: {drop}"))
     if _config_missing(target, config_path, None):
         return left
     eff = load_effective(target, config_path)
-    if drop in (eff.main.data.get("imports") or []):
+    if drop in (eff.main.data.get("imports") or []) and (f is None or holds):
         left.append(Msg(f"imports 에 아직 있습니다: {drop}", f"imports still lists {drop}"))
     if is_runbooks_runtime(get_in(eff.data, runtime_path(eff.version, wanted.name)), wanted):
         left.append(Msg(f"containerd 가 읽는 설정에 {wanted.name} 런타임이 아직 있습니다.",
                         f"the config containerd reads still has the {wanted.name} runtime."))
     return left
+
+
+def _without_runtime(data: dict, version: int, wanted: RuntimeWanted) -> dict:
+    """``data`` without the runtime, and without a default runtime table that is exactly the one the runbook
+    writes along with it (_without_written_default)."""
+    from .edit import default_runtime_name
+    out = copy.deepcopy(data)
+    runtimes = get_in(out, runtime_path(version, wanted.name)[:-1])
+    if isinstance(runtimes, dict):
+        runtimes.pop(wanted.name, None)
+        if runtimes.get(default_runtime_name(out, version)) == {"runtime_type": RUNTIME_TYPE}:
+            runtimes.pop(default_runtime_name(out, version))
+    return _pruned(out, runtime_path(version, wanted.name)[:-1])
+
+
+def _holds_more_than_the_runtime(target: Target, config_path: str, eff: Effective, drop: str, wanted: RuntimeWanted,
+                                 base: dict[str, bytes] | None) -> bool:
+    """Would retiring the drop-in change what containerd reads beyond the runtime? For containerd 1.x the drop-in
+    carries the whole CRI table and tells a person to change CRI settings there (an air-gapped node's
+    sandbox_image mirror, say): retiring it would silently take those back."""
+    if drop not in (eff.main.data.get("imports") or []):
+        return False  # read through a glob the runbook did not write: retired as before
+    main = eff.main.encode(remove_import(eff.main, drop))
+    try:
+        after = load_effective(target, config_path, overlay={**(base or {}), config_path: main})
+    except ConfigError:
+        return False
+    def read(e: Effective) -> tuple:  # what containerd is told, whichever files tell it
+        return e.version, {k: v for k, v in _without_runtime(e.data, e.version, wanted).items()
+                           if k not in ("imports", "version")}
+    return read(after) != read(eff)
 
 
 def _config_missing(target: Target, config_path: str, base: dict[str, bytes] | None) -> bool:

@@ -72,8 +72,9 @@ class RootLock:
             else:
                 what = Msg(f"잠금 파일을 열 수 없습니다 ({exc.strerror}): {lab}",
                            f"cannot open the lock file ({exc.strerror}): {lab}")
-            raise WriteError(what, Msg(f"다른 실행이 없는지 확인한 뒤 그 자리를 비우세요: rm {lab}",
-                                       f"make sure no other run is going on, then clear the way: rm {lab}"),
+            clear = f"rmdir {lab}" if exc.errno == errno.EISDIR else f"rm {lab}"  # rm cannot take a folder away
+            raise WriteError(what, Msg(f"다른 실행이 없는지 확인한 뒤 그 자리를 비우세요: {clear}",
+                                       f"make sure no other run is going on, then clear the way: {clear}"),
                              path=lab) from None
 
     def release(self) -> None:

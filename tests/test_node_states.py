@@ -268,3 +268,16 @@ def test_remove_keeps_the_cri_settings_a_person_made_in_the_drop_in(tmp_path):
     again = _run(root, mode="remove", layout="dropin")
     assert again["remove"].status == "unchanged" and not again["remove"].failed, again["remove"].text()
     assert _without_lock(snapshot(root)) == _without_lock(before)
+
+
+def test_a_folder_where_the_lock_file_should_be_is_refused_with_a_fix_that_works(tmp_path):
+    root = make_root(tmp_path, BASE)
+    (root / "run/lock/nvidia-runtime-runbook.lock").mkdir(parents=True)
+    before = snapshot(root)
+    with pytest.raises(WriteError) as err:
+        run_apply(root)
+    assert "rmdir /run/lock/nvidia-runtime-runbook.lock" in err.value.fix.en
+    assert_bilingual(err.value.what.ko + " " + err.value.what.en)
+    assert snapshot(root) == before
+    subprocess.run(err.value.fix.en.split(": ", 1)[1].replace("/run", str(root / "run"), 1), shell=True, check=True)
+    assert FAILED not in [r.status for r in run_apply(root)], "the fix given is the fix"

@@ -1,4 +1,5 @@
-"""What even root cannot write: a read-only mount, an immutable or append-only file or folder (chattr +i / +a).
+"""What even root cannot write: a read-only mount, an immutable or append-only file or folder (chattr +i / +a),
+a file that is a mount point of its own.
 
 A run asks this while it plans, so a node whose /etc is read-only (or whose config.toml an administrator locked
 with chattr +i) refuses before its first write, instead of creating folders in step 1 and failing in step 2.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -84,9 +86,36 @@ def folder_blocked(target, folder: Path, *, replacing: bool) -> WriteError | Non
     return _error(target, folder, _FOLDER, reason)
 
 
+def _mount_points() -> set[str]:
+    """Every mount point of this process's mount namespace (the fifth field of mountinfo, octal escapes undone)."""
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return set()
+    return {re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), line.split()[4])
+            for line in lines if len(line.split()) > 4}
+
+
+def _bind_mounted(host: Path) -> tuple[Msg, Msg] | None:
+    """A file that is a mount point of its own (k3d's `-v config.toml.tmpl:...`, kind's extraMounts, a
+    DaemonSet's single-file hostPath): rename(2) over it and unlink(2) fail with EBUSY."""
+    if os.path.realpath(host) not in _mount_points():
+        return None
+    return (Msg("파일 하나만 따로 마운트된 자리입니다 (bind mount). 런북은 파일을 제자리에서 쓰지 않고 새 파일로 바꿔 넣는데, "
+                "마운트 지점은 바꿔 넣을 수도 지울 수도 없습니다",
+                "it is a mount point of its own (a single-file bind mount); the runbook never writes a file in place but "
+                "renames a new one over it, and a mount point can be neither replaced nor removed"),
+            Msg(f"마운트의 원본 파일을 찾아 (findmnt -T {host} 의 SOURCE) 그 파일을 고치거나 (그 파일이 든 root 와 "
+                "-p config_path 로 런북을 실행), 파일 하나 대신 그 폴더를 마운트하세요.",
+                f"find the file the mount comes from (SOURCE in findmnt -T {host}) and change that one (run the runbook "
+                "with a root and -p config_path that name it), or mount the folder instead of the single file."))
+
+
 def file_blocked(target, host: Path) -> WriteError | None:
-    """Why an existing file cannot be replaced by a rename or removed (its own attributes), or None."""
-    reason = _reason(host, _flags(host) & (IMMUTABLE_FL | APPEND_FL))
+    """Why an existing file cannot be replaced by a rename or removed (its own attributes, a mount of its own),
+    or None."""
+    reason = _reason(host, _flags(host) & (IMMUTABLE_FL | APPEND_FL)) or _bind_mounted(host)
     return None if reason is None else _error(target, host, _FILE, reason)
 
 

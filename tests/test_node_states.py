@@ -113,7 +113,7 @@ def test_remove_refuses_an_immutable_config_before_retiring_anything(tmp_path):
         assert _without_lock(snapshot(root)) == _without_lock(before), "no toolkit file was retired either"
 
 
-_READ_ONLY = """
+_PLAN_APPLY_AND_REMOVE = """
 import sys
 import tomllib
 from runbook_lib.params import validate
@@ -142,7 +142,7 @@ def test_a_read_only_mount_is_refused_clearly(tmp_path, mounted):
     root = make_root(tmp_path, BASE)
     before = snapshot(root)
     script = (f"mount --make-rprivate / && mount --bind -o ro {root / mounted} {root / mounted} && "
-              f"exec {sys.executable} -c '{_READ_ONLY}' {root}")
+              f"exec {sys.executable} -c '{_PLAN_APPLY_AND_REMOVE}' {root}")
     proc = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
@@ -154,6 +154,28 @@ def test_a_read_only_mount_is_refused_clearly(tmp_path, mounted):
         assert apply.startswith("apply REFUSED") and "/etc/containerd" in apply
         assert remove == "remove PLANNED", "nothing of the runbook's is there: nothing to write, no refusal"
     assert _without_lock(snapshot(root)) == _without_lock(before)
+
+
+def test_a_config_that_is_a_single_file_bind_mount_is_refused_before_the_first_write(tmp_path):
+    """k3d's `-v config.toml.tmpl:...`, kind's extraMounts, a DaemonSet's single-file hostPath: rename(2) over a
+    mount point fails with EBUSY. Step 1 used to create /root/toolkit and step 2 then failed, "check disk space"."""
+    realenv.need_root()
+    if shutil.which("unshare") is None:
+        realenv.missing("unshare (util-linux) 가 없습니다 / unshare (util-linux) is missing")
+    root = make_root(tmp_path, BASE)
+    source = tmp_path / "mounted-config.toml"
+    source.write_bytes(BASE)
+    before = snapshot(root)
+    script = (f"mount --make-rprivate / && mount --bind {source} {root / CONFIG} && "
+              f"exec {sys.executable} -c '{_PLAN_APPLY_AND_REMOVE}' {root}")
+    proc = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    apply, remove = proc.stdout.splitlines()
+    assert apply.startswith("apply REFUSED") and "/etc/containerd/config.toml" in apply and "bind mount" in apply
+    assert "findmnt -T" in apply
+    assert remove == "remove PLANNED"
+    assert _without_lock(snapshot(root)) == _without_lock(before), "no toolkit folder, no backup"
+    assert source.read_bytes() == BASE
 
 
 # --- mode=remove on a node the runbook never touched ---------------------------------------------------------

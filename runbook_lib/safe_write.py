@@ -218,7 +218,10 @@ def sweep_stale_temps(folder: Path) -> list[Path]:
     if folder.is_dir():
         for entry in folder.iterdir():
             if entry.name.startswith(TMP_PREFIX) and entry.is_file() and not entry.is_symlink():
-                entry.unlink()
+                try:
+                    entry.unlink()
+                except OSError:
+                    continue  # a read-only or immutable folder: the plan says so; a leftover is harmless meanwhile
                 removed.append(entry)
     return removed
 

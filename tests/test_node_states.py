@@ -102,6 +102,17 @@ def test_what_root_cannot_write_is_refused_before_the_first_write(tmp_path, lock
     assert FAILED not in [r.status for r in run_apply(root)], "once the attribute is lifted, apply works"
 
 
+def test_a_crash_leftover_in_an_immutable_folder_does_not_stop_the_start(tmp_path):
+    """The next run sweeps a killed run's temporary file; when the folder has since been locked (chattr +i) that
+    cannot happen, and the plan's refusal is what the user must read, not an OSError from the start."""
+    root = make_root(tmp_path, BASE)
+    (root / "etc/containerd/.runbook-tmp.config.toml.k1ll3d").write_bytes(b"half a config")
+    with _attribute(root / "etc/containerd", "i"):
+        failed = assert_failed_clearly(run_apply(root), 2, "chattr -i")
+        assert failed.problems[0].path == "/etc/containerd"
+    assert (root / "etc/containerd/.runbook-tmp.config.toml.k1ll3d").exists()
+
+
 def test_remove_refuses_an_immutable_config_before_retiring_anything(tmp_path):
     root = make_root(tmp_path, BASE)
     assert FAILED not in [r.status for r in run_apply(root)]

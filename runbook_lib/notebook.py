@@ -211,13 +211,21 @@ class Runbook(Run):
     @contextmanager
     def expect(self, step_id: str, path: str | None = None):
         if step_id not in self.plans:  # mode=remove: nothing of this step is judged
-            yield Expect(self, step_id, path)
+            try:
+                yield Expect(self, step_id, path)
+            except RunbookError:
+                pass  # the cell's own reads of a file that cannot be read: not judged in this mode either
             _display({"text/plain": f"{_NotInThisMode.TITLE.ko}\n{_NotInThisMode.TITLE.en}"})
             return
         step = self.step(step_id)
         checks = Expect(self, step_id, path or self.plans[step_id].subject)
-        yield checks
+        raised: list[Problem] = []
+        try:
+            yield checks
+        except RunbookError as exc:  # the cell read a file that cannot be read (a FIFO, a file for a folder):
+            raised.append(Problem.from_error(exc))  # a finding of this step, so check mode goes on to the next
         result = self.verdict(step)
+        result.problems += [p for p in raised if not any(p.same(q) or q.code == "depends.earlier" for q in result.problems)]
         result.problems += checks.uncovered(result.problems)
         if any(p.is_error for p in result.problems):
             result.status = FAILED

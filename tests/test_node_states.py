@@ -314,3 +314,33 @@ def test_a_folder_where_the_lock_file_should_be_is_refused_with_a_fix_that_works
     assert snapshot(root) == before
     subprocess.run(err.value.fix.en.split(": ", 1)[1].replace("/run", str(root / "run"), 1), shell=True, check=True)
     assert FAILED not in [r.status for r in run_apply(root)], "the fix given is the fix"
+
+
+# --- through the notebook: a cell's own reads --------------------------------------------------------------
+
+@pytest.mark.parametrize("case", ["etc-containerd-a-file", "report-a-fifo"])
+def test_check_mode_through_the_notebook_judges_every_step_when_a_cell_cannot_read_a_file(tmp_path, case):
+    """A check cell reads the files itself (rb.read, expect.file): a file it cannot read used to stop the whole
+    notebook there with that error, so grading never reached the later steps. Now it is that step's finding."""
+    from grading_helpers import errors, papermill, step_records
+    root = tmp_path / "root"
+    if case == "etc-containerd-a-file":
+        (root / "etc").mkdir(parents=True)
+        (root / "etc/containerd").write_bytes(b"not a folder\n")
+    else:
+        root = make_root(tmp_path, BASE)
+        (root / TOOLKIT).mkdir(parents=True)
+        os.mkfifo(root / TOOLKIT / "report.txt")
+    out = tmp_path / "checked.ipynb"
+    proc = papermill(root, out, "-p", "mode", "check")
+    assert proc.returncode != 0
+    assert [e["ename"] for e in errors(out)] == ["StepFailed"], "only the last cell fails, with every finding"
+    records = step_records(out)
+    assert {1, 2, 3, 4, 5, 6, 7, 8} <= set(records)
+    failing = 1 if case == "etc-containerd-a-file" else 8
+    assert records[failing]["status"] == "failed"
+    assert any(p["code"] == "write.failed" for p in records[failing]["problems"]), records[failing]["problems"]
+    removed = tmp_path / "removed.ipynb"
+    proc = papermill(root, removed, "-p", "mode", "remove")
+    if case == "report-a-fifo":
+        assert proc.returncode == 0, [e["traceback"] for e in errors(removed)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from .names import dns1123_label_problem, quoted
 MODES = ("apply", "check", "remove")
 DISTROS = ("auto", "containerd", "k3s", "rke2", "microk8s", "k0s")
 LAYOUTS = ("inplace", "dropin")
+CDI_EXTENSIONS = (".yaml", ".json")  # what the CDI library scans a spec folder for; nvidia.yml is never read
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,9 @@ def validate(**raw) -> Params:
     if problem:
         ko, _, en = problem.partition("\n")
         raise _error("parameter.runtime_name", problem_ko=ko, problem_en=en)
+    if not values["cdi_spec"].endswith(CDI_EXTENSIONS):  # the CDI scan skips any other name (podman: unresolvable)
+        raise _error("parameter.cdi_spec_extension", value=quoted(values["cdi_spec"]),
+                     suggestion=posixpath.splitext(values["cdi_spec"])[0] + ".yaml")
     if values["containerd_bin"] and not values["containerd_bin"].startswith("/"):
         _abs("containerd_bin", values["containerd_bin"])
     return Params(**values)

@@ -24,6 +24,8 @@ def test_defaults_are_a_sandbox_not_the_host():
     ({"root": "relative"}, "absolute path"),
     ({"toolkit_dir": 5}, "must be a string"),
     ({"colour": "red"}, "unknown parameter"),
+    ({"cdi_spec": "/etc/cdi/nvidia.yml"}, "-p cdi_spec /etc/cdi/nvidia.yaml"),  # podman: tests/real/test_real_podman_cdi.py
+    ({"cdi_spec": "/etc/cdi/nvidia"}, ".yaml or .json"),
 ])
 def test_bad_values_are_refused_with_the_fix(kwargs, needle):
     with pytest.raises(ParameterError) as err:
@@ -35,3 +37,7 @@ def test_bad_values_are_refused_with_the_fix(kwargs, needle):
 
 def test_string_booleans_from_papermill_are_accepted():
     assert validate(systemd_cgroup="false").systemd_cgroup is False
+
+
+def test_a_json_cdi_spec_name_is_accepted():
+    assert validate(cdi_spec="/etc/cdi/nvidia.json").cdi_spec == "/etc/cdi/nvidia.json"

@@ -73,7 +73,7 @@ def null_copy(spec: dict) -> dict:
     return spec
 
 
-def run_in_podman(tmp_path, spec, *args):
+def run_in_podman(tmp_path, spec, *args, name="nvidia.yaml"):
     realenv.need_root()
     realenv.need_program("podman")
     unshare = realenv.need_program("unshare")
@@ -81,7 +81,8 @@ def run_in_podman(tmp_path, spec, *args):
     make_rootfs_tar(tmp_path / "rootfs.tar")
     env = dict(os.environ, IMAGE=IMAGE, TMPDIR=str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
-    return subprocess.run([unshare, "--mount", "--propagation", "private", "sh", "-c", IN_NAMESPACE, "sh",
+    return subprocess.run([unshare, "--mount", "--propagation", "private", "sh", "-c",
+                           IN_NAMESPACE.replace("/run/cdi/nvidia.yaml", f"/run/cdi/{name}"), "sh",
                            str(tmp_path), *args], capture_output=True, text=True, timeout=300, env=env)
 
 
@@ -110,3 +111,15 @@ def test_podman_refuses_an_unknown_device(tmp_path):
     spec = written_spec()
     proc = run_in_podman(tmp_path, null_copy(spec), "--device", "nvidia.com/gpu=0", IMAGE, "/bin/true")
     assert proc.returncode != 0 and "unresolvable CDI devices nvidia.com/gpu=0" in proc.stderr
+
+
+@pytest.mark.parametrize("name, resolved", [("nvidia.yml", False), ("nvidia.json", True)])
+def test_podman_reads_a_spec_only_by_the_names_cdi_scans(tmp_path, name, resolved):
+    """Why cdi_spec must end in .yaml or .json (runbook_lib/params.py): a spec named nvidia.yml sits in the CDI
+    folder and is never read; the runbook's YAML text in a .json file is read (the CDI library parses YAML)."""
+    proc = run_in_podman(tmp_path, null_copy(written_spec()), "--device", "nvidia.com/gpu=all", IMAGE, "/bin/ls", "/",
+                         name=name)
+    if resolved:
+        assert proc.returncode == 0, proc.stderr
+    else:
+        assert proc.returncode != 0 and "unresolvable CDI devices nvidia.com/gpu=all" in proc.stderr

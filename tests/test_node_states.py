@@ -344,3 +344,15 @@ def test_check_mode_through_the_notebook_judges_every_step_when_a_cell_cannot_re
     proc = papermill(root, removed, "-p", "mode", "remove")
     if case == "report-a-fifo":
         assert proc.returncode == 0, [e["traceback"] for e in errors(removed)]
+
+
+def test_remove_still_retires_a_drop_in_whose_only_extra_is_the_runbooks_cdi_setting(tmp_path):
+    """enable_cdi=True puts enable_cdi into the 1.x drop-in: that is the runbook's own part, not a person's
+    setting, so the drop-in goes and config.toml comes back byte for byte."""
+    root = make_root(tmp_path, BASE)
+    assert FAILED not in [r.status for r in run_apply(root, layout="dropin", enable_cdi=True)]
+    assert "enable_cdi = true" in (root / "etc/containerd/conf.d/99-nvidia.toml").read_text()
+    results = _run(root, mode="remove", layout="dropin", enable_cdi=True)
+    assert results["remove"].status == "changed" and not results["remove"].failed, results["remove"].text()
+    assert not (root / "etc/containerd/conf.d/99-nvidia.toml").exists()
+    assert (root / CONFIG).read_bytes() == BASE

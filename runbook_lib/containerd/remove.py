@@ -28,7 +28,9 @@ from .effective import Effective, load_effective
 from .layout import scan
 from .load import TomlFile, load_toml, reads_as, require_reads_as
 from .tables import get_in
-from .versions import RUNTIME_TYPE, detect_version, format_path, runtime_path
+from .versions import CRI_RUNTIME_PLUGIN, RUNTIME_TYPE, detect_version, format_path, runtime_path
+
+CDI_KEYS = ("enable_cdi", "cdi_spec_dirs")  # what cdi_config.plan_cdi writes
 
 DROPIN_MARK = "# runbook (layout=dropin)"
 
@@ -201,9 +203,12 @@ def _holds_more_than_the_runtime(target: Target, config_path: str, eff: Effectiv
         after = load_effective(target, config_path, overlay={**(base or {}), config_path: main})
     except ConfigError:
         return False
-    def read(e: Effective) -> tuple:  # what containerd is told, whichever files tell it
-        return e.version, {k: v for k, v in _without_runtime(e.data, e.version, wanted).items()
-                           if k not in ("imports", "version")}
+    def read(e: Effective) -> tuple:  # what containerd is told, whichever files tell it, but the runbook's part
+        data = _without_runtime(e.data, e.version, wanted)
+        cri = get_in(data, CRI_RUNTIME_PLUGIN[e.version])
+        for key in CDI_KEYS if isinstance(cri, dict) else ():  # enable_cdi=True writes these in the drop-in
+            cri.pop(key, None)
+        return e.version, {k: v for k, v in data.items() if k not in ("imports", "version")}
     return read(after) != read(eff)
 
 

@@ -155,3 +155,25 @@ def _value(v, literal: bool) -> str:
     if isinstance(v, list):
         return "[" + ", ".join(render.value(i, literal=literal) for i in v) + "]"
     return render.value(v, literal=literal)
+
+
+def unplan_cdi(text: str, version: int, spec_dir: str, *, lab_path: str) -> str | None:
+    """mode=remove: the text plan_cdi was given, when ``text`` is exactly what plan_cdi made of it (its
+    enable_cdi / cdi_spec_dirs lines taken out again); None when no such text exists (a person wrote them)."""
+    import itertools
+    import tomllib
+    plugin = CRI_RUNTIME_PLUGIN[version]
+    layout = scan(text)
+    found = [kv for kv in (layout.keyvalue(plugin + (k,)) for k in ("enable_cdi", "cdi_spec_dirs")) if kv is not None]
+    lines = text.splitlines(keepends=True)
+    for n in range(len(found), 0, -1):
+        for subset in itertools.combinations(found, n):
+            candidate = "".join(line for i, line in enumerate(lines)
+                                if not any(kv.line <= i <= kv.end_line for kv in subset))
+            try:
+                again = plan_cdi(candidate, tomllib.loads(candidate), version, spec_dir, lab_path=lab_path).text
+            except (tomllib.TOMLDecodeError, ConfigError):
+                continue
+            if again == text:
+                return candidate
+    return None

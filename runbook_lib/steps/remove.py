@@ -50,6 +50,30 @@ def ours(run) -> list[str]:
     return found
 
 
+def _without_cdi_settings(run, planned: dict[str, bytes]) -> list[Msg]:
+    """The runbook's minimal CDI spec goes, so the enable_cdi (and cdi_spec_dirs) an enable_cdi=True run wrote
+    for it goes too, when config.toml holds them exactly where and as that run wrote them."""
+    import posixpath
+    from ..containerd.cdi_config import unplan_cdi
+    from ..containerd.load import load_toml
+    from ..containerd.versions import detect_version
+    lab = run.p.config_path
+    raw = planned.get(lab) or run.read_bytes(lab)
+    if raw is None:
+        return []
+    try:
+        f = load_toml(raw, lab)
+        version = detect_version(f.data, path=lab, empty=f.empty, text=f.text)
+    except RunbookError:
+        return []
+    text = unplan_cdi(f.text, version, posixpath.dirname(run.p.cdi_spec), lab_path=lab)
+    if text is None:
+        return []
+    planned[lab] = f.encode(text)
+    return [Msg(f"런북이 CDI 스펙과 함께 적었던 containerd 의 CDI 설정(enable_cdi)도 뺍니다: {lab}",
+                f"also removing the CDI settings (enable_cdi) the runbook wrote with its CDI spec: {lab}")]
+
+
 def plan(run) -> Plan:
     p = run.p
     planned: dict[str, bytes] = {}
@@ -60,6 +84,8 @@ def plan(run) -> Plan:
         retire += removal.retire
         notes += removal.notes + removal.kept
     files = ours(run)
+    if p.cdi_spec in files and p.config_path not in retire:
+        notes += _without_cdi_settings(run, planned)
     writes = [run.plan_write(lab, new) for lab, new in planned.items()]
     out = Plan(Msg("되돌릴 것이 없습니다 (런북이 더한 것이 남아 있지 않습니다).", "nothing to remove: nothing the runbook added is left."),
                writes=[w for w in writes if w.changed], retire=retire + files, notes=notes, subject=p.config_path)

@@ -378,3 +378,40 @@ def test_apply_with_enable_cdi_then_remove_gives_the_config_back(tmp_path, own_s
         assert (root / CONFIG).read_bytes() == BASE
     again = _run(root, mode="remove")
     assert again["remove"].status == "unchanged" and not again["remove"].failed
+
+
+# --- mode=remove on a distribution's node ----------------------------------------------------------------------
+
+K3S = "var/lib/rancher/k3s/agent/etc/containerd"
+
+
+@pytest.mark.parametrize("case", ["k3s-template-created", "k3s-template-existing-through-a-link", "k3s-dropin"])
+def test_remove_on_a_k3s_node_takes_the_runtime_out_of_the_route_it_was_written_to(tmp_path, case):
+    """apply writes k3s's template (or drop-in folder), never the generated config.toml. remove used to plan on
+    that generated file only: it found nothing of the runbook's there, retired the toolkit files, said changed,
+    and left the runtime in the template, where k3s put it back at its next start."""
+    from distro_helpers import distro_fixture, write_root
+    generated = "k3s-v3-dropin/config.toml" if case == "k3s-dropin" else "k3s-v3/config.toml"
+    files = {f"{K3S}/config.toml": distro_fixture(generated)}
+    template = distro_fixture("k3s-v3/config-v3.toml.tmpl")
+    if case == "k3s-template-existing-through-a-link":
+        files["etc/rancher/k3s/containerd.tmpl"] = template
+    root = write_root(tmp_path, files)
+    if case == "k3s-template-existing-through-a-link":
+        os.symlink("/etc/rancher/k3s/containerd.tmpl", root / K3S / "config-v3.toml.tmpl")
+    params = {"replace_runtime": True} if case == "k3s-dropin" else {}
+    route = {"k3s-dropin": f"{K3S}/config-v3.toml.d/99-nvidia.toml"}.get(case, f"{K3S}/config-v3.toml.tmpl")
+    untouched = (root / K3S / "config.toml").read_bytes()
+    assert not any(r.failed for r in _run(root, **params).values())
+    written = root / ("etc/rancher/k3s/containerd.tmpl" if "link" in case else route)  # the link read in the root
+    assert "nvidia" in written.read_text()
+    results = _run(root, mode="remove", **params)
+    assert results["remove"].status == "changed" and not results["remove"].failed, results["remove"].text()
+    if case == "k3s-template-existing-through-a-link":
+        assert os.readlink(root / K3S / "config-v3.toml.tmpl") == "/etc/rancher/k3s/containerd.tmpl"
+        assert (root / "etc/rancher/k3s/containerd.tmpl").read_text() == template, "the template as it was"
+    else:
+        assert not (root / route).exists() and list((root / route).parent.glob("*.runbook-backup-*"))
+    assert (root / K3S / "config.toml").read_bytes() == untouched, "the generated file is never edited"
+    again = _run(root, mode="remove", **params)
+    assert again["remove"].status == "unchanged" and not again["remove"].failed, again["remove"].text()

@@ -74,17 +74,29 @@ def _without_cdi_settings(run, planned: dict[str, bytes]) -> list[Msg]:
                 f"also removing the CDI settings (enable_cdi) the runbook wrote with its CDI spec: {lab}")]
 
 
+def _removals(run, planned: dict[str, bytes]):
+    """The removal plans, one by one (each sees the planned bytes of the ones before). On k3s, RKE2, k0s and
+    microk8s the runbook wrote to the distribution's route (its template or drop-in folder), never to the
+    generated config.toml: the removal is taken from that route, or the runtime would come back at the
+    distribution's next start."""
+    if run.on_distro:
+        from ..containerd.distro_remove import plan_remove_route
+        yield plan_remove_route(run.target, run.route, run.wanted)  # the variants are written in place only
+        return
+    for wanted in list(reversed(all_variants(run))) + [run.wanted]:  # the reverse of the order they were added in
+        yield undo.plan_remove(run.target, run.p.config_path, wanted, base=planned)
+
+
 def plan(run) -> Plan:
     p = run.p
     planned: dict[str, bytes] = {}
     retire, notes = [], []
-    for wanted in list(reversed(all_variants(run))) + [run.wanted]:  # the reverse of the order they were added in
-        removal = undo.plan_remove(run.target, p.config_path, wanted, base=planned)
+    for removal in _removals(run, planned):
         planned.update({w.lab_path: w.new for w in removal.writes})
         retire += removal.retire
         notes += removal.notes + removal.kept
     files = ours(run)
-    if p.cdi_spec in files and p.config_path not in retire:
+    if p.cdi_spec in files and p.config_path not in retire and not run.on_distro:
         notes += _without_cdi_settings(run, planned)
     writes = [run.plan_write(lab, new) for lab, new in planned.items()]
     out = Plan(Msg("되돌릴 것이 없습니다 (런북이 더한 것이 남아 있지 않습니다).", "nothing to remove: nothing the runbook added is left."),
@@ -96,12 +108,21 @@ def plan(run) -> Plan:
     return out
 
 
+def _still_there(run) -> list[Msg]:
+    if run.on_distro:  # the generated file keeps the runtime until the distribution's next start: read the route
+        from ..containerd.distro_remove import plan_remove_route
+        left = plan_remove_route(run.target, run.route, run.wanted)
+        return [Msg(f"런북이 더한 런타임이 아직 있습니다: {run.route.path}",
+                    f"the runtime the runbook added is still there: {run.route.path}")] if left.changed else []
+    return [m for wanted in [run.wanted] + all_variants(run)
+            for m in undo.confirm_removed(run.target, run.p.config_path, wanted)]
+
+
 def verdict(run) -> list[Problem]:
     left = [Problem(m, Msg("mode=remove 로 다시 실행하거나, 남은 부분을 직접 지우세요.",
-                           "run again with mode=remove, or delete what is left by hand."), run.p.config_path,
-                    code="remove.still_there")
-            for wanted in [run.wanted] + all_variants(run)
-            for m in undo.confirm_removed(run.target, run.p.config_path, wanted)]
+                           "run again with mode=remove, or delete what is left by hand."),
+                    run.route.path if run.on_distro else run.p.config_path, code="remove.still_there")
+            for m in _still_there(run)]
     for lab in run.plans[ID].retire:
         if run.read_bytes(lab) is not None:
             left.append(Problem(Msg(f"지우기로 한 파일이 아직 있습니다: {lab}", f"a file to remove is still there: {lab}"),

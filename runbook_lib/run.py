@@ -190,6 +190,7 @@ class Run:
                 plan.refusals += self._unwritable(plan)
                 for write in plan.writes:
                     self._overlay[write.lab_path] = write.new
+            self._refuse_when_short_of_space()
             self._judge_planned_state()
         return self.plans
 
@@ -225,6 +226,25 @@ class Run:
         if not self.p.check_only:
             out += self._blocked(plan, will_exist)
         return out
+
+    def _refuse_when_short_of_space(self) -> None:
+        """All the planned writes must fit on their file systems, or the run refuses (at the first step that
+        writes) instead of failing with ENOSPC after step 1 has created folders."""
+        from .writable import short_of_space
+        if self.p.check_only or self.refusals():
+            return
+        needs, first = [], None
+        for step in self.steps:
+            plan = self.plans[step.ID]
+            mine = [(self.target.resolve(d), 0) for d in plan.dirs]
+            mine += [(w.host_path.parent, len(w.new) + len(w.old or b"")) for w in plan.writes if w.changed]
+            mine += [(w.host_path.parent, len(w.old or b"")) for w in plan.retired]
+            if mine and first is None:
+                first = plan
+            needs += mine
+        problem = short_of_space(self.target, needs) if needs else None
+        if problem is not None:
+            first.refusals.append(Problem.from_error(problem))
 
     def _blocked(self, plan: Plan, will_exist: set) -> list[Problem]:
         """What even root cannot write (a read-only mount, chattr +i): refused now, not after step 1 has written."""

@@ -123,3 +123,35 @@ def nearest_existing(path: Path) -> Path:
     while not path.exists() and path != path.parent:
         path = path.parent
     return path
+
+
+def short_of_space(target, needs: list[tuple[Path, int]]) -> WriteError | None:
+    """Why the planned writes would not fit: (folder, bytes) pairs, summed per file system and compared with
+    what its free blocks and inodes allow (a full / or /var is a common node state). At its peak a write holds
+    the old bytes twice (the file and its backup copy) and the new bytes once; each file takes whole blocks."""
+    totals: dict[int, list] = {}
+    for folder, size in needs:
+        probe = nearest_existing(folder)
+        try:
+            st, fs = os.stat(probe), os.statvfs(probe)
+        except OSError:
+            continue
+        entry = totals.setdefault(st.st_dev, [probe, fs, 0, 0])
+        entry[2] += -(-size // (fs.f_frsize or 4096)) if size else 1  # a new folder or empty file: a block
+        entry[3] += 1
+    for probe, fs, blocks, inodes in totals.values():
+        free = fs.f_bfree if os.geteuid() == 0 else fs.f_bavail
+        files = fs.f_ffree if os.geteuid() == 0 else fs.f_favail
+        if blocks <= free and (fs.f_files == 0 or inodes <= files):  # f_files 0: no inode limit (btrfs)
+            continue
+        need_kib, free_kib = blocks * fs.f_frsize // 1024, free * fs.f_frsize // 1024
+        lab = target.lab_path(probe)
+        return WriteError(
+            Msg(f"디스크 공간이 모자라서 아무것도 쓰기 전에 멈춥니다: {lab} (그 파일 시스템에 필요한 공간 약 {need_kib} KiB, "
+                f"파일 {inodes}개 / 남은 공간 {free_kib} KiB, inode {files}개)",
+                f"not enough disk space, so the run stops before its first write: the file system of {lab} needs about "
+                f"{need_kib} KiB ({inodes} files) and has {free_kib} KiB ({files} inodes) free."),
+            Msg(f"공간을 비운 뒤 다시 실행하세요 (df -h {probe}; df -i {probe}; 예: crictl rmi --prune, journalctl --vacuum-size=200M).",
+                f"free some space, then run again (df -h {probe}; df -i {probe}; e.g. crictl rmi --prune, "
+                "journalctl --vacuum-size=200M)."), path=lab)
+    return None

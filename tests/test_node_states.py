@@ -415,3 +415,46 @@ def test_remove_on_a_k3s_node_takes_the_runtime_out_of_the_route_it_was_written_
     assert (root / K3S / "config.toml").read_bytes() == untouched, "the generated file is never edited"
     again = _run(root, mode="remove", **params)
     assert again["remove"].status == "unchanged" and not again["remove"].failed, again["remove"].text()
+
+
+_APPLY_ON_A_FULL_DISK = """
+import os, sys
+from runbook_lib.params import validate
+from runbook_lib.run import Run
+root = sys.argv[1]
+try:  # fill the file system the root is on
+    with open(os.path.join(root, "filler"), "wb") as f:
+        while True:
+            f.write(b"x" * 4096)
+            f.flush()
+except OSError:
+    pass
+rb = Run(validate(root=root)).start()
+try:
+    rb.preflight()
+    print("REFUSED" if rb.refused else "PLANNED", *[f"{s.NUMBER} {p.what.en} | {p.what.ko} | {p.fix.en}" for s, p in rb.refusals()])
+finally:
+    rb.finish()
+os.unlink(os.path.join(root, "filler"))
+print(*sorted(str(p.relative_to(root)) for p in __import__("pathlib").Path(root).rglob("*")))
+"""
+
+
+def test_a_full_disk_is_refused_before_the_first_write(tmp_path):
+    """A node whose / is full (images, logs): the writes used to start, step 1 created its folders and step 2 then
+    failed with ENOSPC. A small tmpfs, in a mount namespace of its own, is the full disk."""
+    realenv.need_root()
+    if shutil.which("unshare") is None:
+        realenv.missing("unshare (util-linux) 가 없습니다 / unshare (util-linux) is missing")
+    root = tmp_path / "root"
+    root.mkdir()
+    script = (f"mount --make-rprivate / && mount -t tmpfs -o size=128k runbook-full {root} && "
+              f"mkdir -p {root}/etc/containerd && cp {tmp_path / 'config.toml'} {root / CONFIG} && "
+              f"exec {sys.executable} -c '{_APPLY_ON_A_FULL_DISK}' {root}")
+    (tmp_path / "config.toml").write_bytes(BASE)
+    proc = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stdout + proc.stderr
+    verdict, listing = proc.stdout.splitlines()
+    assert verdict.startswith("REFUSED 1 not enough disk space") and "디스크 공간" in verdict and "df -h" in verdict, verdict
+    assert listing.split() == ["etc", "etc/containerd", "etc/containerd/config.toml", "run", "run/lock",
+                               "run/lock/nvidia-runtime-runbook.lock"], "nothing but the lock was written"

@@ -61,9 +61,17 @@ def _reason(path: Path, flags: int) -> tuple[Msg, Msg] | None:
     return None
 
 
+NIX_FIX = Msg("NixOS 가 만든 설정입니다 (/nix/store 는 읽기 전용). configuration.nix 의 virtualisation.containerd.settings 에 "
+              "런타임을 적고 nixos-rebuild switch 를 실행하세요.",
+              "NixOS generated this config (/nix/store is read-only): add the runtime to virtualisation.containerd.settings "
+              "in configuration.nix and run nixos-rebuild switch.")
+
+
 def _error(target, host: Path, kind: Msg, reason: tuple[Msg, Msg]) -> WriteError:
     lab = target.lab_path(host)
     what, fix = reason
+    if lab.startswith("/nix/store/"):  # remounting the store read-write is never the fix
+        fix = NIX_FIX
     return WriteError(Msg(f"{kind.ko}에 쓸 수 없어서 아무것도 쓰기 전에 멈춥니다: {lab} — {what.ko}.",
                           f"the {kind.en} cannot be written, so the run stops before its first write: {lab} — {what.en}."),
                       fix, path=lab)

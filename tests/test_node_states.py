@@ -458,3 +458,26 @@ def test_a_full_disk_is_refused_before_the_first_write(tmp_path):
     assert verdict.startswith("REFUSED 1 not enough disk space") and "디스크 공간" in verdict and "df -h" in verdict, verdict
     assert listing.split() == ["etc", "etc/containerd", "etc/containerd/config.toml", "run", "run/lock",
                                "run/lock/nvidia-runtime-runbook.lock"], "nothing but the lock was written"
+
+
+def test_a_nixos_config_in_the_read_only_store_gets_the_nixos_fix(tmp_path):
+    """NixOS: /etc/containerd/config.toml links into /nix/store, which is mounted read-only. "Remount it
+    read-write" would be the wrong advice; the config comes from configuration.nix."""
+    realenv.need_root()
+    if shutil.which("unshare") is None:
+        realenv.missing("unshare (util-linux) 가 없습니다 / unshare (util-linux) is missing")
+    root = tmp_path / "root"
+    store = root / "nix/store/0aaa-containerd-config-checked.toml"
+    store.mkdir(parents=True)
+    (store / "config.toml").write_bytes(BASE)
+    (root / "etc/containerd").mkdir(parents=True)
+    os.symlink("/nix/store/0aaa-containerd-config-checked.toml/config.toml", root / CONFIG)
+    before = snapshot(root)
+    script = (f"mount --make-rprivate / && mount --bind -o ro {root / 'nix/store'} {root / 'nix/store'} && "
+              f"exec {sys.executable} -c '{_PLAN_APPLY_AND_REMOVE}' {root}")
+    proc = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    apply = proc.stdout.splitlines()[0]
+    assert apply.startswith("apply REFUSED") and "virtualisation.containerd.settings" in apply, apply
+    assert "remount" not in apply
+    assert _without_lock(snapshot(root)) == _without_lock(before)

@@ -46,6 +46,9 @@ def cmd_grade(args) -> int:
            os.path.realpath(r) for r in args.roots):
         raise Refused(f"--out 이 학생 root 안에 있습니다: {out}. 학생 root 에는 아무것도 쓰지 않습니다.\n"
                       f"--out is inside a student's root: {out}; nothing may be written under a student's root.")
+    if out.exists() and not out.is_dir():  # it would fail in mkdir, after every student's notebook had run
+        raise Refused(f"--out 이 폴더가 아니라 파일입니다: {out}. 채점 결과를 둘 폴더를 주세요.\n"
+                      f"--out is a file, not a folder: {out}; give the folder the grades go to.")
     notebook = Path(args.notebook) if args.notebook else default_notebook()
     if not notebook.is_file():
         raise Refused(f"노트북을 찾을 수 없습니다: {notebook}\nnotebook not found: {notebook}")

@@ -26,7 +26,14 @@ def lab_init(root: str, *, force: bool = False) -> str:
     if os.path.realpath(root) == "/":
         raise ValueError("lab-init 은 실습용 폴더를 만드는 명령이라 '/' 에는 쓰지 않습니다. 다른 폴더를 주세요.\n"
                          "lab-init prepares a sandbox folder, never '/'; give another folder.")
-    os.makedirs(root, exist_ok=True)
+    if os.path.lexists(root) and not os.path.isdir(root):
+        raise ValueError(f"root 가 폴더가 아니라 파일입니다: {root}. 새로 만들 실습 폴더의 경로를 주세요.\n"
+                         f"root is a file, not a folder: {root}; give the path of the lab folder to create.")
+    try:
+        os.makedirs(root, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"실습 폴더를 만들지 못했습니다 ({exc.strerror}): {root}. 그 위 폴더의 권한을 확인하세요.\n"
+                         f"could not create the lab folder ({exc.strerror}): {root}; check the folder above it.") from None
     target = Target(os.path.abspath(root))
     ensure_dir(target, os.path.dirname(FIXTURE))
     plan = plan_write(target, FIXTURE, fixture_bytes(), mode=0o644)

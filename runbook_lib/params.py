@@ -139,10 +139,13 @@ def _str(name: str, value) -> str:
     return value
 
 
+EXAMPLES = {"root": "/srv/lab-root", "containerd_bin": "/usr/bin/containerd"}  # where the default is ""
+
+
 def _abs(name: str, value: str) -> str:
     if not value.startswith("/"):
         raise _error("parameter.not_absolute", name=name, value=quoted(value),
-                     example=DEFAULTS.get(name) or "/usr/bin/...")
+                     example=DEFAULTS.get(name) or EXAMPLES.get(name, "/usr/bin/..."))
     if "\x00" in value or "\n" in value:
         raise _error("parameter.forbidden_character", name=name, value=quoted(value))
     return value

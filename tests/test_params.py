@@ -21,7 +21,7 @@ def test_defaults_are_a_sandbox_not_the_host():
     ({"systemd_cgroup": "yes"}, "true or false"),
     ({"systemd_cgroup": 1}, "true or false"),
     ({"layout": "sideways"}, "inplace, dropin"),
-    ({"root": "relative"}, "absolute path"),
+    ({"root": "relative"}, "e.g. /srv/lab-root"),  # not "/usr/bin/...": that is no root
     ({"toolkit_dir": 5}, "must be a string"),
     ({"colour": "red"}, "unknown parameter"),
     ({"cdi_spec": "/etc/cdi/nvidia.yml"}, "-p cdi_spec /etc/cdi/nvidia.yaml"),  # podman: tests/real/test_real_podman_cdi.py

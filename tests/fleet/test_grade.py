@@ -157,7 +157,9 @@ def test_usage_errors_exit_2_before_anything_runs(tmp_path):
         (["grade", "--out", out, tmp_path / "s1", "-p", "no_such", "1"], "no parameter named no_such"),
         (["grade", "--out", tmp_path / "s1" / "grades", tmp_path / "s1"], "inside a student's root"),
         (["grade", tmp_path / "s1"], "--out"),
+        (["grade", "--out", tmp_path / "a-file", tmp_path / "s1"], "--out is a file, not a folder"),  # was FileExistsError
     ]
+    (tmp_path / "a-file").write_text("not a folder\n")
     for args, text in cases:
         proc = runbook(*args)
         assert proc.returncode == 2 and text in proc.stderr, (args, proc.stderr)

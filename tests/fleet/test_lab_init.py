@@ -86,3 +86,13 @@ def test_finished_is_the_answer_key(tmp_path):
     proc = runbook("lab-init", "--finished", tmp_path / "key")
     assert proc.returncode == 0, proc.stderr
     assert "RUNTIMES=nvidia,runc" in (tmp_path / "key/root/toolkit/parsed.txt").read_text()
+
+
+def test_lab_init_on_a_file_is_refused_in_both_languages(tmp_path):
+    """It used to end in a FileExistsError traceback from os.makedirs."""
+    root = tmp_path / "a-file"
+    root.write_text("not a folder\n")
+    proc = runbook("lab-init", root)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "root is a file, not a folder" in proc.stderr and "폴더가 아니라 파일" in proc.stderr
+    assert root.read_text() == "not a folder\n"

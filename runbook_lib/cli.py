@@ -195,10 +195,25 @@ def cmd_run(args) -> int:
     label = for_roots([args.root], args.label)[0]  # one rule for every command: runbook_lib/labels.py
     if problem(label):
         raise Refused(problem(label))
+    make_archive_folder(Path(args.archive))
     result = run_one(notebook, Job(args.root, label, params), Path(args.archive), __version__)
     print(render_run(result.manifest))
     print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
     return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def make_archive_folder(archive: Path) -> None:
+    """The archive folder, made before any run starts: a file in its way or a folder that cannot be made is a
+    refusal that says so, not a traceback after the kernel has started."""
+    if archive.exists() and not archive.is_dir():
+        raise Refused(f"--archive 가 폴더가 아니라 파일입니다: {archive}. 실행 기록을 둘 폴더를 주세요.\n"
+                      f"--archive is a file, not a folder: {archive}; give the folder the runs are kept in.")
+    try:
+        archive.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise Refused(f"보관 폴더를 만들 수 없습니다 ({exc.strerror}): {archive}. 쓸 수 있는 폴더를 --archive 로 주세요.\n"
+                      f"cannot create the archive folder ({exc.strerror}): {archive}; give a folder that can be written "
+                      "with --archive.") from None
 
 
 def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
@@ -215,6 +230,7 @@ def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
         if problem(label):
             raise Refused(problem(label))
     jobs = [Job(root, label, collect_parameters(args, declared, root)) for root, label in zip(roots, labels)]
+    make_archive_folder(Path(args.archive))
     all_ok = True
     for job, result in run_many(notebook, jobs, Path(args.archive), __version__, args.jobs):
         print(f"== {job.label} ({job.root})")

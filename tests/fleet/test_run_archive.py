@@ -129,3 +129,14 @@ def test_new_run_dir_suffixes_a_second_run_in_the_same_second(tmp_path):
     when = dt.datetime(2025, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
     first, second = new_run_dir(tmp_path, "x", when), new_run_dir(tmp_path, "x", when)
     assert (first.name, second.name) == ("20250102T030405Z", "20250102T030405Z-2")
+
+
+def test_an_archive_that_cannot_be_made_is_refused_before_any_run(lab_root, tmp_path):
+    """--archive naming a file (or a path through one) ended in a NotADirectoryError traceback."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n")
+    for archive, text in ((blocker, "--archive is a file, not a folder"), (blocker / "runs", "Not a directory")):
+        proc = runbook("run", "--root", lab_root, "--archive", archive, "--notebook", STANDIN)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert text in proc.stderr and ("파일입니다" in proc.stderr or "만들 수 없습니다" in proc.stderr)
+    assert blocker.read_text() == "not a folder\n"

@@ -1,5 +1,5 @@
 """What even root cannot write: a read-only mount, an immutable or append-only file or folder (chattr +i / +a),
-a file that is a mount point of its own.
+a file that is a mount point of its own, a full file system.
 
 A run asks this while it plans, so a node whose /etc is read-only (or whose config.toml an administrator locked
 with chattr +i) refuses before its first write, instead of creating folders in step 1 and failing in step 2.

@@ -202,6 +202,18 @@ def test_remove_on_a_node_without_a_config_finds_nothing_to_remove(tmp_path):
     assert not any(r.failed for r in results.values())
 
 
+def test_remove_after_an_in_place_apply_is_not_stopped_by_a_conf_d_that_is_a_file(tmp_path):
+    """remove looks for the drop-ins the runbook may have written (the variants' too) in conf.d: a conf.d that is
+    a file holds none, and the in-place removal goes on instead of refusing."""
+    root = make_root(tmp_path, BASE)
+    (root / "etc/containerd/conf.d").write_text("made by mistake\n")
+    assert FAILED not in [r.status for r in run_apply(root)]
+    results = _run(root, mode="remove")
+    assert results["remove"].status == "changed" and not results["remove"].failed, results["remove"].text()
+    assert (root / CONFIG).read_bytes() == BASE
+    assert (root / "etc/containerd/conf.d").read_text() == "made by mistake\n"
+
+
 def test_remove_takes_the_runbooks_drop_in_even_when_config_toml_is_gone(tmp_path):
     root = make_root(tmp_path, BASE)
     assert FAILED not in [r.status for r in run_apply(root, layout="dropin")]

@@ -227,7 +227,12 @@ def _retire_marked_dropin(target: Target, config_path: str, wanted: RuntimeWante
 
 
 def _read(target: Target, lab_path: str) -> TomlFile | None:
-    raw = read_bytes(target.resolve(lab_path))
+    """A drop-in the runbook may have written, or None. Its folder being a file (conf.d made by mistake) means
+    there is none: the runbook never wrote one there, and a removal has nothing to refuse."""
+    host = target.resolve(lab_path)
+    if host.parent.exists() and not host.parent.is_dir():
+        return None
+    raw = read_bytes(host)
     return load_toml(raw, lab_path) if raw is not None else None
 
 

@@ -493,3 +493,18 @@ def test_a_nixos_config_in_the_read_only_store_gets_the_nixos_fix(tmp_path):
     assert apply.startswith("apply REFUSED") and "virtualisation.containerd.settings" in apply, apply
     assert "remount" not in apply
     assert _without_lock(snapshot(root)) == _without_lock(before)
+
+
+@pytest.mark.parametrize("layout", ["inplace", "dropin"])
+@pytest.mark.parametrize("ending", ["\n", "\r\n"], ids=["lf", "crlf"])
+def test_a_config_without_a_final_newline_keeps_it_so_and_comes_back_byte_for_byte(tmp_path, layout, ending):
+    """The runtime goes above the last line: that line is not touched, so it still has no newline, and remove
+    gives back the original bytes (it used to keep the newline apply had added)."""
+    data = BASE.replace(b"\n", ending.encode()).rstrip(b"\r\n")
+    root = make_root(tmp_path, data)
+    assert FAILED not in [r.status for r in run_apply(root, layout=layout)]
+    assert not (root / CONFIG).read_bytes().endswith(b"\n")
+    assert containerd_reads(root)["runtime"] is not None
+    results = _run(root, mode="remove", layout=layout)
+    assert results["remove"].status == "changed" and not results["remove"].failed, results["remove"].text()
+    assert (root / CONFIG).read_bytes() == data

@@ -240,7 +240,14 @@ def _insert_after(layout: Layout, line: int, block: str) -> str:
     lines = lines_of(layout.lines)
     if not lines:
         return block.lstrip("\n")
-    return "".join(lines[: line + 1]) + block + "".join(lines[line + 1:])
+    text = "".join(lines[: line + 1]) + block + "".join(lines[line + 1:])
+    return _keep_last_line(layout.text, text, line + 1 < len(lines))
+
+
+def _keep_last_line(old: str, new: str, untouched: bool) -> str:
+    """A file whose last line has no newline keeps it so when the insert is above it (lines_of gave it one to
+    insert after): apply changes no byte it does not have to, and remove can give the file back as it was."""
+    return new[:-1] if untouched and old and not old.endswith("\n") and new.endswith("\n") else new
 
 
 # --- an existing runtime -------------------------------------------------------------------------------
@@ -301,7 +308,8 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
     text = replace_spans(layout.text, patches)
     if inserts:
         lines = lines_of(text)
+        last_untouched = max(inserts) + 1 < len(lines)
         for after in sorted(inserts, reverse=True):
             lines[after + 1:after + 1] = [ln + "\n" for ln in inserts[after]]
-        text = "".join(lines)
+        text = _keep_last_line(replace_spans(layout.text, patches), "".join(lines), last_untouched)
     return text, expected, EditPlan(text, notes=notes, repairs=repairs)

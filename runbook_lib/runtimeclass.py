@@ -29,13 +29,41 @@ def load_runtimeclass(text: str, lab_path: str) -> dict:
 
 
 def runtimeclass_problems(doc: dict, runtime_name: str, lab_path: str, text: str | None = None) -> list[Problem]:
-    """A finding for each difference from what the runbook expects, on the line it is on."""
+    """A finding for each difference from what the runbook expects, on the line it is on. A key that is not
+    there is said to be missing (Kubernetes requires every one), a handler written under another key (the
+    `spec:` of a Pod or Deployment, copied by habit) is said to be there."""
     from .cdi import yaml_line
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     checks = (("apiVersion", doc.get("apiVersion"), API_VERSION, "/apiVersion"),
               ("kind", doc.get("kind"), KIND, "/kind"),
               ("name", meta.get("name"), runtime_name, "/metadata/name"),
               ("handler", doc.get("handler"), runtime_name, "/handler"))
-    return [Problem.of(f"runtimeclass.{key}", lab_path, yaml_line(text, pointer), pointer=pointer,
-                       actual="(없음 / missing)" if got is None else str(got), expected=want, runtime=runtime_name)
-            for key, got, want, pointer in checks if got != want]
+    out = []
+    for key, got, want, pointer in checks:
+        if got == want:
+            continue
+        nested = _nested_handler(doc) if key == "handler" and got is None else None
+        if nested is not None:
+            out.append(Problem.of("runtimeclass.handler_nested", lab_path, yaml_line(text, nested), pointer=nested,
+                                  under=nested.split("/")[1], expected=want))
+        elif got is None:
+            place = _UNDER_METADATA if key == "name" else _TOP_LEVEL
+            out.append(Problem.of("runtimeclass.field_missing", lab_path, yaml_line(text, pointer), pointer=pointer,
+                                  field=pointer[1:].replace("/", "."), line_text=f"{pointer.split('/')[-1]}: {want}",
+                                  place_ko=place.ko, place_en=place.en))
+        else:
+            out.append(Problem.of(f"runtimeclass.{key}", lab_path, yaml_line(text, pointer), pointer=pointer,
+                                  actual=str(got), expected=want, runtime=runtime_name))
+    return out
+
+
+_TOP_LEVEL = Msg("맨 위 단계에 들여쓰기 없이", "at the top level, with no indentation")
+_UNDER_METADATA = Msg("metadata: 아래에 두 칸 들여서", "under metadata:, indented two spaces")
+
+
+def _nested_handler(doc: dict) -> str | None:
+    """The JSON pointer of a `handler` key one level down (spec.handler, metadata.handler), or None."""
+    for key, value in doc.items():
+        if isinstance(value, dict) and "handler" in value:
+            return f"/{key}/handler"
+    return None

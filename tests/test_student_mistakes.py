@@ -1,0 +1,64 @@
+"""Mistakes students make by hand (vi, cp, `cat > file <<EOF`, habits from Pods and web pages) that the
+first graders did not know: each gets its own verdict in check mode, with the file, the line, both languages
+and the exact fix, and never a fix that writes the broken value again."""
+
+from __future__ import annotations
+
+import pytest
+
+from grading_helpers import SPEC, TOOLKIT, check, failed_steps, lab_root, tree, verdict
+
+RC = f"{TOOLKIT}/runtimeclass.yaml"
+
+
+def _edit(root, rel, old, new):
+    f = root / rel
+    text = f.read_text()
+    assert old in text, old
+    f.write_text(text.replace(old, new, 1))
+
+
+# --- the RuntimeClass ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("old, new, code, line, fix", [
+    # the habit of a Pod: handler under spec: (Kubernetes: 'handler' is a required property)
+    ("handler: nvidia", "spec:\n  handler: nvidia", "runtimeclass.handler_nested", 8, "handler: nvidia"),
+    ("  name: nvidia\nhandler: nvidia", "  name: nvidia\n  handler: nvidia", "runtimeclass.handler_nested", 7,
+     "handler: nvidia"),
+    ("handler: nvidia", "handler:", "runtimeclass.field_missing", 7, "handler: nvidia"),
+    ("apiVersion: node.k8s.io/v1\n", "", "runtimeclass.field_missing", None, "apiVersion: node.k8s.io/v1"),
+    ("metadata:\n  name: nvidia", "metadata:\n  - name: nvidia", "runtimeclass.field_missing", 5, "name: nvidia"),
+    ("  name: nvidia", "\tname: nvidia", "yaml.tab_indent", 6, "replace the tab at the start of line 6 with spaces"),
+    ("handler: nvidia", "handler: nvidia\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: gpu\n",
+     "yaml.several_documents", 8, "from the --- on line 8"),
+])
+def test_runtimeclass_mistakes_get_their_own_verdict(tmp_path, old, new, code, line, fix):
+    root = lab_root(tmp_path)
+    _edit(root, RC, old, new)
+    before = tree(root)
+    results = check(root)
+    assert tree(root) == before
+    assert 7 in failed_steps(results)
+    p = verdict(results, 7, code)
+    assert [q.code for q in results[7].problems] == [code]  # one mistake, one verdict: not also "not a runtime"
+    assert (p.path, p.line) == (f"/{RC}", line)
+    assert fix in p.fix.en
+    assert "(없음 / missing)" not in p.what.en and "\\n" not in p.fix.en
+
+
+def test_a_wrong_metadata_name_fix_is_one_readable_line(tmp_path):
+    root = lab_root(tmp_path)
+    _edit(root, RC, "  name: nvidia", "  name: NVIDIA_GPU")
+    p = verdict(check(root), 7, "runtimeclass.name")
+    assert p.line == 6 and "\\n" not in p.fix.en + p.fix.ko and "name: nvidia" in p.fix.en
+
+
+# --- YAML the CDI spec shares -------------------------------------------------------------------------------
+
+def test_a_tab_in_the_cdi_spec_is_named(tmp_path):
+    root = lab_root(tmp_path)
+    _edit(root, SPEC, "  - name: all", "\t- name: all")
+    results = check(root)
+    assert failed_steps(results) == [6]
+    p = verdict(results, 6, "yaml.tab_indent")
+    assert (p.line, p.col) == (6, 1) and "탭" in p.what.ko

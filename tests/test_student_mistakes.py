@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from grading_helpers import SPEC, TOOLKIT, check, failed_steps, lab_root, tree, verdict
+from grading_helpers import SPEC, TOOLKIT, check, failed_steps, good_with, lab_root, tree, verdict
 
 RC = f"{TOOLKIT}/runtimeclass.yaml"
+CFG = "/etc/containerd/config.toml"
+BINARY = 'BinaryName = "/usr/bin/nvidia-container-runtime"'
+OPTIONS = '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]'
+CGROUP = "            SystemdCgroup = true\n\n    [plugins"
 
 
 def _edit(root, rel, old, new):
@@ -62,3 +66,30 @@ def test_a_tab_in_the_cdi_spec_is_named(tmp_path):
     assert failed_steps(results) == [6]
     p = verdict(results, 6, "yaml.tab_indent")
     assert (p.line, p.col) == (6, 1) and "탭" in p.what.ko
+
+
+# --- TOML syntax a hand makes: the fix is the corrected line, one TOML (and containerd 1.6) reads ------------
+
+@pytest.mark.parametrize("old, new, code, line, fixed", [
+    (BINARY, BINARY.replace('"', "\u201c", 1).replace('"', "\u201d"), "toml.typographic_quotes", 34, BINARY),
+    (OPTIONS, OPTIONS.replace('"io', "\u201cio").replace('cri"', "cri\u201d"), "toml.typographic_quotes", 33, OPTIONS),
+    (BINARY, BINARY.replace(" = ", " \uff1d "), "toml.lookalike_character", 34, BINARY),  # a Korean IME's =
+    (BINARY, BINARY.replace(" = ", "\u3000= "), "toml.lookalike_character", 34, BINARY),
+    (BINARY, BINARY.replace('"', ""), "toml.unquoted_string", 34, BINARY),
+    ('runtime_type = "io.containerd.runc.v2"\n\n          ' + OPTIONS,
+     'runtime_type = io.containerd.runc.v2\n\n          ' + OPTIONS, "toml.unquoted_string", 31,
+     'runtime_type = "io.containerd.runc.v2"'),
+    (CGROUP, CGROUP.replace("true", "True"), "toml.boolean_spelling", 35, "SystemdCgroup = true"),  # Python's
+    (CGROUP, CGROUP.replace("true", "yes"), "toml.boolean_spelling", 35, "SystemdCgroup = true"),  # YAML's
+    (CGROUP, CGROUP.replace("= true", ": true"), "toml.yaml_colon", 35, "SystemdCgroup = true"),
+    (OPTIONS, OPTIONS[:-1], "toml.header_unclosed", 33, OPTIONS),
+])
+def test_toml_syntax_mistakes_get_the_corrected_line(tmp_path, old, new, code, line, fixed):
+    root = lab_root(tmp_path, good_with(old, new))
+    before = tree(root)
+    results = check(root)
+    assert tree(root) == before
+    p = verdict(results, 2, code)
+    assert (p.path, p.line) == (CFG, line) and p.col
+    assert p.fix.en == f"write this line instead: {fixed}" and fixed in p.fix.ko
+    assert "TOML" in p.what.ko and "(line" in p.what.en

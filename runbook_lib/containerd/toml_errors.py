@@ -21,7 +21,6 @@ _POS = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)")
 
 # tomllib's reason (prefix) -> the finding code whose words say what it means (runbook_lib/data/findings.yaml)
 _REASONS = {
-    "Expected ']' at the end of a table declaration": "toml.header_unclosed",
     "Expected ']]' at the end of an array declaration": "toml.array_header_unclosed",
     "Expected '=' after a key": "toml.no_equals",
     "Invalid value": "toml.invalid_value",
@@ -57,7 +56,58 @@ def _explain(reason: str, text: str, shown: str, line: int) -> tuple[str, dict]:
     if _unclosed_quote(shown) and (reason.startswith("Illegal character") or reason.startswith("Unterminated string")):
         q = _unclosed_quote(shown)
         return "toml.unclosed_quote", {"quote": q, "fixed": f"{shown.strip()}{q}"}
+    repaired = _repair(shown)
+    if repaired is not None:
+        return repaired
     return next((code for k, code in _REASONS.items() if reason.startswith(k)), "toml.unreadable"), {}
+
+
+# Characters a Korean input method, a web page or a word processor puts where TOML needs the ASCII one.
+_LOOKALIKES = {"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"', "\uff02": '"',
+               "\u2018": "'", "\u2019": "'", "\u2032": "'", "\uff07": "'",
+               "\uff1d": "=", "\uff3b": "[", "\uff3d": "]", "\uff0e": ".", "\u3000": " ", "\u00a0": " ",
+               "\u2002": " ", "\u2003": " ", "\u2009": " ", "\u200b": ""}
+_QUOTES = "\u201c\u201d\u201e\u2033\uff02\u2018\u2019\u2032\uff07"
+_BOOL_WORDS = {"true": "true", "yes": "true", "on": "true", "false": "false", "no": "false", "off": "false"}
+_KEY = r'[A-Za-z0-9_-]+|"[^"]*"|\'[^\']*\''
+_KEYVALUE = re.compile(rf"^\s*((?:{_KEY})(?:\s*\.\s*(?:{_KEY}))*)\s*([=:])\s*(.*?)\s*$")
+
+
+def _repair(shown: str) -> tuple[str, dict] | None:
+    """The finding code and the corrected line for the syntax errors hands make most: typographic or
+    full-width characters, `key: value` as in YAML, a boolean spelt True or yes, a string without its quotes,
+    a header without its closing bracket. Only a line that TOML reads is ever offered as the fix."""
+    line, code, values = shown.strip(), None, {}
+    odd = [c for c in dict.fromkeys(line) if c in _LOOKALIKES]
+    if odd:
+        code = "toml.typographic_quotes" if any(c in _QUOTES for c in odd) else "toml.lookalike_character"
+        values["chars"] = " ".join(f"U+{ord(c):04X}" for c in odd)
+        line = "".join(_LOOKALIKES.get(c, c) for c in line)
+    kv = _KEYVALUE.match(line)
+    if line.startswith("[") and not line.rstrip().endswith("]") and "=" not in line:
+        code, line = code or "toml.header_unclosed", line.rstrip() + "]"
+    elif kv and not _reads(line):
+        key, sep, raw = kv.groups()
+        raw, comment = (raw.split(" #", 1) + [""])[:2] if not raw.startswith(("\"", "'")) else (raw, "")
+        raw = raw.strip()
+        if sep == ":":
+            code = code or "toml.yaml_colon"
+        if raw.lower() in _BOOL_WORDS and raw != raw.lower() or raw.lower() in ("yes", "no", "on", "off"):
+            code, values["value"], raw = code or "toml.boolean_spelling", raw, _BOOL_WORDS[raw.lower()]
+        elif raw and not _reads(f"x = {raw}") and not any(c in raw for c in "\"'[]{}= \t"):
+            code, values["value"], raw = code or "toml.unquoted_string", raw, f'"{raw}"'
+        line = f"{key} = {raw}" + (f"  #{comment}" if comment else "")
+    if code is None or not _reads(line):
+        return None
+    return code, {**values, "fixed": line}
+
+
+def _reads(line: str) -> bool:
+    try:
+        tomllib.loads(line)
+    except tomllib.TOMLDecodeError:
+        return False
+    return True
 
 
 def _unclosed_quote(line: str) -> str | None:

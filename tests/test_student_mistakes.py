@@ -93,3 +93,37 @@ def test_toml_syntax_mistakes_get_the_corrected_line(tmp_path, old, new, code, l
     assert (p.path, p.line) == (CFG, line) and p.col
     assert p.fix.en == f"write this line instead: {fixed}" and fixed in p.fix.ko
     assert "TOML" in p.what.ko and "(line" in p.what.en
+
+
+# --- a table written twice: deleting the header line alone would move its keys into the table before it ----
+
+NVIDIA_BLOCK = ('        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+                '          runtime_type = "io.containerd.runc.v2"\n\n'
+                f'          {OPTIONS}\n            {BINARY}\n            SystemdCgroup = true\n\n')
+CNI = '    [plugins."io.containerd.grpc.v1.cri".cni]'
+
+
+def test_a_block_appended_twice_is_deleted_whole_and_then_passes(tmp_path):
+    root = lab_root(tmp_path, good_with(CNI, NVIDIA_BLOCK + CNI))  # `cat >> config.toml <<EOF` run twice
+    p = verdict(check(root), 2, "toml.duplicate_block")
+    assert p.line == 37 and "delete lines 37–42" in p.fix.en and "37–42" in p.fix.ko
+    lines = (root / CFG[1:]).read_text().split("\n")
+    (root / CFG[1:]).write_text("\n".join(lines[:36] + lines[42:]))  # the fix, as the student would do it
+    assert not failed_steps(check(root))
+
+
+def test_runcs_options_header_copied_without_renaming_gets_the_renamed_header(tmp_path):
+    root = lab_root(tmp_path, good_with(OPTIONS, OPTIONS.replace(".nvidia.", ".runc.")))
+    p = verdict(check(root), 2, "toml.duplicate_options")
+    assert p.line == 33 and p.fix.en == f"write this line instead: {OPTIONS}"
+    lines = (root / CFG[1:]).read_text().split("\n")
+    lines[32] = "          " + OPTIONS
+    (root / CFG[1:]).write_text("\n".join(lines))
+    assert not failed_steps(check(root))
+
+
+def test_a_second_table_with_keys_of_its_own_is_merged_not_its_header_deleted(tmp_path):
+    second = NVIDIA_BLOCK.replace("SystemdCgroup = true", "SystemdCgroup = false")
+    p = verdict(check(lab_root(tmp_path, good_with(CNI, second + CNI))), 2, "toml.duplicate_table")
+    assert p.line == 37 and "keep either lines 30–35 or lines 37–42" in p.fix.en
+    assert not p.fix.en.startswith("delete line 37")

@@ -52,7 +52,8 @@ def _explain(reason: str, text: str, shown: str, line: int) -> tuple[str, dict]:
     if reason.startswith("Cannot overwrite a value") or reason.startswith("Cannot declare"):
         dup = _duplicate(text, line)
         if dup:
-            return "toml.duplicate", {"name": dup[0], "first": dup[1], "shown": shown.strip()}
+            code, more = _duplicate_table_fix(text, line, dup[1]) or ("toml.duplicate", {})
+            return code, {"name": dup[0], "first": dup[1], "shown": shown.strip(), **more}
     if _unclosed_quote(shown) and (reason.startswith("Illegal character") or reason.startswith("Unterminated string")):
         q = _unclosed_quote(shown)
         return "toml.unclosed_quote", {"quote": q, "fixed": f"{shown.strip()}{q}"}
@@ -108,6 +109,43 @@ def _reads(line: str) -> bool:
     except tomllib.TOMLDecodeError:
         return False
     return True
+
+
+def _duplicate_table_fix(text: str, line: int, first: int) -> tuple[str, dict] | None:
+    """For a table header written twice, what deleting only that header line would do is a guess: its keys
+    join whatever table comes before it (the options sub-table, say). None when that table is the first
+    definition and the rest reads; otherwise the repeated block (the table and its sub-tables) is either a
+    copy, deleted whole, or has keys of its own, to be moved under the first header."""
+    layout = scan(text)
+    header = next((h for h in layout.headers if h.line == line - 1 and not h.is_array), None)
+    if header is None:
+        return None
+    lines = text.split("\n")
+    before = max((h.line for h in layout.headers if h.line < header.line), default=-1)
+    if before == first - 1 and _reads("\n".join(lines[:line - 1] + lines[line:])):
+        return None
+    end = layout.subtree_end(header) + 1
+    prev = next((h for h in layout.headers if h.line == before), None)
+    if prev is not None and header.path[-1:] == ("options",) and header.path[:-2] == prev.path[:-1] \
+            and layout.header_for(prev.path + ("options",)) is None:  # runc's options header copied, not renamed
+        fixed = f"[{'.'.join(prev.raw_parts + ['options'])}]"
+        if _reads("\n".join(lines[:line - 1] + [fixed] + lines[line:])):
+            return "toml.duplicate_options", {"fixed": fixed, "runtime": prev.path[-1]}
+    rest, block = "\n".join(lines[:line - 1] + lines[end:]), "\n".join(lines[line - 1:end])
+    first_header = next((h for h in layout.headers if h.line == first - 1), None)
+    values = {"end": end, "first_end": layout.subtree_end(first_header) + 1 if first_header else first}
+    try:
+        if _within(tomllib.loads(block), tomllib.loads(rest)):
+            return "toml.duplicate_block", values
+    except tomllib.TOMLDecodeError:
+        pass
+    return "toml.duplicate_table", values
+
+
+def _within(part: dict, whole: dict) -> bool:
+    """Every key of ``part`` is in ``whole`` with the same value."""
+    return all(isinstance(whole, dict) and k in whole and (_within(v, whole[k]) if isinstance(v, dict) else whole[k] == v)
+               for k, v in part.items())
 
 
 def _unclosed_quote(line: str) -> str | None:

@@ -127,3 +127,50 @@ def test_a_second_table_with_keys_of_its_own_is_merged_not_its_header_deleted(tm
     p = verdict(check(lab_root(tmp_path, good_with(CNI, second + CNI))), 2, "toml.duplicate_table")
     assert p.line == 37 and "keep either lines 30–35 or lines 37–42" in p.fix.en
     assert not p.fix.en.startswith("delete line 37")
+
+
+# --- runc's options, misspelt ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("old, new, step, code, line, fix", [
+    (BINARY, BINARY.replace("BinaryName", "BinaryPath"), 3, "options.unknown_key.typo", 34, BINARY),
+    (BINARY, BINARY.replace("BinaryName", "binary_name"), 3, "options.unknown_key.typo", 34, BINARY),
+    (CGROUP, CGROUP.replace("SystemdCgroup", "SystemCgroup"), 3, "options.unknown_key.typo", 35, "SystemdCgroup = true"),
+    (OPTIONS, OPTIONS.replace(".options]", ".option]"), 2, "runtime.options_header_typo", 33, OPTIONS),
+])
+def test_a_misspelt_option_is_named_with_the_line_to_write(tmp_path, old, new, step, code, line, fix):
+    results = check(lab_root(tmp_path, good_with(old, new)))
+    assert step in failed_steps(results)
+    p = verdict(results, step, code)
+    assert (p.path, p.line) == (CFG, line) and p.fix.en.endswith(fix) and fix in p.fix.ko
+    if step == 3:  # the typo says what is missing: not also "options has no BinaryName" on another line
+        assert [q.code for q in results[3].problems] == [code]
+
+
+def test_a_missing_systemdcgroup_is_placed_at_its_table(tmp_path):
+    results = check(lab_root(tmp_path, good_with(CGROUP, CGROUP.replace("            SystemdCgroup = true\n", ""))))
+    p = verdict(results, 3, "options.systemd_cgroup.missing")
+    assert p.line == 33  # the options header: where the line goes
+
+
+def test_binaryname_in_kubesprays_case_alone_is_one_true_verdict(tmp_path):
+    # containerd decodes runc's options case-insensitively (runbook_lib/containerd/spelling.py): binaryName
+    # alone is read, so the verdict is the spelling (apply refuses to add a second one), never "no BinaryName,
+    # plain runc would run"; its fix carries the lab's value, not the student's
+    results = check(lab_root(tmp_path, good_with(BINARY, BINARY.replace("BinaryName", "binaryName"))))
+    assert failed_steps(results) == [3, 5, 8]
+    assert [q.code for q in results[3].problems] == ["options.key_spelling.alone"]
+    p = verdict(results, 3, "options.key_spelling.alone")
+    assert p.line == 34 and p.fix.en == f"write that line as: {BINARY}" and "reads this one too" in p.what.en
+    wrong = check(lab_root(tmp_path / "wrong", good_with(BINARY, 'binaryName = "/usr/bin/runc"')))
+    assert verdict(wrong, 3, "options.key_spelling.alone").fix.en == f"write that line as: {BINARY}"
+
+
+def test_apply_adds_the_misspelt_option_and_then_agrees_with_check(tmp_path):
+    from grading_helpers import run_all
+    root = lab_root(tmp_path, good_with(BINARY, BINARY.replace("BinaryName", "BinaryPath")))
+    applied = run_all(root)
+    assert not [n for n, r in applied.items() if r.failed]
+    results = check(root)
+    assert not failed_steps(results)  # BinaryName is there now; the dropped BinaryPath line is a warning
+    p = verdict(results, 3, "options.unknown_key.extra")
+    assert p.severity == "warning" and p.fix.en == "delete the BinaryPath line." and p.line == 34

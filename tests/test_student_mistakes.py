@@ -174,3 +174,41 @@ def test_apply_adds_the_misspelt_option_and_then_agrees_with_check(tmp_path):
     assert not failed_steps(results)  # BinaryName is there now; the dropped BinaryPath line is a warning
     p = verdict(results, 3, "options.unknown_key.extra")
     assert p.severity == "warning" and p.fix.en == "delete the BinaryPath line." and p.line == 34
+
+
+# --- the CDI spec's folder: a copy beside it, or the spec under another name --------------------------------
+
+@pytest.mark.parametrize("copy, code", [
+    ("etc/cdi/nvidia-old.yaml", "cdi.conflicting_spec"),  # the registry reads it: the device is dropped
+    ("etc/cdi/nvidia.json", "cdi.conflicting_spec"),
+    ("etc/cdi/nvidia.yaml.orig", None),  # never read (tests/real/test_real_podman_cdi.py)
+    ("etc/cdi/nvidia.yaml~", None),  # vi's backup
+])
+def test_a_copy_of_the_spec_in_its_folder(tmp_path, copy, code):
+    root = lab_root(tmp_path)
+    (root / copy).write_bytes((root / SPEC).read_bytes())
+    before = tree(root)
+    results = check(root)
+    assert tree(root) == before
+    if code is None:
+        assert not failed_steps(results)
+        return
+    assert failed_steps(results) == [6]
+    p = verdict(results, 6, code)
+    assert p.path == f"/{copy}" and "unresolvable CDI devices nvidia.com/gpu=all" in p.what.en
+    assert f"/{copy}" in p.fix.en and f"/{copy}" in p.fix.ko
+
+
+@pytest.mark.parametrize("moved, code", [
+    ("etc/cdi/nvidia.json", "cdi.spec_elsewhere"),
+    ("var/run/cdi/nvidia.yaml", "cdi.spec_elsewhere"),
+    ("etc/cdi/nvidia.yml", "cdi.spec_unread_name"),
+])
+def test_a_spec_saved_under_another_name_is_found_with_the_mv(tmp_path, moved, code):
+    root = lab_root(tmp_path)
+    (root / moved).parent.mkdir(parents=True, exist_ok=True)
+    (root / SPEC).rename(root / moved)
+    results = check(root)
+    assert failed_steps(results) == [6]
+    p = verdict(results, 6, code)
+    assert p.path == "/etc/cdi/nvidia.yaml" and p.fix.en == f"mv /{moved} /etc/cdi/nvidia.yaml"

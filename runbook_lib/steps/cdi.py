@@ -7,6 +7,7 @@ from __future__ import annotations
 import posixpath
 
 from .. import cdi, toolkit
+from ..cdi_neighbours import conflicting_specs, spec_elsewhere
 from ..errors import RunbookError
 from ..findings import WARNING, Problem
 from ..messages import Msg
@@ -80,8 +81,11 @@ def verdict(run) -> list[Problem]:
     spec = run.p.cdi_spec
     text = run.read_text(spec)
     if text is None:
-        return [Problem.of("cdi.spec_missing", spec, spec=spec)]
+        return [spec_elsewhere(run, spec, cdi.KIND) or Problem.of("cdi.spec_missing", spec, spec=spec)]
     problems = spec_problems(run, text)
+    if problems:
+        return problems
+    problems = conflicting_specs(run, spec, cdi.load_spec(text, spec))
     if problems:
         return problems
     expected = expected_text(run, ID, run.tk(FILE), lambda: toolkit.cdi_keys_txt(cdi.top_level_keys(text)))

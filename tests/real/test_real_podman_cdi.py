@@ -29,6 +29,7 @@ set -eu
 t=$1; shift
 mount -t tmpfs runbook-run /run
 mkdir /run/cdi && cp "$t/spec.yaml" /run/cdi/nvidia.yaml
+if [ -n "${SECOND:-}" ]; then cp "$t/spec.yaml" "/run/cdi/$SECOND"; fi
 for d in etc var/lib; do
     up="$t/overlay/$d"; mkdir -p "$up/upper" "$up/work"
     mount -t overlay runbook-ov -o "lowerdir=/$d,upperdir=$up/upper,workdir=$up/work" "/$d"
@@ -73,13 +74,14 @@ def null_copy(spec: dict) -> dict:
     return spec
 
 
-def run_in_podman(tmp_path, spec, *args):
+def run_in_podman(tmp_path, spec, *args, second: str = ""):
+    """``second``: a copy of the spec under that name beside it (a student's backup)."""
     realenv.need_root()
     realenv.need_program("podman")
     unshare = realenv.need_program("unshare")
     (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
     make_rootfs_tar(tmp_path / "rootfs.tar")
-    env = dict(os.environ, IMAGE=IMAGE, TMPDIR=str(tmp_path / "tmp"))
+    env = dict(os.environ, IMAGE=IMAGE, TMPDIR=str(tmp_path / "tmp"), SECOND=second)
     (tmp_path / "tmp").mkdir()
     return subprocess.run([unshare, "--mount", "--propagation", "private", "sh", "-c", IN_NAMESPACE, "sh",
                            str(tmp_path), *args], capture_output=True, text=True, timeout=300, env=env)
@@ -110,3 +112,16 @@ def test_podman_refuses_an_unknown_device(tmp_path):
     spec = written_spec()
     proc = run_in_podman(tmp_path, null_copy(spec), "--device", "nvidia.com/gpu=0", IMAGE, "/bin/true")
     assert proc.returncode != 0 and "unresolvable CDI devices nvidia.com/gpu=0" in proc.stderr
+
+
+@pytest.mark.parametrize("second", ["nvidia-old.yaml", "nvidia.json", "nvidia.yaml.orig", "nvidia.yml"])
+def test_a_copy_of_the_spec_beside_it_cancels_the_device_when_the_registry_reads_it(tmp_path, second):
+    # what runbook_lib/cdi_neighbours.py says: the registry reads every .yaml and .json of the folder, and a
+    # device two of them define is dropped; other names (a backup's .orig, .yml) are never read
+    from runbook_lib.cdi_neighbours import READ
+    proc = run_in_podman(tmp_path, null_copy(written_spec()), "--device", "nvidia.com/gpu=all", IMAGE,
+                         "/bin/sh", "-c", "stat -c %F /dev/nvidia0", second=second)
+    if second.endswith(READ):
+        assert proc.returncode != 0 and "unresolvable CDI devices nvidia.com/gpu=all" in proc.stderr
+    else:
+        assert proc.returncode == 0 and "character special file" in proc.stdout, proc.stderr

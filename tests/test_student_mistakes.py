@@ -212,3 +212,15 @@ def test_a_spec_saved_under_another_name_is_found_with_the_mv(tmp_path, moved, c
     assert failed_steps(results) == [6]
     p = verdict(results, 6, code)
     assert p.path == "/etc/cdi/nvidia.yaml" and p.fix.en == f"mv /{moved} /etc/cdi/nvidia.yaml"
+
+
+# --- a toolkit file that is not a file --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, step", [("report.txt", 8), ("default.txt", 4), ("cdi-keys.txt", 6)])
+def test_a_folder_where_a_toolkit_file_should_be_is_that_steps_verdict(tmp_path, name, step):
+    root = lab_root(tmp_path)  # `mkdir -p /root/toolkit/report.txt` instead of creating the file
+    (root / TOOLKIT / name).unlink()
+    (root / TOOLKIT / name).mkdir()
+    results = check(root)  # raised out of the run before: its evidence read the folder unguarded
+    assert step in failed_steps(results) and set(results) == set(range(1, 9))
+    assert verdict(results, step, "write.failed").what.en.startswith("a folder stands where a file should be")

@@ -239,3 +239,21 @@ def test_an_invisible_difference_in_a_text_file_is_named(tmp_path, written, en, 
     (root / TOOLKIT / "default.txt").write_bytes(written)
     p = verdict(check(root), 4, "file.differs")
     assert en in p.what.en and ko in p.what.ko and "\ufeff" not in p.what.en
+
+
+# --- the new exercise kinds (runbook lab-init --mistake): made once, graded by their code ------------------
+
+@pytest.mark.parametrize("kind", ["python-true", "typographic-quotes", "options-typo", "handler-under-spec"])
+def test_the_new_mistake_kinds_are_made_once_and_graded_by_their_code(tmp_path, kind):
+    from runbook_lib.labinit import add_mistakes
+    from runbook_lib.mistakes import BY_KIND
+    m = BY_KIND[kind]
+    root = tmp_path / kind
+    add_mistakes(str(root), kind)
+    before = tree(root)
+    assert "already there" in add_mistakes(str(root), kind) and tree(root) == before
+    results = check(root)
+    failed = {r.id for r in results.values() if r.failed}
+    assert m.step in failed
+    assert m.code in [p.code for r in results.values() if r.id == m.step for p in r.problems]
+    assert tree(root) == before

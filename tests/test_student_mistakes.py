@@ -257,3 +257,20 @@ def test_the_new_mistake_kinds_are_made_once_and_graded_by_their_code(tmp_path, 
     assert m.step in failed
     assert m.code in [p.code for r in results.values() if r.id == m.step for p in r.problems]
     assert tree(root) == before
+
+
+# --- default_runtime_name mistyped while "checking" it in vi (step 4) ---------------------------------------
+
+@pytest.mark.parametrize("typed", ["runc ", "rnuc", "Runc"])
+def test_a_default_runtime_that_names_no_runtime_is_step_4s_one_verdict(tmp_path, typed):
+    from grading_helpers import run_all
+    root = lab_root(tmp_path, good_with('default_runtime_name = "runc"', f'default_runtime_name = "{typed}"'))
+    results = check(root)
+    assert failed_steps(results) == [4]  # not also step 5 ("runc  is not listed"), nor a runtime table for it
+    assert [p.code for p in results[4].problems] == ["default.not_a_runtime"]
+    p = results[4].problems[0]
+    assert p.line == 20 and p.fix.en == 'write that line as: default_runtime_name = "runc"'
+    assert not results[2].diff  # step 2 would not write a runtime table named after the typo
+    before = tree(root)
+    applied = run_all(root)  # apply refuses, before any write: which runtime was meant is a guess
+    assert applied[4].failed and tree(root) == before

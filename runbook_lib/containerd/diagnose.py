@@ -184,11 +184,20 @@ def cgroup_disagreement(eff: Effective, p) -> Problem | None:
 
 
 def default_problem(eff: Effective, p) -> Problem | None:
+    """default_runtime_name names the runtime (every pod would go through it), or no runtime at all: a typo
+    such as "rnuc" or "runc " makes containerd's CRI plugin refuse to load ('no corresponding runtime configured
+    in containerd.runtimes'). Only the built-in runc, which step 2 writes when it is missing, is not a guess."""
     default = default_runtime_name(eff.data, eff.version)
-    if default != p.runtime_name:
-        return None
     path, line = locate(eff, runtime_path(eff.version, "x")[:-2] + ("default_runtime_name",))
-    return Problem.of("default.is_runtime", path, line, default=default, runtime=p.runtime_name)
+    if default == p.runtime_name:
+        return Problem.of("default.is_runtime", path, line, default=default, runtime=p.runtime_name)
+    names = get_in(eff.data, runtimes_path(eff.version))
+    names = sorted(names) if isinstance(names, dict) else []
+    if names and default not in names and default != "runc":
+        guess = _closest(default.strip().lower(), set(names) - {p.runtime_name}, cutoff=0.6) or "runc"
+        return Problem.of("default.not_a_runtime", path, line, default=render.value(default),
+                          runtimes=", ".join(names), fixed=f"default_runtime_name = {render.value(guess)}")
+    return None
 
 
 def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | None = None) -> list[Problem]:

@@ -4,6 +4,7 @@ version and runtimes go to parsed.txt."""
 from __future__ import annotations
 
 from .. import toolkit
+from ..containerd import diagnose
 from ..containerd.edit import default_runtime_name
 from ..containerd.tables import get_in
 from ..containerd.versions import runtimes_path
@@ -37,6 +38,9 @@ def verdict(run) -> list[Problem]:
     # containerd 1.x forgets its built-in runc once any runtime table is written, so the default must be listed
     # there; containerd 2.x (config version 3 and 4) keeps its built-in runc beside the tables of the file.
     needed = (run.p.runtime_name,) if eff.version >= 3 else (default_runtime_name(eff.data, eff.version), run.p.runtime_name)
+    wrong_default = diagnose.default_problem(eff, run.p)
+    if wrong_default is not None and wrong_default.code == "default.not_a_runtime":  # step 4's verdict says it
+        needed = (run.p.runtime_name,)
     problems = [Problem.of("parse.runtime_not_listed", run.p.config_path, runtime=name, listed=", ".join(runtimes) or "-")
                 for name in dict.fromkeys(needed) if name not in runtimes]
     expected = expected_text(run, ID, run.tk(FILE), lambda: content)

@@ -274,3 +274,10 @@ def test_a_default_runtime_that_names_no_runtime_is_step_4s_one_verdict(tmp_path
     before = tree(root)
     applied = run_all(root)  # apply refuses, before any write: which runtime was meant is a guess
     assert applied[4].failed and tree(root) == before
+
+
+def test_options_written_without_their_header_are_told_to_get_it_not_to_be_deleted(tmp_path):
+    results = check(lab_root(tmp_path, good_with(f"\n          {OPTIONS}\n", "\n")))
+    p = verdict(results, 2, "runtime.option_outside_options")
+    assert p.line == 33 and p.fix.en == f"put the options header line right above these lines: {OPTIONS}"
+    assert not [q for q in results[2].problems if q.fix and q.fix.en.startswith("delete the")]

@@ -281,3 +281,36 @@ def test_options_written_without_their_header_are_told_to_get_it_not_to_be_delet
     p = verdict(results, 2, "runtime.option_outside_options")
     assert p.line == 33 and p.fix.en == f"put the options header line right above these lines: {OPTIONS}"
     assert not [q for q in results[2].problems if q.fix and q.fix.en.startswith("delete the")]
+
+
+def test_a_misspelt_runtime_name_points_at_its_header(tmp_path):
+    nvidia = '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia'
+    typo = nvidia[:-2] + "a"  # runtimes.nvida
+    text = good_with(nvidia + "]", typo + "]").decode().replace(nvidia + ".options]", typo + ".options]")
+    results = check(lab_root(tmp_path, text.encode()))
+    p = verdict(results, 2, "runtime.name_misspelt")
+    assert p.line == 30 and "runtimes.nvida]" in p.what.en and f"{nvidia}]" in p.fix.en
+
+
+def test_the_variants_are_not_misspellings_of_each_other(tmp_path):
+    results = check(lab_root(tmp_path), variants=True)  # nvidia-cdi and nvidia-legacy are missing, nvidia is not
+    codes = [p.code for r in results.values() for p in r.problems]
+    assert "runtime.name_misspelt" not in codes and "runtime.missing" in codes
+
+
+@pytest.mark.parametrize("rel, step", [(f"{TOOLKIT}/report.txt", 8), ("etc/containerd/config.toml", 1)])
+def test_the_notebook_grades_every_step_with_a_folder_where_a_file_should_be(tmp_path, rel, step):
+    # the notebook's own assertions read the file too (expect.file, rb.read): the run used to end there, and
+    # `runbook grade` gave the student no step at all ("failed: notebook")
+    from grading_helpers import errors, papermill, step_records
+    root = lab_root(tmp_path)
+    (root / rel).unlink()
+    (root / rel).mkdir()
+    before = tree(root)
+    out = tmp_path / "out.ipynb"
+    proc = papermill(root, out, "-f", "params/check.yaml")
+    assert proc.returncode != 0 and [e["ename"] for e in errors(out)] == ["StepFailed"], proc.stderr[-2000:]
+    records = step_records(out)
+    assert set(range(1, 9)) <= set(records) and records[step]["status"] == "failed"
+    assert "write.failed" in [p["code"] for p in records[step]["problems"]]
+    assert tree(root) == before

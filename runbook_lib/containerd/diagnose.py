@@ -211,7 +211,8 @@ def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | No
         out = [_stray_problem(eff, p.runtime_name, *stray) for stray in stray_runtime_tables(eff, p.runtime_name)]
         out += plugin_key_problems(eff, p)
         if not isinstance(table, dict):
-            return out or [Problem.of("runtime.missing", eff.main.lab_path, runtime=p.runtime_name, header=hdr,
+            return out or [_misspelt_runtime(eff, p, hdr) or
+                           Problem.of("runtime.missing", eff.main.lab_path, runtime=p.runtime_name, header=hdr,
                                       runtime_type=RUNTIME_TYPE)]
         return out + _table_problems(eff, path, table, hdr)
     if not isinstance(table, dict):
@@ -228,6 +229,21 @@ def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | No
             if not (q.code.endswith(".missing") and q.values["key"].split(".")[-1] in said)] + typos + \
         _type_problems(eff, path + ("options",), options, OPTION_TYPES, skip=("BinaryName", "SystemdCgroup")) + \
         _spelling_problems(eff, p, path + ("options",), options)
+
+
+def _misspelt_runtime(eff: Effective, p, hdr: str) -> Problem | None:
+    """A runtime table whose name is the runtime's misspelt (nvida, nvidia-gpu, Nvidia): the header to correct."""
+    runtimes = get_in(eff.data, runtimes_path(eff.version))
+    names = set(runtimes) - {default_runtime_name(eff.data, eff.version), "runc", "crun"} if isinstance(runtimes, dict) else set()
+    # nvidia beside nvidia-cdi is another runtime (the variants), not a misspelling of it
+    names = {n for n in names if not (n.startswith(p.runtime_name) or p.runtime_name.startswith(n))}
+    near = [n for n in sorted(names) if n.lower() == p.runtime_name.lower()] or \
+        [n for n in [_closest(p.runtime_name, names, cutoff=0.7)] if n]
+    if not near:
+        return None
+    where, line = locate(eff, runtimes_path(eff.version) + (near[0],))
+    return Problem.of("runtime.name_misspelt", where, line, name=near[0], runtime=p.runtime_name, header=hdr,
+                      shown=_raw_header(eff, where, line) or header_text(eff, runtimes_path(eff.version) + (near[0],)))
 
 
 def _table_problems(eff: Effective, path, table: dict, hdr: str) -> list[Problem]:

@@ -9,6 +9,9 @@ from .yamldoc import load_mapping
 
 API_VERSION = "node.k8s.io/v1"
 KIND = "RuntimeClass"
+# Every top-level field of node.k8s.io/v1 RuntimeClass; kubectl apply (strict field validation, the default
+# since Kubernetes 1.25) refuses any other with "unknown field" (tests/real/test_real_runtimeclass.py).
+FIELDS = ("apiVersion", "kind", "metadata", "handler", "overhead", "scheduling")
 
 
 def build_runtimeclass(name: str) -> str:
@@ -38,11 +41,25 @@ def runtimeclass_problems(doc: dict, runtime_name: str, lab_path: str, text: str
               ("kind", doc.get("kind"), KIND, "/kind"),
               ("name", meta.get("name"), runtime_name, "/metadata/name"),
               ("handler", doc.get("handler"), runtime_name, "/handler"))
-    out = []
-    for key, got, want, pointer in checks:
-        if got == want:
+    kind = doc.get("kind")
+    if isinstance(kind, str) and kind.lower() != KIND.lower():  # a Pod (or another object) pasted in its place
+        return [Problem.of("runtimeclass.other_kind", lab_path, yaml_line(text, "/kind"), pointer="/kind", kind=kind,
+                           name=runtime_name, file=lab_path)]
+    out, nested = [], _nested_handler(doc) if doc.get("handler") is None else None
+    typos = {}
+    for field in doc:
+        if field in FIELDS or (nested and field == nested.split("/")[1]):
             continue
-        nested = _nested_handler(doc) if key == "handler" and got is None else None
+        guess = _closest_field(str(field))
+        if guess and guess not in doc:
+            typos[guess] = field
+        want = {"handler": runtime_name, "kind": KIND, "apiVersion": API_VERSION}.get(guess)
+        out.append(Problem.of("runtimeclass.unknown_field.typo" if guess else "runtimeclass.unknown_field", lab_path,
+                              yaml_line(text, f"/{field}"), pointer=f"/{field}", field=str(field), guess=guess,
+                              line_text=f"{guess}: {want}" if want else f"{guess}:"))
+    for key, got, want, pointer in checks:
+        if got == want or (got is None and (key in typos or key == "name" and "metadata" in typos)):  # said above
+            continue
         if nested is not None:
             out.append(Problem.of("runtimeclass.handler_nested", lab_path, yaml_line(text, nested), pointer=nested,
                                   under=nested.split("/")[1], expected=want))
@@ -59,6 +76,13 @@ def runtimeclass_problems(doc: dict, runtime_name: str, lab_path: str, text: str
 
 _TOP_LEVEL = Msg("맨 위 단계에 들여쓰기 없이", "at the top level, with no indentation")
 _UNDER_METADATA = Msg("metadata: 아래에 두 칸 들여서", "under metadata:, indented two spaces")
+
+
+def _closest_field(field: str) -> str | None:
+    import difflib
+    known = {f.lower(): f for f in FIELDS}
+    m = difflib.get_close_matches(field.lower(), sorted(known), n=1, cutoff=0.75)
+    return known[m[0]] if m else None
 
 
 def _nested_handler(doc: dict) -> str | None:

@@ -35,6 +35,15 @@ def _edit(root, rel, old, new):
     ("  name: nvidia", "\tname: nvidia", "yaml.tab_indent", 6, "replace the tab at the start of line 6 with spaces"),
     ("handler: nvidia", "handler: nvidia\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: gpu\n",
      "yaml.several_documents", 8, "from the --- on line 8"),
+    # kubectl apply's strict field validation refuses an unknown field (tests/real/test_real_runtimeclass.py)
+    ("handler: nvidia", "handlers: nvidia", "runtimeclass.unknown_field.typo", 7, "handler: nvidia"),
+    ("handler: nvidia", "Handler: nvidia", "runtimeclass.unknown_field.typo", 7, "handler: nvidia"),
+    ("metadata:", "metdata:", "runtimeclass.unknown_field.typo", 5, "write that line as: metadata:"),
+    ("handler: nvidia", "handler: nvidia\nruntimeHandler: nvidia", "runtimeclass.unknown_field", 8,
+     "delete the runtimeHandler line"),
+    ("apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: nvidia\nhandler: nvidia",
+     "apiVersion: v1\nkind: Pod\nmetadata:\n  name: gpu\nspec:\n  runtimeClassName: nvidia\n  containers: []",
+     "runtimeclass.other_kind", 4, "kind: RuntimeClass"),
 ])
 def test_runtimeclass_mistakes_get_their_own_verdict(tmp_path, old, new, code, line, fix):
     root = lab_root(tmp_path)

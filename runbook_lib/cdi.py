@@ -58,8 +58,15 @@ _FIXES = {"/kind": f"kind: {KIND}", "/cdiVersion": f'cdiVersion: "{CDI_VERSION}"
 def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Problem]:
     """Verdicts for the spec: the kind the runbook needs, then the CDI rules (schema and reference library),
     each with the line it is on when ``text`` is given."""
+    from .cdi_strict import duplicate_keys, unknown_fields
     from .cdi_validate import show, validate_spec
     problems = []
+    for key, line, first in duplicate_keys(text or ""):
+        problems.append(Problem.of("cdi.duplicate_key", lab_path, line, key=key, first=first, second=line))
+    for at, field, guess in unknown_fields(doc):
+        where = f"{at}/{field}"
+        problems.append(Problem.of("cdi.unknown_field.typo" if guess else "cdi.unknown_field", lab_path,
+                                   yaml_line(text, where), pointer=where, field=field, parent=at or "/", guess=guess))
     kind = doc.get("kind")
     if kind != KIND:
         problems.append(Problem.of("cdi.kind_missing" if kind is None else "cdi.kind_wrong", lab_path,

@@ -323,3 +323,21 @@ def test_the_notebook_grades_every_step_with_a_folder_where_a_file_should_be(tmp
     assert set(range(1, 9)) <= set(records) and records[step]["status"] == "failed"
     assert "write.failed" in [p["code"] for p in records[step]["problems"]]
     assert tree(root) == before
+
+
+@pytest.mark.parametrize("old, new, code, line, fix", [
+    ("\ncontainerEdits:\n", "\ncontainerEdit:\n", "cdi.unknown_field.typo", 10, "write the key as: containerEdits"),
+    ("  env:\n", "  envs:\n", "cdi.unknown_field.typo", 14, "write the key as: env"),
+    ("  - name: all\n", "  - name: all\n    description: every GPU\n", "cdi.unknown_field", 7,
+     "delete the description line"),
+    ("kind: nvidia.com/gpu\n", "kind: nvidia.com/gpu\nkind: nvidia.com/gpu\n", "cdi.duplicate_key", 5,
+     "keep one of lines 4 and 5: kind"),
+])
+def test_a_spec_the_cdi_registry_refuses_to_decode_fails_step_6(tmp_path, old, new, code, line, fix):
+    # the registry decodes strictly (podman: tests/real/test_real_podman_cdi.py); the schema allows both
+    root = lab_root(tmp_path)
+    _edit(root, SPEC, old, new)
+    results = check(root)
+    assert failed_steps(results) == [6]
+    p = verdict(results, 6, code)
+    assert (p.path, p.line) == ("/etc/cdi/nvidia.yaml", line) and p.fix.en.startswith(fix)

@@ -75,11 +75,11 @@ def null_copy(spec: dict) -> dict:
 
 
 def run_in_podman(tmp_path, spec, *args, second: str = ""):
-    """``second``: a copy of the spec under that name beside it (a student's backup)."""
+    """``spec``: a dict, or the spec's text as written; ``second``: a copy of it under that name beside it."""
     realenv.need_root()
     realenv.need_program("podman")
     unshare = realenv.need_program("unshare")
-    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    (tmp_path / "spec.yaml").write_text(spec if isinstance(spec, str) else yaml.safe_dump(spec))
     make_rootfs_tar(tmp_path / "rootfs.tar")
     env = dict(os.environ, IMAGE=IMAGE, TMPDIR=str(tmp_path / "tmp"), SECOND=second)
     (tmp_path / "tmp").mkdir()
@@ -125,3 +125,19 @@ def test_a_copy_of_the_spec_beside_it_cancels_the_device_when_the_registry_reads
         assert proc.returncode != 0 and "unresolvable CDI devices nvidia.com/gpu=all" in proc.stderr
     else:
         assert proc.returncode == 0 and "character special file" in proc.stdout, proc.stderr
+
+
+STRICT = {  # what runbook_lib/cdi_strict.py calls unusable, and the schema allows
+    "a top-level typo": lambda text: text.replace("\ncontainerEdits:", "\ncontainerEdit:"),
+    "a device's unknown field": lambda text: text.replace("- name: all\n", "- name: all\n  foo: bar\n"),
+    "a key written twice": lambda text: text.replace("kind: nvidia.com/gpu\n", "kind: nvidia.com/gpu\nkind: nvidia.com/gpu\n"),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(STRICT))
+def test_the_registry_reads_a_spec_strictly(tmp_path, mistake):
+    from runbook_lib.cdi_strict import duplicate_keys, unknown_fields
+    text = STRICT[mistake](yaml.safe_dump(null_copy(written_spec()), sort_keys=False))
+    assert unknown_fields(yaml.safe_load(text)) or duplicate_keys(text)  # the grader says so too
+    proc = run_in_podman(tmp_path, text, "--device", "nvidia.com/gpu=all", IMAGE, "/bin/true")
+    assert proc.returncode != 0 and "unresolvable CDI devices nvidia.com/gpu=all" in proc.stderr

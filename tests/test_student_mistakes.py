@@ -341,3 +341,15 @@ def test_a_spec_the_cdi_registry_refuses_to_decode_fails_step_6(tmp_path, old, n
     assert failed_steps(results) == [6]
     p = verdict(results, 6, code)
     assert (p.path, p.line) == ("/etc/cdi/nvidia.yaml", line) and p.fix.en.startswith(fix)
+
+
+# --- step 1: a folder or the config under a name nearly right ------------------------------------------------
+
+@pytest.mark.parametrize("wanted, typed", [(TOOLKIT, "root/tookit"), ("etc/containerd/config.toml", "etc/containerd/config.tml"),
+                                           ("etc/containerd/config.toml", "etc/containerd/config.toml.txt")])
+def test_a_misnamed_folder_or_config_is_found_with_the_mv(tmp_path, wanted, typed):
+    root = lab_root(tmp_path)
+    (root / wanted).rename(root / typed)
+    results = check(root)
+    p = verdict(results, 1, "prepare.misnamed")
+    assert p.path == f"/{wanted}" and p.fix.en == f"mv /{typed} /{wanted}"

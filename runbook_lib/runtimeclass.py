@@ -41,7 +41,7 @@ def runtimeclass_problems(doc: dict, runtime_name: str, lab_path: str, text: str
               ("kind", doc.get("kind"), KIND, "/kind"),
               ("name", meta.get("name"), runtime_name, "/metadata/name"),
               ("handler", doc.get("handler"), runtime_name, "/handler"))
-    kind = doc.get("kind")
+    kind = checks[1][1]
     if isinstance(kind, str) and kind.lower() != KIND.lower():  # a Pod (or another object) pasted in its place
         return [Problem.of("runtimeclass.other_kind", lab_path, yaml_line(text, "/kind"), pointer="/kind", kind=kind,
                            name=runtime_name, file=lab_path)]
@@ -51,7 +51,8 @@ def runtimeclass_problems(doc: dict, runtime_name: str, lab_path: str, text: str
         if field in FIELDS or (nested and field == nested.split("/")[1]):
             continue
         guess = _closest_field(str(field))
-        if guess and guess not in doc:
+        guess = guess if guess not in doc else None  # beside the right key, a second spelling is only deleted
+        if guess:
             typos[guess] = field
         want = {"handler": runtime_name, "kind": KIND, "apiVersion": API_VERSION}.get(guess)
         out.append(Problem.of("runtimeclass.unknown_field.typo" if guess else "runtimeclass.unknown_field", lab_path,
@@ -60,7 +61,7 @@ def runtimeclass_problems(doc: dict, runtime_name: str, lab_path: str, text: str
     for key, got, want, pointer in checks:
         if got == want or (got is None and (key in typos or key == "name" and "metadata" in typos)):  # said above
             continue
-        if nested is not None:
+        if key == "handler" and nested is not None:
             out.append(Problem.of("runtimeclass.handler_nested", lab_path, yaml_line(text, nested), pointer=nested,
                                   under=nested.split("/")[1], expected=want))
         elif got is None:

@@ -353,3 +353,13 @@ def test_a_misnamed_folder_or_config_is_found_with_the_mv(tmp_path, wanted, type
     results = check(root)
     p = verdict(results, 1, "prepare.misnamed")
     assert p.path == f"/{wanted}" and p.fix.en == f"mv /{typed} /{wanted}"
+
+
+def test_two_runtimeclass_mistakes_are_each_said_once(tmp_path):
+    root = lab_root(tmp_path)
+    _edit(root, RC, "handler: nvidia", "spec:\n  handler: nvidia")
+    _edit(root, RC, "node.k8s.io/v1", "node.k8s.io/v1beta1")
+    _edit(root, RC, "  name: nvidia", "  name: gpu")
+    problems = check(root)[7].problems
+    assert sorted(p.code for p in problems) == ["runtimeclass.apiVersion", "runtimeclass.handler_nested",
+                                                "runtimeclass.name"]

@@ -91,6 +91,9 @@ def test_a_tab_in_the_cdi_spec_is_named(tmp_path):
     (CGROUP, CGROUP.replace("true", "True"), "toml.boolean_spelling", 35, "SystemdCgroup = true"),  # Python's
     (CGROUP, CGROUP.replace("true", "yes"), "toml.boolean_spelling", 35, "SystemdCgroup = true"),  # YAML's
     (CGROUP, CGROUP.replace("= true", ": true"), "toml.yaml_colon", 35, "SystemdCgroup = true"),
+    # never the string boolean step 3 refuses, whatever quotes came with it
+    (CGROUP, CGROUP.replace("= true", ': "true"'), "toml.yaml_colon", 35, "SystemdCgroup = true"),
+    (CGROUP, CGROUP.replace("= true", "= \u201ctrue\u201d"), "toml.typographic_quotes", 35, "SystemdCgroup = true"),
     (OPTIONS, OPTIONS[:-1], "toml.header_unclosed", 33, OPTIONS),
 ])
 def test_toml_syntax_mistakes_get_the_corrected_line(tmp_path, old, new, code, line, fixed):

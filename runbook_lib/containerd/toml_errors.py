@@ -98,6 +98,9 @@ def _repair(shown: str) -> tuple[str, dict] | None:
         elif raw and not _reads(f"x = {raw}") and not any(c in raw for c in "\"'[]{}= \t"):
             code, values["value"], raw = code or "toml.unquoted_string", raw, f'"{raw}"'
         line = f"{key} = {raw}" + (f"  #{comment}" if comment else "")
+    quoted_bool = re.match(r'^(.*?=\s*)(["\'])(true|false)\2(\s*(#.*)?)$', line, re.I)
+    if quoted_bool:  # "true" in quotes is a string: the fix is never the string boolean step 3 would refuse
+        line = quoted_bool.group(1) + quoted_bool.group(3).lower() + quoted_bool.group(4)
     if code is None or not _reads(line):
         return None
     return code, {**values, "fixed": line}

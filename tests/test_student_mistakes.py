@@ -255,7 +255,8 @@ def test_an_invisible_difference_in_a_text_file_is_named(tmp_path, written, en, 
 
 # --- the new exercise kinds (runbook lab-init --mistake): made once, graded by their code ------------------
 
-@pytest.mark.parametrize("kind", ["python-true", "typographic-quotes", "options-typo", "handler-under-spec"])
+@pytest.mark.parametrize("kind", ["python-true", "typographic-quotes", "options-typo", "handler-under-spec",
+                                  "runc-binary-nvidia"])
 def test_the_new_mistake_kinds_are_made_once_and_graded_by_their_code(tmp_path, kind):
     from runbook_lib.labinit import add_mistakes
     from runbook_lib.mistakes import BY_KIND
@@ -366,3 +367,17 @@ def test_two_runtimeclass_mistakes_are_each_said_once(tmp_path):
     problems = check(root)[7].problems
     assert sorted(p.code for p in problems) == ["runtimeclass.apiVersion", "runtimeclass.handler_nested",
                                                 "runtimeclass.name"]
+
+
+
+def test_the_nvidia_binary_in_the_default_runtimes_options_is_step_4s_verdict(tmp_path):
+    # every pod without a RuntimeClass would run the nvidia runtime: what the lab's step 4 is about
+    from grading_helpers import run_all
+    runc = '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]\n            SystemdCgroup = true\n'
+    root = lab_root(tmp_path, good_with(runc, runc + f"            {BINARY}\n"))
+    results = check(root)
+    assert failed_steps(results) == [4]
+    p = verdict(results, 4, "default.runs_runtime_binary")
+    assert p.line == 29 and OPTIONS in p.fix.en
+    before = tree(root)
+    assert run_all(root)[4].failed and tree(root) == before  # apply refuses: which table was meant is a guess

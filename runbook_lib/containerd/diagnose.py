@@ -197,6 +197,11 @@ def default_problem(eff: Effective, p) -> Problem | None:
         guess = _closest(default.strip().lower(), set(names) - {p.runtime_name}, cutoff=0.6) or "runc"
         return Problem.of("default.not_a_runtime", path, line, default=render.value(default),
                           runtimes=", ".join(names), fixed=f"default_runtime_name = {render.value(guess)}")
+    key = runtime_path(eff.version, default) + ("options", "BinaryName")
+    if get_in(eff.data, key) == p.binary_name:  # the nvidia binary written into runc's options: every pod runs it
+        where, at = locate(eff, key)
+        return Problem.of("default.runs_runtime_binary", where, at, default=default, binary=p.binary_name,
+                          header=header_text(eff, runtime_path(eff.version, p.runtime_name) + ("options",)))
     return None
 
 

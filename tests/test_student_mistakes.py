@@ -381,3 +381,12 @@ def test_the_nvidia_binary_in_the_default_runtimes_options_is_step_4s_verdict(tm
     assert p.line == 29 and OPTIONS in p.fix.en
     before = tree(root)
     assert run_all(root)[4].failed and tree(root) == before  # apply refuses: which table was meant is a guess
+
+
+def test_an_option_above_its_options_table_is_moved_there(tmp_path):
+    text = good_with('runtime_type = "io.containerd.runc.v2"\n\n          ' + OPTIONS,
+                     'runtime_type = "io.containerd.runc.v2"\n          SystemdCgroup = true\n\n          ' + OPTIONS)
+    text = text.decode().replace(f"            {BINARY}\n            SystemdCgroup = true\n", f"            {BINARY}\n").encode()
+    results = check(lab_root(tmp_path, text))
+    p = verdict(results, 2, "runtime.option_outside_options.move")
+    assert p.line == 32 and p.fix.en == f"move these lines under {OPTIONS}."

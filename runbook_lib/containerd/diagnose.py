@@ -263,8 +263,9 @@ def _table_problems(eff: Effective, path, table: dict, hdr: str) -> list[Problem
     stray = [k for k in table if k not in KNOWN_RUNTIME_KEYS and k.lower() in {o.lower() for o in OPTION_TYPES}]
     if stray:  # BinaryName written under the runtime's own header: the options header line was left out
         where, line = locate(eff, path + (stray[0],))
-        out.append(Problem.of("runtime.option_outside_options", where, line, keys=", ".join(stray),
-                              header=header_text(eff, path + ("options",))))
+        options = isinstance(table.get("options"), dict)  # ... or the key was put above an options table
+        out.append(Problem.of("runtime.option_outside_options.move" if options else "runtime.option_outside_options",
+                              where, line, keys=", ".join(stray), header=header_text(eff, path + ("options",))))
     for key in table:
         if key not in KNOWN_RUNTIME_KEYS and key not in stray:
             where, line = locate(eff, path + (key,))

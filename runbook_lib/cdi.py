@@ -75,11 +75,26 @@ def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Pro
         if f["path"] == "/kind" and kind != KIND:
             continue  # already said, with the exact line to write
         fix = _FIXES.get(f["path"])
+        written = _written_fix(f["path"], doc) if fix is None else None
         problems.append(Problem(
             Msg(f"{f['path'] or '/'}: {f['message_ko']}", f"{f['path'] or '/'}: {f['message_en']}"),
-            Msg(fix, fix) if fix else Msg(f"위 설명대로 고치세요: {f['path']}", f"correct {f['path']} as described.") + REGENERATE,
+            Msg(fix, fix) if fix else written or
+            Msg(f"위 설명대로 고치세요: {f['path']}", f"correct {f['path']} as described.") + REGENERATE,
             lab_path, yaml_line(text, f["path"]), why=WHY, code=f"cdi.{f['rule']}", pointer=f["path"] or "/"))
     return problems
+
+
+def _written_fix(pointer: str, doc: dict) -> Msg | None:
+    """The lines to write for a part a hand-written spec left out (a device's containerEdits, the devices)."""
+    import re
+    edits = Msg("containerEdits: 를, 그 아래에 deviceNodes: 를, 또 그 아래에 - path: /dev/nvidia0 을 적으세요",
+                "write containerEdits:, under it deviceNodes:, and under that - path: /dev/nvidia0")
+    if re.fullmatch(r"/devices/\d+/containerEdits", pointer):
+        return Msg(f"장치 안에 (name: 과 같은 들여쓰기로) {edits.ko}.", f"inside the device, as deep as its name:, {edits.en}.")
+    if pointer == "/devices" and "devices" not in doc:
+        return Msg(f"맨 위 단계에 devices: 를, 그 아래에 - name: all 을 적고, name: 과 같은 들여쓰기로 {edits.ko}.",
+                   f"at the top level write devices:, under it - name: all, and, as deep as that name:, {edits.en}.")
+    return None
 
 
 def yaml_line(text: str | None, pointer: str) -> int | None:

@@ -390,3 +390,14 @@ def test_an_option_above_its_options_table_is_moved_there(tmp_path):
     results = check(lab_root(tmp_path, text))
     p = verdict(results, 2, "runtime.option_outside_options.move")
     assert p.line == 32 and p.fix.en == f"move these lines under {OPTIONS}."
+
+
+@pytest.mark.parametrize("spec, fix", [
+    ('cdiVersion: "0.5.0"\nkind: nvidia.com/gpu\ndevices:\n  - name: all\n', "inside the device, as deep as its name:"),
+    ('cdiVersion: "0.5.0"\nkind: nvidia.com/gpu\n', "at the top level write devices:, under it - name: all"),
+])
+def test_a_hand_written_spec_missing_its_devices_or_edits_gets_the_lines_to_write(tmp_path, spec, fix):
+    root = lab_root(tmp_path)  # no GPU in the lab: "regenerate it with nvidia-ctk" is no fix there
+    (root / SPEC).write_text(spec)
+    p = verdict(check(root), 6, "cdi.schema")
+    assert p.fix.en.startswith(fix) and "deviceNodes:" in p.fix.ko and "nvidia-ctk" not in p.fix.en

@@ -401,3 +401,11 @@ def test_a_hand_written_spec_missing_its_devices_or_edits_gets_the_lines_to_writ
     (root / SPEC).write_text(spec)
     p = verdict(check(root), 6, "cdi.schema")
     assert p.fix.en.startswith(fix) and "deviceNodes:" in p.fix.ko and "nvidia-ctk" not in p.fix.en
+
+
+def test_a_config_saved_as_utf16_is_named_with_its_iconv(tmp_path):
+    root = lab_root(tmp_path)
+    cfg = root / CFG[1:]
+    cfg.write_bytes(cfg.read_text().encode("utf-16"))  # PowerShell's >, Notepad's "Unicode"
+    p = verdict(check(root), 2, "UTF-16")
+    assert (p.line, p.col) == (1, 1) and p.fix.en.startswith("iconv -f utf-16 -t utf-8 /etc/containerd/config.toml")

@@ -2,7 +2,7 @@
 
 The registry reads every *.yaml and *.json file of a spec folder. Two specs in the same folder that define the
 same device cancel it: the device is dropped and a container asking for it fails with "unresolvable CDI
-devices nvidia.com/gpu=all" (podman 4.3 shows it, tests/test_student_mistakes.py). A copy kept beside the
+devices nvidia.com/gpu=all" (podman 4.3 shows it: tests/real/test_real_podman_cdi.py). A copy kept beside the
 spec (`cp nvidia.yaml nvidia-old.yaml`) does exactly that. And a spec saved under another name (nvidia.yml,
 which the registry never reads, or nvidia.json) is not "missing": the student wrote it, in the wrong place.
 """

@@ -118,3 +118,13 @@ def test_two_runtimeclass_mistakes_are_each_said_once(tmp_path):
     problems = check(root)[7].problems
     assert sorted(p.code for p in problems) == ["runtimeclass.apiVersion", "runtimeclass.handler_nested",
                                                 "runtimeclass.name"]
+
+
+def test_a_missing_toolkit_file_is_said_missing_even_after_a_failed_step(tmp_path):
+    # report.txt never written, and SystemdCgroup = "true": "missing" now, with the lines it holds once step 3
+    # is fixed (not "cannot be checked yet", and "missing" only at the next grading)
+    from grading_helpers import good_with
+    root = lab_root(tmp_path, good_with("SystemdCgroup = true\n\n    [plugins", 'SystemdCgroup = "true"\n\n    [plugins'))
+    (root / TOOLKIT / "report.txt").unlink()
+    p = verdict(check(root), 8, "file.missing")
+    assert "SYSTEMD_CGROUP=true" in p.fix.en and "HANDLER=nvidia" in p.fix.ko

@@ -20,12 +20,12 @@ def file_problems(run, lab_path: str, expected: str, *, depends: tuple[str, ...]
     got = run.read_text(lab_path)
     shown = expected.strip().replace("\n", " / ")
     earlier = [r.step for r in run.results.values() if r.id in depends and r.failed]
+    if got is None:  # missing whatever else is wrong: said now, with the lines it holds once that is fixed
+        return [Problem.of("file.missing", lab_path, file=lab_path, expected=shown)]
     if earlier:  # what the file derives from is wrong: it cannot pass, and the fix is the lines after that fix
         return [Problem.of("file.after_earlier_step", lab_path, step=earlier[0], file=lab_path, expected=shown)]
     if got == expected:
         return []
-    if got is None:
-        return [Problem.of("file.missing", lab_path, file=lab_path, expected=shown)]
     wrong = [(i + 1, g, e) for i, (g, e) in enumerate(itertools.zip_longest(got.splitlines(), expected.splitlines()))
              if g != e]
     if not wrong:  # the same lines, other line endings or no final newline

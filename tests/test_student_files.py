@@ -128,3 +128,13 @@ def test_a_missing_toolkit_file_is_said_missing_even_after_a_failed_step(tmp_pat
     (root / TOOLKIT / "report.txt").unlink()
     p = verdict(check(root), 8, "file.missing")
     assert "SYSTEMD_CGROUP=true" in p.fix.en and "HANDLER=nvidia" in p.fix.ko
+
+
+def test_parsed_txt_may_list_the_runtimes_in_the_order_tomllib_reads_them(tmp_path):
+    # list(tomllib.load(f)[...]["runtimes"]) is ['runc', 'nvidia']: parsed, not typed; another order is not
+    root = lab_root(tmp_path)
+    parsed = root / TOOLKIT / "parsed.txt"
+    parsed.write_text("VERSION=2\nRUNTIMES=runc,nvidia\n")
+    assert 5 not in failed_steps(check(root))
+    parsed.write_text("VERSION=2\nRUNTIMES=nvidia\n")
+    assert verdict(check(root), 5, "file.differs").line == 2

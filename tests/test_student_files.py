@@ -138,3 +138,11 @@ def test_parsed_txt_may_list_the_runtimes_in_the_order_tomllib_reads_them(tmp_pa
     assert 5 not in failed_steps(check(root))
     parsed.write_text("VERSION=2\nRUNTIMES=nvidia\n")
     assert verdict(check(root), 5, "file.differs").line == 2
+
+
+def test_a_boolean_printed_by_python_is_named_as_such(tmp_path):
+    root = lab_root(tmp_path)  # print(f"SYSTEMD_CGROUP={opts['SystemdCgroup']}") writes True
+    report = root / TOOLKIT / "report.txt"
+    report.write_text(report.read_text().replace("SYSTEMD_CGROUP=true", "SYSTEMD_CGROUP=True"))
+    p = verdict(check(root), 8, "file.python_boolean")
+    assert p.line == 4 and p.fix.en.startswith("write SYSTEMD_CGROUP=true (in Python, str(value).lower())")

@@ -30,6 +30,10 @@ def file_problems(run, lab_path: str, expected: str, *, depends: tuple[str, ...]
              if g != e]
     if not wrong:  # the same lines, other line endings or no final newline
         return [Problem.of("file.line_endings", lab_path, file=lab_path, expected=shown)]
+    if all(g is not None and e is not None and g != e and g.replace("True", "true").replace("False", "false") == e
+           for _, g, e in wrong):  # print(f"...={value}") of a parsed boolean
+        n, g, e = wrong[0]
+        return [Problem.of("file.python_boolean", lab_path, n, file=lab_path, at=n, got=g, fixed=e, expected=shown)]
     ko = "; ".join(f"{n}번째 줄 {_shown(g, 0) if g is not None else '(없음)'} → {e if e is not None else '(지울 줄)'}" for n, g, e in wrong)
     en = "; ".join(f"line {n} {_shown(g, 1) if g is not None else '(missing)'} → {e if e is not None else '(delete)'}" for n, g, e in wrong)
     return [Problem.of("file.differs", lab_path, wrong[0][0], file=lab_path, expected=shown, lines_ko=ko, lines_en=en)]

@@ -6,7 +6,7 @@ import yaml
 
 from .messages import Msg
 from .yamldoc import load_mapping, safe_load
-from .findings import Problem
+from .findings import WARNING, Problem
 
 CDI_VERSION = "0.5.0"  # the newest version podman 4.3 (Debian 12) accepts; containerd 1.6+ reads it too
 KIND = "nvidia.com/gpu"
@@ -67,6 +67,10 @@ def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Pro
         where = f"{at}/{field}"
         problems.append(Problem.of("cdi.unknown_field.typo" if guess else "cdi.unknown_field", lab_path,
                                    yaml_line(text, where), pointer=where, field=field, parent=at or "/", guess=guess))
+    version = doc.get("cdiVersion")
+    if isinstance(version, str) and _newer(version, CDI_VERSION):  # a spec copied from the newest docs
+        problems.append(Problem.of("cdi.version_newer", lab_path, yaml_line(text, "/cdiVersion"), pointer="/cdiVersion",
+                                   version=version, oldest=CDI_VERSION, severity=WARNING))
     kind = doc.get("kind")
     if kind != KIND:
         problems.append(Problem.of("cdi.kind_missing" if kind is None else "cdi.kind_wrong", lab_path,
@@ -95,6 +99,12 @@ def _written_fix(pointer: str, doc: dict) -> Msg | None:
         return Msg(f"맨 위 단계에 devices: 를, 그 아래에 - name: all 을 적고, name: 과 같은 들여쓰기로 {edits.ko}.",
                    f"at the top level write devices:, under it - name: all, and, as deep as that name:, {edits.en}.")
     return None
+
+
+def _newer(version: str, than: str) -> bool:
+    """A known cdiVersion above ``than`` (an unknown one is the reference rules' verdict)."""
+    from .cdi_validate import KNOWN_CDI_VERSIONS
+    return version in KNOWN_CDI_VERSIONS and KNOWN_CDI_VERSIONS.index(version) > KNOWN_CDI_VERSIONS.index(than)
 
 
 def yaml_line(text: str | None, pointer: str) -> int | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from grading_helpers import SPEC, check, failed_steps, lab_root, tree, verdict
+from grading_helpers import SPEC, TOOLKIT, check, failed_steps, lab_root, tree, verdict
 from mistake_helpers import edit
 
 
@@ -82,3 +82,16 @@ def test_a_hand_written_spec_missing_its_devices_or_edits_gets_the_lines_to_writ
     (root / SPEC).write_text(spec)
     p = verdict(check(root), 6, "cdi.schema")
     assert p.fix.en.startswith(fix) and "deviceNodes:" in p.fix.ko and "nvidia-ctk" not in p.fix.en
+
+
+def test_a_newer_cdi_version_is_a_warning_and_the_step_still_judges_cdi_keys(tmp_path):
+    from grading_helpers import run_all
+    root = lab_root(tmp_path)
+    edit(root, SPEC, 'cdiVersion: "0.5.0"', 'cdiVersion: "1.0.0"')  # copied from the newest CDI docs
+    results = check(root)
+    assert not failed_steps(results)
+    p = verdict(results, 6, "cdi.version_newer")
+    assert p.severity == "warning" and p.line == 3 and p.fix.en.endswith('cdiVersion: "0.5.0"')
+    (root / TOOLKIT / "cdi-keys.txt").write_text("cdiVersion\n")
+    assert {q.code for q in check(root)[6].problems} == {"cdi.version_newer", "file.differs"}
+    assert not [n for n, r in run_all(root).items() if r.failed]  # apply is not refused by a warning

@@ -6,7 +6,7 @@ import yaml
 
 from .messages import Msg
 from .yamldoc import load_mapping, safe_load
-from .findings import Problem
+from .findings import WARNING, Problem
 
 CDI_VERSION = "0.5.0"  # the newest version podman 4.3 (Debian 12) accepts; containerd 1.6+ reads it too
 KIND = "nvidia.com/gpu"
@@ -58,8 +58,19 @@ _FIXES = {"/kind": f"kind: {KIND}", "/cdiVersion": f'cdiVersion: "{CDI_VERSION}"
 def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Problem]:
     """Verdicts for the spec: the kind the runbook needs, then the CDI rules (schema and reference library),
     each with the line it is on when ``text`` is given."""
+    from .cdi_strict import duplicate_keys, unknown_fields
     from .cdi_validate import show, validate_spec
     problems = []
+    for key, line, first in duplicate_keys(text or ""):
+        problems.append(Problem.of("cdi.duplicate_key", lab_path, line, key=key, first=first, second=line))
+    for at, field, guess in unknown_fields(doc):
+        where = f"{at}/{field}"
+        problems.append(Problem.of("cdi.unknown_field.typo" if guess else "cdi.unknown_field", lab_path,
+                                   yaml_line(text, where), pointer=where, field=field, parent=at or "/", guess=guess))
+    version = doc.get("cdiVersion")
+    if isinstance(version, str) and _newer(version, CDI_VERSION):  # a spec copied from the newest docs
+        problems.append(Problem.of("cdi.version_newer", lab_path, yaml_line(text, "/cdiVersion"), pointer="/cdiVersion",
+                                   version=version, oldest=CDI_VERSION, severity=WARNING))
     kind = doc.get("kind")
     if kind != KIND:
         problems.append(Problem.of("cdi.kind_missing" if kind is None else "cdi.kind_wrong", lab_path,
@@ -68,11 +79,32 @@ def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Pro
         if f["path"] == "/kind" and kind != KIND:
             continue  # already said, with the exact line to write
         fix = _FIXES.get(f["path"])
+        written = _written_fix(f["path"], doc) if fix is None else None
         problems.append(Problem(
             Msg(f"{f['path'] or '/'}: {f['message_ko']}", f"{f['path'] or '/'}: {f['message_en']}"),
-            Msg(fix, fix) if fix else Msg(f"위 설명대로 고치세요: {f['path']}", f"correct {f['path']} as described.") + REGENERATE,
+            Msg(fix, fix) if fix else written or
+            Msg(f"위 설명대로 고치세요: {f['path']}", f"correct {f['path']} as described.") + REGENERATE,
             lab_path, yaml_line(text, f["path"]), why=WHY, code=f"cdi.{f['rule']}", pointer=f["path"] or "/"))
     return problems
+
+
+def _written_fix(pointer: str, doc: dict) -> Msg | None:
+    """The lines to write for a part a hand-written spec left out (a device's containerEdits, the devices)."""
+    import re
+    edits = Msg("containerEdits: 를, 그 아래에 deviceNodes: 를, 또 그 아래에 - path: /dev/nvidia0 을 적으세요",
+                "write containerEdits:, under it deviceNodes:, and under that - path: /dev/nvidia0")
+    if re.fullmatch(r"/devices/\d+/containerEdits", pointer):
+        return Msg(f"장치 안에 (name: 과 같은 들여쓰기로) {edits.ko}.", f"inside the device, as deep as its name:, {edits.en}.")
+    if pointer == "/devices" and "devices" not in doc:
+        return Msg(f"맨 위 단계에 devices: 를, 그 아래에 - name: all 을 적고, name: 과 같은 들여쓰기로 {edits.ko}.",
+                   f"at the top level write devices:, under it - name: all, and, as deep as that name:, {edits.en}.")
+    return None
+
+
+def _newer(version: str, than: str) -> bool:
+    """A known cdiVersion above ``than`` (an unknown one is the reference rules' verdict)."""
+    from .cdi_validate import KNOWN_CDI_VERSIONS
+    return version in KNOWN_CDI_VERSIONS and KNOWN_CDI_VERSIONS.index(version) > KNOWN_CDI_VERSIONS.index(than)
 
 
 def yaml_line(text: str | None, pointer: str) -> int | None:

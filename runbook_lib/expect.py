@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .containerd.render import value as toml_value
+from .errors import RunbookError
 from .findings import Problem
 
 MISSING = object()
@@ -83,7 +84,11 @@ class Expect:
         plan = self.run.plans.get(self.step_id)
         planned = plan.new(lab_path) if plan is not None else None
         expected = planned.decode() if planned is not None else ""
-        got = self.run.read_text(lab_path)
+        try:
+            got = self.run.read_text(lab_path)
+        except RunbookError as exc:  # a folder where the file should be: the step's verdict says it, with the fix
+            return self._add(f"{lab_path} == {expected.strip().replace(chr(10), ' / ')}", False, lab_path, None,
+                             MISSING, actual_text=f"{exc.what.ko} / {exc.what.en}")
         return self._add(f"{lab_path} == {expected.strip().replace(chr(10), ' / ')}", got == expected, lab_path, got,
                          MISSING, actual_text="(없음 / missing)" if got is None else got.strip().replace("\n", " / "))
 

@@ -88,6 +88,21 @@ MISTAKES: tuple[Mistake, ...] = (
             (Edit(f"{TOOLKIT}/default.txt", new=None),), "default", "file.missing"),
     Mistake("parsed-wrong", Msg("parsed.txt 의 런타임 목록에 nvidia 가 빠짐", "parsed.txt's runtime list leaves out nvidia"),
             (Edit(f"{TOOLKIT}/parsed.txt", "RUNTIMES=nvidia,runc", "RUNTIMES=runc"),), "parse", "file.differs"),
+    Mistake("python-true", Msg("SystemdCgroup = True (파이썬식 대문자 불리언)", "SystemdCgroup = True (Python's capital boolean)"),
+            (Edit(CONFIG, "SystemdCgroup = true", "SystemdCgroup = True", OPTIONS),), "runtime", "toml.boolean_spelling"),
+    Mistake("typographic-quotes", Msg("BinaryName 의 둥근 따옴표 (웹 페이지에서 복사)", "BinaryName in typographic quotes (copied from a web page)"),
+            (Edit(CONFIG, BINARY, BINARY.replace('"', "\u201c", 1).replace('"', "\u201d"), OPTIONS),), "runtime",
+            "toml.typographic_quotes"),
+    Mistake("options-typo", Msg("BinaryName 을 BinaryPath 로 잘못 씀", "BinaryName misspelt as BinaryPath"),
+            (Edit(CONFIG, "BinaryName = ", "BinaryPath = ", OPTIONS),), "options", "options.unknown_key.typo"),
+    Mistake("runc-binary-nvidia", Msg("runc 의 options 에 nvidia 의 BinaryName 을 씀 (모든 파드가 nvidia 로 실행)",
+                                      "nvidia's BinaryName written into runc's options (every pod runs nvidia)"),
+            (Edit(CONFIG, "SystemdCgroup = true", f"SystemdCgroup = true\n            {BINARY}",
+                  f"[{CRI}.containerd.runtimes.runc.options]"),), "default", "default.runs_runtime_binary"),
+    Mistake("handler-under-spec", Msg("runtimeclass.yaml 의 handler 를 spec: 아래에 씀 (파드 습관)",
+                                      "runtimeclass.yaml's handler written under spec: (a Pod's habit)"),
+            (Edit(f"{TOOLKIT}/runtimeclass.yaml", "\nhandler: nvidia", "\nspec:\n  handler: nvidia"),), "runtimeclass",
+            "runtimeclass.handler_nested"),
 )
 
 BY_KIND = {m.kind: m for m in MISTAKES}

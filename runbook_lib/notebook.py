@@ -204,7 +204,12 @@ class Runbook(Run):
         return doc if isinstance(doc, dict) else {}
 
     def read(self, lab_path: str) -> str | None:
-        return self.read_text(lab_path)
+        """The file's text; None when it is missing or is no file (a folder made by `mkdir -p` of the file's
+        path: the step's verdict says so, with the fix)."""
+        try:
+            return self.read_text(lab_path)
+        except RunbookError:
+            return None
 
     # --- the verdict --------------------------------------------------------------------------------
 

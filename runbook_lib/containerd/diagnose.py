@@ -14,6 +14,7 @@ from .edit import default_runtime_name
 from .effective import MERGE_1X, Effective, cri_plugin_id
 from .layout import scan
 from .load import TomlFile
+from .spelling import case_variants
 from .versions import CRI_PLUGIN_NAMES, CRI_RUNTIME_PLUGIN, RUNTIME_TYPE, runtime_path, runtimes_path, \
     v2_style_tables_without_version
 from .tables import get_in
@@ -183,11 +184,25 @@ def cgroup_disagreement(eff: Effective, p) -> Problem | None:
 
 
 def default_problem(eff: Effective, p) -> Problem | None:
+    """default_runtime_name names the runtime (every pod would go through it), or no runtime at all: a typo
+    such as "rnuc" or "runc " makes containerd's CRI plugin refuse to load ('no corresponding runtime configured
+    in containerd.runtimes'). Only the built-in runc, which step 2 writes when it is missing, is not a guess."""
     default = default_runtime_name(eff.data, eff.version)
-    if default != p.runtime_name:
-        return None
     path, line = locate(eff, runtime_path(eff.version, "x")[:-2] + ("default_runtime_name",))
-    return Problem.of("default.is_runtime", path, line, default=default, runtime=p.runtime_name)
+    if default == p.runtime_name:
+        return Problem.of("default.is_runtime", path, line, default=default, runtime=p.runtime_name)
+    names = get_in(eff.data, runtimes_path(eff.version))
+    names = sorted(names) if isinstance(names, dict) else []
+    if names and default not in names and default != "runc":
+        guess = _closest(default.strip().lower(), set(names) - {p.runtime_name}, cutoff=0.6) or "runc"
+        return Problem.of("default.not_a_runtime", path, line, default=render.value(default),
+                          runtimes=", ".join(names), fixed=f"default_runtime_name = {render.value(guess)}")
+    key = runtime_path(eff.version, default) + ("options", "BinaryName")
+    if get_in(eff.data, key) == p.binary_name:  # the nvidia binary written into runc's options: every pod runs it
+        where, at = locate(eff, key)
+        return Problem.of("default.runs_runtime_binary", where, at, default=default, binary=p.binary_name,
+                          header=header_text(eff, runtime_path(eff.version, p.runtime_name) + ("options",)))
+    return None
 
 
 def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | None = None) -> list[Problem]:
@@ -201,7 +216,8 @@ def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | No
         out = [_stray_problem(eff, p.runtime_name, *stray) for stray in stray_runtime_tables(eff, p.runtime_name)]
         out += plugin_key_problems(eff, p)
         if not isinstance(table, dict):
-            return out or [Problem.of("runtime.missing", eff.main.lab_path, runtime=p.runtime_name, header=hdr,
+            return out or [_misspelt_runtime(eff, p, hdr) or
+                           Problem.of("runtime.missing", eff.main.lab_path, runtime=p.runtime_name, header=hdr,
                                       runtime_type=RUNTIME_TYPE)]
         return out + _table_problems(eff, path, table, hdr)
     if not isinstance(table, dict):
@@ -211,9 +227,28 @@ def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | No
     if not isinstance(options, dict):
         return [Problem.of("options.missing", eff.main.lab_path, runtime=p.runtime_name, header=opt_hdr,
                            binary=p.binary_name, cgroup=render.value(p.systemd_cgroup))]
-    return _binary_problems(eff, p, path, options, opt_hdr) + _cgroup_problems(eff, p, path, options) + \
+    typos = _option_typos(eff, p, path + ("options",), options)
+    # a key written as a typo or in another case alone: that verdict says it, not also "missing"
+    said = {t.values["guess"] for t in typos} | {v for k, v in case_variants(options).items() if _written(options, v) == k}
+    return [q for q in _binary_problems(eff, p, path, options, opt_hdr) + _cgroup_problems(eff, p, path, options)
+            if not (q.code.endswith(".missing") and q.values["key"].split(".")[-1] in said)] + typos + \
         _type_problems(eff, path + ("options",), options, OPTION_TYPES, skip=("BinaryName", "SystemdCgroup")) + \
-        _spelling_problems(eff, path + ("options",), options)
+        _spelling_problems(eff, p, path + ("options",), options)
+
+
+def _misspelt_runtime(eff: Effective, p, hdr: str) -> Problem | None:
+    """A runtime table whose name is the runtime's misspelt (nvida, nvidia-gpu, Nvidia): the header to correct."""
+    runtimes = get_in(eff.data, runtimes_path(eff.version))
+    names = set(runtimes) - {default_runtime_name(eff.data, eff.version), "runc", "crun"} if isinstance(runtimes, dict) else set()
+    # nvidia beside nvidia-cdi is another runtime (the variants), not a misspelling of it
+    names = {n for n in names if not (n.startswith(p.runtime_name) or p.runtime_name.startswith(n))}
+    near = [n for n in sorted(names) if n.lower() == p.runtime_name.lower()] or \
+        [n for n in [_closest(p.runtime_name, names, cutoff=0.7)] if n]
+    if not near:
+        return None
+    where, line = locate(eff, runtimes_path(eff.version) + (near[0],))
+    return Problem.of("runtime.name_misspelt", where, line, name=near[0], runtime=p.runtime_name, header=hdr,
+                      shown=_raw_header(eff, where, line) or header_text(eff, runtimes_path(eff.version) + (near[0],)))
 
 
 def _table_problems(eff: Effective, path, table: dict, hdr: str) -> list[Problem]:
@@ -225,14 +260,32 @@ def _table_problems(eff: Effective, path, table: dict, hdr: str) -> list[Problem
     elif rt != RUNTIME_TYPE:
         out.append(Problem.of("runtime.type_wrong", where, line, actual=render.value(rt), expected=RUNTIME_TYPE,
                               key="runtime_type"))
+    stray = [k for k in table if k not in KNOWN_RUNTIME_KEYS and k.lower() in {o.lower() for o in OPTION_TYPES}]
+    if stray:  # BinaryName written under the runtime's own header: the options header line was left out
+        where, line = locate(eff, path + (stray[0],))
+        options = isinstance(table.get("options"), dict)  # ... or the key was put above an options table
+        out.append(Problem.of("runtime.option_outside_options.move" if options else "runtime.option_outside_options",
+                              where, line, keys=", ".join(stray), header=header_text(eff, path + ("options",))))
     for key in table:
-        if key not in KNOWN_RUNTIME_KEYS:
+        if key not in KNOWN_RUNTIME_KEYS and key not in stray:
             where, line = locate(eff, path + (key,))
             guess = _closest(key, KNOWN_RUNTIME_KEYS)
+            if guess == "options" and isinstance(table[key], dict) and line:  # [...nvidia.option]
+                out.append(Problem.of("runtime.options_header_typo", where, line, key=key,
+                                      shown=_raw_header(eff, where, line) or header_text(eff, path + (key,)),
+                                      fixed=header_text(eff, path + ("options",))))
+                continue
             value = render.value(table[key]) if not isinstance(table[key], dict) else "..."
             out.append(Problem.of("runtime.unknown_key.typo" if guess else "runtime.unknown_key", where, line,
                                   key=key, guess=guess, value=value))
     return out + _type_problems(eff, path, table, RUNTIME_TYPES)
+
+
+def _written(options: dict, proper: str) -> str:
+    """The key containerd reads as ``proper``: itself, or a variant in another case written alone (its TOML
+    decoder matches keys case-insensitively; kubespray's binaryName relies on it)."""
+    variants = [k for k in options if k.lower() == proper.lower()]
+    return proper if proper in options or len(variants) != 1 else variants[0]
 
 
 def _binary_problems(eff: Effective, p, path, options: dict, opt_hdr: str) -> list[Problem]:
@@ -250,7 +303,7 @@ def _binary_problems(eff: Effective, p, path, options: dict, opt_hdr: str) -> li
 
 def _cgroup_problems(eff: Effective, p, path, options: dict) -> list[Problem]:
     sc = options.get("SystemdCgroup")
-    where, line = locate(eff, path + ("options", "SystemdCgroup"))
+    where, line = locate(eff, path + ("options", "SystemdCgroup") if sc is not None else path + ("options",))
     values = dict(expected=render.value(p.systemd_cgroup), key="options.SystemdCgroup")
     if isinstance(sc, str):
         word = sc.strip().lower()
@@ -264,7 +317,7 @@ def _cgroup_problems(eff: Effective, p, path, options: dict) -> list[Problem]:
     return [warning] if warning else []
 
 
-def _spelling_problems(eff: Effective, path, options: dict) -> list[Problem]:
+def _spelling_problems(eff: Effective, p, path, options: dict) -> list[Problem]:
     """A key spelt like one of containerd's but in another case (kubespray's binaryName): with both present,
     which one containerd takes depends on its decoder, so GPU pods may run plain runc."""
     out = []
@@ -272,8 +325,38 @@ def _spelling_problems(eff: Effective, path, options: dict) -> list[Problem]:
         for proper in ("BinaryName", "SystemdCgroup"):
             if key != proper and key.lower() == proper.lower():
                 where, line = locate(eff, path + (key,))
+                if _written(options, proper) == key:  # alone: the fix is the line with the value the lab asks for
+                    out.append(Problem.of("options.key_spelling.alone", where, line, key=key, proper=proper,
+                                          value=_wanted(p)[proper]))
+                    continue
                 out.append(Problem.of("options.key_spelling", where, line, key=key, proper=proper,
                                       value=render.value(options[key]) if not isinstance(options[key], dict) else "..."))
+    return out
+
+
+def _wanted(p) -> dict[str, str]:
+    """The two option lines the lab asks for, as TOML values."""
+    return {"BinaryName": render.value(p.binary_name), "SystemdCgroup": render.value(p.systemd_cgroup)}
+
+
+def _option_typos(eff: Effective, p, path, options: dict) -> list[Problem]:
+    """A key runc's options do not have but nearly spell (BinaryPath, SystemCgroup, binary_name): containerd
+    drops it without a word, so the runtime runs without it. The fix is the line to write, with the value the
+    lab asks for when the key is one of the two it owns."""
+    known = {k.lower(): k for k in OPTION_TYPES}
+    wanted = _wanted(p)
+    out = []
+    for key, value in options.items():
+        if key.lower() in known:
+            continue
+        guess = _closest(key.lower().replace("_", ""), set(known), cutoff=0.7)
+        if guess is None:
+            continue
+        proper = known[guess]
+        where, line = locate(eff, path + (key,))
+        shown = render.value(value) if not isinstance(value, dict) else "..."
+        code = "options.unknown_key.extra" if _written(options, proper) in options else "options.unknown_key.typo"
+        out.append(Problem.of(code, where, line, key=key, guess=proper, value=wanted.get(proper, shown)))
     return out
 
 
@@ -309,9 +392,9 @@ def _type_problems(eff: Effective, path, table: dict, types: dict, skip=()) -> l
     return out
 
 
-def _closest(key: str, known: set[str]) -> str | None:
+def _closest(key: str, known: set[str], cutoff: float = 0.75) -> str | None:
     import difflib
-    m = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.75)
+    m = difflib.get_close_matches(key, sorted(known), n=1, cutoff=cutoff)
     return m[0] if m else None
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import posixpath
 
 from .. import cdi, toolkit
+from ..cdi_neighbours import conflicting_specs, spec_elsewhere
 from ..errors import RunbookError
 from ..findings import WARNING, Problem
 from ..messages import Msg
@@ -38,7 +39,9 @@ def plan(run) -> Plan:
         out.dirs += run.missing_dirs(posixpath.dirname(spec))
         out.writes.append(run.plan_write(spec, text.encode(), mode=0o644))
     else:
-        out.refusals = spec_problems(run, text)
+        found = spec_problems(run, text)
+        out.refusals = [p for p in found if p.is_error]
+        out.notes += [p.what for p in found if not p.is_error]  # a warning (a newer cdiVersion) stops nothing
         if out.refusals:
             out.message = out.refusals[0].what
             out.notes.append(Msg("기존 스펙은 추측으로 고치지 않고 그대로 둡니다.", "the existing spec is not guessed at: it is left as it is."))
@@ -80,12 +83,15 @@ def verdict(run) -> list[Problem]:
     spec = run.p.cdi_spec
     text = run.read_text(spec)
     if text is None:
-        return [Problem.of("cdi.spec_missing", spec, spec=spec)]
+        return [spec_elsewhere(run, spec, cdi.KIND) or Problem.of("cdi.spec_missing", spec, spec=spec)]
     problems = spec_problems(run, text)
-    if problems:
+    if any(p.is_error for p in problems):
+        return problems
+    problems += conflicting_specs(run, spec, cdi.load_spec(text, spec))
+    if any(p.is_error for p in problems):
         return problems
     expected = expected_text(run, ID, run.tk(FILE), lambda: toolkit.cdi_keys_txt(cdi.top_level_keys(text)))
-    return file_problems(run, run.tk(FILE), expected) + containerd_cdi(run)
+    return problems + file_problems(run, run.tk(FILE), expected) + containerd_cdi(run)
 
 
 def evidence(run) -> dict[str, str]:

@@ -34,8 +34,8 @@ def plan(run) -> Plan:
 def verdict(run) -> list[Problem]:
     eff = run.effective()
     problems = [p for p in [diagnose.default_problem(eff, run.p)] if p]
-    expected = expected_text(run, ID, run.tk(FILE),
-                             lambda: toolkit.default_txt(default_runtime_name(eff.data, eff.version)))
+    default = SAFE_DEFAULT if problems else default_runtime_name(eff.data, eff.version)  # what it is once fixed
+    expected = expected_text(run, ID, run.tk(FILE), lambda: toolkit.default_txt(default))
     return problems + file_problems(run, run.tk(FILE), expected)
 
 

@@ -4,6 +4,7 @@ version and runtimes go to parsed.txt."""
 from __future__ import annotations
 
 from .. import toolkit
+from ..containerd import diagnose
 from ..containerd.edit import default_runtime_name
 from ..containerd.tables import get_in
 from ..containerd.versions import runtimes_path
@@ -37,10 +38,27 @@ def verdict(run) -> list[Problem]:
     # containerd 1.x forgets its built-in runc once any runtime table is written, so the default must be listed
     # there; containerd 2.x (config version 3 and 4) keeps its built-in runc beside the tables of the file.
     needed = (run.p.runtime_name,) if eff.version >= 3 else (default_runtime_name(eff.data, eff.version), run.p.runtime_name)
+    wrong_default = diagnose.default_problem(eff, run.p)
+    if wrong_default is not None and wrong_default.code == "default.not_a_runtime":  # step 4's verdict says it
+        needed = (run.p.runtime_name,)
     problems = [Problem.of("parse.runtime_not_listed", run.p.config_path, runtime=name, listed=", ".join(runtimes) or "-")
                 for name in dict.fromkeys(needed) if name not in runtimes]
     expected = expected_text(run, ID, run.tk(FILE), lambda: content)
+    earlier = any(r.id in ("runtime", "options") and r.failed for r in run.results.values())
+    if not earlier and run.read_text(run.tk(FILE)) == _in_file_order(expected, eff):  # list(d[...]["runtimes"])
+        return problems
     return problems + file_problems(run, run.tk(FILE), expected, depends=("runtime", "options"))
+
+
+def _in_file_order(expected: str, eff) -> str:
+    """The expected lines with the runtimes in the order tomllib gives them (the config's), not sorted."""
+    order = list((get_in(eff.data, runtimes_path(eff.version)) or {}).keys())
+    lines = expected.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("RUNTIMES="):
+            names = line[len("RUNTIMES="):].split(",")
+            lines[i] = "RUNTIMES=" + ",".join(sorted(names, key=lambda n: order.index(n) if n in order else len(order)))
+    return "\n".join(lines)
 
 
 def evidence(run) -> dict[str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 from importlib import resources
 
+from ..errors import RunbookError
 from ..findings import Problem
 from ..messages import Msg
 from ..run import Plan
@@ -52,13 +53,30 @@ def plan(run) -> Plan:
 
 
 def verdict(run) -> list[Problem]:
-    problems = [Problem.of("prepare.folder_missing", folder, folder=folder)
+    problems = [_misnamed(run, folder, dirs=True) or Problem.of("prepare.folder_missing", folder, folder=folder)
                 for folder in folders(run) if not run.is_dir(folder)]
     data = run.read_bytes(run.p.config_path)
     if run.on_distro and data is None and not run._rendered():
         problems.append(Problem.of("distro.not_generated", run.p.config_path, distro=run.route.distro,
                                    config=run.p.config_path))
     elif not run.on_distro and (data is None or not data.strip()):
-        problems.append(Problem.of("prepare.config_missing" if data is None else "prepare.config_empty",
+        problems.append((_misnamed(run, run.p.config_path, dirs=False) if data is None else None) or
+                        Problem.of("prepare.config_missing" if data is None else "prepare.config_empty",
                                    run.p.config_path, config=run.p.config_path, base=run.p.base_config))
     return problems
+
+
+def _misnamed(run, lab_path: str, *, dirs: bool) -> Problem | None:
+    """A missing folder or config whose name a neighbour nearly has (/root/tookit, config.tml): the mv."""
+    import difflib
+    parent, name = posixpath.split(lab_path.rstrip("/"))
+    try:
+        host = run.target.resolve(parent)
+        near = [e.name for e in host.iterdir() if (e.is_dir() if dirs else e.is_file())] if host.is_dir() else []
+    except (OSError, RunbookError):
+        return None
+    found = difflib.get_close_matches(name, sorted(near), n=1, cutoff=0.8)
+    if not found:
+        return None
+    other = posixpath.join(parent, found[0])
+    return Problem.of("prepare.misnamed", lab_path, wanted=lab_path, other=other)

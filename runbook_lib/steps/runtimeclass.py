@@ -42,15 +42,11 @@ def judge(run, path: str, name: str) -> list[Problem]:
     handler = doc.get("handler")
     problems = [prob for prob in runtimeclass.runtimeclass_problems(doc, name, path, text)
                 if handler in names or prob.code != "runtimeclass.handler"]  # the cross-check below says it better
-    if handler not in names:
+    if handler is not None and handler not in names:  # a missing handler is said above, where it belongs
         problems.append(Problem.of("runtimeclass.handler_not_a_runtime", path, cdi.yaml_line(text, "/handler"),
-                                   pointer="/handler", handler=_shown(handler), runtimes=", ".join(names) or "-",
+                                   pointer="/handler", handler=str(handler), runtimes=", ".join(names) or "-",
                                    name=name))
     return problems
-
-
-def _shown(v) -> str:
-    return "(없음 / missing)" if v is None else str(v)
 
 
 def evidence(run) -> dict[str, str]:

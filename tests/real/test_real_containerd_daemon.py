@@ -67,3 +67,13 @@ def test_daemon_stop_is_by_pid_and_complete(daemon_for):
     daemon.proc.send_signal(signal.SIGTERM)
     assert daemon.proc.wait(timeout=20) is not None
     assert daemon.leftovers() == []
+
+
+def test_a_default_runtime_that_names_no_runtime_keeps_the_cri_plugin_from_loading(daemon_for):
+    # default.not_a_runtime (runbook_lib/containerd/diagnose.py): "runc " typed with a space, or "rnuc", and
+    # containerd's CRI plugin refuses its config, so the CRI service is not there at all
+    text = GOOD_CONFIG.read_text().replace('default_runtime_name = "runc"', 'default_runtime_name = "runc "')
+    daemon = daemon_for(text)
+    assert "no corresponding runtime configured in `containerd.runtimes`" in daemon.log.read_text()
+    with pytest.raises(grpc.RpcError):
+        cri_config(daemon)

@@ -29,6 +29,7 @@ set -eu
 t=$1; shift
 mount -t tmpfs runbook-run /run
 mkdir /run/cdi && cp "$t/spec.yaml" /run/cdi/nvidia.yaml
+if [ -n "${SECOND:-}" ]; then cp "$t/spec.yaml" "/run/cdi/$SECOND"; fi
 for d in etc var/lib; do
     up="$t/overlay/$d"; mkdir -p "$up/upper" "$up/work"
     mount -t overlay runbook-ov -o "lowerdir=/$d,upperdir=$up/upper,workdir=$up/work" "/$d"
@@ -73,13 +74,15 @@ def null_copy(spec: dict) -> dict:
     return spec
 
 
-def run_in_podman(tmp_path, spec, *args, name="nvidia.yaml"):
+def run_in_podman(tmp_path, spec, *args, name="nvidia.yaml", second: str = ""):
+    """``spec``: a dict, or the spec's text as written, as /run/cdi/``name``; ``second``: a copy of it under that
+    name beside it."""
     realenv.need_root()
     realenv.need_program("podman")
     unshare = realenv.need_program("unshare")
-    (tmp_path / "spec.yaml").write_text(yaml.safe_dump(spec))
+    (tmp_path / "spec.yaml").write_text(spec if isinstance(spec, str) else yaml.safe_dump(spec))
     make_rootfs_tar(tmp_path / "rootfs.tar")
-    env = dict(os.environ, IMAGE=IMAGE, TMPDIR=str(tmp_path / "tmp"))
+    env = dict(os.environ, IMAGE=IMAGE, TMPDIR=str(tmp_path / "tmp"), SECOND=second)
     (tmp_path / "tmp").mkdir()
     return subprocess.run([unshare, "--mount", "--propagation", "private", "sh", "-c",
                            IN_NAMESPACE.replace("/run/cdi/nvidia.yaml", f"/run/cdi/{name}"), "sh",
@@ -120,6 +123,48 @@ def test_podman_reads_a_spec_only_by_the_names_cdi_scans(tmp_path, name, resolve
     proc = run_in_podman(tmp_path, null_copy(written_spec()), "--device", "nvidia.com/gpu=all", IMAGE, "/bin/ls", "/",
                          name=name)
     if resolved:
+        assert proc.returncode == 0, proc.stderr
+    else:
+        assert proc.returncode != 0 and "unresolvable CDI devices nvidia.com/gpu=all" in proc.stderr
+
+
+@pytest.mark.parametrize("second", ["nvidia-old.yaml", "nvidia.json", "nvidia.yaml.orig", "nvidia.yml"])
+def test_a_copy_of_the_spec_beside_it_cancels_the_device_when_the_registry_reads_it(tmp_path, second):
+    # what runbook_lib/cdi_neighbours.py says: the registry reads every .yaml and .json of the folder, and a
+    # device two of them define is dropped; other names (a backup's .orig, .yml) are never read
+    from runbook_lib.cdi_neighbours import READ
+    proc = run_in_podman(tmp_path, null_copy(written_spec()), "--device", "nvidia.com/gpu=all", IMAGE,
+                         "/bin/sh", "-c", "stat -c %F /dev/nvidia0", second=second)
+    if second.endswith(READ):
+        assert proc.returncode != 0 and "unresolvable CDI devices nvidia.com/gpu=all" in proc.stderr
+    else:
+        assert proc.returncode == 0 and "character special file" in proc.stdout, proc.stderr
+
+
+STRICT = {  # what runbook_lib/cdi_strict.py calls unusable, and the schema allows
+    "a top-level typo": lambda text: text.replace("\ncontainerEdits:", "\ncontainerEdit:"),
+    "a device's unknown field": lambda text: text.replace("- name: all\n", "- name: all\n  foo: bar\n"),
+    "a key written twice": lambda text: text.replace("kind: nvidia.com/gpu\n", "kind: nvidia.com/gpu\nkind: nvidia.com/gpu\n"),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(STRICT))
+def test_the_registry_reads_a_spec_strictly(tmp_path, mistake):
+    from runbook_lib.cdi_strict import duplicate_keys, unknown_fields
+    text = STRICT[mistake](yaml.safe_dump(null_copy(written_spec()), sort_keys=False))
+    assert unknown_fields(yaml.safe_load(text)) or duplicate_keys(text)  # the grader says so too
+    proc = run_in_podman(tmp_path, text, "--device", "nvidia.com/gpu=all", IMAGE, "/bin/true")
+    assert proc.returncode != 0 and "unresolvable CDI devices nvidia.com/gpu=all" in proc.stderr
+
+
+@pytest.mark.parametrize("version", ["0.5.0", "0.6.0", "1.0.0"])
+def test_podman_4_3_skips_a_spec_of_a_newer_cdi_version(tmp_path, version):
+    # why cdi.version_newer warns above runbook_lib.cdi.CDI_VERSION (a spec copied from the newest docs)
+    from runbook_lib.cdi import CDI_VERSION
+    text = yaml.safe_dump(null_copy(written_spec()), sort_keys=False).replace(f"cdiVersion: {CDI_VERSION}",
+                                                                              f"cdiVersion: {version}")
+    proc = run_in_podman(tmp_path, text, "--device", "nvidia.com/gpu=all", IMAGE, "/bin/sh", "-c", "stat -c %F /dev/nvidia0")
+    if version == CDI_VERSION:
         assert proc.returncode == 0, proc.stderr
     else:
         assert proc.returncode != 0 and "unresolvable CDI devices nvidia.com/gpu=all" in proc.stderr

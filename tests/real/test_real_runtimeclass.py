@@ -63,3 +63,15 @@ def test_the_schema_does_not_hold_the_name_rules():
     for version in VERSIONS:
         kv.validate(bad, version, strict=True)
     assert dns1123_label_problem("Nvidia_GPU") is not None
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_fields_the_grader_knows_are_the_schemas(version):
+    # runtimeclass.FIELDS: every other top-level field is refused by strict validation (kubectl apply's
+    # default), the typos students make among them
+    full = {**SAMPLE, "overhead": {"podFixed": {"memory": "1Mi"}}, "scheduling": {"nodeSelector": {"gpu": "true"}}}
+    assert set(full) == set(runtimeclass.FIELDS)
+    kv.validate(full, version, strict=True)
+    for extra in ("handlers", "Handler", "runtimeHandler", "spec"):
+        with pytest.raises(kv_utils.ValidationError):
+            kv.validate({**SAMPLE, extra: "x"}, version, strict=True)

@@ -1,0 +1,97 @@
+"""Mistakes students make by hand in the CDI spec and its folder: a copy left beside it, another name, a field
+the registry does not know, a tab. Each is what the CDI registry itself does (podman:
+tests/real/test_real_podman_cdi.py), said with the line and the fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from grading_helpers import SPEC, TOOLKIT, check, failed_steps, lab_root, tree, verdict
+from mistake_helpers import edit
+
+
+def test_a_tab_in_the_cdi_spec_is_named(tmp_path):
+    root = lab_root(tmp_path)
+    edit(root, SPEC, "  - name: all", "\t- name: all")
+    results = check(root)
+    assert failed_steps(results) == [6]
+    p = verdict(results, 6, "yaml.tab_indent")
+    assert (p.line, p.col) == (6, 1) and "탭" in p.what.ko
+
+
+@pytest.mark.parametrize("copy, code", [
+    ("etc/cdi/nvidia-old.yaml", "cdi.conflicting_spec"),  # the registry reads it: the device is dropped
+    ("etc/cdi/nvidia.json", "cdi.conflicting_spec"),
+    ("etc/cdi/nvidia.yaml.orig", None),  # never read (tests/real/test_real_podman_cdi.py)
+    ("etc/cdi/nvidia.yaml~", None),  # vi's backup
+])
+def test_a_copy_of_the_spec_in_its_folder(tmp_path, copy, code):
+    root = lab_root(tmp_path)
+    (root / copy).write_bytes((root / SPEC).read_bytes())
+    before = tree(root)
+    results = check(root)
+    assert tree(root) == before
+    if code is None:
+        assert not failed_steps(results)
+        return
+    assert failed_steps(results) == [6]
+    p = verdict(results, 6, code)
+    assert p.path == f"/{copy}" and "unresolvable CDI devices nvidia.com/gpu=all" in p.what.en
+    assert f"/{copy}" in p.fix.en and f"/{copy}" in p.fix.ko
+
+
+@pytest.mark.parametrize("moved, code", [
+    ("etc/cdi/nvidia.json", "cdi.spec_elsewhere"),
+    ("var/run/cdi/nvidia.yaml", "cdi.spec_elsewhere"),
+    ("etc/cdi/nvidia.yml", "cdi.spec_unread_name"),
+])
+def test_a_spec_saved_under_another_name_is_found_with_the_mv(tmp_path, moved, code):
+    root = lab_root(tmp_path)
+    (root / moved).parent.mkdir(parents=True, exist_ok=True)
+    (root / SPEC).rename(root / moved)
+    results = check(root)
+    assert failed_steps(results) == [6]
+    p = verdict(results, 6, code)
+    assert p.path == "/etc/cdi/nvidia.yaml" and p.fix.en == f"mv /{moved} /etc/cdi/nvidia.yaml"
+
+
+@pytest.mark.parametrize("old, new, code, line, fix", [
+    ("\ncontainerEdits:\n", "\ncontainerEdit:\n", "cdi.unknown_field.typo", 10, "write the key as: containerEdits"),
+    ("  env:\n", "  envs:\n", "cdi.unknown_field.typo", 14, "write the key as: env"),
+    ("  - name: all\n", "  - name: all\n    description: every GPU\n", "cdi.unknown_field", 7,
+     "delete the description line"),
+    ("kind: nvidia.com/gpu\n", "kind: nvidia.com/gpu\nkind: nvidia.com/gpu\n", "cdi.duplicate_key", 5,
+     "keep one of lines 4 and 5: kind"),
+])
+def test_a_spec_the_cdi_registry_refuses_to_decode_fails_step_6(tmp_path, old, new, code, line, fix):
+    # the registry decodes strictly (podman: tests/real/test_real_podman_cdi.py); the schema allows both
+    root = lab_root(tmp_path)
+    edit(root, SPEC, old, new)
+    results = check(root)
+    assert failed_steps(results) == [6]
+    p = verdict(results, 6, code)
+    assert (p.path, p.line) == ("/etc/cdi/nvidia.yaml", line) and p.fix.en.startswith(fix)
+
+
+@pytest.mark.parametrize("spec, fix", [
+    ('cdiVersion: "0.5.0"\nkind: nvidia.com/gpu\ndevices:\n  - name: all\n', "inside the device, as deep as its name:"),
+    ('cdiVersion: "0.5.0"\nkind: nvidia.com/gpu\n', "at the top level write devices:, under it - name: all"),
+])
+def test_a_hand_written_spec_missing_its_devices_or_edits_gets_the_lines_to_write(tmp_path, spec, fix):
+    root = lab_root(tmp_path)  # no GPU in the lab: "regenerate it with nvidia-ctk" is no fix there
+    (root / SPEC).write_text(spec)
+    p = verdict(check(root), 6, "cdi.schema")
+    assert p.fix.en.startswith(fix) and "deviceNodes:" in p.fix.ko and "nvidia-ctk" not in p.fix.en
+
+
+def test_a_newer_cdi_version_is_a_warning_and_the_step_still_judges_cdi_keys(tmp_path):
+    from grading_helpers import run_all
+    root = lab_root(tmp_path)
+    edit(root, SPEC, 'cdiVersion: "0.5.0"', 'cdiVersion: "1.0.0"')  # copied from the newest CDI docs
+    results = check(root)
+    assert not failed_steps(results)
+    p = verdict(results, 6, "cdi.version_newer")
+    assert p.severity == "warning" and p.line == 3 and p.fix.en.endswith('cdiVersion: "0.5.0"')
+    (root / TOOLKIT / "cdi-keys.txt").write_text("cdiVersion\n")
+    assert {q.code for q in check(root)[6].problems} == {"cdi.version_newer", "file.differs"}
+    assert not [n for n, r in run_all(root).items() if r.failed]  # apply is not refused by a warning

@@ -74,7 +74,70 @@ def blockers(eff: Effective, p, *, strays: bool = True) -> list[Problem]:
     out += plugin_key_problems(eff, p)
     for missing in eff.missing_imports:
         out.append(Problem.of("config.import_missing", eff.main.lab_path, missing=missing))
+    out += relative_glob_problems(eff)
+    if getattr(p, "layout", "inplace") != "dropin":
+        out += inline_table_problems(eff, p)
     return out
+
+
+def inline_table_problems(eff: Effective, p) -> list[Problem]:
+    """What step 2 would have to add but cannot, because the way is an inline table (edit.inline_table_problem):
+    the runtime's table, or one of the runbook's settings missing from an existing runtime."""
+    from .edit import RuntimeWanted, inline_table_problem
+    path = runtime_path(eff.version, p.runtime_name)
+    owner = owner_file(eff, p.runtime_name)
+    if get_in(eff.data, path) is None:
+        found = inline_table_problem(owner.text, path, owner.lab_path)
+        return [found] if found is not None else []
+    layout = scan(owner.text)
+    for rel, want in RuntimeWanted(p.runtime_name, p.binary_name, p.systemd_cgroup).settings().items():
+        full = path + rel
+        if get_in(owner.data, full) is None and layout.keyvalue(full) is None:
+            found = inline_table_problem(owner.text, full, owner.lab_path, f"{'.'.join(rel)} = {render.value(want)}")
+            if found is not None:
+                return [found]
+    return []
+
+
+def version_line(eff: Effective) -> int | None:
+    """1-based line of the main file's top-level `version` key."""
+    kv = scan(eff.main.text).keyvalue(("version",))
+    return kv.line + 1 if kv is not None and kv.table == () else None
+
+
+def relative_glob_problems(eff: Effective) -> list[Problem]:
+    """A relative glob in `imports` of a version-1/2 config that matches files: containerd 1.6.29+ / 1.7.16+
+    read them from the importing file's folder, older releases (Debian 12's 1.6.20) from their working
+    directory (`/` under systemd), so they silently read none of them. Which runtime containerd gets would
+    depend on its release, so the runbook stops and asks for the absolute path (effective._resolve_imports)."""
+    if eff.merge != MERGE_1X:
+        return []
+    out = []
+    for parent, item, matches in eff.relative_globs:
+        if not matches:
+            continue
+        f = eff.file(parent)
+        line, col = _import_entry_position(f.text, item) if f is not None else (None, None)
+        absolute = posixpath.join(posixpath.dirname(parent), posixpath.normpath(item))
+        out.append(Problem.of("config.import_relative_glob", parent, line, col=col, entry=item, absolute=absolute,
+                              matches=", ".join(matches)))
+    return out
+
+
+def _import_entry_position(text: str, item: str) -> tuple[int | None, int | None]:
+    """1-based (line, column) of an `imports` entry's opening quote, or the imports line."""
+    layout = scan(text)
+    kv = layout.keyvalue(("imports",))
+    if kv is None:
+        return None, None
+    start = kv.value_start
+    for quoted in (render.value(item), f"'{item}'"):
+        at = text.find(quoted, kv.value_start, kv.value_end)
+        if at >= 0:
+            start = at
+            break
+    line = text.count("\n", 0, start)
+    return line + 1, start - (text.rfind("\n", 0, start) + 1) + 1
 
 
 # containerd's own v1 -> v2 plugin renames (v1Migrate), for the fix line of a version-1 key in a newer file.

@@ -52,10 +52,14 @@ def verdict(run) -> list[Problem]:
         eff = run.effective()
         written = get_in(eff.data, runtime_path(eff.version, p.runtime_name))
         file_default = default_runtime_name(eff.data, eff.version)
+        file_version = eff.version
     except RunbookError:
-        written, file_default = None, None
+        written, file_default, file_version = None, None, None
     rows, problems = ask.compare(reading, p, written if isinstance(written, dict) else None, file_default)
     run.readings[ID] = (reading, rows)
+    unknown = ask.version_unknown(reading, p, file_version)
+    if unknown is not None:  # the cause of a missing runtime is known: say it instead of "a misplaced table"
+        problems = [unknown] + [q for q in problems if q.code != "containerd.reads.runtime_missing"]
     return problems
 
 

@@ -1,0 +1,126 @@
+"""Configs as ops engineers' nodes have them (tests/fixtures/wild/README.md): relative import globs, inline
+tables and dotted keys written by hand. Each is run as apply, a second apply, and check mode, on the same
+rules as the notebook; what containerd 1.6.20 itself reads of them is in tests/real/test_real_wild_configs.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import TEST_DATA, tree_state
+from layouts import CONFIG, effective, make_root, run_steps, runtimes
+from runbook_lib.result import UNCHANGED
+
+WILD = TEST_DATA / "wild"
+REGISTRY = "etc/containerd/conf.d/10-registry.toml"
+
+
+def _without_lock(state: dict) -> dict:
+    return {k: v for k, v in state.items() if not (k == "run" or k.startswith("run/"))}
+
+
+def _problems(rb, step: int) -> list:
+    return [p for p in rb.results[step].problems]
+
+
+def _relative_glob_root(tmp_path: Path, imports: str = '"conf.d/*.toml"') -> Path:
+    text = (WILD / "relative-glob/config.toml").read_text().replace('"conf.d/*.toml"', imports)
+    return make_root(tmp_path, text.encode(), {REGISTRY: (WILD / "relative-glob/conf.d/10-registry.toml").read_text()})
+
+
+@pytest.mark.parametrize("layout", ["inplace", "dropin"])
+def test_a_relative_glob_import_of_a_version_2_config_stops_before_writing(tmp_path, layout):
+    """containerd before 1.6.29 / 1.7.16 (Debian 12's 1.6.20) expands `conf.d/*.toml` from its working
+    directory, later releases from the config's folder: the runbook would edit a file that one of them never
+    reads, so it edits none and asks for the absolute path, at the entry's line and column."""
+    root = _relative_glob_root(tmp_path)
+    before = tree_state(root)
+    rb = run_steps(root, layout=layout)
+    refusal = next(p for _, p in rb.refusals() if p.code == "config.import_relative_glob")
+    assert (refusal.path, refusal.line, refusal.col) == ("/" + CONFIG, 3, 12)
+    assert '"/etc/containerd/conf.d/*.toml"' in refusal.fix.en and '"/etc/containerd/conf.d/*.toml"' in refusal.fix.ko
+    assert "1.6.20" in refusal.what.en and "1.6.20" in refusal.what.ko
+    assert _without_lock(tree_state(root)) == _without_lock(before)
+    if layout == "inplace":  # the glob matches a file already: check mode says the same, at the same place
+        check = run_steps(root, mode="check", layout=layout)
+        assert any(p.code == "config.import_relative_glob" and p.line == 3 for p in _problems(check, 2))
+
+
+def test_the_absolute_import_is_applied_and_a_second_run_changes_nothing(tmp_path):
+    root = _relative_glob_root(tmp_path, '"/etc/containerd/conf.d/*.toml"')
+    rb = run_steps(root)
+    assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
+    # containerd 1.x replaces a whole plugin table per imported file: the drop-in's CRI table is the one used
+    assert "nvidia" in runtimes(root) and "nvidia" in (root / REGISTRY).read_text()
+    state = tree_state(root)
+    again = run_steps(root)
+    assert all(r.status == UNCHANGED for r in again.results.values()) and tree_state(root) == state
+
+
+def test_a_relative_glob_that_matches_nothing_reads_the_same_everywhere(tmp_path):
+    root = make_root(tmp_path, (WILD / "relative-glob/config.toml").read_bytes())
+    rb = run_steps(root)
+    assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
+
+
+def test_a_relative_glob_of_a_version_3_config_is_read_from_its_folder(tmp_path):
+    """containerd 2.x (the only reader of version 3) joins a relative entry to the config's folder first."""
+    main = ('version = 3\nimports = ["conf.d/*.toml"]\n\n'
+            '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n')
+    root = make_root(tmp_path, main.encode(), {"etc/containerd/conf.d/10-images.toml":
+                     'version = 3\n[plugins."io.containerd.cri.v1.images".registry]\n  config_path = "/etc/containerd/certs.d"\n'})
+    assert [f.lab_path for f in effective(root).files][1:] == ["/etc/containerd/conf.d/10-images.toml"]
+    rb = run_steps(root)
+    assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
+
+
+def test_only_a_star_makes_an_import_a_glob(tmp_path):
+    """containerd globs an import only when it has a `*`; `gpu?.toml` is a file name (and a missing file)."""
+    main = 'version = 2\nimports = ["/etc/containerd/conf.d/gpu?.toml"]\n'
+    root = make_root(tmp_path, main.encode(), {"etc/containerd/conf.d/gpu1.toml": "version = 2\n"})
+    assert effective(root).missing_imports == ["/etc/containerd/conf.d/gpu?.toml"]
+
+
+INLINE_NVIDIA = ('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+                 '  runtime_type = "io.containerd.runc.v2"\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes]\n'
+                 '  nvidia = { runtime_type = "io.containerd.runc.v2", options = { BinaryName = "/usr/bin/nvidia-container-runtime" } }\n')
+
+
+@pytest.mark.parametrize("text, line, table", [
+    ((WILD / "inline-runtimes.toml").read_text(), 9, 'plugins."io.containerd.grpc.v1.cri".containerd.runtimes'),
+    (INLINE_NVIDIA, 5, 'plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia'),  # SystemdCgroup missing
+])
+def test_an_inline_table_in_the_way_is_refused_with_its_line_in_both_modes(tmp_path, text, line, table):
+    """TOML allows nothing to be added to an inline table from outside it: the runbook says which line, and
+    how to write it as [section] tables, instead of "the planned content would not read back"."""
+    root = make_root(tmp_path, text.encode())
+    before = tree_state(root)
+    rb = run_steps(root)
+    refusal = next(p for _, p in rb.refusals())
+    assert (refusal.code, refusal.path, refusal.line, refusal.col) == ("config.inline_table", "/" + CONFIG, line, 3)
+    assert refusal.values["table"] == table and refusal.excerpt.lstrip().startswith(table.rsplit(".", 1)[1] + " = {")
+    assert refusal.what.ko and refusal.fix.ko and "[section]" in refusal.fix.en
+    assert _without_lock(tree_state(root)) == _without_lock(before)
+    check = run_steps(root, mode="check")
+    assert [p.line for p in _problems(check, 2) if p.code == "config.inline_table"] == [line]
+
+
+def test_an_inline_runtime_that_needs_nothing_passes_in_both_modes(tmp_path):
+    text = INLINE_NVIDIA.replace('"/usr/bin/nvidia-container-runtime" }', '"/usr/bin/nvidia-container-runtime", SystemdCgroup = true }')
+    root = make_root(tmp_path, text.encode())
+    assert run_steps(root).ok() and run_steps(root, mode="check").ok()
+    assert (root / CONFIG).read_text() == text
+
+
+def test_dotted_options_get_one_more_dotted_key(tmp_path):
+    old = (WILD / "dotted-options-nvidia.toml").read_text()
+    root = make_root(tmp_path, old.encode())
+    rb = run_steps(root)
+    assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
+    new = (root / CONFIG).read_text()
+    assert new == old.replace("# the toolkit's wrapper\n", "# the toolkit's wrapper\n  options.SystemdCgroup = true\n")
+    state = tree_state(root)
+    assert all(r.status == UNCHANGED for r in run_steps(root).results.values()) and tree_state(root) == state
+    assert run_steps(root, mode="check").ok()
+

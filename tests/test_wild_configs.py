@@ -124,3 +124,29 @@ def test_dotted_options_get_one_more_dotted_key(tmp_path):
     assert all(r.status == UNCHANGED for r in run_steps(root).results.values()) and tree_state(root) == state
     assert run_steps(root, mode="check").ok()
 
+
+DEFAULT_CRUN = ('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "crun"\n'
+                '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n')
+
+
+def test_a_default_runtime_name_without_its_table_is_refused_not_invented(tmp_path):
+    """containerd's CRI plugin does not load when default_runtime_name names no runtime (1.6's
+    ValidatePluginConfig). The runbook used to write a `crun` table running runc, which hid the mistake."""
+    root = make_root(tmp_path, DEFAULT_CRUN.encode())
+    before = tree_state(root)
+    rb = run_steps(root)
+    refusal = next(p for _, p in rb.refusals())
+    assert (refusal.code, refusal.line, refusal.values["default"]) == ("default.not_a_runtime", 3, "crun")
+    assert "runtimes.crun]" in refusal.fix.en and "runtimes.crun]" in refusal.fix.ko
+    assert _without_lock(tree_state(root)) == _without_lock(before)
+    assert [p.code for p in _problems(run_steps(root, mode="check"), 4)][:1] == ["default.not_a_runtime"]
+
+
+def test_the_deprecated_default_runtime_table_is_a_default(tmp_path):
+    """1.x turns a typed `default_runtime` table into the runtime "default" and makes it the default."""
+    text = ('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.default_runtime]\n'
+            '  runtime_type = "io.containerd.runc.v2"\n')
+    root = make_root(tmp_path, text.encode())
+    rb = run_steps(root)
+    assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
+

@@ -14,7 +14,7 @@ from .edit import default_runtime_name
 from .effective import MERGE_1X, Effective, cri_plugin_id
 from .layout import scan
 from .load import TomlFile
-from .versions import CRI_PLUGIN_NAMES, CRI_RUNTIME_PLUGIN, RUNTIME_TYPE, runtime_path, runtimes_path, \
+from .versions import CRI_PLUGIN_NAMES, CRI_RUNTIME_PLUGIN, MERGES_KEY_BY_KEY, RUNTIME_TYPE, runtime_path, runtimes_path, \
     v2_style_tables_without_version
 from .tables import get_in
 
@@ -247,10 +247,27 @@ def cgroup_disagreement(eff: Effective, p) -> Problem | None:
 
 def default_problem(eff: Effective, p) -> Problem | None:
     default = default_runtime_name(eff.data, eff.version)
-    if default != p.runtime_name:
+    key = runtime_path(eff.version, "x")[:-2] + ("default_runtime_name",)
+    if default == p.runtime_name:
+        path, line = locate(eff, key)
+        return Problem.of("default.is_runtime", path, line, default=default, runtime=p.runtime_name)
+    return _default_not_a_runtime(eff, default, key)
+
+
+def _default_not_a_runtime(eff: Effective, default: str, key: tuple[str, ...]) -> Problem | None:
+    """default_runtime_name names no runtime: containerd's CRI plugin refuses to load (1.6's
+    ValidatePluginConfig, "no corresponding runtime configured in `containerd.runtimes` ..."). A config with no
+    runtimes at all has containerd's built-in runc (2.x, key by key, keeps it whatever the file adds); a version-1/2 `default_runtime` table with a type becomes the
+    runtime "default" and the default (the deprecated form, still read by 1.x)."""
+    runtimes = get_in(eff.data, runtimes_path(eff.version))
+    runtimes = runtimes if isinstance(runtimes, dict) else {}
+    legacy = get_in(eff.data, key[:-1] + ("default_runtime",))
+    builtin = default == "runc" and (not runtimes or eff.version in MERGES_KEY_BY_KEY)  # 2.x keeps it beside others
+    if default in runtimes or builtin or (isinstance(legacy, dict) and legacy.get("runtime_type")):
         return None
-    path, line = locate(eff, runtime_path(eff.version, "x")[:-2] + ("default_runtime_name",))
-    return Problem.of("default.is_runtime", path, line, default=default, runtime=p.runtime_name)
+    path, line = locate(eff, key)
+    return Problem.of("default.not_a_runtime", path, line, default=default, runtimes=", ".join(runtimes) or "-",
+                      header=header_text(eff, runtime_path(eff.version, default)))
 
 
 def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | None = None) -> list[Problem]:

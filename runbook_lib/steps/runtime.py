@@ -9,7 +9,7 @@ from ..containerd.edit import RuntimeWanted, default_runtime_name, plan_runtime,
 from ..containerd.effective import load_effective
 from ..containerd.load import load_toml
 from ..containerd.tables import get_in
-from ..containerd.versions import RUNTIME_TYPE, runtime_path
+from ..containerd.versions import RUNTIME_TYPE, runtime_path, runtimes_path
 from ..findings import Problem
 from ..messages import Msg
 from ..run import Plan
@@ -74,7 +74,7 @@ def plan(run) -> Plan:
         data = {"version": version, **data}
     template, source = template_runtime(eff.data, version, run.wanted)
     default = default_runtime_name(eff.data, version)
-    if default != p.runtime_name and get_in(eff.data, runtime_path(version, default)) is None:
+    if default == "runc" and not get_in(eff.data, runtimes_path(version)):
         # No runtimes in the config means containerd's built-in runc; once any runtime table exists, the
         # built-in one is gone (containerd 1.6, tests/fixtures/broken), so the default is written too.
         base = plan_runtime(text, data, version, RuntimeWanted(default, "", False), {"runtime_type": RUNTIME_TYPE},

@@ -150,3 +150,23 @@ def test_the_deprecated_default_runtime_table_is_a_default(tmp_path):
     rb = run_steps(root)
     assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
 
+
+def test_version_0_is_version_1_in_both_modes(tmp_path):
+    """containerd: "Version 0 is not defined, treated at version 1"; the runbook stopped with a KeyError."""
+    text = 'version = 0\n[plugins.cri.containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n'
+    root = make_root(tmp_path, text.encode())
+    rb = run_steps(root)
+    assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
+    assert "nvidia" in runtimes(root) and run_steps(root, mode="check").ok()
+
+
+@pytest.mark.parametrize("main", ["version = 2\n", "version = 3\n"])
+def test_a_drop_ins_version_is_checked_like_the_main_files(tmp_path, main):
+    """containerd refuses `version = "3"` in any file (Can't convert 3(string) to int): so does the runbook,
+    naming the drop-in and its line, where it used to compare a string with a number (TypeError)."""
+    text = main + 'imports = ["/etc/containerd/conf.d/*.toml"]\n'
+    root = make_root(tmp_path, text.encode(), {"etc/containerd/conf.d/10-x.toml": f'# site\nversion = "{main[-2]}"\n'})
+    rb = run_steps(root)
+    refusal = next(p for _, p in rb.refusals())
+    assert (refusal.path, refusal.line) == ("/etc/containerd/conf.d/10-x.toml", 2)
+    assert "version" in refusal.what.en and refusal.what.ko and refusal.fix.ko

@@ -90,6 +90,8 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
             missing.append(path)
             continue
         f = load_toml(raw, path)
+        if "version" in f.data:  # a drop-in's version is read like the main file's (an error names its line)
+            detect_version(f.data, path=path, empty=f.empty, text=f.text)
         if merge == MERGE_2X and f.data.get("version", 0) > version:
             high, root = read_by(f.data["version"]), read_by(version)
             raise ConfigError(
@@ -104,8 +106,8 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
         files.append(f)
         data = (_merge_1x if merge == MERGE_1X else _merge_2x)(data, f.data)
         pending += _resolve_imports(target, path, f.data, overlay, relative_globs)
-    if merge == MERGE_1X and isinstance(data.get("version"), int):
-        version = data["version"]
+    if merge == MERGE_1X and "version" in data:  # 1.x: a non-zero version of a later file wins; 0 means 1
+        version = detect_version({"version": data["version"]}, path=config_lab_path, empty=False)
     return Effective(main, files, data, version, merge, missing, relative_globs)
 
 

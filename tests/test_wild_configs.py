@@ -170,3 +170,53 @@ def test_a_drop_ins_version_is_checked_like_the_main_files(tmp_path, main):
     refusal = next(p for _, p in rb.refusals())
     assert (refusal.path, refusal.line) == ("/etc/containerd/conf.d/10-x.toml", 2)
     assert "version" in refusal.what.en and refusal.what.ko and refusal.fix.ko
+
+
+K3S = "var/lib/rancher/k3s/agent/etc/containerd"
+K3S_V2 = TEST_DATA / "distro" / "k3s-v2" / "config.toml"
+
+
+def _k3s_root(tmp_path: Path, template: str) -> Path:
+    from distro_helpers import write_root
+    return write_root(tmp_path, {f"{K3S}/config.toml": K3S_V2.read_text(), f"{K3S}/config.toml.tmpl": template})
+
+
+def test_a_k3s_template_with_go_conditionals_is_refused_at_its_line_not_a_traceback(tmp_path):
+    """`{{- if .NodeConfig.AgentConfig.Systemd }}` (k3s's own config, as users copy it from issues) cannot be
+    rendered outside k3s: a ValueError traceback stopped the whole run; now a finding at the action's line."""
+    root = _k3s_root(tmp_path, (WILD / "k3s-config.toml.tmpl").read_text())
+    before = tree_state(root)
+    rb = run_steps(root)
+    refusal = next(p for _, p in rb.refusals())
+    assert (refusal.code, refusal.path, refusal.line, refusal.col) == (
+        "distro.template_unrendered", f"/{K3S}/config.toml.tmpl", 2, 1)
+    assert "{{- if .NodeConfig.AgentConfig.Systemd }}" in refusal.what.en and refusal.what.ko
+    assert "{{ .SystemdCgroup }}" in refusal.fix.en and "{{ .SystemdCgroup }}" in refusal.fix.ko
+    assert _without_lock(tree_state(root)) == _without_lock(before)
+    assert "distro.template_unrendered" in [p.code for p in _problems(run_steps(root, mode="check"), 2)]
+
+
+def test_a_table_the_base_defines_written_again_in_the_template_is_said_of_the_template(tmp_path):
+    """The rendering defines the registry table twice: the finding names the template's line, never "delete
+    line 38" of the generated config.toml (k3s rewrites it at every start)."""
+    template = '{{ template "base" . }}\n\n[plugins."io.containerd.grpc.v1.cri".registry]\n  config_path = "/etc/containerd/certs.d"\n'
+    root = _k3s_root(tmp_path, template)
+    rb = run_steps(root)
+    for _, refusal in rb.refusals():
+        assert refusal.code == "distro.template_renders_invalid", refusal.code
+        assert (refusal.path, refusal.line) == (f"/{K3S}/config.toml.tmpl", 3)
+        assert "registry" in refusal.fix.en and "generated config.toml" in refusal.fix.en and refusal.fix.ko
+    assert (root / K3S / "config.toml.tmpl").read_text() == template
+
+
+def test_a_crlf_k3s_template_gets_crlf_lines(tmp_path):
+    template = ('{{ template "base" . }}\r\n\r\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.crun]\r\n'
+                '  runtime_type = "io.containerd.runc.v2"\r\n')
+    root = _k3s_root(tmp_path, template)
+    rb = run_steps(root)
+    assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
+    new = (root / K3S / "config.toml.tmpl").read_bytes()
+    assert new.startswith(template.encode()) and b"nvidia" in new
+    assert new.count(b"\n") == new.count(b"\r\n")
+    state = tree_state(root)
+    assert all(r.status == UNCHANGED for r in run_steps(root).results.values()) and tree_state(root) == state

@@ -101,3 +101,28 @@ def test_a_version_3_config_under_containerd_1_is_refused_before_writing(contain
     assert "config.version_newer_than_containerd" in [p.code for p in check.results[2].problems]
     nine = [p.code for p in check.results[9].problems]
     assert nine[0] == "containerd.reads.version_unknown" and "containerd.reads.runtime_missing" not in nine, nine
+
+
+K3S = "var/lib/rancher/k3s/agent/etc/containerd"
+
+
+def test_on_a_k3s_template_containerd_is_read_again_after_the_restart(containerd, tmp_path):
+    """k3s writes config.toml from config.toml.tmpl at its next start only: right after apply, containerd's
+    `config dump` of the generated file has no nvidia yet, which step 9 says as a pending restart (a warning),
+    not as "containerd dropped the table". Rendered as k3s does, containerd then reads it."""
+    from runbook_lib.containerd.distro_render import render_rancher_template
+    generated = (FIXTURES / "distro/k3s-v2/config.toml").read_text()
+    root = _root(tmp_path, "", {f"{K3S}/config.toml": generated, f"{K3S}/config.toml.tmpl": '{{ template "base" . }}\n'})
+    (root / CONFIG).unlink()
+    rb = _run(root, containerd_bin=containerd)
+    assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems if p.is_error]
+    nine = rb.results[9].problems
+    assert [(p.code, p.is_error) for p in nine] == [("containerd.reads.not_regenerated", False)]
+    assert "systemctl restart k3s" in nine[0].fix.en and nine[0].fix.ko
+    # k3s restarts: the generated file is the template's rendering
+    template = (root / K3S / "config.toml.tmpl").read_text()
+    (root / K3S / "config.toml").write_text(render_rancher_template(template, generated))
+    check = _run(root, mode="check", containerd_bin=containerd)
+    assert check.ok() and check.results[9].problems == [], [p.what.en for p in check.results[9].problems]
+    got = containerd_reading(containerd, root / K3S / "config.toml", root, "nvidia")
+    assert got["runtime"]["options"]["BinaryName"] == "/usr/bin/nvidia-container-runtime"

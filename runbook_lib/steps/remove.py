@@ -54,8 +54,8 @@ def plan(run) -> Plan:
     p = run.p
     planned: dict[str, bytes] = {}
     retire, notes = [], []
-    for wanted in list(reversed(all_variants(run))) + [run.wanted]:  # the reverse of the order they were added in
-        removal = undo.plan_remove(run.target, p.config_path, wanted, base=planned)
+    for wanted in _removed(run):
+        removal = _plan_removal(run, wanted, planned)
         planned.update({w.lab_path: w.new for w in removal.writes})
         retire += removal.retire
         notes += removal.notes + removal.kept
@@ -70,12 +70,34 @@ def plan(run) -> Plan:
     return out
 
 
+def _removed(run) -> list:
+    """The runtimes to take out, in the reverse of the order they were added in (variants are in-place only)."""
+    return [run.wanted] if run.on_distro else list(reversed(all_variants(run))) + [run.wanted]
+
+
+def _plan_removal(run, wanted, planned: dict[str, bytes]):
+    """On a distribution's route, what distro_edit.py added there (the template block, the drop-in, microk8s's
+    template): the generated file the distribution rewrites holds nothing of the runbook's own."""
+    if run.on_distro:
+        from ..containerd.distro_remove import plan_remove_route
+        return plan_remove_route(run.target, run.route, wanted)
+    return undo.plan_remove(run.target, run.p.config_path, wanted, base=planned)
+
+
+def _left(run, wanted) -> list[Msg]:
+    if run.on_distro:
+        left = _plan_removal(run, wanted, {})
+        return [Msg(f"런북이 더한 것이 아직 있습니다: {run.route.path}", f"what the runbook added is still there: {run.route.path}")] \
+            if left.changed else []
+    return undo.confirm_removed(run.target, run.p.config_path, wanted)
+
+
 def verdict(run) -> list[Problem]:
     left = [Problem(m, Msg("mode=remove 로 다시 실행하거나, 남은 부분을 직접 지우세요.",
                            "run again with mode=remove, or delete what is left by hand."), run.p.config_path,
                     code="remove.still_there")
-            for wanted in [run.wanted] + all_variants(run)
-            for m in undo.confirm_removed(run.target, run.p.config_path, wanted)]
+            for wanted in _removed(run)
+            for m in _left(run, wanted)]
     for lab in run.plans[ID].retire:
         if run.read_bytes(lab) is not None:
             left.append(Problem(Msg(f"지우기로 한 파일이 아직 있습니다: {lab}", f"a file to remove is still there: {lab}"),

@@ -220,3 +220,36 @@ def test_a_crlf_k3s_template_gets_crlf_lines(tmp_path):
     assert new.count(b"\n") == new.count(b"\r\n")
     state = tree_state(root)
     assert all(r.status == UNCHANGED for r in run_steps(root).results.values()) and tree_state(root) == state
+
+
+NVIDIA_CTK = TEST_DATA / "conformance" / "nvidia-ctk"
+DROPIN = "etc/containerd/conf.d/99-nvidia.toml"
+
+
+def _ctk_dropin_root(tmp_path: Path, case: str) -> Path:
+    """A node where nvidia-ctk (1.17+) wrote its drop-in: conf.d/99-nvidia.toml, the runbook's drop-in path too."""
+    return make_root(tmp_path, (NVIDIA_CTK / case / "nvidia-ctk.config.toml").read_bytes(),
+                     {DROPIN: (NVIDIA_CTK / case / "nvidia-ctk.99-nvidia.toml").read_text()})
+
+
+def test_nvidia_ctks_drop_in_that_already_registers_the_runtime_is_left_alone(tmp_path):
+    """layout=dropin rewrote nvidia-ctk's file into the runbook's own (its header and form gone, and a later
+    mode=remove would then retire it); the runtime being registered as wanted, nothing is written now."""
+    root = _ctk_dropin_root(tmp_path, "a_v2_minimal")
+    before = (root / DROPIN).read_bytes()
+    rb = run_steps(root, layout="dropin")
+    assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
+    assert (root / DROPIN).read_bytes() == before and rb.results[2].status == UNCHANGED
+
+
+def test_nvidia_ctks_drop_in_with_another_value_is_not_overwritten(tmp_path):
+    """nvidia-ctk inherited SystemdCgroup = false: the runbook would have to replace another tool's file, so it
+    refuses (in check mode too) and says how to proceed."""
+    root = _ctk_dropin_root(tmp_path, "b_v2_containerd-1.6.20-default")
+    before = tree_state(root)
+    rb = run_steps(root, layout="dropin")
+    refusal = next(p for _, p in rb.refusals())
+    assert (refusal.code, refusal.path, refusal.line) == ("dropin.not_ours", "/" + DROPIN, 1)
+    assert "layout=inplace" in refusal.fix.en and "layout=inplace" in refusal.fix.ko
+    assert _without_lock(tree_state(root)) == _without_lock(before)
+    assert "dropin.not_ours" in [p.code for p in _problems(run_steps(root, mode="check", layout="dropin"), 2)]

@@ -77,6 +77,9 @@ def blockers(eff: Effective, p, *, strays: bool = True) -> list[Problem]:
     out += relative_glob_problems(eff)
     if getattr(p, "layout", "inplace") != "dropin":
         out += inline_table_problems(eff, p)
+    else:
+        from .dropin import foreign_dropin_problems
+        out += foreign_dropin_problems(eff, p)
     return out
 
 

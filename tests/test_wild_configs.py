@@ -253,3 +253,17 @@ def test_nvidia_ctks_drop_in_with_another_value_is_not_overwritten(tmp_path):
     assert "layout=inplace" in refusal.fix.en and "layout=inplace" in refusal.fix.ko
     assert _without_lock(tree_state(root)) == _without_lock(before)
     assert "dropin.not_ours" in [p.code for p in _problems(run_steps(root, mode="check", layout="dropin"), 2)]
+
+
+def test_a_crlf_microk8s_template_keeps_its_line_ends(tmp_path):
+    """The runtime's lines went into a CRLF containerd-template.toml with LF ends (planned on the raw text)."""
+    from distro_helpers import distro_fixture, write_root
+    rel = "var/snap/microk8s/current/args/containerd-template.toml"
+    old = distro_fixture("microk8s/containerd-template.toml").replace("\n", "\r\n").encode()
+    root = write_root(tmp_path, {rel: old})
+    rb = run_steps(root)
+    assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
+    new = (root / rel).read_bytes()
+    assert b"runtimes.nvidia]\r\n" in new and new.count(b"\n") == new.count(b"\r\n")
+    state = tree_state(root)
+    assert all(r.status == UNCHANGED for r in run_steps(root).results.values()) and tree_state(root) == state

@@ -47,12 +47,14 @@ def plan_route(target: Target, route: Route, wanted: RuntimeWanted, *, replace_r
         plan.notes += edit.notes
         if edit.changed_from(template or ""):
             plan.writes.append(plan_write(target, route.path, edit.text.encode(), mode=0o644))
-    elif route.edit == EDIT_PLACEHOLDER_TEMPLATE:
-        template = _text(target, route.path) or ""
+    elif route.edit == EDIT_PLACEHOLDER_TEMPLATE:  # TOML with placeholders: planned like a config, on '\n' text
+        from .load import TomlFile, decode_text
+        raw = read_bytes(target.resolve(route.path))
+        template, bom, crlf = decode_text(raw, route.path) if raw is not None else ("", False, False)
         edit = plan_microk8s_template(template, wanted, lab_path=route.path, replace_runtime=replace_runtime)
         plan.notes += edit.notes
-        if edit.changed_from(template):
-            plan.writes.append(plan_write(target, route.path, edit.text.encode()))
+        if edit.changed_from(template):  # written back with the template's own BOM and line ends
+            plan.writes.append(plan_write(target, route.path, TomlFile(route.path, template, {}, bom, crlf).encode(edit.text)))
     elif route.edit == EDIT_DROPIN_DIR:
         new = plan_dropin_file(route, _text(target, route.config), wanted, replace_runtime=replace_runtime)
         write = plan_write(target, route.path, new, mode=0o644)

@@ -267,3 +267,16 @@ def test_a_crlf_microk8s_template_keeps_its_line_ends(tmp_path):
     assert b"runtimes.nvidia]\r\n" in new and new.count(b"\n") == new.count(b"\r\n")
     state = tree_state(root)
     assert all(r.status == UNCHANGED for r in run_steps(root).results.values()) and tree_state(root) == state
+
+
+def test_an_empty_binary_name_is_said_to_run_plain_runc(tmp_path):
+    """`BinaryName = ""` (runc's value in containerd's default config, left in a copied table) is not "a relative
+    path searched on PATH": the shim runs plain runc, and pods get no GPU."""
+    text = ('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n'
+            '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n'
+            '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n    BinaryName = ""\n    SystemdCgroup = true\n')
+    root = make_root(tmp_path, text.encode())
+    problem = next(p for p in _problems(run_steps(root, mode="check"), 3) if p.code.startswith("options.binary_name"))
+    assert (problem.code, problem.line) == ("options.binary_name.empty", 7)
+    assert "runc" in problem.what.en and "runc" in problem.what.ko
+    assert run_steps(root).ok() and 'BinaryName = "/usr/bin/nvidia-container-runtime"' in (root / CONFIG).read_text()

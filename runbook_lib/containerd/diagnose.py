@@ -324,6 +324,8 @@ def _binary_problems(eff: Effective, p, path, options: dict, opt_hdr: str) -> li
     values = dict(binary=p.binary_name, header=opt_hdr, runtime=p.runtime_name, key="options.BinaryName")
     if binary is None:
         return [Problem.of("options.binary_name.missing", where, line, **values)]
+    if binary == "":  # the runc shim's default: plain runc, not the NVIDIA runtime (containerd's default config)
+        return [Problem.of("options.binary_name.empty", where, line, **values)]
     if not isinstance(binary, str) or not binary.startswith("/"):
         return [Problem.of("options.binary_name.relative", where, line, actual=render.value(binary), **values)]
     if binary != p.binary_name:

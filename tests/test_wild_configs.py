@@ -280,3 +280,20 @@ def test_an_empty_binary_name_is_said_to_run_plain_runc(tmp_path):
     assert (problem.code, problem.line) == ("options.binary_name.empty", 7)
     assert "runc" in problem.what.en and "runc" in problem.what.ko
     assert run_steps(root).ok() and 'BinaryName = "/usr/bin/nvidia-container-runtime"' in (root / CONFIG).read_text()
+
+
+def test_a_site_drop_in_that_redefines_the_runtime_is_the_one_named(tmp_path):
+    """k3s with drop-in folders: the generated file has k3s's own nvidia, and the site's 50-gpu.toml (merged
+    over it, key by key, by containerd 2.x) another binary. The refusal used to quote the generated file's value
+    and call it k3s's; it now names the file and value containerd uses."""
+    from distro_helpers import distro_fixture, write_root
+    site = f"{K3S}/config-v3.toml.d/50-gpu.toml"
+    root = write_root(tmp_path, {f"{K3S}/config.toml": distro_fixture("k3s-v3-dropin/config.toml"), site:
+                                 "version = 3\n[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.nvidia]\n"
+                                 "  runtime_type = 'io.containerd.runc.v2'\n"
+                                 "[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.nvidia.options]\n"
+                                 "  BinaryName = '/opt/gpu/bin/nvidia-container-runtime'\n"})
+    refusal = next(p for _, p in run_steps(root).refusals())
+    assert (refusal.code, refusal.path, refusal.line) == ("runtime-other-binary", "/" + site, 5)
+    assert "/opt/gpu/bin/nvidia-container-runtime" in refusal.what.en and "k3s" not in refusal.values.get("owner", "")
+    assert "another tool or person" in refusal.what.en

@@ -179,15 +179,20 @@ def plan_microk8s_template(text: str, wanted: RuntimeWanted, *, lab_path: str, r
 # --- a drop-in in a folder the generated config imports (k3s/RKE2, k0s) ---------------------------------
 
 
-def plan_dropin_file(route: Route, base: str | None, wanted: RuntimeWanted, *, replace_runtime: bool = False) -> bytes:
+def plan_dropin_file(route: Route, base: str | None, wanted: RuntimeWanted, *, replace_runtime: bool = False,
+                     owner: tuple | None = None) -> bytes:
     """The bytes of the drop-in for a distribution whose containerd (2.x, key-by-key merge) imports a folder:
     only the runtime's table, under the base's version (never above it: containerd 2.3.0-2.3.4 refuse that).
-    ``base``: the config that imports it (to refuse another owner's runtime of that name)."""
+    ``base``: the config that imports it; ``owner``: (merged data, file, line) of the runtime as the other files
+    define it (distro_plan), to refuse another owner's runtime of that name with the value containerd uses."""
     version = route.version or 3
-    if base is not None:
-        data = tomllib.loads(base)
-        f = foreign_runtime(data, version, wanted.name, wanted.binary, defined_in=route.generated or route.config,
-                            line=_line_of(base, _header_re(version, wanted.name)), replace_runtime=replace_runtime)
+    if owner is not None:
+        data, where, line = owner
+    elif base is not None:
+        data, where, line = tomllib.loads(base), route.generated or route.config, _line_of(base, _header_re(version, wanted.name))
+    if owner is not None or base is not None:
+        f = foreign_runtime(data, version, wanted.name, wanted.binary, defined_in=where, line=line,
+                            replace_runtime=replace_runtime)
         if f is not None:
             raise f.error()
     doc = {"version": version}

@@ -297,3 +297,18 @@ def test_a_site_drop_in_that_redefines_the_runtime_is_the_one_named(tmp_path):
     assert (refusal.code, refusal.path, refusal.line) == ("runtime-other-binary", "/" + site, 5)
     assert "/opt/gpu/bin/nvidia-container-runtime" in refusal.what.en and "k3s" not in refusal.values.get("owner", "")
     assert "another tool or person" in refusal.what.en
+
+
+def test_a_default_runtime_without_systemd_cgroup_is_warned_about_like_an_explicit_false(tmp_path):
+    """`systemd_cgroup = true` in the CRI table (the 1.x option people set for the kubelet's systemd driver)
+    does nothing for a runc.v2 runtime: runc without SystemdCgroup runs with false, exactly as if it said so. An
+    explicit false was warned about (differs_from_default), an absent one was not."""
+    text = ('version = 2\n[plugins."io.containerd.grpc.v1.cri"]\n  systemd_cgroup = true\n'
+            '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n')
+    root = make_root(tmp_path, text.encode())
+    rb = run_steps(root)
+    assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
+    for run in (rb, run_steps(root, mode="check")):
+        warned = [p for p in _problems(run, 3) if p.code == "options.systemd_cgroup.default_unset"]
+        assert len(warned) == 1 and not warned[0].is_error and warned[0].line is not None
+        assert "runtimes.runc.options]" in warned[0].fix.en and "systemd_cgroup" in warned[0].why.en

@@ -241,11 +241,26 @@ def cgroup_disagreement(eff: Effective, p) -> Problem | None:
     path = runtime_path(eff.version, p.runtime_name) + ("options", "SystemdCgroup")
     base = get_in(eff.data, runtime_path(eff.version, default) + ("options", "SystemdCgroup"))
     mine = get_in(eff.data, path)
+    if default != p.runtime_name and base is None and mine is True and _runs_runc_v2(eff, default):
+        # not written: the runc shim's default, false (cgroupfs), whatever `systemd_cgroup` the CRI table has
+        where, line = locate(eff, path)
+        return Problem.of("options.systemd_cgroup.default_unset", where, line, runtime=p.runtime_name, default=default,
+                          key="options.SystemdCgroup",
+                          header=header_text(eff, runtime_path(eff.version, default) + ("options",)))
     if default == p.runtime_name or not isinstance(base, bool) or not isinstance(mine, bool) or base is mine:
         return None
     where, line = locate(eff, path)
     return Problem.of("options.systemd_cgroup.differs_from_default", where, line, runtime=p.runtime_name,
                       value=render.value(mine), default=default, base=render.value(base), key="options.SystemdCgroup")
+
+
+def _runs_runc_v2(eff: Effective, name: str) -> bool:
+    """The runtime is the runc shim's (runtime_type io.containerd.runc.v2), or containerd's built-in runc."""
+    runtimes = get_in(eff.data, runtimes_path(eff.version))
+    table = runtimes.get(name) if isinstance(runtimes, dict) else None
+    if table is None:
+        return name == "runc" and not runtimes
+    return isinstance(table, dict) and table.get("runtime_type") == RUNTIME_TYPE
 
 
 def default_problem(eff: Effective, p) -> Problem | None:

@@ -312,3 +312,22 @@ def test_a_default_runtime_without_systemd_cgroup_is_warned_about_like_an_explic
         warned = [p for p in _problems(run, 3) if p.code == "options.systemd_cgroup.default_unset"]
         assert len(warned) == 1 and not warned[0].is_error and warned[0].line is not None
         assert "runtimes.runc.options]" in warned[0].fix.en and "systemd_cgroup" in warned[0].why.en
+
+
+def test_a_file_without_a_final_newline_keeps_it_that_way_and_remove_gives_it_back(tmp_path):
+    """The runtime goes in the middle (after runc's options); the last line used to gain a newline all the same,
+    a byte the user did not ask for, which mode=remove then could not give back."""
+    from helpers import LAB_BASE
+    old = LAB_BASE.read_bytes().rstrip(b"\n")
+    root = make_root(tmp_path, old)
+    assert run_steps(root).ok()
+    new = (root / CONFIG).read_bytes()
+    assert not new.endswith(b"\n") and new.endswith(old.rsplit(b"\n", 1)[1]) and b"runtimes.nvidia]" in new
+    from runbook_lib.params import validate
+    from runbook_lib.run import Run
+    rb = Run(validate(root=str(root), mode="remove")).start()
+    try:
+        rb.run_all()
+    finally:
+        rb.finish()
+    assert (root / CONFIG).read_bytes() == old

@@ -271,7 +271,8 @@ def _deepest_ancestor(layout: Layout, path: tuple[str, ...]) -> Header | None:
 
 
 def _insert_after(layout: Layout, line: int, block: str) -> str:
-    lines = lines_of(layout.lines)
+    # the last line gains a newline only when something goes after it: a file without one keeps it so
+    lines = lines_of(layout.lines) if line + 1 >= len(layout.lines) else list(layout.lines)
     if not lines:
         return block.lstrip("\n")
     return "".join(lines[: line + 1]) + block + "".join(lines[line + 1:])
@@ -335,7 +336,8 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
         notes.append(Msg(f"{shown} 를 추가합니다.", f"add {shown}."))
     text = replace_spans(layout.text, patches)
     if inserts:
-        lines = lines_of(text)
+        lines = text.splitlines(keepends=True)
+        lines = lines_of(lines) if max(inserts) + 1 >= len(lines) else lines  # as in _insert_after
         for after in sorted(inserts, reverse=True):
             lines[after + 1:after + 1] = [ln + "\n" for ln in inserts[after]]
         text = "".join(lines)

@@ -73,7 +73,12 @@ def rendered(run) -> dict[str, bytes]:
     generated = run.read_text(route.generated) or ""
     if has_runtime(generated, run.p):
         return {}  # restarted since: the generated file is the distribution's own rendering of the template
-    return {route.config: distro_render.render_rancher_template(template, generated).encode()}
+    text = distro_render.render_rancher_template(template, generated, path=route.path)
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:  # say it of the template's line, not of the generated file
+        raise distro_render.rendered_error(exc, text, template, route.path, route.generated) from None
+    return {route.config: text.encode()}
 
 
 def has_runtime(text: str, p) -> bool:

@@ -60,3 +60,45 @@ def test_remove_through_papermill(tmp_path):
     run_notebook(root, tmp_path / "removed.ipynb", mode="remove")
     assert (root / CONFIG).read_bytes() == original
 
+
+
+K3S = "var/lib/rancher/k3s/agent/etc/containerd"
+MK8S = "var/snap/microk8s/current/args"
+
+
+def _distro_cases():
+    from distro_helpers import distro_fixture
+    crlf = '{{ template "base" . }}\r\n\r\n[plugins."io.containerd.grpc.v1.cri".registry.mirrors."docker.io"]\r\n  endpoint = ["https://m.local"]\r\n'
+    return {
+        # (files, the route's file the runbook writes, parameters)
+        "k3s-template": ({f"{K3S}/config.toml": distro_fixture("k3s-v3/config.toml"),
+                          f"{K3S}/config-v3.toml.tmpl": distro_fixture("k3s-v3/config-v3.toml.tmpl")},
+                         f"{K3S}/config-v3.toml.tmpl", {}),
+        "k3s-template-crlf": ({f"{K3S}/config.toml": distro_fixture("k3s-v2/config.toml"), f"{K3S}/config.toml.tmpl": crlf},
+                              f"{K3S}/config.toml.tmpl", {}),
+        "k3s-dropin": ({f"{K3S}/config.toml": distro_fixture("k3s-v3-dropin/config.toml")},
+                       f"{K3S}/config-v3.toml.d/99-nvidia.toml", {"replace_runtime": True}),
+        "microk8s": ({f"{MK8S}/containerd-template.toml": distro_fixture("microk8s/containerd-template.toml")},
+                     f"{MK8S}/containerd-template.toml", {}),
+        "k0s": ({"etc/k0s/containerd.toml": distro_fixture("k0s/containerd.toml"), "etc/k0s/containerd.d/.keep": ""},
+                "etc/k0s/containerd.d/nvidia.toml", {}),
+    }
+
+
+@pytest.mark.parametrize("case", ["k3s-template", "k3s-template-crlf", "k3s-dropin", "microk8s", "k0s"])
+def test_remove_on_a_distributions_route_takes_out_what_apply_wrote_there(tmp_path, case):
+    """The remove step used to look only at the file the distribution generates (where the runbook never
+    writes) and said "nothing to remove", leaving the template block or the drop-in in place."""
+    from distro_helpers import write_root
+    files, written, params = _distro_cases()[case]
+    root = write_root(tmp_path, files)
+    original = (root / written).read_bytes() if (root / written).exists() else None
+    applied = run_all(root, **params)
+    assert not any(r.failed for r in applied.values()) and (root / written).read_bytes() != original
+    results = _remove(root, **params)
+    assert results["remove"].status == "changed" and not results["remove"].failed, results["remove"].text()
+    assert ((root / written).read_bytes() if (root / written).exists() else None) == original
+    for rel, content in files.items():
+        assert (root / rel).read_bytes() == (content.encode() if isinstance(content, str) else content), rel
+    again = _remove(root, **params)
+    assert again["remove"].status == "unchanged" and not again["remove"].failed, again["remove"].text()

@@ -136,6 +136,20 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None) ->
     return rows, problems
 
 
+def version_unknown(reading: dict, p, file_version: int | None) -> Problem | None:
+    """The file's version is newer than any the asked containerd knows: `config dump` then shows the newest
+    version it knows (1.x: 2), and the file's newer plugin tables are gone without an error (1.x has no
+    io.containerd.cri.v1.runtime plugin; tests/fixtures/broken/README.md, v2-path-in-v3-file)."""
+    dumped = reading.get("config_version")
+    if file_version is None or not isinstance(dumped, int) or file_version <= dumped:
+        return None
+    from .versions import read_by
+    return Problem.of("containerd.reads.version_unknown", p.config_path, file_version=file_version, dumped=dumped,
+                      containerd_version=reading.get("containerd_version", "?"), runtime=p.runtime_name,
+                      runtimes=", ".join(reading["runtime_names"]) or "-", read_by_ko=read_by(file_version).ko,
+                      read_by_en=read_by(file_version).en, cmd=DUMP_CMD.format(config=p.config_path))
+
+
 _width = display_width
 
 

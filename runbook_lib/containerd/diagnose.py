@@ -15,7 +15,7 @@ from .effective import MERGE_1X, Effective, cri_plugin_id
 from .layout import scan
 from .load import TomlFile
 from .spelling import case_variants
-from .versions import CRI_PLUGIN_NAMES, CRI_RUNTIME_PLUGIN, RUNTIME_TYPE, runtime_path, runtimes_path, \
+from .versions import CRI_PLUGIN_NAMES, CRI_RUNTIME_PLUGIN, MERGES_KEY_BY_KEY, RUNTIME_TYPE, runtime_path, runtimes_path, \
     v2_style_tables_without_version
 from .tables import get_in
 
@@ -75,7 +75,73 @@ def blockers(eff: Effective, p, *, strays: bool = True) -> list[Problem]:
     out += plugin_key_problems(eff, p)
     for missing in eff.missing_imports:
         out.append(Problem.of("config.import_missing", eff.main.lab_path, missing=missing))
+    out += relative_glob_problems(eff)
+    if getattr(p, "layout", "inplace") != "dropin":
+        out += inline_table_problems(eff, p)
+    else:
+        from .dropin import foreign_dropin_problems
+        out += foreign_dropin_problems(eff, p)
     return out
+
+
+def inline_table_problems(eff: Effective, p) -> list[Problem]:
+    """What step 2 would have to add but cannot, because the way is an inline table (edit.inline_table_problem):
+    the runtime's table, or one of the runbook's settings missing from an existing runtime."""
+    from .edit import RuntimeWanted, inline_table_problem
+    path = runtime_path(eff.version, p.runtime_name)
+    owner = owner_file(eff, p.runtime_name)
+    if get_in(eff.data, path) is None:
+        found = inline_table_problem(owner.text, path, owner.lab_path)
+        return [found] if found is not None else []
+    layout = scan(owner.text)
+    for rel, want in RuntimeWanted(p.runtime_name, p.binary_name, p.systemd_cgroup).settings().items():
+        full = path + rel
+        if get_in(owner.data, full) is None and layout.keyvalue(full) is None:
+            found = inline_table_problem(owner.text, full, owner.lab_path, f"{'.'.join(rel)} = {render.value(want)}")
+            if found is not None:
+                return [found]
+    return []
+
+
+def version_line(eff: Effective) -> int | None:
+    """1-based line of the main file's top-level `version` key."""
+    kv = scan(eff.main.text).keyvalue(("version",))
+    return kv.line + 1 if kv is not None and kv.table == () else None
+
+
+def relative_glob_problems(eff: Effective) -> list[Problem]:
+    """A relative glob in `imports` of a version-1/2 config that matches files: containerd 1.6.29+ / 1.7.16+
+    read them from the importing file's folder, older releases (Debian 12's 1.6.20) from their working
+    directory (`/` under systemd), so they silently read none of them. Which runtime containerd gets would
+    depend on its release, so the runbook stops and asks for the absolute path (effective._resolve_imports)."""
+    if eff.merge != MERGE_1X:
+        return []
+    out = []
+    for parent, item, matches in eff.relative_globs:
+        if not matches:
+            continue
+        f = eff.file(parent)
+        line, col = _import_entry_position(f.text, item) if f is not None else (None, None)
+        absolute = posixpath.join(posixpath.dirname(parent), posixpath.normpath(item))
+        out.append(Problem.of("config.import_relative_glob", parent, line, col=col, entry=item, absolute=absolute,
+                              matches=", ".join(matches)))
+    return out
+
+
+def _import_entry_position(text: str, item: str) -> tuple[int | None, int | None]:
+    """1-based (line, column) of an `imports` entry's opening quote, or the imports line."""
+    layout = scan(text)
+    kv = layout.keyvalue(("imports",))
+    if kv is None:
+        return None, None
+    start = kv.value_start
+    for quoted in (render.value(item), f"'{item}'"):
+        at = text.find(quoted, kv.value_start, kv.value_end)
+        if at >= 0:
+            start = at
+            break
+    line = text.count("\n", 0, start)
+    return line + 1, start - (text.rfind("\n", 0, start) + 1) + 1
 
 
 # containerd's own v1 -> v2 plugin renames (v1Migrate), for the fix line of a version-1 key in a newer file.
@@ -176,6 +242,12 @@ def cgroup_disagreement(eff: Effective, p) -> Problem | None:
     path = runtime_path(eff.version, p.runtime_name) + ("options", "SystemdCgroup")
     base = get_in(eff.data, runtime_path(eff.version, default) + ("options", "SystemdCgroup"))
     mine = get_in(eff.data, path)
+    if default != p.runtime_name and base is None and mine is True and _runs_runc_v2(eff, default):
+        # not written: the runc shim's default, false (cgroupfs), whatever `systemd_cgroup` the CRI table has
+        where, line = locate(eff, path)
+        return Problem.of("options.systemd_cgroup.default_unset", where, line, runtime=p.runtime_name, default=default,
+                          key="options.SystemdCgroup",
+                          header=header_text(eff, runtime_path(eff.version, default) + ("options",)))
     if default == p.runtime_name or not isinstance(base, bool) or not isinstance(mine, bool) or base is mine:
         return None
     where, line = locate(eff, path)
@@ -183,26 +255,53 @@ def cgroup_disagreement(eff: Effective, p) -> Problem | None:
                       value=render.value(mine), default=default, base=render.value(base), key="options.SystemdCgroup")
 
 
+def _runs_runc_v2(eff: Effective, name: str) -> bool:
+    """The runtime is the runc shim's (runtime_type io.containerd.runc.v2), or containerd's built-in runc."""
+    runtimes = get_in(eff.data, runtimes_path(eff.version))
+    table = runtimes.get(name) if isinstance(runtimes, dict) else None
+    if table is None:
+        return name == "runc" and not runtimes
+    return isinstance(table, dict) and table.get("runtime_type") == RUNTIME_TYPE
+
+
 def default_problem(eff: Effective, p) -> Problem | None:
     """default_runtime_name names the runtime (every pod would go through it), or no runtime at all: a typo
     such as "rnuc" or "runc " makes containerd's CRI plugin refuse to load ('no corresponding runtime configured
     in containerd.runtimes'). Only the built-in runc, which step 2 writes when it is missing, is not a guess."""
     default = default_runtime_name(eff.data, eff.version)
-    path, line = locate(eff, runtime_path(eff.version, "x")[:-2] + ("default_runtime_name",))
+    key = runtime_path(eff.version, "x")[:-2] + ("default_runtime_name",)
     if default == p.runtime_name:
+        path, line = locate(eff, key)
         return Problem.of("default.is_runtime", path, line, default=default, runtime=p.runtime_name)
-    names = get_in(eff.data, runtimes_path(eff.version))
-    names = sorted(names) if isinstance(names, dict) else []
-    if names and default not in names and default != "runc":
-        guess = _closest(default.strip().lower(), set(names) - {p.runtime_name}, cutoff=0.6) or "runc"
-        return Problem.of("default.not_a_runtime", path, line, default=render.value(default),
-                          runtimes=", ".join(names), fixed=f"default_runtime_name = {render.value(guess)}")
-    key = runtime_path(eff.version, default) + ("options", "BinaryName")
-    if get_in(eff.data, key) == p.binary_name:  # the nvidia binary written into runc's options: every pod runs it
-        where, at = locate(eff, key)
+    wrong = _default_not_a_runtime(eff, default, key, p.runtime_name)
+    if wrong is not None:
+        return wrong
+    binary = runtime_path(eff.version, default) + ("options", "BinaryName")
+    if get_in(eff.data, binary) == p.binary_name:  # the nvidia binary written into runc's options: every pod runs it
+        where, at = locate(eff, binary)
         return Problem.of("default.runs_runtime_binary", where, at, default=default, binary=p.binary_name,
                           header=header_text(eff, runtime_path(eff.version, p.runtime_name) + ("options",)))
     return None
+
+
+def _default_not_a_runtime(eff: Effective, default: str, key: tuple[str, ...], runtime_name: str) -> Problem | None:
+    """default_runtime_name names no runtime: containerd's CRI plugin refuses to load (1.6's
+    ValidatePluginConfig, "no corresponding runtime configured in `containerd.runtimes` ..."). A config with no
+    runtimes at all has containerd's built-in runc (2.x, key by key, keeps it whatever the file adds); a
+    version-1/2 `default_runtime` table with a type becomes the runtime "default" and the default (the deprecated
+    form, still read by 1.x). The fix offers the runtime whose name is closest ("rnuc", "runc " → runc), or the
+    table for the name as written (a crun that was meant but never configured)."""
+    runtimes = get_in(eff.data, runtimes_path(eff.version))
+    runtimes = runtimes if isinstance(runtimes, dict) else {}
+    legacy = get_in(eff.data, key[:-1] + ("default_runtime",))
+    builtin = default == "runc" and (not runtimes or eff.version in MERGES_KEY_BY_KEY)  # 2.x keeps it beside others
+    if default in runtimes or builtin or (isinstance(legacy, dict) and legacy.get("runtime_type")):
+        return None
+    path, line = locate(eff, key)
+    guess = _closest(default.strip().lower(), set(runtimes) - {runtime_name}, cutoff=0.6) or "runc"
+    return Problem.of("default.not_a_runtime", path, line, default=default, runtimes=", ".join(sorted(runtimes)) or "-",
+                      fixed=f"default_runtime_name = {render.value(guess)}",
+                      header=header_text(eff, runtime_path(eff.version, default)))
 
 
 def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | None = None) -> list[Problem]:
@@ -294,6 +393,8 @@ def _binary_problems(eff: Effective, p, path, options: dict, opt_hdr: str) -> li
     values = dict(binary=p.binary_name, header=opt_hdr, runtime=p.runtime_name, key="options.BinaryName")
     if binary is None:
         return [Problem.of("options.binary_name.missing", where, line, **values)]
+    if binary == "":  # the runc shim's default: plain runc, not the NVIDIA runtime (containerd's default config)
+        return [Problem.of("options.binary_name.empty", where, line, **values)]
     if not isinstance(binary, str) or not binary.startswith("/"):
         return [Problem.of("options.binary_name.relative", where, line, actual=render.value(binary), **values)]
     if binary != p.binary_name:

@@ -60,6 +60,8 @@ def plan_rancher_template(route: Route, template: str | None, generated: str | N
     a template can only add tables, so a base table of another owner is always refused."""
     version = route.version or 3
     block = template_block(version, wanted)
+    nl = "\r\n" if template and "\r\n" in template else "\n"  # the appended lines end as the template's do
+    block = block.replace("\n", nl)
     if generated is not None:
         base = tomllib.loads(generated)
         table = get_in(base, runtime_path(version, wanted.name))
@@ -99,19 +101,24 @@ def plan_rancher_template(route: Route, template: str | None, generated: str | N
                              "그 템플릿을 관리하는 쪽의 몫입니다.",
                              f"{route.path} is a full template without the base; only the runtime tables were appended at "
                              "its end, the rest stays its maintainer's."))
-        new = template + ("" if template.endswith("\n") else "\n") + ("\n" if template.strip() else "") + block
+        new = template + ("" if template.endswith("\n") else nl) + (nl if template.strip() else "") + block
         notes.append(Msg(f"템플릿 끝(base 뒤)에 런타임 테이블을 덧붙였습니다: {wanted.name} ({route.path})",
                          f"appended the {wanted.name} runtime tables at the end of {route.path} (after the base)."))
     if generated is not None and BASE_INCLUDE.search(new):
-        check_rendered(new, generated, version, wanted, route.path)
+        check_rendered(new, generated, version, wanted, route.path, generated_path=route.generated)
     return EditPlan(new, notes=notes)
 
 
-def check_rendered(template: str, generated: str, version: int, wanted: RuntimeWanted, lab_path: str) -> dict:
+def check_rendered(template: str, generated: str, version: int, wanted: RuntimeWanted, lab_path: str, *,
+                   generated_path: str = "config.toml") -> dict:
     """Render as k3s does with ``generated`` as the base: the result must read as the base plus the runtime."""
+    text = render_rancher_template(template, generated, path=lab_path)
     try:
-        rendered = tomllib.loads(render_rancher_template(template, generated))
-    except (tomllib.TOMLDecodeError, ValueError) as exc:
+        rendered = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        from .distro_render import rendered_error
+        raise rendered_error(exc, text, template, lab_path, generated_path) from None
+    except ValueError as exc:
         raise ConfigError(Msg(f"템플릿을 k3s 처럼 채워 보면 containerd 가 읽지 못하는 설정이 됩니다: {exc}",
                               f"rendered as k3s renders it, the template gives a config containerd cannot read: {exc}"),
                           Msg("템플릿을 직접 확인하세요.", "check the template by hand."), path=lab_path) from None
@@ -172,15 +179,20 @@ def plan_microk8s_template(text: str, wanted: RuntimeWanted, *, lab_path: str, r
 # --- a drop-in in a folder the generated config imports (k3s/RKE2, k0s) ---------------------------------
 
 
-def plan_dropin_file(route: Route, base: str | None, wanted: RuntimeWanted, *, replace_runtime: bool = False) -> bytes:
+def plan_dropin_file(route: Route, base: str | None, wanted: RuntimeWanted, *, replace_runtime: bool = False,
+                     owner: tuple | None = None) -> bytes:
     """The bytes of the drop-in for a distribution whose containerd (2.x, key-by-key merge) imports a folder:
     only the runtime's table, under the base's version (never above it: containerd 2.3.0-2.3.4 refuse that).
-    ``base``: the config that imports it (to refuse another owner's runtime of that name)."""
+    ``base``: the config that imports it; ``owner``: (merged data, file, line) of the runtime as the other files
+    define it (distro_plan), to refuse another owner's runtime of that name with the value containerd uses."""
     version = route.version or 3
-    if base is not None:
-        data = tomllib.loads(base)
-        f = foreign_runtime(data, version, wanted.name, wanted.binary, defined_in=route.generated or route.config,
-                            line=_line_of(base, _header_re(version, wanted.name)), replace_runtime=replace_runtime)
+    if owner is not None:
+        data, where, line = owner
+    elif base is not None:
+        data, where, line = tomllib.loads(base), route.generated or route.config, _line_of(base, _header_re(version, wanted.name))
+    if owner is not None or base is not None:
+        f = foreign_runtime(data, version, wanted.name, wanted.binary, defined_in=where, line=line,
+                            replace_runtime=replace_runtime)
         if f is not None:
             raise f.error()
     doc = {"version": version}

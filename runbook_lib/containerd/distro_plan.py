@@ -35,6 +35,26 @@ def _text(target: Target, lab_path: str | None) -> str | None:
     return raw.decode("utf-8") if raw is not None else None
 
 
+def _defined_elsewhere(target: Target, route: Route, wanted: RuntimeWanted):
+    """(merged data, file, line) of the runtime as the other files read through the folder define it (the
+    generated config and the site's own drop-ins, merged key by key as containerd 2.x does), without the
+    runbook's drop-in; None when no file defines it or the files cannot be read (the steps say why)."""
+    from ..errors import RunbookError
+    from .diagnose import locate
+    from .effective import load_effective
+    from .tables import get_in
+    from .versions import runtime_path
+    try:
+        eff = load_effective(target, route.config, overlay={route.path: b""})
+    except RunbookError:
+        return None
+    path = runtime_path(route.version or eff.version, wanted.name)
+    if get_in(eff.data, path) is None:
+        return None
+    where, line = locate(eff, path + ("options", "BinaryName"))
+    return eff.data, where, line
+
+
 def plan_route(target: Target, route: Route, wanted: RuntimeWanted, *, replace_runtime: bool = False) -> RoutePlan:
     """The writes for ``route`` (none when nothing changes: a second run plans nothing). Raises FindingError /
     RuntimeOwnedElsewhere / ConfigError before anything is written when the route cannot take the runtime."""
@@ -47,14 +67,17 @@ def plan_route(target: Target, route: Route, wanted: RuntimeWanted, *, replace_r
         plan.notes += edit.notes
         if edit.changed_from(template or ""):
             plan.writes.append(plan_write(target, route.path, edit.text.encode(), mode=0o644))
-    elif route.edit == EDIT_PLACEHOLDER_TEMPLATE:
-        template = _text(target, route.path) or ""
+    elif route.edit == EDIT_PLACEHOLDER_TEMPLATE:  # TOML with placeholders: planned like a config, on '\n' text
+        from .load import TomlFile, decode_text
+        raw = read_bytes(target.resolve(route.path))
+        template, bom, crlf = decode_text(raw, route.path) if raw is not None else ("", False, False)
         edit = plan_microk8s_template(template, wanted, lab_path=route.path, replace_runtime=replace_runtime)
         plan.notes += edit.notes
-        if edit.changed_from(template):
-            plan.writes.append(plan_write(target, route.path, edit.text.encode()))
+        if edit.changed_from(template):  # written back with the template's own BOM and line ends
+            plan.writes.append(plan_write(target, route.path, TomlFile(route.path, template, {}, bom, crlf).encode(edit.text)))
     elif route.edit == EDIT_DROPIN_DIR:
-        new = plan_dropin_file(route, _text(target, route.config), wanted, replace_runtime=replace_runtime)
+        new = plan_dropin_file(route, _text(target, route.config), wanted, replace_runtime=replace_runtime,
+                               owner=_defined_elsewhere(target, route, wanted))
         write = plan_write(target, route.path, new, mode=0o644)
         plan.folder = route.path.rsplit("/", 1)[0]
         if write.changed:

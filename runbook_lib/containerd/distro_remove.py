@@ -50,16 +50,18 @@ def _remove_template_block(target: Target, route: Route, wanted: RuntimeWanted) 
     raw = read_bytes(target.resolve(route.path))
     block = template_block(route.version or 3, wanted)
     text = raw.decode("utf-8") if raw is not None else None
+    nl = "\r\n" if text and "\r\n" in text else "\n"  # distro_edit ends the block's lines as the template's
+    block = block.replace("\n", nl)
     if text is None or block not in text:
         plan.notes.append(Msg("runbook 이 더한 것이 없어 뺄 것이 없습니다.", "nothing the runbook added is there: nothing to remove."))
         return plan
-    if text == CREATED_TEMPLATE + block:
+    if text == CREATED_TEMPLATE.replace("\n", nl) + block:
         plan.retire.append(route.path)
         plan.notes.append(Msg(f"runbook 이 만든 템플릿을 치웁니다 (백업을 남김): {route.path}",
                               f"retiring the template the runbook created (a backup is kept): {route.path}"))
         return plan
     at = text.rindex(block)
-    start = at - 1 if at >= 2 and text[at - 2:at] == "\n\n" else at  # the blank line distro_edit put before it
+    start = at - len(nl) if text[:at].endswith(nl + nl) else at  # the blank line distro_edit put before it
     new = text[:start] + text[at + len(block):]
     plan.writes.append(plan_write(target, route.path, new.encode()))
     plan.notes.append(Msg(f"템플릿에서 runbook 이 덧붙인 런타임 테이블을 뺍니다: {wanted.name} ({route.path})",

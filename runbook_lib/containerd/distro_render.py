@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from ..errors import ConfigError
 from .distro import BASE_INCLUDE, MICROK8S_DATA
 
 # what microk8s puts in (RUNTIME is always runc; RUNTIME_TYPE is runc.v2 on cgroup v2 hosts, v1 otherwise)
@@ -41,15 +42,54 @@ def render_microk8s(text: str, values: dict[str, str] | None = None) -> str:
     return text
 
 
-def render_rancher_template(template: str, base: str, fields: dict[str, str] | None = None) -> str:
+class TemplateUnrendered(ConfigError):
+    """The template has a Go template action the runbook cannot evaluate as k3s would ({{ if ... }}, a field
+    of k3s's own config): the config containerd will read cannot be known, so nothing is judged or written."""
+    code = "distro.template_unrendered"
+
+
+def rendered_error(exc, rendered: str, template: str, path: str, generated: str) -> ConfigError:
+    """A TOML error in the rendering, said of the template: the line the user wrote (usually a table the base
+    already defines, written again after `{{ template "base" . }}`), not a line of the generated file, which
+    k3s rewrites at every start."""
+    from ..findings import words
+    from .toml_errors import toml_error
+    err = toml_error(exc, rendered, generated)
+    bad = rendered.split("\n")[err.line - 1].strip() if err.line and err.line <= rendered.count("\n") + 1 else ""
+    lines = template.replace("\r\n", "\n").split("\n")
+    hits = [i for i, ln in enumerate(lines) if bad and ln.strip() == bad]
+    line = hits[-1] + 1 if hits else None
+    what, fix, _ = words("distro.template_renders_invalid", detail_ko=err.what.ko, detail_en=err.what.en,
+                         generated=generated, shown=bad)
+    return ConfigError(what, fix, path=path, line=line, code="distro.template_renders_invalid",
+                       excerpt=f"{line:>5} | {lines[line - 1]}" if line else None)
+
+
+def _field(name: str) -> re.Pattern:
+    return re.compile(r"\{\{-?\s*" + re.escape(name) + r"\s*-?\}\}")
+
+
+def render_rancher_template(template: str, base: str, fields: dict[str, str] | None = None, *,
+                            path: str | None = None) -> str:
     """``template`` with the base include replaced by ``base`` and the runbook's fields filled, trimmed as
-    k3s's trimEmpty does."""
+    k3s's trimEmpty does. Any other action raises TemplateUnrendered, at its line and column in ``path``."""
     fields = {**K3S_FIELDS, **(fields or {})}
+    rest = BASE_INCLUDE.sub(lambda m: " " * len(m.group(0)), template)
+    for name in fields:
+        rest = _field(name).sub(lambda m: " " * len(m.group(0)), rest)
+    if "{{" in rest:
+        from ..findings import words
+        at = rest.index("{{")
+        line = template.count("\n", 0, at) + 1
+        col = at - (template.rfind("\n", 0, at) + 1) + 1
+        action = template[at:template.find("}}", at) + 2 if "}}" in template[at:] else at + 40]
+        what, fix, _ = words("distro.template_unrendered", action=action, fields=", ".join(
+            ["{{ template \"base\" . }}"] + ["{{ " + n + " }}" for n in fields]))
+        raise TemplateUnrendered(what, fix, path=path, line=line, col=col,
+                                 excerpt=template.splitlines()[line - 1] if template.splitlines() else None)
     out = BASE_INCLUDE.sub(lambda _: base, template)
     for name, value in fields.items():
-        out = re.sub(r"\{\{-?\s*" + re.escape(name) + r"\s*-?\}\}", value, out)
-    if "{{" in out:
-        raise ValueError("the template uses fields this renderer does not fill: " + out[out.index("{{"):][:60])
+        out = _field(name).sub(value, out)
     lines = []
     for line in out.splitlines():
         if line.strip():

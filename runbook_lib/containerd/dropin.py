@@ -58,10 +58,12 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
         replace_runtime = bool(getattr(p, "replace_runtime", False))
     require_not_foreign(eff, wanted.name, wanted.binary, replace_runtime=replace_runtime, target=target)
     path = dropin_path(p.config_path, p.runtime_name)
+    existing = eff.file(path) or _on_disk(target, path)
+    foreign = existing is not None and not existing.text.startswith(MARK)
     if _registered(eff, p):
-        # Already registered correctly (in config.toml, elsewhere, or in our own drop-in, which a person may have
-        # edited as it invites them to: its comments and layout are theirs now): rendering the drop-in again
-        # would change a working node for nothing.
+        # Already registered correctly (in config.toml, elsewhere, in another tool's file at this path, or in our
+        # own drop-in, which a person may have edited as it invites them to: its comments and layout are theirs
+        # now): rendering the drop-in again would change a working node for nothing.
         where = diagnose.locate(eff, runtimes_path(eff.version) + (p.runtime_name,))[0]
         if eff.file(path) is not None:
             return DropinPlan(posixpath.dirname(path), [], Msg(
@@ -71,6 +73,11 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
         return DropinPlan(posixpath.dirname(path), [], Msg(
             f"{p.runtime_name} 런타임이 이미 {where} 에 올바르게 등록되어 있어 드롭인 파일을 쓰지 않습니다.",
             f"the {p.runtime_name} runtime is already registered correctly in {where}, so no drop-in is written."))
+    if foreign:  # another tool's file at the runbook's path (nvidia-ctk writes conf.d/99-nvidia.toml too)
+        from ..findings import words
+        what, fix, _ = words("dropin.not_ours", dropin=path, config=p.config_path, runtime=p.runtime_name)
+        raise ConfigError(what, fix, path=path, line=1, code="dropin.not_ours",
+                          excerpt=(existing.text.splitlines() or [""])[0])
     data, source, notes = dropin_data(eff, wanted, replace_runtime=replace_runtime)
     text = _comment(eff) + render_document(data, render.quote_style(eff.main.text), _indent_step(eff.main.text))
     _verify(text, data, path)
@@ -98,6 +105,32 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
             f"CRI plugin config; from now on, change CRI settings in {path}, not in {p.config_path}."))
     message = Msg(f"드롭인 {path} 에 {p.runtime_name} 런타임을 적습니다.", f"write the {p.runtime_name} runtime to the drop-in {path}.")
     return DropinPlan(posixpath.dirname(path), writes, message, notes)
+
+
+MARK = "# runbook (layout=dropin)"  # the first line of every drop-in the runbook writes (_comment; remove.py)
+
+
+def foreign_dropin_problems(eff: Effective, p) -> list:
+    """layout=dropin, and the drop-in's path holds another tool's file (read through an import) whose runtime is
+    not the one wanted: the plan refuses (plan_dropin), and so does the verdict, with the same finding."""
+    from ..findings import Problem
+    path = dropin_path(p.config_path, p.runtime_name)
+    f = eff.file(path)
+    if f is None or f.text.startswith(MARK) or _registered(eff, p):
+        return []
+    return [Problem.of("dropin.not_ours", path, 1, excerpt=(f.text.splitlines() or [""])[0], dropin=path,
+                       config=p.config_path, runtime=p.runtime_name)]
+
+
+def _on_disk(target: Target, lab_path: str) -> TomlFile | None:
+    """The drop-in's file when it is there but no import reads it (then it is not in the effective config)."""
+    from ..safe_write import read_bytes
+    from .load import decode_text
+    raw = read_bytes(target.resolve(lab_path))
+    if raw is None:
+        return None
+    text, bom, crlf = decode_text(raw, lab_path)
+    return TomlFile(lab_path, text, {}, bom, crlf)
 
 
 def _registered(eff: Effective, p) -> bool:

@@ -92,6 +92,7 @@ def plan_runtime(text: str, data: dict, version: int, wanted: RuntimeWanted, tem
     path = runtime_path(version, wanted.name)
     existing = get_in(data, path)
     if existing is None:
+        _require_open_tables(text, path, lab_path)
         new_text = _insert_runtime(layout, version, wanted.name, template, source_name)
         expected = copy.deepcopy(data)
         set_in(expected, path, template)
@@ -113,6 +114,39 @@ def plan_runtime(text: str, data: dict, version: int, wanted: RuntimeWanted, tem
         plan.notes += variant_notes(text, path + (OPTIONS,), existing.get(OPTIONS) or {}, lab_path)
     _verify(plan.text, expected, lab_path)
     return plan
+
+
+def inline_table_problem(text: str, path: tuple[str, ...], lab_path: str, adding: str | None = None):
+    """A table on the way to ``path`` written as one value (`runtimes = { runc = {...} }`) is closed: TOML
+    allows nothing to be added to an inline table from outside it, so neither a new [section] nor a new key
+    can go there. The finding says where it is and how to write it instead (None when the way is open)."""
+    import tomllib
+    from ..findings import Problem
+    layout = scan(text)
+    for kv in layout.keyvalues:
+        full = kv.full_path()
+        if full != path[:len(full)] or not layout.value_text(kv).startswith("{"):
+            continue
+        line, col = layout.position(layout.text.index(kv.raw_key, layout.line_offsets[kv.line]))
+        quote = render.quote_style(text)
+        try:
+            inner = tomllib.loads("x = " + layout.value_text(kv))["x"]
+        except tomllib.TOMLDecodeError:
+            inner = {}
+        sub = next((k for k, v in inner.items() if isinstance(v, dict)), None)
+        example = full + (sub,) if sub else full
+        return Problem.of("config.inline_table", lab_path, line, col=col, excerpt=layout.lines[kv.line].rstrip("\n"),
+                          table=format_path(full), key=kv.raw_key, adding=adding or f"[{format_path(path)}]",
+                          header=render.header([render.key(p, quote) for p in full]),
+                          example=render.header([render.key(p, quote) for p in example]))
+    return None
+
+
+def _require_open_tables(text: str, path: tuple[str, ...], lab_path: str, adding: str | None = None) -> None:
+    problem = inline_table_problem(text, path, lab_path, adding)
+    if problem is not None:
+        raise ConfigError(problem.what, problem.fix, path=lab_path, line=problem.line, col=problem.col,
+                          code=problem.code, excerpt=problem.excerpt)
 
 
 def _verify(new_text: str, expected: dict, lab_path: str) -> None:
@@ -255,12 +289,6 @@ def _keep_last_line(old: str, new: str, untouched: bool) -> str:
 
 def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: RuntimeWanted,
                     lab_path: str) -> tuple[str, dict, EditPlan]:
-    if layout.keyvalue(path) is not None:
-        raise ConfigError(
-            Msg(f"{'.'.join(path)} 가 한 줄짜리 인라인 테이블로 적혀 있어 안전하게 고칠 수 없습니다.",
-                f"{'.'.join(path)} is written as an inline table, which the runbook does not edit."),
-            Msg("[섹션] 형식의 테이블로 바꿔 적은 뒤 다시 실행하세요.",
-                "rewrite it as [section] tables, then run again."), path=lab_path)
     expected = copy.deepcopy(data)
     patches: list[tuple[int, int, str]] = []   # (start offset, end offset, replacement)
     inserts: dict[int, list[str]] = {}          # after line index -> lines
@@ -281,9 +309,16 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
                         f"correct {'.'.join(rel)} from {layout.value_text(kv)} to {render.value(want)} (line {kv.line + 1}).")
             repairs.append(fixed)
             continue
+        _require_open_tables(layout.text, full, lab_path, shown)  # no key can be added to an inline table
         table_path = path + rel[:-1]
         th = layout.header_for(table_path)
-        if th is not None:
+        dotted = [k for k in layout.keyvalues if k.full_path()[:-1] == table_path and len(k.path) > 1]
+        if th is None and dotted:
+            # the table is written as dotted keys (`options.BinaryName = ...`): one more dotted key beside them
+            last = dotted[-1]
+            prefix = last.raw_key[:last.raw_key.rfind(".") + 1]
+            inserts.setdefault(last.end_line, []).append(f"{last.indent}{prefix}{render.key(rel[-1], quote)} = {render.value(want)}")
+        elif th is not None:
             kvs = [k for k in layout.keyvalues if k.table == th.path]
             after = kvs[-1].end_line if kvs else th.line
             indent = kvs[-1].indent if kvs else th.indent + "  " * bool(th.indent or header and header.indent)

@@ -43,6 +43,9 @@ class Effective:
     version: int
     merge: str
     missing_imports: list[str] = field(default_factory=list)
+    # (importing file, entry as written, what it matches from that file's folder): a relative glob, which
+    # containerd before 1.6.29 / 1.7.16 expands from its working directory instead (see _resolve_imports)
+    relative_globs: list[tuple[str, str, list[str]]] = field(default_factory=list)
 
     def owner_of_plugin(self, plugin_id: str) -> TomlFile:
         """The file whose table containerd uses for a plugin (1.x: the last one that has it)."""
@@ -73,10 +76,10 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
     main = load_toml(raw, config_lab_path)
     version = detect_version(main.data, path=config_lab_path, empty=main.empty, text=main.text)
     merge = merge or (MERGE_2X if version in MERGES_KEY_BY_KEY else MERGE_1X)
-    files, missing = [main], []
+    files, missing, relative_globs = [main], [], []
     data = copy.deepcopy(main.data)
     loaded = {config_lab_path}
-    pending = _resolve_imports(target, config_lab_path, main.data, overlay)
+    pending = _resolve_imports(target, config_lab_path, main.data, overlay, relative_globs)
     while pending:
         path = pending.pop(0)
         if path in loaded:
@@ -87,6 +90,8 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
             missing.append(path)
             continue
         f = load_toml(raw, path)
+        if "version" in f.data:  # a drop-in's version is read like the main file's (an error names its line)
+            detect_version(f.data, path=path, empty=f.empty, text=f.text)
         if merge == MERGE_2X and f.data.get("version", 0) > version:
             high, root = read_by(f.data["version"]), read_by(version)
             raise ConfigError(
@@ -100,10 +105,10 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
                 path=path, line=_top_line(f.text, "version"))
         files.append(f)
         data = (_merge_1x if merge == MERGE_1X else _merge_2x)(data, f.data)
-        pending += _resolve_imports(target, path, f.data, overlay)
-    if merge == MERGE_1X and isinstance(data.get("version"), int):
-        version = data["version"]
-    return Effective(main, files, data, version, merge, missing)
+        pending += _resolve_imports(target, path, f.data, overlay, relative_globs)
+    if merge == MERGE_1X and "version" in data:  # 1.x: a non-zero version of a later file wins; 0 means 1
+        version = detect_version({"version": data["version"]}, path=config_lab_path, empty=False)
+    return Effective(main, files, data, version, merge, missing, relative_globs)
 
 
 def _top_line(text: str, key: str) -> int | None:
@@ -112,7 +117,13 @@ def _top_line(text: str, key: str) -> int | None:
     return kv.line + 1 if kv is not None and kv.table == () else None
 
 
-def _resolve_imports(target: Target, parent: str, data: dict, overlay: dict[str, bytes]) -> list[str]:
+def _resolve_imports(target: Target, parent: str, data: dict, overlay: dict[str, bytes],
+                     relative_globs: list | None = None) -> list[str]:
+    """containerd's resolveImports since 1.6.29 / 1.7.16 (commit 0f2068a70, "Fix config import relative path
+    glob"): a relative entry is joined to the importing file's folder, then expanded when it has a `*` (only
+    `*` makes containerd glob). Before those releases (Debian 12's 1.6.20 among them) a relative glob was
+    expanded from containerd's working directory, `/` under systemd: such entries are recorded in
+    ``relative_globs`` so that the diagnosis can say the two readings differ."""
     imports = data.get("imports") or []
     if not isinstance(imports, list) or not all(isinstance(i, str) for i in imports):
         raise ConfigError(Msg("imports 는 문자열 배열이어야 합니다.", "imports must be an array of strings."),
@@ -123,8 +134,11 @@ def _resolve_imports(target: Target, parent: str, data: dict, overlay: dict[str,
         path = posixpath.normpath(item)
         if not path.startswith("/"):
             path = posixpath.join(posixpath.dirname(parent), path)
-        if "*" in path or "?" in path or "[" in path:
-            out += _glob(target, path, overlay)
+        if "*" in path:
+            matches = _glob(target, path, overlay)
+            if not posixpath.isabs(item) and relative_globs is not None:
+                relative_globs.append((parent, item, matches))
+            out += matches
         else:
             out.append(path)
     return out

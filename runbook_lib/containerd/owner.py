@@ -41,7 +41,8 @@ def looks_like(binary: str, defined_in: str | None = None) -> str:
     """"gpu-operator", "k3s", "rke2", "nvidia-ctk" or "unknown": whose a BinaryName (and the file that
     defines it) looks like."""
     for dist, prefix in zip(("k3s", "rke2"), RANCHER_GENERATED):
-        if defined_in and defined_in.startswith(prefix):
+        # the file k3s/RKE2 generate; a drop-in of the folder it imports (config-v3.toml.d/) is the site's own
+        if defined_in and defined_in.startswith(prefix) and ".toml.d/" not in defined_in:
             return dist
     if binary.startswith(GPU_OPERATOR_DIR + "/"):
         return "gpu-operator"

@@ -52,11 +52,34 @@ def verdict(run) -> list[Problem]:
         eff = run.effective()
         written = get_in(eff.data, runtime_path(eff.version, p.runtime_name))
         file_default = default_runtime_name(eff.data, eff.version)
+        file_version = eff.version
     except RunbookError:
-        written, file_default = None, None
+        written, file_default, file_version = None, None, None
     rows, problems = ask.compare(reading, p, written if isinstance(written, dict) else None, file_default)
     run.readings[ID] = (reading, rows)
+    stale = _not_regenerated(run, reading)
+    if stale is not None:  # containerd was asked about the file the distribution wrote before the template changed
+        return [stale]
+    unknown = ask.version_unknown(reading, p, file_version)
+    if unknown is not None:  # the cause of a missing runtime is known: say it instead of "a misplaced table"
+        problems = [unknown] + [q for q in problems if q.code != "containerd.reads.runtime_missing"]
     return problems
+
+
+def _not_regenerated(run, reading: dict) -> Problem | None:
+    """On a template route (k3s/RKE2 config.toml.tmpl, microk8s containerd-template.toml) the distribution writes
+    the file containerd reads from the template at its next start only: until then `config dump` shows the old
+    file. Steps 1-8 judged the rendering; this says what is pending instead of "containerd dropped the table"."""
+    from ..containerd import distro
+    route = run.route
+    if route is None or route.edit not in (distro.EDIT_GO_TEMPLATE, distro.EDIT_PLACEHOLDER_TEMPLATE):
+        return None
+    if reading["runtime"] is not None or not run._rendered():
+        return None
+    restart = " ".join(route.restart) or "-"
+    return Problem.of("containerd.reads.not_regenerated", run.p.config_path, distro=route.distro, template=route.path,
+                      generated=route.config, restart=restart, runtime=run.p.runtime_name,
+                      runtimes=", ".join(reading["runtime_names"]) or "-")
 
 
 def message(run) -> Msg | None:

@@ -50,7 +50,7 @@ def plan(run) -> Plan:
     moved = repair.move_stray_runtime(eff, p.runtime_name) if p.layout != "dropin" else None
     out = Plan(Msg(f"{p.runtime_name} 런타임이 이미 등록되어 있습니다.", f"the {p.runtime_name} runtime is already registered."),
                subject=diagnose.header_text(eff, runtime_path(eff.version, p.runtime_name)))
-    out.refusals = diagnose.blockers(eff, p, strays=moved is None)
+    out.refusals = diagnose.blockers(eff, p, strays=moved is None) + _newer_than_containerd(run, eff)
     generated = distro.generated_finding(eff.main.text, eff.main.lab_path)
     if generated is not None and run.route.distro == distro.PLAIN:  # a file a distribution rewrites at every start: an edit there is lost
         out.refusals.insert(0, generated)
@@ -74,8 +74,7 @@ def plan(run) -> Plan:
         data = {"version": version, **data}
     template, source = template_runtime(eff.data, version, run.wanted)
     default = default_runtime_name(eff.data, version)
-    if default != p.runtime_name and get_in(eff.data, runtime_path(version, default)) is None \
-            and (default == "runc" or not get_in(eff.data, runtimes_path(version))):  # another name: step 4 refuses
+    if default == "runc" and not get_in(eff.data, runtimes_path(version)):
         # No runtimes in the config means containerd's built-in runc; once any runtime table exists, the
         # built-in one is gone (containerd 1.6, tests/fixtures/broken), so the default is written too.
         base = plan_runtime(text, data, version, RuntimeWanted(default, "", False), {"runtime_type": RUNTIME_TYPE},
@@ -139,9 +138,30 @@ def _dropin(run, eff, out: Plan) -> Plan:
     return out
 
 
+def _newer_than_containerd(run, eff) -> list[Problem]:
+    """A config in a version the node's containerd does not know (version 3 under containerd 1.x): its CRI
+    tables are dropped without an error, so a runtime written there is never read. Asked only where step 9
+    asks (containerd_bin, or containerd on PATH on a real node), from `containerd --version`."""
+    from ..containerd import ask
+    from ..containerd.versions import read_by, version_for_containerd
+    if run.on_distro or eff.main.empty:
+        return []
+    binary, _ = ask.choose_binary(run.p, run.target)
+    if binary is None:
+        return []
+    version = ask.containerd_version(binary)
+    known = version_for_containerd(version) if version != "?" else None
+    if known is None or eff.version <= known:
+        return []
+    return [Problem.of("config.version_newer_than_containerd", eff.main.lab_path, diagnose.version_line(eff),
+                       file_version=eff.version, known=known, containerd_version=version, binary=binary,
+                       read_by_ko=read_by(eff.version).ko, read_by_en=read_by(eff.version).en)]
+
+
 def verdict(run) -> list[Problem]:
     eff = run.effective()
-    problems = diagnose.blockers(eff, run.p) + diagnose.runtime_problems(eff, run.p, part="runtime")
+    problems = (diagnose.blockers(eff, run.p) + _newer_than_containerd(run, eff)
+                + diagnose.runtime_problems(eff, run.p, part="runtime"))
     for pv in variant_params(run):  # each variant is a runtime of its own, judged by the same rules
         problems += diagnose.runtime_problems(eff, pv, part="runtime") + diagnose.runtime_problems(eff, pv, part="options")
     return problems

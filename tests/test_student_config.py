@@ -123,7 +123,7 @@ def test_a_default_runtime_that_names_no_runtime_is_step_4s_one_verdict(tmp_path
     assert failed_steps(results) == [4]  # not also step 5 ("runc  is not listed"), nor a runtime table for it
     assert [p.code for p in results[4].problems] == ["default.not_a_runtime"]
     p = results[4].problems[0]
-    assert p.line == 20 and p.fix.en == 'write that line as: default_runtime_name = "runc"'
+    assert p.line == 20 and p.fix.en.startswith('write that line as: default_runtime_name = "runc";')
     assert not results[2].diff  # step 2 would not write a runtime table named after the typo
     before = tree(root)
     applied = run_all(root)  # apply refuses, before any write: which runtime was meant is a guess

@@ -88,11 +88,17 @@ def _control_in_comment(line: str, col: int) -> bool:
 
 def _comment_start(line: str) -> int:
     """Where the line's comment starts (its '#' outside any string), or the line's length."""
+    return _read_strings(line)[0]
+
+
+def _read_strings(line: str) -> tuple[int, str | None]:
+    """Reads the line's single-line strings: where its comment starts (or the line's length), and the quote a
+    string opened and never closed (None when every string is closed)."""
     quote, i = None, 0
     while i < len(line):
         c = line[i]
         if quote is None and c == "#":
-            return i
+            return i, None
         if quote is None and c in "\"'":
             quote = c
         elif quote == '"' and c == "\\":
@@ -100,7 +106,7 @@ def _comment_start(line: str) -> int:
         elif c == quote:
             quote = None
         i += 1
-    return len(line)
+    return len(line), quote
 
 
 # Characters a Korean input method, a web page or a word processor puts where TOML needs the ASCII one.
@@ -193,19 +199,7 @@ def _within(part: dict, whole: dict) -> bool:
 
 def _unclosed_quote(line: str) -> str | None:
     """The quote character a single-line string on this line opened and never closed."""
-    quote, i = None, 0
-    while i < len(line):
-        c = line[i]
-        if quote is None and c == "#":
-            break
-        if quote is None and c in "\"'":
-            quote = c
-        elif quote == '"' and c == "\\":
-            i += 1
-        elif c == quote:
-            quote = None
-        i += 1
-    return quote
+    return _read_strings(line)[1]
 
 
 def _duplicate(text: str, line: int) -> tuple[str, int] | None:

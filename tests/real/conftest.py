@@ -23,3 +23,12 @@ def pytest_runtest_makereport(item, call):
             f"{realenv.REQUIRE_ENV}=1 인데 실제 프로그램 테스트가 건너뛰어졌습니다 / "
             f"a real-program test was skipped while {realenv.REQUIRE_ENV}=1: {report.longrepr}"
         )
+
+
+@pytest.fixture(scope="module")
+def containerd():
+    """containerd 1.6's binary, for the tests that run it as root inside a mount namespace of their own
+    (`unshare -m`), so what it reads is the test's root and nothing of the machine's."""
+    realenv.need_root()
+    realenv.need_program("unshare")
+    return realenv.need_program("containerd")

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-import realenv
 from paths import BROKEN, GOOD_CONFIG
 from runbook_lib.containerd.verify import ContainerdRejected, containerd_reading
 from runbook_lib.params import validate
@@ -48,13 +47,6 @@ CASES = {
 WORDS = {REJECTS: ("reject",), DROPS: ("drop", "ignore", "does not look"), STRING: ("string",)}
 KEPT_KEY = {"default-is-nvidia": "default_runtime_name", "binaryname-relative": "binaryname",
             "systemdcgroup-mismatch": "systemdcgroup", "cri-disabled": "disabled_plugins"}
-
-
-@pytest.fixture(scope="module")
-def containerd():
-    realenv.need_root()
-    realenv.need_program("unshare")
-    return realenv.need_program("containerd")
 
 
 def root_with(tmp_path: Path, source: Path) -> Path:

@@ -17,13 +17,6 @@ pytestmark = pytest.mark.real
 CONFIG = "etc/containerd/config.toml"
 
 
-@pytest.fixture(scope="module")
-def containerd():
-    realenv.need_root()
-    realenv.need_program("unshare")
-    return realenv.need_program("containerd")
-
-
 def _table(record) -> str:
     (title, table), = record["evidence"].items()
     assert title.startswith("containerd 1.") and "config dump" in title  # containerd's own version, asked

@@ -4,7 +4,6 @@ from pathlib import Path
 
 import pytest
 
-import realenv
 from paths import BROKEN, GOOD_CONFIG
 from runbook_lib.containerd.verify import ContainerdRejected, containerd_reading
 
@@ -17,13 +16,6 @@ DROP_IN = """version = 2
     BinaryName = "/usr/bin/{name}"
     SystemdCgroup = true
 """
-
-
-@pytest.fixture
-def containerd():
-    realenv.need_root()
-    realenv.need_program("unshare")
-    return realenv.need_program("containerd")
 
 
 def _mounts():

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-import realenv
 from paths import FIXTURES
 from runbook_lib.containerd.ask import containerd_version
 from runbook_lib.containerd.verify import containerd_reading
@@ -19,13 +18,6 @@ from runbook_lib.run import Run
 WILD = FIXTURES / "wild"
 CONFIG = "etc/containerd/config.toml"
 REGISTRY = "etc/containerd/conf.d/10-registry.toml"
-
-
-@pytest.fixture(scope="module")
-def containerd():
-    realenv.need_root()
-    realenv.need_program("unshare")
-    return realenv.need_program("containerd")
 
 
 def _root(tmp_path: Path, config: str, files: dict[str, str] | None = None) -> Path:

@@ -118,10 +118,20 @@ class _NotInThisMode:
 class Runbook(Run):
     """The run context, with what the cells use to show their work."""
 
+    replaced = False  # set when the validation cell starts another run in this kernel (see start())
+
+    def _current(self) -> None:
+        """A cell of a run that a later nb.start ended (its lock released) must not write or judge: the student
+        re-ran the validation cell, it stopped (a bad value, a refusal), and `rb` still names the old run."""
+        if self.replaced:
+            p = Problem.of("notebook.run_replaced")
+            raise RunbookError(p.what, p.fix, code=p.code)
+
     # --- the plan and the write --------------------------------------------------------------------
 
     def plan(self, step_id: str) -> PlanView:
         """The plan made for this step before anything was written (the preflight's)."""
+        self._current()
         if step_id not in self.plans:  # mode=remove has its own steps: the removal was shown at the top
             return PlanView(self, _NotInThisMode, Plan(_NotInThisMode.TITLE))
         step = self.step(step_id)
@@ -131,6 +141,7 @@ class Runbook(Run):
 
     def write(self, plan: PlanView) -> None:
         """Apply mode: write what the plan says (backup first, then an atomic rename). Check mode: nothing."""
+        self._current()
         if plan.step is _NotInThisMode:
             return
         result = self.commit(plan.step)
@@ -215,6 +226,7 @@ class Runbook(Run):
 
     @contextmanager
     def expect(self, step_id: str, path: str | None = None):
+        self._current()
         if step_id not in self.plans:  # mode=remove: nothing of this step is judged
             try:
                 yield Expect(self, step_id, path)
@@ -260,6 +272,7 @@ class Runbook(Run):
 
     def restart(self) -> None:
         """The restart section: commit (apply mode, real node, asked), then its verdict."""
+        self._current()
         step = self.step("restart")
         self.commit(step)
         show(self.verdict(step))
@@ -273,8 +286,13 @@ def start(**params) -> Runbook:
         # (an explicit root that does not exist stays an error: it is probably a typo)
         from .params import default_lab_root
         default_lab_root().mkdir(parents=True, exist_ok=True)
+    global _run
+    if _run is not None:  # the validation cell run again in this kernel: that run ends, and releases its lock
+        _run.finish()     # (else this start would wait for the lock this very kernel holds)
+        _run.replaced, _run = True, None
     rb = Runbook(validate(**params))
     rb.start()
+    _run = rb
     _display({"text/plain": f"root = {rb.target.root}  mode = {rb.p.mode}  runtime = {rb.p.runtime_name}",
               "text/html": f"<p><b>root</b> <code>{html.escape(str(rb.target.root))}</code> · <b>mode</b> {rb.p.mode} · "
                            f"<b>runtime</b> {html.escape(rb.p.runtime_name)}</p>"})
@@ -342,6 +360,8 @@ def show(result: StepResult, checks: Expect | None = None) -> None:
 
 def summary(rb: Run, *, final: bool = True) -> None:
     """The last cell: the only reliable proof in an archived notebook that the run reached the end."""
+    if isinstance(rb, Runbook):
+        rb._current()
     results = [rb.results[k] for k in sorted(rb.results, key=str)]
     record = {"ok": rb.ok() and not rb.refused, "final": final, "mode": rb.p.mode, "root": str(rb.target.root),
               "refused": rb.refused, "runbook_version": __import__("runbook_lib").__version__,
@@ -354,6 +374,8 @@ def summary(rb: Run, *, final: bool = True) -> None:
 
 def finish(rb: Run) -> None:
     """Release the lock; in check mode, fail the run when any step failed, with every finding shown."""
+    if isinstance(rb, Runbook):
+        rb._current()
     rb.finish()
     failed = rb.failed_steps()
     if failed:
@@ -366,6 +388,7 @@ def finish(rb: Run) -> None:
             "every step ran and passed (the summary is at the bottom).")
 
 
+_run: Runbook | None = None  # this kernel's run, from the last nb.start (JupyterLab keeps the kernel between runs)
 _status_id: str | None = None  # the display id of this run's status box (one run at a time per kernel)
 
 

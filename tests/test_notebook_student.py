@@ -1,0 +1,58 @@
+"""notebooks/run.ipynb as a student uses it in JupyterLab: one kernel that lives on between runs, cells run
+one by one, re-run, or run again after a parameter was edited (tests/student_kernel.py drives a real kernel)."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import put_course_fixture, tree_state
+from student_kernel import Student
+
+
+@pytest.fixture
+def student():
+    s = Student()
+    yield s
+    s.close()
+
+
+def params(root, **more) -> str:
+    return "\n".join([f"root = {str(root)!r}"] + [f"{k} = {v!r}" for k, v in more.items()])
+
+
+def test_running_the_validation_cell_again_starts_a_new_run_at_once(student, tmp_path):
+    # the student edits the parameters cell and runs it and the validation cell again: the kernel still holds
+    # the first run's lock, which must not make the new run wait for it (it waited 600 s, then failed)
+    put_course_fixture(tmp_path)
+    student.cell("params")
+    student.run(params(tmp_path))
+    assert student.cell("start")[1] is None
+    assert student.cell("prepare")[1] is None
+    student.run(params(tmp_path, systemd_cgroup=False))
+    shown, error = student.cell("start", timeout=20)
+    assert error is None, shown
+    assert "mode = apply" in shown
+    assert student.run("print(rb.p.systemd_cgroup)")[0].strip() == "False"
+    for step in ("runtime", "runtime?", "options", "options?"):
+        shown, error = student.cell(step)
+        assert error is None, shown
+    assert "SystemdCgroup = false" in (tmp_path / "etc/containerd/config.toml").read_text()
+
+
+def test_a_cell_of_the_run_a_failed_validation_ended_writes_nothing_and_says_so(student, tmp_path):
+    # the validation cell run again stops on a bad value: `rb` still names the earlier run, whose lock is gone;
+    # its cells must write nothing, and say to run from the validation cell, in both languages
+    put_course_fixture(tmp_path)
+    student.cell("params")
+    student.run(params(tmp_path))
+    student.cell("start")
+    student.run("mode = 'chek'")
+    shown, error = student.cell("start")
+    assert error == "ParameterError" and "chek" in shown
+    before = tree_state(tmp_path)
+    for name in ("prepare", "prepare?", "runtime", "summary"):
+        shown, error = student.cell(name)
+        assert error == "RunbookError", shown
+        assert "이전 실행" in shown and "an earlier run" in shown and "nb.start" in shown
+        assert "Traceback" not in shown and "runbook_lib" not in shown
+    assert tree_state(tmp_path) == before

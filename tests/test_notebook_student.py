@@ -56,3 +56,27 @@ def test_a_cell_of_the_run_a_failed_validation_ended_writes_nothing_and_says_so(
         assert "이전 실행" in shown and "an earlier run" in shown and "nb.start" in shown
         assert "Traceback" not in shown and "runbook_lib" not in shown
     assert tree_state(tmp_path) == before
+
+
+def test_a_check_cell_run_again_after_a_fix_by_hand_says_what_the_disk_holds_now(student, tmp_path):
+    # step 3's check fails on SystemdCgroup = "true"; the student fixes the file by hand and runs only that check
+    # cell again: it passed, yet still said FAILED with the old finding's words
+    put_course_fixture(tmp_path)
+    student.cell("params")
+    student.run(params(tmp_path))
+    for name in ("start", "prepare", "prepare?", "runtime", "runtime?", "options"):
+        assert student.cell(name)[1] is None, name
+    config = tmp_path / "etc/containerd/config.toml"
+    good = config.read_text()
+    config.write_text(good.replace('SystemdCgroup = true\n\n    [plugins."io.containerd.grpc.v1.cri".cni]',
+                                   'SystemdCgroup = "true"\n\n    [plugins."io.containerd.grpc.v1.cri".cni]'))
+    shown, error = student.cell("options?")
+    assert error == "StepFailed" and "[FAILED] 3." in shown and 'SystemdCgroup is the string "true"' in shown
+    config.write_text(good)
+    shown, error = student.cell("options?")
+    assert error is None, shown
+    assert "[FAILED]" not in shown and "the string" not in shown
+    for name in ("default", "default?", "parse", "parse?"):
+        assert student.cell(name)[1] is None, name
+    shown, _ = student.run("nb.summary(rb)")
+    assert "failed" not in shown.split("요약 / summary", 1)[1], shown

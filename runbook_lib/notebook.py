@@ -108,6 +108,11 @@ class PlanView:
         return f"<div>{body}</div>" + (colour_diff(self.diff) if self.diff else "")
 
 
+class OutOfOrder(Feedback):
+    """A cell run before the write cell of its own or an earlier step (JupyterLab): nothing is written or judged,
+    and the run is not stopped."""
+
+
 class _NotInThisMode:
     """The stand-in step of a section that a mode does not run (the apply steps in mode=remove)."""
     NUMBER = ID = "-"
@@ -127,6 +132,28 @@ class Runbook(Run):
             p = Problem.of("notebook.run_replaced")
             raise RunbookError(p.what, p.fix, code=p.code)
 
+    def _unwritten(self, step, *, own: bool) -> object | None:
+        """Apply mode: every plan was made on the state the earlier steps' writes leave, so a step's cells wait for
+        those writes. The first step before this one (or this one too, for its check cell) with something to write
+        whose write cell has not run yet."""
+        if self.p.check_only:
+            return None
+        for s in self.steps:
+            if s.ID == step.ID and not own:
+                return None
+            if self.plans[s.ID].changed and s.NUMBER not in self.results:
+                return s
+            if s.ID == step.ID:
+                return None
+        return None
+
+    def _out_of_order(self, pending, checks: Expect | None = None) -> OutOfOrder:
+        p = Problem.of("notebook.out_of_order", step=pending.NUMBER, title_ko=pending.TITLE.ko, title_en=pending.TITLE.en)
+        lines = [f"✗ {p.what.ko}", f"  {p.what.en}", f"  고치기: {p.fix.ko}", f"  fix: {p.fix.en}"]
+        if checks and checks.checks:  # what the disk holds now, as the cell's assertions read it
+            lines = ["확인 / checks (지금 디스크에 있는 것 / what the disk holds now)", checks.text(), ""] + lines
+        return OutOfOrder(f"run step {pending.NUMBER} first", "\n".join(lines))
+
     # --- the plan and the write --------------------------------------------------------------------
 
     def plan(self, step_id: str) -> PlanView:
@@ -144,14 +171,24 @@ class Runbook(Run):
         self._current()
         if plan.step is _NotInThisMode:
             return
+        pending = self._unwritten(plan.step, own=False)
+        if pending is not None:
+            raise self._out_of_order(pending)
+        earlier = self.results.get(plan.step.NUMBER)
+        before = list(earlier.files) if earlier else []  # the cell run again: only what this time wrote is shown
+        made = [d for d in plan.plan.dirs if not self.is_dir(d)]
         result = self.commit(plan.step)
         if self.p.check_only:
             _display({"text/plain": "check 모드: 아무것도 쓰지 않습니다. / check mode: nothing is written."})
             return
-        done = [f["path"] for f in result.files if f["action"] == "written"]
-        made = [d for d in plan.plan.dirs]
+        done = [f["path"] for f in result.files if f["action"] == "written" and f not in before]
+        backup = [f["path"] for f in result.files if f["action"] == "backup" and f not in before]
+        made = [d for d in made if self.is_dir(d)]
         lines = ([f"만든 폴더 / created: {', '.join(made)}"] if made else []) + \
-                [f"썼습니다 / written: {p}" for p in done] + ([f"백업 / backup: {result.backup}"] if result.backup else [])
+                [f"썼습니다 / written: {p}" for p in done] + [f"백업 / backup: {p}" for p in backup]
+        for p in (p for p in result.problems if p.code == "write.failed"):  # the check cell below stops the run
+            lines += [f"✗ 쓰지 못했습니다 / not written: {p.what.ko}", f"  {p.what.en}"] + \
+                     ([f"  고치기: {p.fix.ko}", f"  fix: {p.fix.en}"] if p.fix else [])
         _display({"text/plain": "\n".join(lines) or "바꿀 것이 없어 쓰지 않았습니다 (unchanged). / nothing to change (unchanged)."})
 
     # --- reading back, as a student would -----------------------------------------------------------
@@ -236,6 +273,13 @@ class Runbook(Run):
             return
         step = self.step(step_id)
         checks = Expect(self, step_id, path or self.plans[step_id].subject)
+        pending = self._unwritten(step, own=True)
+        if pending is not None:  # the check cell run before a write cell: the assertions, then what to run first
+            try:
+                yield checks
+            except RunbookError:
+                pass
+            raise self._out_of_order(pending, checks)
         raised: list[Problem] = []
         try:
             yield checks

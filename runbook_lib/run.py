@@ -323,6 +323,11 @@ class Run:
                                      "sha256": sha256(read_bytes(moved))})
         if hasattr(step, "act"):  # a step that acts on the node rather than on files (the restart)
             step.act(self, result)
+        if result.status == UNCHANGED and self._committed.get(step.NUMBER, (None,))[0] == CHANGED:
+            # the write cell run again (JupyterLab): what this run wrote the first time is still what it changed
+            earlier = self.results[step.NUMBER]
+            result.status, result.backup = CHANGED, earlier.backup
+            result.files = earlier.files + [f for f in result.files if f not in earlier.files]
         self._keep(result)
         return result
 

@@ -80,3 +80,46 @@ def test_a_check_cell_run_again_after_a_fix_by_hand_says_what_the_disk_holds_now
         assert student.cell(name)[1] is None, name
     shown, _ = student.run("nb.summary(rb)")
     assert "failed" not in shown.split("요약 / summary", 1)[1], shown
+
+
+def test_cells_run_before_the_write_cells_they_follow_write_nothing_and_say_which_cell_to_run(student, tmp_path):
+    # a check cell run before its write cell wrote the step itself (from inside the check) and then failed its
+    # own assertions, read before that write; a write cell run before step 1's said "unchanged" for a write that
+    # failed. Each now writes nothing, shows what the disk holds, names the cell to run first, and the run goes on.
+    put_course_fixture(tmp_path)
+    student.cell("params")
+    student.run(params(tmp_path))
+    student.cell("start")
+    before = tree_state(tmp_path)
+    for name in ("runtime?", "runtime", "prepare?"):
+        shown, error = student.cell(name)
+        assert error == "OutOfOrder", shown
+        assert "1단계" in shown and "step 1" in shown and "rb.write(plan)" in shown, shown
+        assert "unchanged" not in shown and "Traceback" not in shown
+    assert "(없음 / missing)" in student.cell("runtime?")[0]  # the assertion, as the disk answers it now
+    assert tree_state(tmp_path) == before
+    for name in ("prepare", "prepare?", "runtime", "runtime?", "options", "options?"):
+        shown, error = student.cell(name)
+        assert error is None, shown
+    assert "[CHANGED] 2." in shown or "[UNCHANGED] 3." in shown
+
+
+def test_a_write_cell_run_twice_says_unchanged_and_the_run_still_says_what_it_changed(student, tmp_path):
+    put_course_fixture(tmp_path)
+    student.cell("params")
+    student.run(params(tmp_path))
+    student.cell("start")
+    first, _ = student.cell("prepare")
+    assert "created" in first and "written: /etc/containerd/config.toml" in first
+    again, error = student.cell("prepare")
+    assert error is None and "nothing to change (unchanged)" in again
+    assert "created" not in again and "written:" not in again  # no folder was made the second time
+    student.cell("runtime")
+    config = tmp_path / "etc/containerd/config.toml"
+    written = config.read_bytes()
+    backups = sorted(config.parent.glob("config.toml.runbook-backup-*"))
+    again, error = student.cell("runtime")
+    assert error is None and "nothing to change (unchanged)" in again and "backup" not in again
+    assert config.read_bytes() == written and sorted(config.parent.glob("config.toml.runbook-backup-*")) == backups
+    shown, error = student.cell("runtime?")
+    assert error is None and "[CHANGED] 2." in shown  # this run did change it: the summary must say so

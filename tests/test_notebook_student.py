@@ -123,3 +123,24 @@ def test_a_write_cell_run_twice_says_unchanged_and_the_run_still_says_what_it_ch
     assert config.read_bytes() == written and sorted(config.parent.glob("config.toml.runbook-backup-*")) == backups
     shown, error = student.cell("runtime?")
     assert error is None and "[CHANGED] 2." in shown  # this run did change it: the summary must say so
+
+
+def test_a_file_edited_by_hand_after_the_plan_is_not_overwritten_and_the_cell_says_to_plan_again(student, tmp_path):
+    put_course_fixture(tmp_path)
+    student.cell("params")
+    student.run(params(tmp_path))
+    for name in ("start", "prepare", "prepare?"):
+        student.cell(name)
+    config = tmp_path / "etc/containerd/config.toml"
+    config.write_text(config.read_text().replace('"overlayfs"', '"native"'))
+    edited = config.read_bytes()
+    shown, error = student.cell("runtime")
+    assert config.read_bytes() == edited
+    assert "unchanged" not in shown  # it said "nothing to change (unchanged)" for a write that did not happen
+    assert "not written" in shown and "the file changed after the plan was made: /etc/containerd/config.toml" in shown
+    assert str(tmp_path) not in shown.split("not written", 1)[1] and "nb.start" in shown
+    student.cell("start")  # as the fix says: the plan made again from the file as it is now
+    for name in ("prepare", "prepare?", "runtime", "runtime?"):
+        shown, error = student.cell(name)
+        assert error is None, shown
+    assert '"native"' in config.read_text() and "runtimes.nvidia]" in config.read_text()

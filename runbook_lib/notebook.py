@@ -125,6 +125,12 @@ class Runbook(Run):
 
     replaced = False  # set when the validation cell starts another run in this kernel (see start())
 
+    def _locked(self) -> None:
+        """Apply mode: a run that a failed check or an early summary cell stopped released its lock; a student who
+        goes on (after a fix, in JupyterLab) writes under the lock again."""
+        if not self.p.check_only and self._lock is not None and self._lock.fd is None:
+            self._lock.acquire()
+
     def _current(self) -> None:
         """A cell of a run that a later nb.start ended (its lock released) must not write or judge: the student
         re-ran the validation cell, it stopped (a bad value, a refusal), and `rb` still names the old run."""
@@ -177,6 +183,7 @@ class Runbook(Run):
         earlier = self.results.get(plan.step.NUMBER)
         before = list(earlier.files) if earlier else []  # the cell run again: only what this time wrote is shown
         made = [d for d in plan.plan.dirs if not self.is_dir(d)]
+        self._locked()
         result = self.commit(plan.step)
         if self.p.check_only:
             _display({"text/plain": "check 모드: 아무것도 쓰지 않습니다. / check mode: nothing is written."})
@@ -318,6 +325,7 @@ class Runbook(Run):
         """The restart section: commit (apply mode, real node, asked), then its verdict."""
         self._current()
         step = self.step("restart")
+        self._locked()
         self.commit(step)
         show(self.verdict(step))
 
@@ -407,13 +415,27 @@ def summary(rb: Run, *, final: bool = True) -> None:
     if isinstance(rb, Runbook):
         rb._current()
     results = [rb.results[k] for k in sorted(rb.results, key=str)]
-    record = {"ok": rb.ok() and not rb.refused, "final": final, "mode": rb.p.mode, "root": str(rb.target.root),
-              "refused": rb.refused, "runbook_version": __import__("runbook_lib").__version__,
+    missing = not_run(rb) if final else []
+    record = {"ok": rb.ok() and not rb.refused and not missing, "final": final, "mode": rb.p.mode,
+              "root": str(rb.target.root), "refused": rb.refused, "runbook_version": __import__("runbook_lib").__version__,
               "params": rb.p.as_dict(), "steps": [r.as_record() for r in results]}
+    if missing:
+        record["not_run"] = missing
     text = summary_text(results)
     head = "요약 / summary" if final else "멈추기 전까지의 요약 / summary up to the stop"
+    late = ""
+    if missing:  # the summary cell run early (JupyterLab): this table is not the end of the run
+        p = Problem.of("notebook.not_run", steps=", ".join(map(str, missing)))
+        late = f"✗ {p.what.ko}\n  {p.what.en}\n  고치기: {p.fix.ko}\n  fix: {p.fix.en}"
+        text += "\n" + late
     _display({SUMMARY_MIME: record, "text/plain": f"{head}\n{text}",
-              "text/html": f"<h4>{head}</h4>" + summary_html(results, ok=record["ok"], mode=rb.p.mode)})
+              "text/html": f"<h4>{head}</h4>" + summary_html(results, ok=record["ok"], mode=rb.p.mode)
+              + (f"<pre>{html.escape(late)}</pre>" if late else "")})
+
+
+def not_run(rb: Run) -> list:
+    """The steps whose cells have not run yet (a step of a refused run has its refusal as its result)."""
+    return [s.NUMBER for s in rb.steps if s.NUMBER not in rb.results]
 
 
 def finish(rb: Run) -> None:
@@ -421,6 +443,12 @@ def finish(rb: Run) -> None:
     if isinstance(rb, Runbook):
         rb._current()
     rb.finish()
+    missing = not_run(rb)
+    if missing:
+        p = Problem.of("notebook.not_run", steps=", ".join(map(str, missing)))
+        _status(rb, "failed", p.what.ko, p.what.en)
+        raise StepFailed(f"steps not run: {', '.join(map(str, missing))}",
+                         f"{p.what.ko}\n{p.what.en}\n고치기: {p.fix.ko}\nfix: {p.fix.en}")
     failed = rb.failed_steps()
     if failed:
         numbers = ", ".join(str(r.step) for r in failed)

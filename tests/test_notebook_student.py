@@ -144,3 +144,42 @@ def test_a_file_edited_by_hand_after_the_plan_is_not_overwritten_and_the_cell_sa
         shown, error = student.cell(name)
         assert error is None, shown
     assert '"native"' in config.read_text() and "runtimes.nvidia]" in config.read_text()
+
+
+def held(root) -> bool:
+    """Whether some process holds the root's lock (the kernel's), tried from this one."""
+    import fcntl
+    import os
+    fd = os.open(root / "run/lock/nvidia-runtime-runbook.lock", os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def test_the_summary_cell_run_early_does_not_say_the_run_finished_and_going_on_takes_the_lock_again(student, tmp_path):
+    # run after step 1 only, the last cell said "[FINISHED] every step ran and passed" and recorded ok: true,
+    # then released the lock, and the student's next write cells wrote without it
+    put_course_fixture(tmp_path)
+    student.cell("params")
+    student.run(params(tmp_path))
+    for name in ("start", "prepare", "prepare?"):
+        student.cell(name)
+    assert held(tmp_path)
+    shown, error = student.cell("summary")
+    assert error == "StepFailed", shown
+    assert "FINISHED" not in shown and "every step ran and passed" not in shown
+    assert "2, 3, 4, 5, 6, 7, 8, 9, restart" in shown and "아직 셀을 실행하지 않은 단계" in shown
+    assert student.run("from runbook_lib.notebook import not_run; print(not_run(rb))")[0].strip().startswith("[2, 3")
+    assert not held(tmp_path)
+    assert student.cell("runtime")[1] is None
+    assert held(tmp_path)  # the student went on: the write is under the lock again
+    for name in list(student.cells)[5:-1]:
+        shown, error = student.cell(name)
+        assert error is None, (name, shown)
+    shown, error = student.cell("summary")
+    assert error is None and "[FINISHED]" in shown and "아직" not in shown, shown
+    assert not held(tmp_path)

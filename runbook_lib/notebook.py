@@ -124,6 +124,7 @@ class Runbook(Run):
     """The run context, with what the cells use to show their work."""
 
     replaced = False  # set when the validation cell starts another run in this kernel (see start())
+    given: dict = {}  # the parameters as the validation cell passed them
 
     def _locked(self) -> None:
         """Apply mode: a run that a failed check or an early summary cell stopped released its lock; a student who
@@ -136,6 +137,10 @@ class Runbook(Run):
         re-ran the validation cell, it stopped (a bad value, a refusal), and `rb` still names the old run."""
         if self.replaced:
             p = Problem.of("notebook.run_replaced")
+            raise RunbookError(p.what, p.fix, code=p.code)
+        changes = _edited(self.given)
+        if changes:  # the parameters cell run again without the validation cell: the run has the old values
+            p = Problem.of("notebook.params_changed", changes=", ".join(changes))
             raise RunbookError(p.what, p.fix, code=p.code)
 
     def _unwritten(self, step, *, own: bool) -> object | None:
@@ -343,6 +348,7 @@ def start(**params) -> Runbook:
         _run.finish()     # (else this start would wait for the lock this very kernel holds)
         _run.replaced, _run = True, None
     rb = Runbook(validate(**params))
+    rb.given = dict(params)
     rb.start()
     _run = rb
     _display({"text/plain": f"root = {rb.target.root}  mode = {rb.p.mode}  runtime = {rb.p.runtime_name}",
@@ -372,6 +378,30 @@ def start(**params) -> Runbook:
                   "text/html": PlanView(rb, removal, rb.plans["remove"])._repr_html_()})
         show(rb.run(removal))
     return rb
+
+
+def _edited(given: dict) -> list[str]:
+    """The parameters whose value in the kernel (the parameters cell, run again) is not the one the run started
+    with, as `name: old → new`. Outside a kernel there is no parameters cell: nothing."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - ipykernel is a dependency
+        return []
+    shell = get_ipython()
+    if shell is None:
+        return []
+    ns, out = shell.user_ns, []
+    for name, value in given.items():
+        now = ns.get(name, value)
+        if now != value or type(now) is not type(value):
+            out.append(f"{name} {_as_typed(value)} → {_as_typed(now)}")
+    return out
+
+
+def _as_typed(value) -> str:
+    """A parameter's value as the parameters cell spells it ("apply", True), not as a Python repr."""
+    import json
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(value)
 
 
 def refusal_text(rb: Run) -> str:

@@ -183,3 +183,24 @@ def test_the_summary_cell_run_early_does_not_say_the_run_finished_and_going_on_t
     shown, error = student.cell("summary")
     assert error is None and "[FINISHED]" in shown and "아직" not in shown, shown
     assert not held(tmp_path)
+
+
+def test_a_parameter_edited_without_the_validation_cell_stops_the_cells_and_says_to_run_it(student, tmp_path):
+    # the student changes mode and runtime_name and runs the parameters cell, then goes on below: the run still
+    # had the old values, so step 2 wrote the nvidia runtime in apply mode while the cells read "gpu"
+    put_course_fixture(tmp_path)
+    student.cell("params")
+    student.run(params(tmp_path))
+    for name in ("start", "prepare", "prepare?"):
+        student.cell(name)
+    student.run("runtime_name = 'gpu'\nmode = 'check'")
+    before = tree_state(tmp_path)
+    for name in ("runtime", "runtime?", "summary"):
+        shown, error = student.cell(name)
+        assert error == "RunbookError", shown
+        assert 'mode "apply" → "check"' in shown and 'runtime_name "nvidia" → "gpu"' in shown and "nb.start" in shown
+        assert "파라미터 셀의 값이" in shown and "'" not in shown.split("→")[0][-12:]
+    assert tree_state(tmp_path) == before
+    student.run("runtime_name = 'nvidia'\nmode = 'apply'")  # back to the values the run started with
+    for name in ("runtime", "runtime?"):
+        assert student.cell(name)[1] is None, name

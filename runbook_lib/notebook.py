@@ -13,6 +13,7 @@ by the archive, `runbook summary` and grading), HTML for people, and text/plain 
 from __future__ import annotations
 
 import html
+import json
 import uuid
 from contextlib import contextmanager
 
@@ -143,6 +144,15 @@ class Runbook(Run):
             p = Problem.of("notebook.params_changed", changes=", ".join(changes))
             raise RunbookError(p.what, p.fix, code=p.code)
 
+    def _known(self, step_id: str) -> None:
+        """A step name that no mode has (a typo in a cell) is said so, not taken for a step of another mode."""
+        from .steps import REMOVE_STEPS, STEPS
+        names = [s.ID for s in STEPS] + [s.ID for s in REMOVE_STEPS if s not in STEPS]
+        if step_id not in names:
+            p = Problem.of("notebook.unknown_step", step=json.dumps(step_id, ensure_ascii=False) if isinstance(step_id, str)
+                           else str(step_id), steps=", ".join(names))
+            raise RunbookError(p.what, p.fix, code=p.code)
+
     def _unwritten(self, step, *, own: bool) -> object | None:
         """Apply mode: every plan was made on the state the earlier steps' writes leave, so a step's cells wait for
         those writes. The first step before this one (or this one too, for its check cell) with something to write
@@ -170,6 +180,7 @@ class Runbook(Run):
     def plan(self, step_id: str) -> PlanView:
         """The plan made for this step before anything was written (the preflight's)."""
         self._current()
+        self._known(step_id)
         if step_id not in self.plans:  # mode=remove has its own steps: the removal was shown at the top
             return PlanView(self, _NotInThisMode, Plan(_NotInThisMode.TITLE))
         step = self.step(step_id)
@@ -276,6 +287,7 @@ class Runbook(Run):
     @contextmanager
     def expect(self, step_id: str, path: str | None = None):
         self._current()
+        self._known(step_id)
         if step_id not in self.plans:  # mode=remove: nothing of this step is judged
             try:
                 yield Expect(self, step_id, path)

@@ -204,3 +204,15 @@ def test_a_parameter_edited_without_the_validation_cell_stops_the_cells_and_says
     student.run("runtime_name = 'nvidia'\nmode = 'apply'")  # back to the values the run started with
     for name in ("runtime", "runtime?"):
         assert student.cell(name)[1] is None, name
+
+
+def test_a_misspelt_step_name_in_a_cell_is_said_so_not_taken_for_remove_mode(student, tmp_path):
+    put_course_fixture(tmp_path)
+    student.cell("params")
+    student.run(params(tmp_path))
+    student.cell("start")
+    for code in ('rb.plan("runtim")', 'with rb.expect("runtim") as expect:\n    pass'):
+        shown, error = student.run(code)
+        assert error == "RunbookError", shown
+        assert 'there is no step "runtim"' in shown and "runtime, options" in shown and "그런 단계는 없습니다" in shown
+        assert "remove 모드에서는" not in shown

@@ -296,7 +296,10 @@ class Runbook(Run):
             _display({"text/plain": f"{_NotInThisMode.TITLE.ko}\n{_NotInThisMode.TITLE.en}"})
             return
         step = self.step(step_id)
-        checks = Expect(self, step_id, path or self.plans[step_id].subject)
+        subject = self.plans[step_id].subject
+        if not (subject and subject.startswith("/") and " " not in subject):
+            subject = self.p.config_path  # a table header or a command is no file: the findings name the config
+        checks = Expect(self, step_id, path or subject)
         pending = self._unwritten(step, own=True)
         if pending is not None:  # the check cell run before a write cell: the assertions, then what to run first
             try:

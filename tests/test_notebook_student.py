@@ -216,3 +216,17 @@ def test_a_misspelt_step_name_in_a_cell_is_said_so_not_taken_for_remove_mode(stu
         assert error == "RunbookError", shown
         assert 'there is no step "runtim"' in shown and "runtime, options" in shown and "그런 단계는 없습니다" in shown
         assert "remove 모드에서는" not in shown
+
+
+def test_a_failed_assertion_of_a_cell_names_the_file_not_a_table_header_in_brackets(student, tmp_path):
+    # a student's own assertion in step 3's cell: its finding was placed at
+    # "[[plugins...runtimes.nvidia.options]]", an array-of-tables header in TOML, not a place in a file
+    put_course_fixture(tmp_path)
+    student.cell("params")
+    student.run(params(tmp_path))
+    for name in ("start", "prepare", "prepare?", "runtime", "runtime?", "options"):
+        student.cell(name)
+    shown, error = student.run('with rb.expect("options") as expect:\n    expect.equal(nvidia, "options.BinaryName", "/x")')
+    assert error == "StepFailed"
+    assert "✗ [/etc/containerd/config.toml] 확인이 실패했습니다: options.BinaryName" in shown, shown
+    assert "[[" not in shown

@@ -345,6 +345,9 @@ class Runbook(Run):
         """The restart section: commit (apply mode, real node, asked), then its verdict."""
         self._current()
         step = self.step("restart")
+        pending = self._unwritten(step, own=False)
+        if pending is not None:  # run early, it would decide on a config not written yet ("no restart needed")
+            raise self._out_of_order(pending)
         self._locked()
         self.commit(step)
         show(self.verdict(step))

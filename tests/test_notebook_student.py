@@ -230,3 +230,14 @@ def test_a_failed_assertion_of_a_cell_names_the_file_not_a_table_header_in_brack
     assert error == "StepFailed"
     assert "✗ [/etc/containerd/config.toml] 확인이 실패했습니다: options.BinaryName" in shown, shown
     assert "[[" not in shown
+
+
+def test_the_restart_cell_run_before_the_steps_decides_nothing_and_says_which_cell_to_run(student, tmp_path):
+    put_course_fixture(tmp_path)
+    student.cell("params")
+    student.run(params(tmp_path))
+    for name in ("start", "prepare", "prepare?"):
+        student.cell(name)
+    shown, error = student.cell("restart")
+    assert error == "OutOfOrder" and "step 2" in shown and "2단계" in shown, shown
+    assert student.run("print('restart' in rb.results)")[0].strip() == "False"

@@ -241,3 +241,14 @@ def test_the_restart_cell_run_before_the_steps_decides_nothing_and_says_which_ce
     shown, error = student.cell("restart")
     assert error == "OutOfOrder" and "step 2" in shown and "2단계" in shown, shown
     assert student.run("print('restart' in rb.results)")[0].strip() == "False"
+
+
+def test_a_step_cell_run_first_in_a_fresh_kernel_says_to_run_the_cells_above_it(student, tmp_path):
+    # JupyterLab opens the notebook and the student runs a step's cell first, or the validation cell refused:
+    # `rb` is not defined, and the kernel showed a NameError traceback
+    shown, error = student.cell("runtime")
+    assert error == "NameError"
+    assert "rb" in shown and "nb.start" in shown and "아직" in shown and "Run All Above" in shown
+    assert "Traceback" not in shown and "NameError" not in shown, shown
+    shown, error = student.run("undefined_thing + 1")  # any other name: IPython's own traceback, as always
+    assert error == "NameError" and "undefined_thing" in shown and "nb.start" not in shown

@@ -400,7 +400,7 @@ def start(**params) -> Runbook:
 
 def _edited(given: dict) -> list[str]:
     """The parameters whose value in the kernel (the parameters cell, run again) is not the one the run started
-    with, as `name: old → new`. Outside a kernel there is no parameters cell: nothing."""
+    with, as `name old → new`. Outside a kernel there is no parameters cell: nothing."""
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - ipykernel is a dependency
@@ -418,7 +418,6 @@ def _edited(given: dict) -> list[str]:
 
 def _as_typed(value) -> str:
     """A parameter's value as the parameters cell spells it ("apply", True), not as a Python repr."""
-    import json
     return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(value)
 
 

@@ -134,6 +134,12 @@ def launch() -> None:
     class RunbookKernelApp(IPKernelApp):
         kernel_class = RunbookKernel
 
+        def init_shell(self):
+            super().init_shell()
+            if self.shell is not None:  # a cell run before the cells above it: what to run, not a NameError
+                from .kernel_names import install
+                install(self.shell)
+
     RunbookKernelApp.launch_instance()
     _shut_down_cleanly = True  # launch_instance returned: the kernel was asked to shut down and did
 

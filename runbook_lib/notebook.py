@@ -13,6 +13,7 @@ by the archive, `runbook summary` and grading), HTML for people, and text/plain 
 from __future__ import annotations
 
 import html
+import json
 import uuid
 from contextlib import contextmanager
 
@@ -108,6 +109,11 @@ class PlanView:
         return f"<div>{body}</div>" + (colour_diff(self.diff) if self.diff else "")
 
 
+class OutOfOrder(Feedback):
+    """A cell run before the write cell of its own or an earlier step (JupyterLab): nothing is written or judged,
+    and the run is not stopped."""
+
+
 class _NotInThisMode:
     """The stand-in step of a section that a mode does not run (the apply steps in mode=remove)."""
     NUMBER = ID = "-"
@@ -118,10 +124,63 @@ class _NotInThisMode:
 class Runbook(Run):
     """The run context, with what the cells use to show their work."""
 
+    replaced = False  # set when the validation cell starts another run in this kernel (see start())
+    given: dict = {}  # the parameters as the validation cell passed them
+
+    def _locked(self) -> None:
+        """Apply mode: a run that a failed check or an early summary cell stopped released its lock; a student who
+        goes on (after a fix, in JupyterLab) writes under the lock again."""
+        if not self.p.check_only and self._lock is not None and self._lock.fd is None:
+            self._lock.acquire()
+
+    def _current(self) -> None:
+        """A cell of a run that a later nb.start ended (its lock released) must not write or judge: the student
+        re-ran the validation cell, it stopped (a bad value, a refusal), and `rb` still names the old run."""
+        if self.replaced:
+            p = Problem.of("notebook.run_replaced")
+            raise RunbookError(p.what, p.fix, code=p.code)
+        changes = _edited(self.given)
+        if changes:  # the parameters cell run again without the validation cell: the run has the old values
+            p = Problem.of("notebook.params_changed", changes=", ".join(changes))
+            raise RunbookError(p.what, p.fix, code=p.code)
+
+    def _known(self, step_id: str) -> None:
+        """A step name that no mode has (a typo in a cell) is said so, not taken for a step of another mode."""
+        from .steps import REMOVE_STEPS, STEPS
+        names = [s.ID for s in STEPS] + [s.ID for s in REMOVE_STEPS if s not in STEPS]
+        if step_id not in names:
+            p = Problem.of("notebook.unknown_step", step=json.dumps(step_id, ensure_ascii=False) if isinstance(step_id, str)
+                           else str(step_id), steps=", ".join(names))
+            raise RunbookError(p.what, p.fix, code=p.code)
+
+    def _unwritten(self, step, *, own: bool) -> object | None:
+        """Apply mode: every plan was made on the state the earlier steps' writes leave, so a step's cells wait for
+        those writes. The first step before this one (or this one too, for its check cell) with something to write
+        whose write cell has not run yet."""
+        if self.p.check_only:
+            return None
+        for s in self.steps:
+            if s.ID == step.ID and not own:
+                return None
+            if self.plans[s.ID].changed and s.NUMBER not in self.results:
+                return s
+            if s.ID == step.ID:
+                return None
+        return None
+
+    def _out_of_order(self, pending, checks: Expect | None = None) -> OutOfOrder:
+        p = Problem.of("notebook.out_of_order", step=pending.NUMBER, title_ko=pending.TITLE.ko, title_en=pending.TITLE.en)
+        lines = [f"✗ {p.what.ko}", f"  {p.what.en}", f"  고치기: {p.fix.ko}", f"  fix: {p.fix.en}"]
+        if checks and checks.checks:  # what the disk holds now, as the cell's assertions read it
+            lines = ["확인 / checks (지금 디스크에 있는 것 / what the disk holds now)", checks.text(), ""] + lines
+        return OutOfOrder(f"run step {pending.NUMBER} first", "\n".join(lines))
+
     # --- the plan and the write --------------------------------------------------------------------
 
     def plan(self, step_id: str) -> PlanView:
         """The plan made for this step before anything was written (the preflight's)."""
+        self._current()
+        self._known(step_id)
         if step_id not in self.plans:  # mode=remove has its own steps: the removal was shown at the top
             return PlanView(self, _NotInThisMode, Plan(_NotInThisMode.TITLE))
         step = self.step(step_id)
@@ -131,16 +190,28 @@ class Runbook(Run):
 
     def write(self, plan: PlanView) -> None:
         """Apply mode: write what the plan says (backup first, then an atomic rename). Check mode: nothing."""
+        self._current()
         if plan.step is _NotInThisMode:
             return
+        pending = self._unwritten(plan.step, own=False)
+        if pending is not None:
+            raise self._out_of_order(pending)
+        earlier = self.results.get(plan.step.NUMBER)
+        before = list(earlier.files) if earlier else []  # the cell run again: only what this time wrote is shown
+        made = [d for d in plan.plan.dirs if not self.is_dir(d)]
+        self._locked()
         result = self.commit(plan.step)
         if self.p.check_only:
             _display({"text/plain": "check 모드: 아무것도 쓰지 않습니다. / check mode: nothing is written."})
             return
-        done = [f["path"] for f in result.files if f["action"] == "written"]
-        made = [d for d in plan.plan.dirs]
+        done = [f["path"] for f in result.files if f["action"] == "written" and f not in before]
+        backup = [f["path"] for f in result.files if f["action"] == "backup" and f not in before]
+        made = [d for d in made if self.is_dir(d)]
         lines = ([f"만든 폴더 / created: {', '.join(made)}"] if made else []) + \
-                [f"썼습니다 / written: {p}" for p in done] + ([f"백업 / backup: {result.backup}"] if result.backup else [])
+                [f"썼습니다 / written: {p}" for p in done] + [f"백업 / backup: {p}" for p in backup]
+        for p in (p for p in result.problems if p.code == "write.failed"):  # the check cell below stops the run
+            lines += [f"✗ 쓰지 못했습니다 / not written: {p.what.ko}", f"  {p.what.en}"] + \
+                     ([f"  고치기: {p.fix.ko}", f"  fix: {p.fix.en}"] if p.fix else [])
         _display({"text/plain": "\n".join(lines) or "바꿀 것이 없어 쓰지 않았습니다 (unchanged). / nothing to change (unchanged)."})
 
     # --- reading back, as a student would -----------------------------------------------------------
@@ -215,6 +286,8 @@ class Runbook(Run):
 
     @contextmanager
     def expect(self, step_id: str, path: str | None = None):
+        self._current()
+        self._known(step_id)
         if step_id not in self.plans:  # mode=remove: nothing of this step is judged
             try:
                 yield Expect(self, step_id, path)
@@ -223,7 +296,17 @@ class Runbook(Run):
             _display({"text/plain": f"{_NotInThisMode.TITLE.ko}\n{_NotInThisMode.TITLE.en}"})
             return
         step = self.step(step_id)
-        checks = Expect(self, step_id, path or self.plans[step_id].subject)
+        subject = self.plans[step_id].subject
+        if not (subject and subject.startswith("/") and " " not in subject):
+            subject = self.p.config_path  # a table header or a command is no file: the findings name the config
+        checks = Expect(self, step_id, path or subject)
+        pending = self._unwritten(step, own=True)
+        if pending is not None:  # the check cell run before a write cell: the assertions, then what to run first
+            try:
+                yield checks
+            except RunbookError:
+                pass
+            raise self._out_of_order(pending, checks)
         raised: list[Problem] = []
         try:
             yield checks
@@ -260,7 +343,12 @@ class Runbook(Run):
 
     def restart(self) -> None:
         """The restart section: commit (apply mode, real node, asked), then its verdict."""
+        self._current()
         step = self.step("restart")
+        pending = self._unwritten(step, own=False)
+        if pending is not None:  # run early, it would decide on a config not written yet ("no restart needed")
+            raise self._out_of_order(pending)
+        self._locked()
         self.commit(step)
         show(self.verdict(step))
 
@@ -273,8 +361,14 @@ def start(**params) -> Runbook:
         # (an explicit root that does not exist stays an error: it is probably a typo)
         from .params import default_lab_root
         default_lab_root().mkdir(parents=True, exist_ok=True)
+    global _run
+    if _run is not None:  # the validation cell run again in this kernel: that run ends, and releases its lock
+        _run.finish()     # (else this start would wait for the lock this very kernel holds)
+        _run.replaced, _run = True, None
     rb = Runbook(validate(**params))
+    rb.given = dict(params)
     rb.start()
+    _run = rb
     _display({"text/plain": f"root = {rb.target.root}  mode = {rb.p.mode}  runtime = {rb.p.runtime_name}",
               "text/html": f"<p><b>root</b> <code>{html.escape(str(rb.target.root))}</code> · <b>mode</b> {rb.p.mode} · "
                            f"<b>runtime</b> {html.escape(rb.p.runtime_name)}</p>"})
@@ -302,6 +396,29 @@ def start(**params) -> Runbook:
                   "text/html": PlanView(rb, removal, rb.plans["remove"])._repr_html_()})
         show(rb.run(removal))
     return rb
+
+
+def _edited(given: dict) -> list[str]:
+    """The parameters whose value in the kernel (the parameters cell, run again) is not the one the run started
+    with, as `name old → new`. Outside a kernel there is no parameters cell: nothing."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - ipykernel is a dependency
+        return []
+    shell = get_ipython()
+    if shell is None:
+        return []
+    ns, out = shell.user_ns, []
+    for name, value in given.items():
+        now = ns.get(name, value)
+        if now != value or type(now) is not type(value):
+            out.append(f"{name} {_as_typed(value)} → {_as_typed(now)}")
+    return out
+
+
+def _as_typed(value) -> str:
+    """A parameter's value as the parameters cell spells it ("apply", True), not as a Python repr."""
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(value)
 
 
 def refusal_text(rb: Run) -> str:
@@ -342,19 +459,43 @@ def show(result: StepResult, checks: Expect | None = None) -> None:
 
 def summary(rb: Run, *, final: bool = True) -> None:
     """The last cell: the only reliable proof in an archived notebook that the run reached the end."""
+    if isinstance(rb, Runbook):
+        rb._current()
     results = [rb.results[k] for k in sorted(rb.results, key=str)]
-    record = {"ok": rb.ok() and not rb.refused, "final": final, "mode": rb.p.mode, "root": str(rb.target.root),
-              "refused": rb.refused, "runbook_version": __import__("runbook_lib").__version__,
+    missing = not_run(rb) if final else []
+    record = {"ok": rb.ok() and not rb.refused and not missing, "final": final, "mode": rb.p.mode,
+              "root": str(rb.target.root), "refused": rb.refused, "runbook_version": __import__("runbook_lib").__version__,
               "params": rb.p.as_dict(), "steps": [r.as_record() for r in results]}
+    if missing:
+        record["not_run"] = missing
     text = summary_text(results)
     head = "요약 / summary" if final else "멈추기 전까지의 요약 / summary up to the stop"
+    late = ""
+    if missing:  # the summary cell run early (JupyterLab): this table is not the end of the run
+        p = Problem.of("notebook.not_run", steps=", ".join(map(str, missing)))
+        late = f"✗ {p.what.ko}\n  {p.what.en}\n  고치기: {p.fix.ko}\n  fix: {p.fix.en}"
+        text += "\n" + late
     _display({SUMMARY_MIME: record, "text/plain": f"{head}\n{text}",
-              "text/html": f"<h4>{head}</h4>" + summary_html(results, ok=record["ok"], mode=rb.p.mode)})
+              "text/html": f"<h4>{head}</h4>" + summary_html(results, ok=record["ok"], mode=rb.p.mode)
+              + (f"<pre>{html.escape(late)}</pre>" if late else "")})
+
+
+def not_run(rb: Run) -> list:
+    """The steps whose cells have not run yet (a step of a refused run has its refusal as its result)."""
+    return [s.NUMBER for s in rb.steps if s.NUMBER not in rb.results]
 
 
 def finish(rb: Run) -> None:
     """Release the lock; in check mode, fail the run when any step failed, with every finding shown."""
+    if isinstance(rb, Runbook):
+        rb._current()
     rb.finish()
+    missing = not_run(rb)
+    if missing:
+        p = Problem.of("notebook.not_run", steps=", ".join(map(str, missing)))
+        _status(rb, "failed", p.what.ko, p.what.en)
+        raise StepFailed(f"steps not run: {', '.join(map(str, missing))}",
+                         f"{p.what.ko}\n{p.what.en}\n고치기: {p.fix.ko}\nfix: {p.fix.en}")
     failed = rb.failed_steps()
     if failed:
         numbers = ", ".join(str(r.step) for r in failed)
@@ -366,6 +507,7 @@ def finish(rb: Run) -> None:
             "every step ran and passed (the summary is at the bottom).")
 
 
+_run: Runbook | None = None  # this kernel's run, from the last nb.start (JupyterLab keeps the kernel between runs)
 _status_id: str | None = None  # the display id of this run's status box (one run at a time per kernel)
 
 

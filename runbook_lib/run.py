@@ -64,6 +64,7 @@ class Run:
         self.steps = REMOVE_STEPS if params.removing else STEPS
         self.plans: dict[str, Plan] = {}
         self.results: dict[int | str, StepResult] = {}
+        self._committed: dict[int | str, tuple] = {}  # each step's (status, message) as its commit left them
         self.written: list[str] = []            # lab paths this run wrote (the restart decision reads it)
         self._overlay: dict[str, bytes] | None = None
         self._lock: RootLock | None = None
@@ -289,7 +290,7 @@ class Run:
         if self.p.check_only and plan.changed:  # check mode speaks of what apply *would* do
             result.message = Msg(f"apply 모드라면 이렇게 합니다: {plan.message.ko}", f"apply mode would: {plan.message.en}")
         if self.p.check_only or self.refused:
-            self.results[step.NUMBER] = result
+            self._keep(result)
             return result
         for folder in plan.dirs:
             if ensure_dir(self.target, folder):
@@ -322,8 +323,17 @@ class Run:
                                      "sha256": sha256(read_bytes(moved))})
         if hasattr(step, "act"):  # a step that acts on the node rather than on files (the restart)
             step.act(self, result)
-        self.results[step.NUMBER] = result
+        if result.status == UNCHANGED and self._committed.get(step.NUMBER, (None,))[0] == CHANGED:
+            # the write cell run again (JupyterLab): what this run wrote the first time is still what it changed
+            earlier = self.results[step.NUMBER]
+            result.status, result.backup = CHANGED, earlier.backup
+            result.files = earlier.files + [f for f in result.files if f not in earlier.files]
+        self._keep(result)
         return result
+
+    def _keep(self, result: StepResult) -> None:
+        self.results[result.step] = result
+        self._committed[result.step] = (result.status, result.message)
 
     def verdict(self, step) -> StepResult:
         """Read the outcome back from disk: the same rules in apply and check mode."""
@@ -336,6 +346,9 @@ class Run:
                 "실행하지 않았습니다: 다른 단계가 거부해서, 아무것도 쓰기 전에 실행을 멈췄습니다.",
                 "not run: another step refused, so the run stopped before its first write.")
             return result
+        # judged afresh from the commit's outcome: a check cell run again after a fix by hand says what the disk
+        # holds now, not the failure it showed before
+        result.status, result.message = self._committed.get(step.NUMBER, (result.status, result.message))
         try:
             found = [p for p in result.problems if p.code == "write.failed"] + step.verdict(self)
         except RunbookError as exc:

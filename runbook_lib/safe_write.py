@@ -103,10 +103,14 @@ def commit(plan: WritePlan, *, backup: bool = True) -> Committed:
     host = plan.host_path
     current = read_bytes(host)
     if current != plan.old:
-        raise WriteError(
-            Msg(f"계획을 세운 뒤 파일이 바뀌었습니다: {host}", f"the file changed after the plan was made: {host}"),
-            Msg("다른 프로그램이 같은 파일을 고치고 있지 않은지 확인하고 다시 실행하세요.",
-                "make sure nothing else edits the file, then run again."), path=str(host))
+        lab = plan.lab_path  # the path the user knows (the host path is under the root)
+        raise WriteError(  # in a notebook the plan is made at the validation cell: a hand edit after it lands here
+            Msg(f"계획을 세운 뒤 파일이 바뀌었습니다: {lab}. 아무것도 쓰지 않았습니다.",
+                f"the file changed after the plan was made: {lab}; nothing was written."),
+            Msg("노트북에서는 파라미터 확인 셀(nb.start)부터 다시 실행하세요: 계획은 그 셀에서 지금의 파일로 다시 세웁니다. "
+                "다른 프로그램이 같은 파일을 고치고 있다면 그것이 끝난 뒤 다시 실행하세요.",
+                "in a notebook, run again from the validation cell (nb.start): it makes the plan again from the file "
+                "as it is now. If another program edits the file, run again once it is done."), path=lab)
     try:
         st = os.stat(host) if current is not None else None
         mode = stat.S_IMODE(st.st_mode) if st else (plan.mode if plan.mode is not None else 0o644)

@@ -17,7 +17,7 @@ import json
 import uuid
 from contextlib import contextmanager
 
-from .errors import RunbookError
+from .errors import ParameterError, RunbookError
 from .expect import Expect
 from .findings import Problem
 from .messages import Msg
@@ -279,6 +279,8 @@ class Runbook(Run):
         path: the step's verdict says so, with the fix)."""
         try:
             return self.read_text(lab_path)
+        except ParameterError:
+            raise  # the cell's own path is wrong ("etc/..." without its '/'): said so, not read as a missing file
         except RunbookError:
             return None
 

@@ -252,3 +252,17 @@ def test_a_step_cell_run_first_in_a_fresh_kernel_says_to_run_the_cells_above_it(
     assert "Traceback" not in shown and "NameError" not in shown, shown
     shown, error = student.run("undefined_thing + 1")  # any other name: IPython's own traceback, as always
     assert error == "NameError" and "undefined_thing" in shown and "nb.start" not in shown
+
+
+def test_a_path_without_its_leading_slash_in_a_students_own_read_is_said_so_not_read_as_missing(student, tmp_path):
+    # rb.read("etc/containerd/config.toml") returned None, so the student's own check said only "False"
+    put_course_fixture(tmp_path)
+    student.cell("params")
+    student.run(params(tmp_path))
+    assert student.cell("start")[1] is None
+    shown, error = student.run('rb.read("etc/containerd/config.toml")')
+    assert error == "ParameterError"
+    assert "경로는 '/' 로 시작해야 합니다" in shown and "paths must start with '/'" in shown
+    (tmp_path / "etc").mkdir(exist_ok=True)
+    (tmp_path / "etc/hello.txt").write_text("hi\n")
+    assert student.run('print(rb.read("/etc/hello.txt"))')[0] == "hi\n\n"

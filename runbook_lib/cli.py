@@ -2,7 +2,8 @@
 
 A thin layer over papermill's Python API. Only the standard library is imported at module level: papermill,
 nbformat and PyYAML are imported by the sub-command that needs them, so `runbook --help` stays fast.
-Exit codes: 0 the run (or every host) passed, 1 a run failed, 2 the request was refused before running.
+Exit codes: 0 the run (or every host) passed, 1 a run failed, 2 the request was refused before running, 130
+interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -101,6 +102,18 @@ def main(argv: list[str] | None = None) -> int:
     except Refused as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_REFUSED
+    except KeyboardInterrupt:  # Ctrl-C: a sentence, not a traceback from wherever the wait was
+        print(INTERRUPTED, file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+INTERRUPTED = ("중단했습니다 (Ctrl-C). 끝난 실행은 폴더(run.ipynb, manifest.json)에 남아 있지만, 중단된 실행과 "
+               "전체 결과(grades.json, junit.xml, index.html)는 없거나 끝까지 쓰이지 않았습니다. 같은 명령을 다시 "
+               "실행하세요.\n"
+               "interrupted (Ctrl-C). The runs that finished keep their folders (run.ipynb, manifest.json); the "
+               "interrupted run and the overall outputs (grades.json, junit.xml, index.html) are missing or "
+               "incomplete. Run the same command again.")
 
 
 def default_notebook() -> Path:

@@ -174,3 +174,32 @@ def test_every_student_passing_exits_0_with_given_labels_and_overrides(tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (tmp_path / "out" / "kim" / "feedback.html").is_file()
     assert tree_state(tmp_path / "s1") == before
+
+
+def test_ctrl_c_says_interrupted_in_both_languages_and_a_second_grading_completes(tmp_path):
+    """Ctrl-C reaches the whole foreground process group (the workers and kernels too); was a KeyboardInterrupt
+    traceback from concurrent.futures, and nbclient's "Task exception was never retrieved" from every worker."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    roots = [tmp_path / "class" / f"s{n}" for n in range(4)]
+    for root in roots:
+        finished_lab(str(root))
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "runbook_lib.cli", "grade", "--out", str(out), "--jobs", "2", *map(str, roots)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not list(out.glob("*/run.ipynb")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "never retrieved" not in err, err
+    assert "중단했습니다 (Ctrl-C)" in err and "interrupted (Ctrl-C)" in err
+    again = runbook("grade", "--out", out, "--jobs", "2", *roots)
+    assert again.returncode == 0, again.stdout + again.stderr
+    grades = json.loads((out / "grades.json").read_text(encoding="utf-8"))
+    assert [s["extra_data"]["label"] for s in grades["students"]] == ["s0", "s1", "s2", "s3"]

@@ -207,8 +207,35 @@ def load_manifests(archive_root: Path) -> list[tuple[Path, dict]]:
     paths = sorted(archive_root.glob(f"*/*/{MANIFEST_NAME}")) + sorted(archive_root.glob(f"*/{MANIFEST_NAME}"))
     for path in paths:
         try:
-            found.append((path.parent, json.loads(path.read_text(encoding="utf-8"))))
+            man = json.loads(path.read_text(encoding="utf-8"))
+            bad = shape_problem(man)
+            if bad:
+                raise ValueError(bad)
+            found.append((path.parent, man))
         except (OSError, ValueError) as exc:
-            print(f"manifest 을 읽지 못해 건너뜁니다 / skipping unreadable manifest: {path} ({exc})",
+            print(f"manifest 를 읽지 못해 건너뜁니다 / skipping unreadable manifest: {path} ({exc})",
                   file=sys.stderr)
     return found
+
+
+# What a summary reads of a manifest, by type: anything else is a file edited or damaged, skipped like one that
+# is not JSON at all (never a traceback half-way through the table).
+_KINDS = {str: ("문자열", "a string"), list: ("목록", "a list"), dict: ("객체", "an object")}
+_FIELDS = {"label": str, "started_at": str, "mode": str, "root": str, "steps": list, "host": dict,
+           "parameters": dict, "failed_step": dict, "error": dict}
+_STEP_FIELDS = {"title": dict, "message": dict}
+
+
+def shape_problem(man) -> str | None:
+    """Why a parsed manifest.json cannot be summarized (bilingual), or None."""
+    if not isinstance(man, dict):  # `[]`, `null`: JSON, but not a manifest
+        return "JSON 객체가 아닙니다 / not a JSON object"
+    steps = man.get("steps") if isinstance(man.get("steps"), list) else []
+    for where, rec, fields in [("", man, _FIELDS)] + [(f"steps[{n}].", r, _STEP_FIELDS) for n, r in enumerate(steps)]:
+        if not isinstance(rec, dict):
+            return f"{where[:-1]} 항목은 객체여야 합니다 / {where[:-1]} is not an object"
+        for key, kind in fields.items():
+            if rec.get(key) is not None and not isinstance(rec[key], kind):
+                ko, en = _KINDS[kind]
+                return f"{where}{key} 값의 형식이 맞지 않습니다 (필요: {ko}) / {where}{key} is not {en}"
+    return None

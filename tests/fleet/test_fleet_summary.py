@@ -72,6 +72,23 @@ def test_markdown_and_html_formats_escape_what_they_show(tmp_path):
     assert '<td class="FAIL">FAIL</td>' in page.stdout and page.stdout.startswith("<!DOCTYPE html>")
 
 
+def test_a_manifest_that_is_json_but_not_a_manifest_is_skipped_with_a_note_not_a_traceback(tmp_path):
+    """A manifest truncated or edited by hand: `[]`, `null`, steps that are not objects; was AttributeError."""
+    a = tmp_path / "archive"
+    write_run(a, "good", "r1", "2025-01-01T00:00:00+00:00", [step(1, "prepare", "passed")])
+    for label, text in [("list", "[]"), ("null", "null"), ("steps", '{"steps": [3]}'),
+                        ("message", '{"steps": [{"id": "prepare", "status": "failed", "message": "boom"}]}'),
+                        ("started", '{"started_at": 5, "steps": []}'), ("cut", '{"label": "cut", "ok": tr')]:
+        (a / label / "r1").mkdir(parents=True)
+        (a / label / "r1" / "manifest.json").write_text(text)
+    proc = runbook("summary", a)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert [line.split()[0] for line in proc.stdout.splitlines()[2:-1]] == ["good"]
+    notes = proc.stderr.splitlines()
+    assert len(notes) == 6 and all("skipping unreadable manifest" in n and "건너뜁니다" in n for n in notes), notes
+    assert any("steps[0].message" in n and "필요: 객체" in n and "is not an object" in n for n in notes), notes
+
+
 def test_empty_or_missing_archive_is_refused(tmp_path):
     assert runbook("summary", tmp_path / "nope").returncode == 2
     proc = runbook("summary", tmp_path)

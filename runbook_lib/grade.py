@@ -50,6 +50,13 @@ class Student:
         """A link relative to the output folder (DIR/index.html, the class notebook beside DIR)."""
         return f"{self.label}/{name}"
 
+    def href(self, name: str = FEEDBACK_NAME) -> str:
+        """link() as a URL for an HTML page: a folder name may hold '#', '?', '%' or a space (`kim#2/` is not a
+        fragment)."""
+        from urllib.parse import quote
+
+        return f"{quote(self.label, safe='')}/{quote(name)}"
+
 
 @dataclass
 class ClassGrade:

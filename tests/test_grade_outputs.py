@@ -71,3 +71,23 @@ def test_the_feedback_page_escapes_and_holds_no_traceback(tmp_path):
     assert "/etc/x.toml:3:7" in page and "고치세요" in page and "fix it" in page
     dead = feedback.render(a_class(tmp_path).students[2])
     assert "The grading did not finish" in dead and "Traceback" not in dead
+
+
+def test_a_student_folder_named_with_hash_question_mark_or_space_still_links_to_its_own_page(tmp_path):
+    """`kim#2` was written into href as is: the browser opened `kim` with the fragment `2/feedback.html`."""
+    from html.parser import HTMLParser
+    from urllib.parse import unquote
+
+    names = ["kim#2", "lee?x", "Park Ji", "100%", "김민준"]
+    result = ClassGrade(tmp_path, [Student(n, f"/srv/{n}", True, [rec(1, "prepare", "passed")], None, tmp_path / n)
+                                   for n in names])
+    hrefs = []
+
+    class Links(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag == "a":
+                hrefs.append(dict(attrs)["href"])
+
+    Links().feed(class_view.page(result))
+    assert [unquote(h) for h in hrefs] == [f"{n}/feedback.html" for n in names]
+    assert not any(c in h for h in hrefs for c in "#? ")  # the whole href is the path: no fragment, no query

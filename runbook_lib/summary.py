@@ -60,7 +60,10 @@ def _identity(man: dict) -> tuple[str, ...]:
     from .labels import identity
 
     root = str(man.get("root") or (man.get("parameters") or {}).get("root") or "/")
-    host = str((man.get("host") or {}).get("hostname") or "?")
+    facts = man.get("host") or {}
+    # In a pod the host name is the pod's, new at every DaemonSet rollout and different for the Job: the node's
+    # name (NODE_NAME, the downward API in deploy/kubernetes/) is the host the root belongs to.
+    host = str(facts.get("node_name") or facts.get("hostname") or "?")
     return identity(root if root.startswith("/") else "/" + root, host)
 
 

@@ -107,10 +107,11 @@ def test_summary_of_real_runs(lab_root, tmp_path):
 
 
 def write_manifest(archive: Path, folder: str, label: str, root: str, host: str, steps: list[dict],
-                   kind: str = "run", started: str = "2025-01-01T00:00:00+00:00") -> None:
+                   kind: str = "run", started: str = "2025-01-01T00:00:00+00:00", node: str | None = None) -> None:
     failed = [s for s in steps if s["status"] == "failed"]
     man = {"kind": kind, "label": label, "ok": not failed, "mode": "check", "started_at": started, "root": root,
-           "host": {"hostname": host}, "steps": steps, "failed_step": failed[0] if failed else None, "error": None}
+           "host": {"hostname": host, "node_name": node}, "steps": steps,
+           "failed_step": failed[0] if failed else None, "error": None}
     d = archive / folder
     d.mkdir(parents=True)
     (d / "manifest.json").write_text(json.dumps(man, ensure_ascii=False))
@@ -163,3 +164,19 @@ def test_grading_views_speak_of_students_and_korean_headers_keep_whole(tmp_path)
     write_run(hosts, "n1", "r1", "2025-01-01T00:00:00+00:00", [step(1, "prepare", "passed")])
     assert "all 1 students passed" in runbook("summary", hosts, "--students").stdout
     assert "all 1 hosts passed" in runbook("summary", hosts).stdout
+
+
+def test_runs_of_one_node_from_two_pods_are_one_row_the_latest(tmp_path):
+    """In Kubernetes the host name is the pod's: the DaemonSet's pod before and after a rollout, and the check
+    Job, all archive under the node's label on the node. They were one row per pod (`gpu1 (pod-a)`), the stale
+    one still OK; the node name (NODE_NAME, recorded by the manifests' downward API) makes them one host."""
+    a = tmp_path / "archive"
+    write_manifest(a, "gpu1/r1", "gpu1", "/host", "nvidia-runtime-runbook-x7k2p", [step(1, "prepare", "passed")],
+                   node="gpu1")
+    write_manifest(a, "gpu1/r2", "gpu1", "/host", "nvidia-runtime-runbook-check-4tq9z",
+                   [step(1, "prepare", "failed", "broken", "고장")], started="2025-01-02T00:00:00+00:00", node="gpu1")
+    proc = runbook("summary", a)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    rows = [line for line in proc.stdout.splitlines()[2:] if line.startswith("gpu1")]
+    assert len(rows) == 2 and rows[0].split()[:2] == ["gpu1", "FAILED"], proc.stdout  # the row, its failure line
+    assert "1 of 1 hosts failed" in proc.stdout

@@ -14,7 +14,7 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .archive import load_manifests
+from .archive import UNFINISHED, load_manifests
 from .messages import display_width
 
 # PASS covers "passed" and "unchanged": both mean the host is in the wanted state; "changed" is shown
@@ -135,6 +135,11 @@ def _failures(man: dict) -> list[dict[str, str]]:
     if out:
         return out
     err = man.get("error") or {}
+    if err.get("kind") == UNFINISHED:
+        return [{"ko": f"실행이 끝나지 않았습니다 (읽을 수 있는 manifest.json 이 없음: 중단되었거나 강제 종료, 또는 "
+                       f"아직 실행 중): {err.get('evalue')}",
+                 "en": f"the run did not finish (no readable manifest.json: interrupted, killed, or still running): "
+                       f"{err.get('evalue')}"}]
     if err:
         text = f"{err.get('ename')}: {err.get('evalue')}"
         return [{"ko": "노트북이 멈췄습니다 — " + text, "en": "the notebook stopped — " + text}]

@@ -82,8 +82,11 @@ def test_a_manifest_that_is_json_but_not_a_manifest_is_skipped_with_a_note_not_a
         (a / label / "r1").mkdir(parents=True)
         (a / label / "r1" / "manifest.json").write_text(text)
     proc = runbook("summary", a)
-    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
-    assert [line.split()[0] for line in proc.stdout.splitlines()[2:-1]] == ["good"]
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    rows = {line.split()[0]: line.split()[1] for line in proc.stdout.splitlines()[2:-1]
+            if line.split()[1:2] in (["OK"], ["FAILED"])}
+    assert rows.pop("good") == "OK", proc.stdout  # and a run with no readable manifest is a failed run
+    assert rows == dict.fromkeys(["cut", "list", "message", "null", "started", "steps"], "FAILED"), proc.stdout
     notes = proc.stderr.splitlines()
     assert len(notes) == 6 and all("skipping unreadable manifest" in n and "건너뜁니다" in n for n in notes), notes
     assert any("steps[0].message" in n and "필요: 객체" in n and "is not an object" in n for n in notes), notes
@@ -180,3 +183,27 @@ def test_runs_of_one_node_from_two_pods_are_one_row_the_latest(tmp_path):
     rows = [line for line in proc.stdout.splitlines()[2:] if line.startswith("gpu1")]
     assert len(rows) == 2 and rows[0].split()[:2] == ["gpu1", "FAILED"], proc.stdout  # the row, its failure line
     assert "1 of 1 hosts failed" in proc.stdout
+
+
+def test_a_run_killed_before_its_manifest_is_the_latest_run_and_a_failed_one(tmp_path):
+    """The pod OOM-killed, the node rebooted, Ctrl-C: the run folder has run.ipynb (papermill writes it at the
+    start) and no manifest.json, or one cut off mid-write. It was skipped, so the run before it (OK) stood for
+    the host."""
+    a = tmp_path / "archive"
+    for host in ("gpu1", "gpu2"):
+        write_manifest(a, f"{host}/20250101T000000Z", host, "/host", host, [step(1, "prepare", "passed")])
+    killed = a / "gpu1" / "20250102T000000Z"
+    killed.mkdir()
+    (killed / "run.ipynb").write_text(json.dumps({"cells": [], "metadata": {"papermill": {
+        "parameters": {"root": "/host", "mode": "apply"}}}, "nbformat": 4, "nbformat_minor": 5}))
+    cut = a / "gpu2" / "20250102T000000Z"
+    cut.mkdir()
+    (cut / "manifest.json").write_text('{"label": "gpu2", "ok": tr')
+    proc = runbook("summary", a)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    rows = {line.split()[0]: line.split() for line in proc.stdout.splitlines()[2:-1]
+            if line.split()[1:2] == ["FAILED"]}
+    assert rows["gpu1"][2:4] == ["apply", "20250102T000000Z"] and rows["gpu2"][1:2] == ["FAILED"], proc.stdout
+    assert "gpu1: 실행이 끝나지 않았습니다" in proc.stdout and "the run did not finish" in proc.stdout
+    assert str(killed) in proc.stdout and str(cut) in proc.stdout
+    assert "2 of 2 hosts failed" in proc.stdout and "skipping unreadable manifest" in proc.stderr

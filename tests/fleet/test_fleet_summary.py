@@ -72,7 +72,7 @@ def test_markdown_and_html_formats_escape_what_they_show(tmp_path):
     assert '<td class="FAIL">FAIL</td>' in page.stdout and page.stdout.startswith("<!DOCTYPE html>")
 
 
-def test_a_manifest_that_is_json_but_not_a_manifest_is_skipped_with_a_note_not_a_traceback(tmp_path):
+def test_a_manifest_that_is_json_but_not_a_manifest_is_a_failed_run_with_a_note_not_a_traceback(tmp_path):
     """A manifest truncated or edited by hand: `[]`, `null`, steps that are not objects; was AttributeError."""
     a = tmp_path / "archive"
     write_run(a, "good", "r1", "2025-01-01T00:00:00+00:00", [step(1, "prepare", "passed")])

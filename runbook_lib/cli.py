@@ -20,6 +20,8 @@ class _Roots(argparse.Action):
     """--root keeps its last value in args.root (one root, as before) and every value in args.roots."""
 
     def __call__(self, parser, namespace, values, option_string=None):
+        # relative to where the command was typed (the kernel's working folder may be another), as `runbook grade`
+        values = os.path.abspath(values) if values else values
         namespace.root = values
         namespace.roots = [*(getattr(namespace, "roots", None) or []), values]
 

@@ -204,3 +204,20 @@ def test_ctrl_c_says_interrupted_in_both_languages_and_a_second_grading_complete
     assert again.returncode == 0, again.stdout + again.stderr
     grades = json.loads((out / "grades.json").read_text(encoding="utf-8"))
     assert [s["extra_data"]["label"] for s in grades["students"]] == ["s0", "s1", "s2", "s3"]
+
+
+def test_a_config_that_is_a_fifo_is_graded_not_waited_for(tmp_path):
+    """A student's config.toml replaced by a FIFO: the notebook's parse cell opened it itself and blocked for ever,
+    so the whole class's grading never ended. Now read as every file of a root is: step 1 says what stands there."""
+    import os
+
+    finished_lab(str(tmp_path / "fifo"))
+    config = tmp_path / "fifo" / "etc" / "containerd" / "config.toml"
+    config.unlink()
+    os.mkfifo(config)
+    proc = runbook("grade", "--out", tmp_path / "out", tmp_path / "fifo", timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    results = json.loads((tmp_path / "out" / "fifo" / "results.json").read_text(encoding="utf-8"))
+    prepare = step_tests(results)["prepare"]
+    assert prepare["status"] == "failed" and "FIFO" in prepare["output"], prepare
+    assert not any(t["extra_data"]["id"] == "notebook" for t in results["tests"])  # the notebook ran to its end

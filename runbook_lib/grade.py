@@ -91,7 +91,7 @@ def expand_roots(roots) -> list[str]:
         if not roots.strip():
             return []  # the notebook's default: no class given (never the working folder)
         found = sorted(p for p in glob.glob(os.path.expanduser(roots)) if os.path.isdir(p))
-        return found or ([roots] if not glob.has_magic(roots) else [])
+        return found  # one folder's path is a pattern matching itself; a file or a typo matches no folder
     return [str(r) for r in roots]
 
 

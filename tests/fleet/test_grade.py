@@ -167,6 +167,19 @@ def test_usage_errors_exit_2_before_anything_runs(tmp_path):
     assert not out.exists() and list((tmp_path / "s1").iterdir()) == []
 
 
+def test_out_that_holds_the_students_folders_is_refused_before_a_byte_is_written(tmp_path):
+    """`--out /srv/class` for /srv/class/*: DIR/kim/ was kim's own root, and run.ipynb, feedback.html and
+    results.json were written into it, over the student's files of those names."""
+    for name in ("kim", "lee"):
+        finished_lab(str(tmp_path / "class" / name))
+    (tmp_path / "class" / "kim" / "feedback.html").write_text("the student's own page\n")
+    before = tree_state(tmp_path / "class")
+    proc = runbook("grade", "--out", tmp_path / "class", tmp_path / "class" / "kim", tmp_path / "class" / "lee")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "학생 root 가 겹칩니다" in proc.stderr and "overlaps the student root" in proc.stderr, proc.stderr
+    assert tree_state(tmp_path / "class") == before
+
+
 def test_every_student_passing_exits_0_with_given_labels_and_overrides(tmp_path):
     finished_lab(str(tmp_path / "s1"))
     before = tree_state(tmp_path / "s1")

@@ -263,9 +263,10 @@ def refuse_same_root_twice(roots: list[str]) -> None:
     """The same root twice would only wait for its own lock; refused before anything runs."""
     real = [os.path.realpath(r) for r in roots]
     dup = sorted({r for r in real if real.count(r) > 1})
-    if dup:
-        raise Refused(f"같은 root 가 두 번 있습니다: {', '.join(dup)}\n"
-                      f"the same root appears twice: {', '.join(dup)}")
+    if dup:  # each with the paths as given: a link to another student's folder shows under its own name
+        shown = "; ".join(f"{', '.join(dict.fromkeys(g for g, r in zip(roots, real) if r == d))} → {d}" for d in dup)
+        raise Refused(f"같은 root 가 두 번 있습니다: {shown}. 하나만 남기세요 (링크라면 링크를 빼세요).\n"
+                      f"the same root appears twice: {shown}; keep one of them (leave out the link).")
 
 
 def render_run(manifest: dict) -> str:

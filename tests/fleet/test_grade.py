@@ -180,6 +180,17 @@ def test_out_that_holds_the_students_folders_is_refused_before_a_byte_is_written
     assert tree_state(tmp_path / "class") == before
 
 
+def test_a_link_to_another_student_s_folder_is_named_in_the_refusal(tmp_path):
+    """/srv/class/* with `copy -> kim`: the refusal named only the resolved kim, so the instructor could not
+    tell which entry of the class folder to take out."""
+    (tmp_path / "class" / "kim").mkdir(parents=True)
+    (tmp_path / "class" / "copy").symlink_to("kim")
+    proc = runbook("grade", "--out", tmp_path / "out", tmp_path / "class" / "copy", tmp_path / "class" / "kim")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"{tmp_path / 'class' / 'copy'}, {tmp_path / 'class' / 'kim'} → {tmp_path / 'class' / 'kim'}" in proc.stderr
+    assert "같은 root 가 두 번 있습니다" in proc.stderr and "leave out the link" in proc.stderr
+
+
 def test_every_student_passing_exits_0_with_given_labels_and_overrides(tmp_path):
     finished_lab(str(tmp_path / "s1"))
     before = tree_state(tmp_path / "s1")

@@ -223,6 +223,12 @@ def make_archive_folder(archive: Path) -> None:
     if archive.exists() and not archive.is_dir():
         raise Refused(f"--archive 가 폴더가 아니라 파일입니다: {archive}. 실행 기록을 둘 폴더를 주세요.\n"
                       f"--archive is a file, not a folder: {archive}; give the folder the runs are kept in.")
+    broken = next((p for p in [archive, *archive.parents] if p.is_symlink() and not p.exists()), None)
+    if broken is not None:  # mkdir would say "File exists" of a folder that is not there
+        raise Refused(f"보관 폴더의 경로에 있는 링크가 없는 곳을 가리킵니다: {broken} → {os.readlink(broken)}. "
+                      f"링크가 가리키는 곳(마운트)을 준비하거나 다른 --archive 를 주세요.\n"
+                      f"a link on the archive folder's path points to nothing: {broken} → {os.readlink(broken)}; "
+                      f"make what it points to (a mount) available, or give another --archive.")
     try:
         archive.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

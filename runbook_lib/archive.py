@@ -202,13 +202,74 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
 
 def load_manifests(archive_root: Path) -> list[tuple[Path, dict]]:
     """Every DIR/<label>/<run>/manifest.json (runbook run) and DIR/<label>/manifest.json (runbook grade); an
-    unreadable one is skipped with a note on stderr."""
-    found = []
+    unreadable one is skipped with a note on stderr; a run folder left without one counts as an unfinished run."""
+    found, unfinished = [], []
     paths = sorted(archive_root.glob(f"*/*/{MANIFEST_NAME}")) + sorted(archive_root.glob(f"*/{MANIFEST_NAME}"))
     for path in paths:
         try:
-            found.append((path.parent, json.loads(path.read_text(encoding="utf-8"))))
+            man = json.loads(path.read_text(encoding="utf-8"))
+            bad = shape_problem(man)
+            if bad:
+                raise ValueError(bad)
+            found.append((path.parent, man))
         except (OSError, ValueError) as exc:
-            print(f"manifest 을 읽지 못해 건너뜁니다 / skipping unreadable manifest: {path} ({exc})",
+            print(f"manifest 를 읽지 못해 건너뜁니다 / skipping unreadable manifest: {path} ({exc})",
                   file=sys.stderr)
+            if path.parent.parent != archive_root:  # a run of `runbook run`: still that label's latest run
+                unfinished.append(path.parent)
+    unfinished += [nb.parent for nb in archive_root.glob(f"*/*/{NOTEBOOK_NAME}")
+                   if not (nb.parent / MANIFEST_NAME).exists()]
+    for run_dir in sorted(unfinished):
+        found.append((run_dir, unfinished_manifest(run_dir, found)))
     return found
+
+
+UNFINISHED = "unfinished"  # the error kind of a run folder without its manifest
+
+
+def unfinished_manifest(run_dir: Path, found: list[tuple[Path, dict]]) -> dict:
+    """A run folder with run.ipynb and no readable manifest.json: the run was killed (SIGKILL, the pod's OOM kill, a
+    reboot), interrupted, or is still running. It is that label's latest run, and a failed one: never hidden
+    behind the run before it. The root comes from the notebook's papermill parameters, the host from the
+    label's other runs (this one recorded none)."""
+    params: dict = {}
+    try:
+        nb = json.loads((run_dir / NOTEBOOK_NAME).read_text(encoding="utf-8"))
+        params = dict(nb["metadata"]["papermill"]["parameters"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # cut off mid-write: the folder still tells the label and the time
+    try:
+        started = _dt.datetime.strptime(run_dir.name.split("-")[0], "%Y%m%dT%H%M%SZ")
+        started = started.replace(tzinfo=_dt.timezone.utc)
+    except ValueError:
+        started = _dt.datetime.fromtimestamp(run_dir.stat().st_mtime, _dt.timezone.utc)
+    label = run_dir.parent.name
+    before = next((m for d, m in reversed(found) if d.parent == run_dir.parent and m.get("host")), {})
+    return {"schema": MANIFEST_SCHEMA, "kind": "run", "label": label, "ok": False, "result": "failed",
+            "mode": params.get("mode"), "root": params.get("root") or before.get("root"), "parameters": params,
+            "host": before.get("host"),
+            "started_at": started.isoformat(), "reached_summary": False, "failed_step": None, "steps": [],
+            "error": {"kind": UNFINISHED, "ename": "NoManifest", "evalue": str(run_dir)}}
+
+
+# What a summary reads of a manifest, by type: anything else is a file edited or damaged, skipped like one that
+# is not JSON at all (never a traceback half-way through the table).
+_KINDS = {str: ("문자열", "a string"), list: ("목록", "a list"), dict: ("객체", "an object")}
+_FIELDS = {"label": str, "started_at": str, "mode": str, "root": str, "steps": list, "host": dict,
+           "parameters": dict, "failed_step": dict, "error": dict}
+_STEP_FIELDS = {"title": dict, "message": dict}
+
+
+def shape_problem(man) -> str | None:
+    """Why a parsed manifest.json cannot be summarized (bilingual), or None."""
+    if not isinstance(man, dict):  # `[]`, `null`: JSON, but not a manifest
+        return "JSON 객체가 아닙니다 / not a JSON object"
+    steps = man.get("steps") if isinstance(man.get("steps"), list) else []
+    for where, rec, fields in [("", man, _FIELDS)] + [(f"steps[{n}].", r, _STEP_FIELDS) for n, r in enumerate(steps)]:
+        if not isinstance(rec, dict):
+            return f"{where[:-1]} 항목은 객체여야 합니다 / {where[:-1]} is not an object"
+        for key, kind in fields.items():
+            if rec.get(key) is not None and not isinstance(rec[key], kind):
+                ko, en = _KINDS[kind]
+                return f"{where}{key} 값의 형식이 맞지 않습니다 (필요: {ko}) / {where}{key} is not {en}"
+    return None

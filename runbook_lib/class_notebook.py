@@ -94,15 +94,17 @@ def mistakes(result: ClassGrade) -> None:
 
 def _base(result: ClassGrade) -> str:
     """Links from the executed notebook (saved where the kernel ran, as papermill does) to DIR/<label>/."""
+    from urllib.parse import quote
+
     rel = os.path.relpath(result.out, Path.cwd())
-    return "" if rel == "." else rel.rstrip("/") + "/"
+    return "" if rel == "." else quote(rel.rstrip("/")) + "/"  # a URL: '#' in a folder name is not a fragment
 
 
 def links(result: ClassGrade) -> None:
     base = _base(result)
     items = "".join(
-        f'<li><a href="{html.escape(base + s.link(FEEDBACK_NAME))}">{html.escape(s.label)}</a> — '
-        f'{"통과 / passed" if s.ok else "실패 / failed"} · <a href="{html.escape(base + s.link("run.ipynb"))}">'
+        f'<li><a href="{html.escape(base + s.href(FEEDBACK_NAME))}">{html.escape(s.label)}</a> — '
+        f'{"통과 / passed" if s.ok else "실패 / failed"} · <a href="{html.escape(base + s.href("run.ipynb"))}">'
         f"run.ipynb</a></li>" for s in result.students)
     head = Msg("학생별 피드백 페이지", "each student's feedback page")
     text = "\n".join(f"{s.label}: {result.out / s.label / FEEDBACK_NAME}" for s in result.students)

@@ -50,7 +50,7 @@ def table_html(result: ClassGrade, base: str = "") -> str:
                       f'title="{st}">{"✓" if st == "passed" else "✗" if st == "failed" else "–"}</td>'
                       for st in states)
         verdict = "통과 / passed" if s.ok else "실패 / failed"
-        link = f'<a href="{_e(base + s.link(FEEDBACK_NAME))}">{_e(label)}</a>'
+        link = f'<a href="{_e(base + s.href(FEEDBACK_NAME))}">{_e(label)}</a>'
         out.append(f'<tr><td style="padding:2px 8px">{link}</td>{tds}<td style="padding:2px 8px">{verdict}</td></tr>')
     out.append("</table>")
     legend = " ".join(f'<span style="background:{COLOURS[k]};color:#fff;padding:0 .4rem">{_e(m.ko)} / {_e(m.en)}</span>'

@@ -2,7 +2,8 @@
 
 A thin layer over papermill's Python API. Only the standard library is imported at module level: papermill,
 nbformat and PyYAML are imported by the sub-command that needs them, so `runbook --help` stays fast.
-Exit codes: 0 the run (or every host) passed, 1 a run failed, 2 the request was refused before running.
+Exit codes: 0 the run (or every host) passed, 1 a run failed, 2 the request was refused before running, 130
+interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ class _Roots(argparse.Action):
     """--root keeps its last value in args.root (one root, as before) and every value in args.roots."""
 
     def __call__(self, parser, namespace, values, option_string=None):
+        # relative to where the command was typed (the kernel's working folder may be another), as `runbook grade`
+        values = os.path.abspath(values) if values else values
         namespace.root = values
         namespace.roots = [*(getattr(namespace, "roots", None) or []), values]
 
@@ -101,6 +104,18 @@ def main(argv: list[str] | None = None) -> int:
     except Refused as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_REFUSED
+    except KeyboardInterrupt:  # Ctrl-C: a sentence, not a traceback from wherever the wait was
+        print(INTERRUPTED, file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+INTERRUPTED = ("중단했습니다 (Ctrl-C). 끝난 실행은 폴더(run.ipynb, manifest.json)에 남아 있지만, 중단된 실행과 "
+               "전체 결과(grades.json, junit.xml, index.html)는 없거나 끝까지 쓰이지 않았습니다. 같은 명령을 다시 "
+               "실행하세요.\n"
+               "interrupted (Ctrl-C). The runs that finished keep their folders (run.ipynb, manifest.json); the "
+               "interrupted run and the overall outputs (grades.json, junit.xml, index.html) are missing or "
+               "incomplete. Run the same command again.")
 
 
 def default_notebook() -> Path:
@@ -208,6 +223,12 @@ def make_archive_folder(archive: Path) -> None:
     if archive.exists() and not archive.is_dir():
         raise Refused(f"--archive 가 폴더가 아니라 파일입니다: {archive}. 실행 기록을 둘 폴더를 주세요.\n"
                       f"--archive is a file, not a folder: {archive}; give the folder the runs are kept in.")
+    broken = next((p for p in [archive, *archive.parents] if p.is_symlink() and not p.exists()), None)
+    if broken is not None:  # mkdir would say "File exists" of a folder that is not there
+        raise Refused(f"보관 폴더의 경로에 있는 링크가 없는 곳을 가리킵니다: {broken} → {os.readlink(broken)}. "
+                      f"링크가 가리키는 곳(마운트)을 준비하거나 다른 --archive 를 주세요.\n"
+                      f"a link on the archive folder's path points to nothing: {broken} → {os.readlink(broken)}; "
+                      f"make what it points to (a mount) available, or give another --archive.")
     try:
         archive.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -248,9 +269,10 @@ def refuse_same_root_twice(roots: list[str]) -> None:
     """The same root twice would only wait for its own lock; refused before anything runs."""
     real = [os.path.realpath(r) for r in roots]
     dup = sorted({r for r in real if real.count(r) > 1})
-    if dup:
-        raise Refused(f"같은 root 가 두 번 있습니다: {', '.join(dup)}\n"
-                      f"the same root appears twice: {', '.join(dup)}")
+    if dup:  # each with the paths as given: a link to another student's folder shows under its own name
+        shown = "; ".join(f"{', '.join(dict.fromkeys(g for g, r in zip(roots, real) if r == d))} → {d}" for d in dup)
+        raise Refused(f"같은 root 가 두 번 있습니다: {shown}. 하나만 남기세요 (링크라면 링크를 빼세요).\n"
+                      f"the same root appears twice: {shown}; keep one of them (leave out the link).")
 
 
 def render_run(manifest: dict) -> str:

@@ -34,6 +34,12 @@ def cmd_grade(args) -> int:
 
     if args.jobs < 1:
         raise Refused(f"--jobs 는 1 이상이어야 합니다: {args.jobs}\n--jobs must be at least 1: {args.jobs}")
+    files = [r for r in args.roots if os.path.exists(r) and not os.path.isdir(r)]
+    if files:  # a README beside the students' folders, picked up by /srv/class/*
+        raise Refused(f"학생 root 는 폴더여야 하는데 파일입니다: {', '.join(files)}. 폴더만 주세요 "
+                      f"(예: /srv/class/*/ 처럼 끝에 / 를 붙인 글롭은 폴더만 고릅니다).\n"
+                      f"a student root must be a folder, not a file: {', '.join(files)}; give folders only "
+                      f"(a glob ending in /, such as /srv/class/*/, picks only folders).")
     missing = [r for r in args.roots if not os.path.isdir(r)]
     if missing:
         raise Refused(f"학생 root 폴더가 없습니다: {', '.join(missing)}\nno such student root folder: {', '.join(missing)}")

@@ -50,6 +50,13 @@ class Student:
         """A link relative to the output folder (DIR/index.html, the class notebook beside DIR)."""
         return f"{self.label}/{name}"
 
+    def href(self, name: str = FEEDBACK_NAME) -> str:
+        """link() as a URL for an HTML page: a folder name may hold '#', '?', '%' or a space (`kim#2/` is not a
+        fragment)."""
+        from urllib.parse import quote
+
+        return f"{quote(self.label, safe='')}/{quote(name)}"
+
 
 @dataclass
 class ClassGrade:
@@ -84,7 +91,7 @@ def expand_roots(roots) -> list[str]:
         if not roots.strip():
             return []  # the notebook's default: no class given (never the working folder)
         found = sorted(p for p in glob.glob(os.path.expanduser(roots)) if os.path.isdir(p))
-        return found or ([roots] if not glob.has_magic(roots) else [])
+        return found  # one folder's path is a pattern matching itself; a file or a typo matches no folder
     return [str(r) for r in roots]
 
 
@@ -100,8 +107,25 @@ def plan(roots: list[str], out: Path, params: dict, labels: list[str] | None = N
     for label in labels:
         if _labels.problem(label):
             raise ValueError(_labels.problem(label))
+    refuse_overlap([Path(out) / label for label in labels], roots)
     return [Job(root, label, {**params, "root": root, "mode": "check"}, run_dir=Path(out) / label, kind="grade")
             for root, label in zip(roots, labels)]
+
+
+def refuse_overlap(folders: list[Path], roots: list[str]) -> None:
+    """A student's output folder that is a student's root, or is inside or around one (`--out /srv/class` for
+    /srv/class/kim: DIR/kim/ is kim's root): the grading would write run.ipynb, feedback.html and results.json
+    there, over a student's own files of those names. Refused before anything runs."""
+    real_roots = [os.path.realpath(r) for r in roots]
+    for folder in folders:
+        mine = os.path.realpath(folder)
+        for root, real in zip(roots, real_roots):
+            if mine == real or mine.startswith(real.rstrip(os.sep) + os.sep) or real.startswith(mine + os.sep):
+                raise ValueError(
+                    f"채점 결과 폴더와 학생 root 가 겹칩니다: {folder} (학생 root: {root}). 학생 root 에는 아무것도 "
+                    f"쓰지 않으니, 학생 폴더 밖의 출력 폴더를 주세요 (예: --out /srv/grades).\n"
+                    f"the grading folder {folder} overlaps the student root {root}; nothing may be written under a "
+                    f"student's root: give an output folder outside the students' folders (e.g. --out /srv/grades).")
 
 
 def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = None, *,
@@ -112,11 +136,11 @@ def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = 
     from .parallel import run_many
 
     out = Path(out).resolve()
+    planned = plan(roots, out, dict(params or {}), labels, prefix)  # refused before anything is written
     out.mkdir(parents=True, exist_ok=True)
     nb_path = notebook or default_notebook()
     result = ClassGrade(out)
-    for job, run in run_many(nb_path, plan(roots, out, dict(params or {}), labels, prefix), out,
-                             version or __version__, jobs):
+    for job, run in run_many(nb_path, planned, out, version or __version__, jobs):
         result.students.append(student_from(job, run))
     write_outputs(result)
     return result

@@ -10,6 +10,7 @@ against, tests/fixtures/junit/): `<testsuites>` without attributes, and every `<
 from __future__ import annotations
 
 import datetime as _dt
+import re
 import socket
 import xml.etree.ElementTree as ET
 
@@ -70,9 +71,26 @@ def _suite(root: ET.Element, s: Student, index: int) -> None:
     ET.SubElement(suite, "system-err").text = ""
 
 
+# XML 1.0 has no way to write these, not even as &#x1b;: one in a student's file (a terminal colour code pasted
+# with a value, a form feed) made the whole junit.xml unreadable to every consumer. Shown as \x1b instead.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_text(text: str | None) -> str | None:
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", text) if text else text
+
+
+def _clean(root: ET.Element) -> None:
+    for el in root.iter():
+        el.text, el.tail = _xml_text(el.text), _xml_text(el.tail)
+        for key, value in el.attrib.items():
+            el.set(key, _xml_text(value))
+
+
 def render(result: ClassGrade) -> bytes:
     root = ET.Element("testsuites")
     for index, s in enumerate(result.students):
         _suite(root, s, index)
+    _clean(root)
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"

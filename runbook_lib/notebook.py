@@ -257,11 +257,14 @@ class Runbook(Run):
         return table if isinstance(table, dict) else {}
 
     def load_toml(self, lab_path: str) -> dict:
-        """tomllib.load(open(path, "rb")); a syntax error gives {} here and a finding in the verdict."""
+        """tomllib.load(open(path, "rb")); a syntax error gives {} here and a finding in the verdict. Read as every
+        file of the root is (safe_write.read_bytes): a FIFO at the config's path blocked open() for ever."""
         import tomllib
+
+        from .safe_write import read_bytes
         try:
-            with open(self.path(lab_path), "rb") as f:
-                return tomllib.load(f)
+            data = read_bytes(self.path(lab_path))
+            return {} if data is None else tomllib.loads(data.decode("utf-8"))
         except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RunbookError):
             return {}
 

@@ -43,7 +43,15 @@ def run_one(notebook: Path, job: Job, archive: Path, version: str):
     from .archive import execute
 
     kernel_early.spawn_for_notebook(str(notebook))
-    return execute(notebook, job.params, archive, job.label, version, run_dir=job.run_dir, kind=job.kind)
+    try:
+        return execute(notebook, job.params, archive, job.label, version, run_dir=job.run_dir, kind=job.kind)
+    except KeyboardInterrupt:
+        # Ctrl-C stops nbclient mid-cell; the tasks it leaves would each log "Task exception was never retrieved"
+        # with a traceback when collected. The command says "interrupted" once instead (runbook_lib/cli.py).
+        import logging
+
+        logging.getLogger("asyncio").disabled = True
+        raise
 
 
 def _preload() -> None:

@@ -14,7 +14,7 @@ import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .archive import load_manifests
+from .archive import UNFINISHED, load_manifests
 from .messages import display_width
 
 # PASS covers "passed" and "unchanged": both mean the host is in the wanted state; "changed" is shown
@@ -60,7 +60,10 @@ def _identity(man: dict) -> tuple[str, ...]:
     from .labels import identity
 
     root = str(man.get("root") or (man.get("parameters") or {}).get("root") or "/")
-    host = str((man.get("host") or {}).get("hostname") or "?")
+    facts = man.get("host") or {}
+    # In a pod the host name is the pod's, new at every DaemonSet rollout and different for the Job: the node's
+    # name (NODE_NAME, the downward API in deploy/kubernetes/) is the host the root belongs to.
+    host = str(facts.get("node_name") or facts.get("hostname") or "?")
     return identity(root if root.startswith("/") else "/" + root, host)
 
 
@@ -132,6 +135,11 @@ def _failures(man: dict) -> list[dict[str, str]]:
     if out:
         return out
     err = man.get("error") or {}
+    if err.get("kind") == UNFINISHED:
+        return [{"ko": f"실행이 끝나지 않았습니다 (읽을 수 있는 manifest.json 이 없음: 중단되었거나 강제 종료, 또는 "
+                       f"아직 실행 중): {err.get('evalue')}",
+                 "en": f"the run did not finish (no readable manifest.json: interrupted, killed, or still running): "
+                       f"{err.get('evalue')}"}]
     if err:
         text = f"{err.get('ename')}: {err.get('evalue')}"
         return [{"ko": "노트북이 멈췄습니다 — " + text, "en": "the notebook stopped — " + text}]

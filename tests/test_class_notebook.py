@@ -94,6 +94,9 @@ def test_no_roots_is_a_sentence_not_a_grading_of_the_working_folder(tmp_path):
     assert expand_roots("") == [] and expand_roots(str(tmp_path / "none-*")) == []
     (tmp_path / "s1").mkdir()
     assert expand_roots(str(tmp_path / "s*")) == [str(tmp_path / "s1")]
+    assert expand_roots(str(tmp_path / "s1")) == [str(tmp_path / "s1")]  # one folder's path
+    (tmp_path / "README.txt").write_text("not a student\n")  # was graded as a student named README.txt
+    assert expand_roots(str(tmp_path / "README.txt")) == [] and expand_roots(str(tmp_path / "s2")) == []
     for roots in ("", []):
         with pytest.raises(cn.NoRoots) as err:
             cn.grade(roots, str(tmp_path / "out"), runtime_name="nvidia", binary_name="/usr/bin/x",

@@ -71,3 +71,34 @@ def test_the_feedback_page_escapes_and_holds_no_traceback(tmp_path):
     assert "/etc/x.toml:3:7" in page and "고치세요" in page and "fix it" in page
     dead = feedback.render(a_class(tmp_path).students[2])
     assert "The grading did not finish" in dead and "Traceback" not in dead
+
+
+def test_a_student_folder_named_with_hash_question_mark_or_space_still_links_to_its_own_page(tmp_path):
+    """`kim#2` was written into href as is: the browser opened `kim` with the fragment `2/feedback.html`."""
+    from html.parser import HTMLParser
+    from urllib.parse import unquote
+
+    names = ["kim#2", "lee?x", "Park Ji", "100%", "김민준"]
+    result = ClassGrade(tmp_path, [Student(n, f"/srv/{n}", True, [rec(1, "prepare", "passed")], None, tmp_path / n)
+                                   for n in names])
+    hrefs = []
+
+    class Links(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag == "a":
+                hrefs.append(dict(attrs)["href"])
+
+    Links().feed(class_view.page(result))
+    assert [unquote(h) for h in hrefs] == [f"{n}/feedback.html" for n in names]
+    assert not any(c in h for h in hrefs for c in "#? ")  # the whole href is the path: no fragment, no query
+
+
+def test_a_control_character_in_a_student_s_file_leaves_junit_xml_well_formed(tmp_path):
+    """A terminal colour code pasted into report.txt reached a failure's text as is: XML 1.0 cannot hold it, so
+    no consumer could read the class's junit.xml at all."""
+    what = {"ko": "다른 값: RUNTIME=nv\x07idia\x1b[31m", "en": "differs: RUNTIME=nv\x07idia\x1b[31m"}
+    steps = [rec(8, "report", "failed", [{**FINDING, "what": what, "excerpt": "RUNTIME=nv\x07idia\x1b[31m\x00"}])]
+    xml = junit.render(ClassGrade(tmp_path, [Student("kim", "/srv/kim", False, steps, None, tmp_path / "kim")]))
+    xmlschema.XMLSchema(str(JUNIT_XSD)).validate(xml.decode())
+    failure = ET.fromstring(xml).find("testsuite/testcase/failure")
+    assert "RUNTIME=nv\\x07idia\\x1b[31m" in failure.get("message") and "\\x1b[31m" in failure.text

@@ -72,6 +72,26 @@ def test_markdown_and_html_formats_escape_what_they_show(tmp_path):
     assert '<td class="FAIL">FAIL</td>' in page.stdout and page.stdout.startswith("<!DOCTYPE html>")
 
 
+def test_a_manifest_that_is_json_but_not_a_manifest_is_a_failed_run_with_a_note_not_a_traceback(tmp_path):
+    """A manifest truncated or edited by hand: `[]`, `null`, steps that are not objects; was AttributeError."""
+    a = tmp_path / "archive"
+    write_run(a, "good", "r1", "2025-01-01T00:00:00+00:00", [step(1, "prepare", "passed")])
+    for label, text in [("list", "[]"), ("null", "null"), ("steps", '{"steps": [3]}'),
+                        ("message", '{"steps": [{"id": "prepare", "status": "failed", "message": "boom"}]}'),
+                        ("started", '{"started_at": 5, "steps": []}'), ("cut", '{"label": "cut", "ok": tr')]:
+        (a / label / "r1").mkdir(parents=True)
+        (a / label / "r1" / "manifest.json").write_text(text)
+    proc = runbook("summary", a)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    rows = {line.split()[0]: line.split()[1] for line in proc.stdout.splitlines()[2:-1]
+            if line.split()[1:2] in (["OK"], ["FAILED"])}
+    assert rows.pop("good") == "OK", proc.stdout  # and a run with no readable manifest is a failed run
+    assert rows == dict.fromkeys(["cut", "list", "message", "null", "started", "steps"], "FAILED"), proc.stdout
+    notes = proc.stderr.splitlines()
+    assert len(notes) == 6 and all("skipping unreadable manifest" in n and "건너뜁니다" in n for n in notes), notes
+    assert any("steps[0].message" in n and "필요: 객체" in n and "is not an object" in n for n in notes), notes
+
+
 def test_empty_or_missing_archive_is_refused(tmp_path):
     assert runbook("summary", tmp_path / "nope").returncode == 2
     proc = runbook("summary", tmp_path)
@@ -90,10 +110,11 @@ def test_summary_of_real_runs(lab_root, tmp_path):
 
 
 def write_manifest(archive: Path, folder: str, label: str, root: str, host: str, steps: list[dict],
-                   kind: str = "run", started: str = "2025-01-01T00:00:00+00:00") -> None:
+                   kind: str = "run", started: str = "2025-01-01T00:00:00+00:00", node: str | None = None) -> None:
     failed = [s for s in steps if s["status"] == "failed"]
     man = {"kind": kind, "label": label, "ok": not failed, "mode": "check", "started_at": started, "root": root,
-           "host": {"hostname": host}, "steps": steps, "failed_step": failed[0] if failed else None, "error": None}
+           "host": {"hostname": host, "node_name": node}, "steps": steps,
+           "failed_step": failed[0] if failed else None, "error": None}
     d = archive / folder
     d.mkdir(parents=True)
     (d / "manifest.json").write_text(json.dumps(man, ensure_ascii=False))
@@ -146,3 +167,43 @@ def test_grading_views_speak_of_students_and_korean_headers_keep_whole(tmp_path)
     write_run(hosts, "n1", "r1", "2025-01-01T00:00:00+00:00", [step(1, "prepare", "passed")])
     assert "all 1 students passed" in runbook("summary", hosts, "--students").stdout
     assert "all 1 hosts passed" in runbook("summary", hosts).stdout
+
+
+def test_runs_of_one_node_from_two_pods_are_one_row_the_latest(tmp_path):
+    """In Kubernetes the host name is the pod's: the DaemonSet's pod before and after a rollout, and the check
+    Job, all archive under the node's label on the node. They were one row per pod (`gpu1 (pod-a)`), the stale
+    one still OK; the node name (NODE_NAME, recorded by the manifests' downward API) makes them one host."""
+    a = tmp_path / "archive"
+    write_manifest(a, "gpu1/r1", "gpu1", "/host", "nvidia-runtime-runbook-x7k2p", [step(1, "prepare", "passed")],
+                   node="gpu1")
+    write_manifest(a, "gpu1/r2", "gpu1", "/host", "nvidia-runtime-runbook-check-4tq9z",
+                   [step(1, "prepare", "failed", "broken", "고장")], started="2025-01-02T00:00:00+00:00", node="gpu1")
+    proc = runbook("summary", a)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    rows = [line for line in proc.stdout.splitlines()[2:] if line.startswith("gpu1")]
+    assert len(rows) == 2 and rows[0].split()[:2] == ["gpu1", "FAILED"], proc.stdout  # the row, its failure line
+    assert "1 of 1 hosts failed" in proc.stdout
+
+
+def test_a_run_killed_before_its_manifest_is_the_latest_run_and_a_failed_one(tmp_path):
+    """The pod OOM-killed, the node rebooted, Ctrl-C: the run folder has run.ipynb (papermill writes it at the
+    start) and no manifest.json, or one cut off mid-write. It was skipped, so the run before it (OK) stood for
+    the host."""
+    a = tmp_path / "archive"
+    for host in ("gpu1", "gpu2"):
+        write_manifest(a, f"{host}/20250101T000000Z", host, "/host", host, [step(1, "prepare", "passed")])
+    killed = a / "gpu1" / "20250102T000000Z"
+    killed.mkdir()
+    (killed / "run.ipynb").write_text(json.dumps({"cells": [], "metadata": {"papermill": {
+        "parameters": {"root": "/host", "mode": "apply"}}}, "nbformat": 4, "nbformat_minor": 5}))
+    cut = a / "gpu2" / "20250102T000000Z"
+    cut.mkdir()
+    (cut / "manifest.json").write_text('{"label": "gpu2", "ok": tr')
+    proc = runbook("summary", a)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    rows = {line.split()[0]: line.split() for line in proc.stdout.splitlines()[2:-1]
+            if line.split()[1:2] == ["FAILED"]}
+    assert rows["gpu1"][2:4] == ["apply", "20250102T000000Z"] and rows["gpu2"][1:2] == ["FAILED"], proc.stdout
+    assert "gpu1: 실행이 끝나지 않았습니다" in proc.stdout and "the run did not finish" in proc.stdout
+    assert str(killed) in proc.stdout and str(cut) in proc.stdout
+    assert "2 of 2 hosts failed" in proc.stdout and "skipping unreadable manifest" in proc.stderr

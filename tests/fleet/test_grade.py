@@ -158,12 +158,37 @@ def test_usage_errors_exit_2_before_anything_runs(tmp_path):
         (["grade", "--out", tmp_path / "s1" / "grades", tmp_path / "s1"], "inside a student's root"),
         (["grade", tmp_path / "s1"], "--out"),
         (["grade", "--out", tmp_path / "a-file", tmp_path / "s1"], "--out is a file, not a folder"),  # was FileExistsError
+        (["grade", "--out", out, tmp_path / "s1", tmp_path / "a-file"], "a student root must be a folder, not a file"),
     ]
     (tmp_path / "a-file").write_text("not a folder\n")
     for args, text in cases:
         proc = runbook(*args)
         assert proc.returncode == 2 and text in proc.stderr, (args, proc.stderr)
     assert not out.exists() and list((tmp_path / "s1").iterdir()) == []
+
+
+def test_out_that_holds_the_students_folders_is_refused_before_a_byte_is_written(tmp_path):
+    """`--out /srv/class` for /srv/class/*: DIR/kim/ was kim's own root, and run.ipynb, feedback.html and
+    results.json were written into it, over the student's files of those names."""
+    for name in ("kim", "lee"):
+        finished_lab(str(tmp_path / "class" / name))
+    (tmp_path / "class" / "kim" / "feedback.html").write_text("the student's own page\n")
+    before = tree_state(tmp_path / "class")
+    proc = runbook("grade", "--out", tmp_path / "class", tmp_path / "class" / "kim", tmp_path / "class" / "lee")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "학생 root 가 겹칩니다" in proc.stderr and "overlaps the student root" in proc.stderr, proc.stderr
+    assert tree_state(tmp_path / "class") == before
+
+
+def test_a_link_to_another_student_s_folder_is_named_in_the_refusal(tmp_path):
+    """/srv/class/* with `copy -> kim`: the refusal named only the resolved kim, so the instructor could not
+    tell which entry of the class folder to take out."""
+    (tmp_path / "class" / "kim").mkdir(parents=True)
+    (tmp_path / "class" / "copy").symlink_to("kim")
+    proc = runbook("grade", "--out", tmp_path / "out", tmp_path / "class" / "copy", tmp_path / "class" / "kim")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"{tmp_path / 'class' / 'copy'}, {tmp_path / 'class' / 'kim'} → {tmp_path / 'class' / 'kim'}" in proc.stderr
+    assert "같은 root 가 두 번 있습니다" in proc.stderr and "leave out the link" in proc.stderr
 
 
 def test_every_student_passing_exits_0_with_given_labels_and_overrides(tmp_path):
@@ -174,3 +199,49 @@ def test_every_student_passing_exits_0_with_given_labels_and_overrides(tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (tmp_path / "out" / "kim" / "feedback.html").is_file()
     assert tree_state(tmp_path / "s1") == before
+
+
+def test_ctrl_c_says_interrupted_in_both_languages_and_a_second_grading_completes(tmp_path):
+    """Ctrl-C reaches the whole foreground process group (the workers and kernels too); was a KeyboardInterrupt
+    traceback from concurrent.futures, and nbclient's "Task exception was never retrieved" from every worker."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    roots = [tmp_path / "class" / f"s{n}" for n in range(4)]
+    for root in roots:
+        finished_lab(str(root))
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "runbook_lib.cli", "grade", "--out", str(out), "--jobs", "2", *map(str, roots)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not list(out.glob("*/run.ipynb")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "never retrieved" not in err, err
+    assert "중단했습니다 (Ctrl-C)" in err and "interrupted (Ctrl-C)" in err
+    again = runbook("grade", "--out", out, "--jobs", "2", *roots)
+    assert again.returncode == 0, again.stdout + again.stderr
+    grades = json.loads((out / "grades.json").read_text(encoding="utf-8"))
+    assert [s["extra_data"]["label"] for s in grades["students"]] == ["s0", "s1", "s2", "s3"]
+
+
+def test_a_config_that_is_a_fifo_is_graded_not_waited_for(tmp_path):
+    """A student's config.toml replaced by a FIFO: the notebook's parse cell opened it itself and blocked for ever,
+    so the whole class's grading never ended. Now read as every file of a root is: step 1 says what stands there."""
+    import os
+
+    finished_lab(str(tmp_path / "fifo"))
+    config = tmp_path / "fifo" / "etc" / "containerd" / "config.toml"
+    config.unlink()
+    os.mkfifo(config)
+    proc = runbook("grade", "--out", tmp_path / "out", tmp_path / "fifo", timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    results = json.loads((tmp_path / "out" / "fifo" / "results.json").read_text(encoding="utf-8"))
+    prepare = step_tests(results)["prepare"]
+    assert prepare["status"] == "failed" and "FIFO" in prepare["output"], prepare
+    assert not any(t["extra_data"]["id"] == "notebook" for t in results["tests"])  # the notebook ran to its end

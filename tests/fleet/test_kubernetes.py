@@ -17,11 +17,18 @@ MANIFESTS = sorted(K8S.glob("*.yaml"))
 GPU_LABEL = "nvidia.com/gpu.present"
 
 
-def validate(*files: Path) -> subprocess.CompletedProcess:
+def validate(*files: Path, version: str = "1.30.0") -> subprocess.CompletedProcess:
     exe = shutil.which("kubernetes-validate", path=str(Path(sys.executable).parent))
     if exe is None:
         pytest.fail("kubernetes-validate is missing: pip install -e '.[test]'")
-    return subprocess.run([exe, "--strict", "-k", "1.30.0", *map(str, files)], capture_output=True, text=True)
+    return subprocess.run([exe, "--strict", "-k", version, *map(str, files)], capture_output=True, text=True)
+
+
+def shipped_versions() -> list[str]:
+    """Every Kubernetes version whose schemas the installed kubernetes-validate ships (1.25 to 1.37 today)."""
+    from kubernetes_validate.utils import all_versions
+
+    return sorted(set(all_versions()), key=lambda v: tuple(map(int, v.split("."))))
 
 
 def workloads():
@@ -35,6 +42,12 @@ def test_every_manifest_passes_strict_validation():
     assert {p.name for p in MANIFESTS} == {"namespace.yaml", "daemonset.yaml", "job.yaml"}
     proc = validate(*MANIFESTS)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_every_manifest_passes_strict_validation_for_every_shipped_kubernetes_version():
+    """Clusters of a course or a fleet run anything from an old LTS to the newest release."""
+    failed = {v: p.stdout + p.stderr for v in shipped_versions() if (p := validate(*MANIFESTS, version=v)).returncode}
+    assert len(shipped_versions()) > 1 and not failed, failed
 
 
 def test_the_validator_rejects_a_broken_manifest(tmp_path):

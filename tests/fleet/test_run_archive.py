@@ -140,3 +140,24 @@ def test_an_archive_that_cannot_be_made_is_refused_before_any_run(lab_root, tmp_
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
         assert text in proc.stderr and ("파일입니다" in proc.stderr or "만들 수 없습니다" in proc.stderr)
     assert blocker.read_text() == "not a folder\n"
+
+
+def test_an_archive_through_a_link_to_nothing_says_so(lab_root, tmp_path):
+    """/var/lib/nvidia-runtime-runbook linked to a mount that is not mounted: was "(File exists)"."""
+    (tmp_path / "state").symlink_to(tmp_path / "not-mounted")
+    proc = runbook("run", "--root", lab_root, "--archive", tmp_path / "state" / "archive", "--notebook", STANDIN)
+    assert proc.returncode == 2 and "File exists" not in proc.stderr, proc.stderr
+    assert f"points to nothing: {tmp_path / 'state'} → {tmp_path / 'not-mounted'}" in proc.stderr
+    assert "링크가 없는 곳을 가리킵니다" in proc.stderr and not (tmp_path / "not-mounted").exists()
+
+
+def test_a_relative_root_is_the_folder_where_the_command_was_typed(tmp_path):
+    """`runbook run --root lab`: was archived as a failed run (the notebook's "root must be an absolute path"),
+    while `runbook grade lab` grades the same folder."""
+    from runbook_lib.labinit import finished_lab
+
+    finished_lab(str(tmp_path / "lab"))
+    proc = runbook("run", "--root", "lab", "--mode", "check", "--archive", "archive", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (run_dir,) = run_dirs(tmp_path / "archive", "lab")
+    assert manifest(run_dir)["root"] == str(tmp_path / "lab")

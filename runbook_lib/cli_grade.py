@@ -47,6 +47,10 @@ def cmd_grade(args) -> int:
     if args.labels is not None and len(args.labels) != len(args.roots):
         raise Refused(f"--label 은 root 마다 하나씩 주세요 (root {len(args.roots)}개, label {len(args.labels)}개).\n"
                       f"give one --label per root ({len(args.roots)} roots, {len(args.labels)} labels).")
+    from .labels import typed_problem
+    for label in args.labels or []:
+        if typed_problem(label):
+            raise Refused(typed_problem(label))
     out = Path(args.out)
     if any(os.path.realpath(out).startswith(os.path.realpath(r) + os.sep) or os.path.realpath(out) ==
            os.path.realpath(r) for r in args.roots):

@@ -66,6 +66,19 @@ def for_roots(roots: list[str], prefix: str | None = None) -> list[str]:
 def problem(label: str) -> str | None:
     """Why a label cannot name a folder (bilingual), or None."""
     if not label or "/" in label or label.startswith(".") or "\x00" in label:
-        return (f"label 에는 '/' 를 쓸 수 없고 '.' 으로 시작할 수 없습니다: {label}\n"
-                f"a label cannot be empty, contain '/' or start with '.': {label}")
+        return (f"label 은 비어 있을 수 없고, '/' 를 담거나 '.' 으로 시작할 수 없습니다: \"{label}\"\n"
+                f"a label cannot be empty, contain '/' or start with '.': \"{label}\"")
+    return None
+
+
+def typed_problem(label: str) -> str | None:
+    """problem(), and for a label a person typed (`--label`) also a space at either end or a control character:
+    a folder named " " or "kim " cannot be told from another in a listing, nor typed back in a shell. A label
+    taken from a student's own folder name is that folder's, odd or not (problem() only)."""
+    if problem(label):
+        return problem(label)
+    if label != label.strip() or any(ord(c) < 0x20 or ord(c) == 0x7f for c in label):
+        return (f"--label 의 앞뒤에 공백이 있거나 제어 문자가 들어 있습니다: \"{label}\". 글자와 숫자, '-' 로 된 이름을 주세요.\n"
+                f"--label begins or ends with a space, or holds a control character: \"{label}\"; give a name of "
+                "letters, digits and '-'.")
     return None

@@ -1,6 +1,8 @@
 """The one label rule (runbook_lib/labels.py): folder names, made longer only where two would collide."""
 
-from runbook_lib.labels import assign, for_roots, identity
+import pytest
+
+from runbook_lib.labels import assign, for_roots, identity, problem, typed_problem
 
 
 def test_folder_names_when_they_differ():
@@ -33,3 +35,22 @@ def test_the_same_path_on_two_hosts_goes_up_to_the_host_name():
 def test_equal_identities_share_a_label():
     ids = [identity("/srv/kim", "h"), identity("/srv/kim", "h")]
     assert assign(ids) == ["kim", "kim"]
+
+
+@pytest.mark.parametrize("label", [" ", "kim ", " kim", "kim\tlee", "kim\x1b[0m"])
+def test_a_typed_label_no_one_could_tell_apart_or_type_back_is_refused_in_both_languages(label):
+    # `--label " "` made an archive folder named with a space
+    why = typed_problem(label)
+    assert why is not None and problem(label) is None  # a student's own folder of that name is still graded
+    korean, english = why.split("\n")
+    assert "--label 의 앞뒤에" in korean and english.startswith("--label begins or ends with a space")
+
+
+@pytest.mark.parametrize("label", ["", "a/b", ".hidden"])
+def test_a_label_that_cannot_name_a_folder_is_refused_whoever_gave_it(label):
+    assert problem(label) is not None and typed_problem(label) == problem(label)
+
+
+@pytest.mark.parametrize("label", ["kim", "node-1", "P-kim", "김철수", "a b"])
+def test_ordinary_labels_are_accepted(label):
+    assert problem(label) is None and typed_problem(label) is None

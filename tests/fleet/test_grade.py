@@ -159,6 +159,7 @@ def test_usage_errors_exit_2_before_anything_runs(tmp_path):
         (["grade", tmp_path / "s1"], "--out"),
         (["grade", "--out", tmp_path / "a-file", tmp_path / "s1"], "--out is a file, not a folder"),  # was FileExistsError
         (["grade", "--out", out, tmp_path / "s1", tmp_path / "a-file"], "a student root must be a folder, not a file"),
+        (["grade", "--out", out, tmp_path / "s1", "--label", " "], "--label begins or ends with a space"),
     ]
     (tmp_path / "a-file").write_text("not a folder\n")
     for args, text in cases:

@@ -161,3 +161,10 @@ def test_a_relative_root_is_the_folder_where_the_command_was_typed(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (run_dir,) = run_dirs(tmp_path / "archive", "lab")
     assert manifest(run_dir)["root"] == str(tmp_path / "lab")
+
+
+def test_a_label_of_spaces_is_refused_before_anything_runs(lab_root, tmp_path):
+    # `--label " "` made an archive folder named with a space, which no listing tells apart
+    proc = standin(lab_root, tmp_path / "archive", "--label", " ")
+    assert proc.returncode == 2 and "--label begins or ends with a space" in proc.stderr, proc.stderr
+    assert "--label 의 앞뒤에 공백이" in proc.stderr and not (tmp_path / "archive").exists()

@@ -16,6 +16,14 @@ def student():
     s.close()
 
 
+def on_course_root(student, root) -> None:
+    """The course's base config under ``root``, and the parameters cell run with ``root`` set, as a student
+    who has just opened the notebook does."""
+    put_course_fixture(root)
+    student.cell("params")
+    student.run(params(root))
+
+
 def params(root, **more) -> str:
     return "\n".join([f"root = {str(root)!r}"] + [f"{k} = {v!r}" for k, v in more.items()])
 
@@ -23,9 +31,7 @@ def params(root, **more) -> str:
 def test_running_the_validation_cell_again_starts_a_new_run_at_once(student, tmp_path):
     # the student edits the parameters cell and runs it and the validation cell again: the kernel still holds
     # the first run's lock, which must not make the new run wait for it (it waited 600 s, then failed)
-    put_course_fixture(tmp_path)
-    student.cell("params")
-    student.run(params(tmp_path))
+    on_course_root(student, tmp_path)
     assert student.cell("start")[1] is None
     assert student.cell("prepare")[1] is None
     student.run(params(tmp_path, systemd_cgroup=False))
@@ -42,9 +48,7 @@ def test_running_the_validation_cell_again_starts_a_new_run_at_once(student, tmp
 def test_a_cell_of_the_run_a_failed_validation_ended_writes_nothing_and_says_so(student, tmp_path):
     # the validation cell run again stops on a bad value: `rb` still names the earlier run, whose lock is gone;
     # its cells must write nothing, and say to run from the validation cell, in both languages
-    put_course_fixture(tmp_path)
-    student.cell("params")
-    student.run(params(tmp_path))
+    on_course_root(student, tmp_path)
     student.cell("start")
     student.run("mode = 'chek'")
     shown, error = student.cell("start")
@@ -61,9 +65,7 @@ def test_a_cell_of_the_run_a_failed_validation_ended_writes_nothing_and_says_so(
 def test_a_check_cell_run_again_after_a_fix_by_hand_says_what_the_disk_holds_now(student, tmp_path):
     # step 3's check fails on SystemdCgroup = "true"; the student fixes the file by hand and runs only that check
     # cell again: it passed, yet still said FAILED with the old finding's words
-    put_course_fixture(tmp_path)
-    student.cell("params")
-    student.run(params(tmp_path))
+    on_course_root(student, tmp_path)
     for name in ("start", "prepare", "prepare?", "runtime", "runtime?", "options"):
         assert student.cell(name)[1] is None, name
     config = tmp_path / "etc/containerd/config.toml"
@@ -86,9 +88,7 @@ def test_cells_run_before_the_write_cells_they_follow_write_nothing_and_say_whic
     # a check cell run before its write cell wrote the step itself (from inside the check) and then failed its
     # own assertions, read before that write; a write cell run before step 1's said "unchanged" for a write that
     # failed. Each now writes nothing, shows what the disk holds, names the cell to run first, and the run goes on.
-    put_course_fixture(tmp_path)
-    student.cell("params")
-    student.run(params(tmp_path))
+    on_course_root(student, tmp_path)
     student.cell("start")
     before = tree_state(tmp_path)
     for name in ("runtime?", "runtime", "prepare?"):
@@ -105,9 +105,7 @@ def test_cells_run_before_the_write_cells_they_follow_write_nothing_and_say_whic
 
 
 def test_a_write_cell_run_twice_says_unchanged_and_the_run_still_says_what_it_changed(student, tmp_path):
-    put_course_fixture(tmp_path)
-    student.cell("params")
-    student.run(params(tmp_path))
+    on_course_root(student, tmp_path)
     student.cell("start")
     first, _ = student.cell("prepare")
     assert "created" in first and "written: /etc/containerd/config.toml" in first
@@ -126,9 +124,7 @@ def test_a_write_cell_run_twice_says_unchanged_and_the_run_still_says_what_it_ch
 
 
 def test_a_file_edited_by_hand_after_the_plan_is_not_overwritten_and_the_cell_says_to_plan_again(student, tmp_path):
-    put_course_fixture(tmp_path)
-    student.cell("params")
-    student.run(params(tmp_path))
+    on_course_root(student, tmp_path)
     for name in ("start", "prepare", "prepare?"):
         student.cell(name)
     config = tmp_path / "etc/containerd/config.toml"
@@ -163,9 +159,7 @@ def held(root) -> bool:
 def test_the_summary_cell_run_early_does_not_say_the_run_finished_and_going_on_takes_the_lock_again(student, tmp_path):
     # run after step 1 only, the last cell said "[FINISHED] every step ran and passed" and recorded ok: true,
     # then released the lock, and the student's next write cells wrote without it
-    put_course_fixture(tmp_path)
-    student.cell("params")
-    student.run(params(tmp_path))
+    on_course_root(student, tmp_path)
     for name in ("start", "prepare", "prepare?"):
         student.cell(name)
     assert held(tmp_path)
@@ -188,9 +182,7 @@ def test_the_summary_cell_run_early_does_not_say_the_run_finished_and_going_on_t
 def test_a_parameter_edited_without_the_validation_cell_stops_the_cells_and_says_to_run_it(student, tmp_path):
     # the student changes mode and runtime_name and runs the parameters cell, then goes on below: the run still
     # had the old values, so step 2 wrote the nvidia runtime in apply mode while the cells read "gpu"
-    put_course_fixture(tmp_path)
-    student.cell("params")
-    student.run(params(tmp_path))
+    on_course_root(student, tmp_path)
     for name in ("start", "prepare", "prepare?"):
         student.cell(name)
     student.run("runtime_name = 'gpu'\nmode = 'check'")
@@ -207,9 +199,7 @@ def test_a_parameter_edited_without_the_validation_cell_stops_the_cells_and_says
 
 
 def test_a_misspelt_step_name_in_a_cell_is_said_so_not_taken_for_remove_mode(student, tmp_path):
-    put_course_fixture(tmp_path)
-    student.cell("params")
-    student.run(params(tmp_path))
+    on_course_root(student, tmp_path)
     student.cell("start")
     for code in ('rb.plan("runtim")', 'with rb.expect("runtim") as expect:\n    pass'):
         shown, error = student.run(code)
@@ -221,9 +211,7 @@ def test_a_misspelt_step_name_in_a_cell_is_said_so_not_taken_for_remove_mode(stu
 def test_a_failed_assertion_of_a_cell_names_the_file_not_a_table_header_in_brackets(student, tmp_path):
     # a student's own assertion in step 3's cell: its finding was placed at
     # "[[plugins...runtimes.nvidia.options]]", an array-of-tables header in TOML, not a place in a file
-    put_course_fixture(tmp_path)
-    student.cell("params")
-    student.run(params(tmp_path))
+    on_course_root(student, tmp_path)
     for name in ("start", "prepare", "prepare?", "runtime", "runtime?", "options"):
         student.cell(name)
     shown, error = student.run('with rb.expect("options") as expect:\n    expect.equal(nvidia, "options.BinaryName", "/x")')
@@ -233,9 +221,7 @@ def test_a_failed_assertion_of_a_cell_names_the_file_not_a_table_header_in_brack
 
 
 def test_the_restart_cell_run_before_the_steps_decides_nothing_and_says_which_cell_to_run(student, tmp_path):
-    put_course_fixture(tmp_path)
-    student.cell("params")
-    student.run(params(tmp_path))
+    on_course_root(student, tmp_path)
     for name in ("start", "prepare", "prepare?"):
         student.cell(name)
     shown, error = student.cell("restart")
@@ -256,9 +242,7 @@ def test_a_step_cell_run_first_in_a_fresh_kernel_says_to_run_the_cells_above_it(
 
 def test_a_path_without_its_leading_slash_in_a_students_own_read_is_said_so_not_read_as_missing(student, tmp_path):
     # rb.read("etc/containerd/config.toml") returned None, so the student's own check said only "False"
-    put_course_fixture(tmp_path)
-    student.cell("params")
-    student.run(params(tmp_path))
+    on_course_root(student, tmp_path)
     assert student.cell("start")[1] is None
     shown, error = student.run('rb.read("etc/containerd/config.toml")')
     assert error == "ParameterError"

@@ -89,6 +89,20 @@ class Problem:
                 "path": self.path, "line": self.line, "col": self.col, "pointer": self.pointer,
                 "excerpt": self.excerpt, "values": {k: _plain(v) for k, v in self.values.items()}}
 
+    def error(self):
+        """This finding raised, as a cell's error (what a cell's code does when it cannot go on)."""
+        from .errors import RunbookError
+        return RunbookError(self.what, self.fix, code=self.code)
+
+    def lines(self, mark: str = "") -> list[str]:
+        """What, then the fix, a Korean line before each English one, for a cell's text; after a mark (`✗ `) the
+        lines that follow it are indented under it."""
+        pad = "  " if mark else ""
+        out = [f"{mark}{self.what.ko}", f"{pad}{self.what.en}"]
+        if self.fix:
+            out += [f"{pad}고치기: {self.fix.ko}", f"{pad}fix: {self.fix.en}"]
+        return out
+
     def where(self) -> str:
         if not (self.path and self.line):
             return self.path or ""

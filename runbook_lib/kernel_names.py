@@ -18,7 +18,7 @@ def explain(shell, etype, evalue, tb, tb_offset=None) -> list[str]:
         shell.showtraceback((etype, evalue, tb), tb_offset=tb_offset)
         return []
     p = Problem.of("notebook.not_started", name=name)
-    stb = [p.what.ko, p.what.en, f"고치기: {p.fix.ko}", f"fix: {p.fix.en}"]
+    stb = p.lines()
     shell._showtraceback(etype, evalue, stb)  # what showtraceback does once it has the lines
     return stb
 

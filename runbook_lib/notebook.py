@@ -137,21 +137,18 @@ class Runbook(Run):
         """A cell of a run that a later nb.start ended (its lock released) must not write or judge: the student
         re-ran the validation cell, it stopped (a bad value, a refusal), and `rb` still names the old run."""
         if self.replaced:
-            p = Problem.of("notebook.run_replaced")
-            raise RunbookError(p.what, p.fix, code=p.code)
+            raise Problem.of("notebook.run_replaced").error()
         changes = _edited(self.given)
         if changes:  # the parameters cell run again without the validation cell: the run has the old values
-            p = Problem.of("notebook.params_changed", changes=", ".join(changes))
-            raise RunbookError(p.what, p.fix, code=p.code)
+            raise Problem.of("notebook.params_changed", changes=", ".join(changes)).error()
 
     def _known(self, step_id: str) -> None:
         """A step name that no mode has (a typo in a cell) is said so, not taken for a step of another mode."""
         from .steps import REMOVE_STEPS, STEPS
         names = [s.ID for s in STEPS] + [s.ID for s in REMOVE_STEPS if s not in STEPS]
         if step_id not in names:
-            p = Problem.of("notebook.unknown_step", step=json.dumps(step_id, ensure_ascii=False) if isinstance(step_id, str)
-                           else str(step_id), steps=", ".join(names))
-            raise RunbookError(p.what, p.fix, code=p.code)
+            raise Problem.of("notebook.unknown_step", step=json.dumps(step_id, ensure_ascii=False)
+                             if isinstance(step_id, str) else str(step_id), steps=", ".join(names)).error()
 
     def _unwritten(self, step, *, own: bool) -> object | None:
         """Apply mode: every plan was made on the state the earlier steps' writes leave, so a step's cells wait for
@@ -170,7 +167,7 @@ class Runbook(Run):
 
     def _out_of_order(self, pending, checks: Expect | None = None) -> OutOfOrder:
         p = Problem.of("notebook.out_of_order", step=pending.NUMBER, title_ko=pending.TITLE.ko, title_en=pending.TITLE.en)
-        lines = [f"✗ {p.what.ko}", f"  {p.what.en}", f"  고치기: {p.fix.ko}", f"  fix: {p.fix.en}"]
+        lines = p.lines("✗ ")
         if checks and checks.checks:  # what the disk holds now, as the cell's assertions read it
             lines = ["확인 / checks (지금 디스크에 있는 것 / what the disk holds now)", checks.text(), ""] + lines
         return OutOfOrder(f"run step {pending.NUMBER} first", "\n".join(lines))
@@ -478,7 +475,7 @@ def summary(rb: Run, *, final: bool = True) -> None:
     late = ""
     if missing:  # the summary cell run early (JupyterLab): this table is not the end of the run
         p = Problem.of("notebook.not_run", steps=", ".join(map(str, missing)))
-        late = f"✗ {p.what.ko}\n  {p.what.en}\n  고치기: {p.fix.ko}\n  fix: {p.fix.en}"
+        late = "\n".join(p.lines("✗ "))
         text += "\n" + late
     _display({SUMMARY_MIME: record, "text/plain": f"{head}\n{text}",
               "text/html": f"<h4>{head}</h4>" + summary_html(results, ok=record["ok"], mode=rb.p.mode)
@@ -500,7 +497,7 @@ def finish(rb: Run) -> None:
         p = Problem.of("notebook.not_run", steps=", ".join(map(str, missing)))
         _status(rb, "failed", p.what.ko, p.what.en)
         raise StepFailed(f"steps not run: {', '.join(map(str, missing))}",
-                         f"{p.what.ko}\n{p.what.en}\n고치기: {p.fix.ko}\nfix: {p.fix.en}")
+                         "\n".join(p.lines()))
     failed = rb.failed_steps()
     if failed:
         numbers = ", ".join(str(r.step) for r in failed)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import yaml
 
-from .cdi_validate import _schema_documents, pointer
+from .cdi_validate import schema_documents, pointer
 from .names import closest
 
 # Fields of the Go types (container-device-interface specs-go) that the shipped schema leaves out.
@@ -27,7 +27,7 @@ def _resolve(node: dict, defs: dict) -> tuple[str | None, dict]:
 def unknown_fields(spec: dict) -> list[tuple[str, str, str | None]]:
     """(JSON pointer of the object, the unknown field, the known field it nearly spells) for every field the
     spec's types do not have."""
-    schema, defs = _schema_documents()
+    schema, defs = schema_documents()
     out: list[tuple[str, str, str | None]] = []
 
     def walk(value, node: dict, parts: list) -> None:

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import posixpath
 
+from .containerd.cdi_config import DEFAULT_SPEC_DIRS
 from .errors import RunbookError
 from .findings import Problem
+from .params import CDI_EXTENSIONS as READ  # the only files the registry reads
 from .yamldoc import safe_load
 
-SPEC_DIRS = ("/etc/cdi", "/var/run/cdi", "/run/cdi")  # the registry's default folders
-READ = (".yaml", ".json")  # the only files the registry reads
+# The registry's default folders, and /run/cdi: where /var/run/cdi is on a node whose /var/run links to /run
+# (a lab root may hold them as two folders).
+SPEC_DIRS = DEFAULT_SPEC_DIRS + ("/run/cdi",)
 
 
 def _specs(run, folder: str, suffixes: tuple[str, ...]) -> list[tuple[str, dict]]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import yaml
 
-from .cdi_validate import _schema_documents, pointer
+from .cdi_validate import schema_documents, pointer
+from .names import closest
 
 # Fields of the Go types (container-device-interface specs-go) that the shipped schema leaves out.
 EXTRA_FIELDS = {"DeviceNode": {"fileMode"}}
@@ -26,8 +27,7 @@ def _resolve(node: dict, defs: dict) -> tuple[str | None, dict]:
 def unknown_fields(spec: dict) -> list[tuple[str, str, str | None]]:
     """(JSON pointer of the object, the unknown field, the known field it nearly spells) for every field the
     spec's types do not have."""
-    import difflib
-    schema, defs = _schema_documents()
+    schema, defs = schema_documents()
     out: list[tuple[str, str, str | None]] = []
 
     def walk(value, node: dict, parts: list) -> None:
@@ -36,8 +36,7 @@ def unknown_fields(spec: dict) -> list[tuple[str, str, str | None]]:
             known = set(node["properties"]) | EXTRA_FIELDS.get(name or "", set())
             for key, sub in value.items():
                 if key not in known:
-                    near = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.75)
-                    out.append((pointer(parts), str(key), near[0] if near else None))
+                    out.append((pointer(parts), str(key), closest(str(key), known)))
                 else:
                     walk(sub, node["properties"][key], parts + [key])
         elif isinstance(value, list) and isinstance(node.get("items"), dict):

@@ -50,7 +50,8 @@ DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 
 
 @lru_cache(maxsize=1)
-def _schema_documents() -> tuple[dict, dict]:
+def schema_documents() -> tuple[dict, dict]:
+    """The shipped upstream schema and its defs.json, parsed (the validators and cdi_strict.py read them)."""
     data = resources.files("runbook_lib") / "data" / "cdi"
     return (json.loads((data / "schema.json").read_text(encoding="utf-8")),
             json.loads((data / "defs.json").read_text(encoding="utf-8")))
@@ -60,7 +61,7 @@ def _schema_documents() -> tuple[dict, dict]:
 def schema_check():
     """fastjsonschema's validator for the shipped schema (it raises at the first error), or None when the schema
     names a draft other than draft-07: then jsonschema, which knows every draft, decides alone."""
-    schema, defs = _schema_documents()
+    schema, defs = schema_documents()
     if schema.get("$schema") != DRAFT_07:
         return None
     import fastjsonschema
@@ -99,7 +100,7 @@ def schema_validator():
     from referencing import Registry
     from referencing.jsonschema import specification_with
 
-    schema, defs = _schema_documents()
+    schema, defs = schema_documents()
     cls = validator_for(schema, default=None)  # Draft7Validator for today's draft-07 schema
     if cls is None:  # a draft this jsonschema does not know: refuse, rather than judge by another draft's rules
         raise RuntimeError(f"unknown JSON schema draft in the CDI schema: {schema.get('$schema')}")

@@ -2,6 +2,7 @@
 
 A RuntimeClass `handler` must be a DNS-1123 label (the CRI handler name); its `metadata.name` must be a
 DNS-1123 subdomain. The runbook uses the runtime name for both, so it must be a label, the stricter rule.
+Also closest(): the known name a mistyped one nearly spells, for every "did you mean" of the runbook.
 """
 from __future__ import annotations
 
@@ -10,6 +11,15 @@ import re
 
 DNS1123_LABEL_MAX = 63
 _LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+
+def closest(name: str, known, cutoff: float = 0.75, *, fold_case: bool = False) -> str | None:
+    """The known name ``name`` nearly spells (difflib's ratio at least ``cutoff``), or None. With ``fold_case``
+    the spelling is compared in lower case and the known name returned as it is written."""
+    import difflib
+    spelled = {(k.lower() if fold_case else k): k for k in known}
+    m = difflib.get_close_matches(name.lower() if fold_case else name, sorted(spelled), n=1, cutoff=cutoff)
+    return spelled[m[0]] if m else None
 
 
 def quoted(value: object) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .findings import Problem
 from .messages import Msg
+from .names import closest
 from .yamldoc import load_mapping
 
 API_VERSION = "node.k8s.io/v1"
@@ -50,7 +51,7 @@ def runtimeclass_problems(doc: dict, runtime_name: str, lab_path: str, text: str
     for field in doc:
         if field in FIELDS or (nested and field == nested.split("/")[1]):
             continue
-        guess = _closest_field(str(field))
+        guess = closest(str(field), FIELDS, fold_case=True)
         guess = guess if guess not in doc else None  # beside the right key, a second spelling is only deleted
         if guess:
             typos[guess] = field
@@ -77,13 +78,6 @@ def runtimeclass_problems(doc: dict, runtime_name: str, lab_path: str, text: str
 
 _TOP_LEVEL = Msg("맨 위 단계에 들여쓰기 없이", "at the top level, with no indentation")
 _UNDER_METADATA = Msg("metadata: 아래에 두 칸 들여서", "under metadata:, indented two spaces")
-
-
-def _closest_field(field: str) -> str | None:
-    import difflib
-    known = {f.lower(): f for f in FIELDS}
-    m = difflib.get_close_matches(field.lower(), sorted(known), n=1, cutoff=0.75)
-    return known[m[0]] if m else None
 
 
 def _nested_handler(doc: dict) -> str | None:

@@ -8,6 +8,7 @@ import posixpath
 
 from ..errors import ConfigError
 from ..messages import Msg
+from ..names import closest as _closest
 from ..result import Problem
 from . import render
 from .edit import default_runtime_name
@@ -491,12 +492,6 @@ def _type_problems(eff: Effective, path, table: dict, types: dict, skip=()) -> l
         out.append(Problem.of("value.wrong_type", where, line, key=key, shown=shown, kind_ko=ko, kind_en=en,
                               example=example))
     return out
-
-
-def _closest(key: str, known: set[str], cutoff: float = 0.75) -> str | None:
-    import difflib
-    m = difflib.get_close_matches(key, sorted(known), n=1, cutoff=cutoff)
-    return m[0] if m else None
 
 
 __all__ = ["blockers", "owner_file", "require_runtime", "warnings", "default_problem", "runtime_problems",

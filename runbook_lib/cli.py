@@ -202,8 +202,8 @@ def cmd_run(args) -> int:
     if not notebook.is_file():
         raise Refused(f"노트북을 찾을 수 없습니다: {notebook}\nnotebook not found: {notebook}")
     from .labels import typed_problem
-    if args.label is not None and typed_problem(args.label):
-        raise Refused(typed_problem(args.label))
+    if args.label is not None and (why := typed_problem(args.label)):
+        raise Refused(why)
     declared = pm.inspect_notebook(str(notebook))
     if len(roots) > 1:
         return cmd_run_many(args, notebook, declared, roots)

@@ -49,8 +49,8 @@ def cmd_grade(args) -> int:
                       f"give one --label per root ({len(args.roots)} roots, {len(args.labels)} labels).")
     from .labels import typed_problem
     for label in args.labels or []:
-        if typed_problem(label):
-            raise Refused(typed_problem(label))
+        if why := typed_problem(label):
+            raise Refused(why)
     out = Path(args.out)
     if any(os.path.realpath(out).startswith(os.path.realpath(r) + os.sep) or os.path.realpath(out) ==
            os.path.realpath(r) for r in args.roots):

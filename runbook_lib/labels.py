@@ -75,8 +75,8 @@ def typed_problem(label: str) -> str | None:
     """problem(), and for a label a person typed (`--label`) also a space at either end or a control character:
     a folder named " " or "kim " cannot be told from another in a listing, nor typed back in a shell. A label
     taken from a student's own folder name is that folder's, odd or not (problem() only)."""
-    if problem(label):
-        return problem(label)
+    if why := problem(label):
+        return why
     if label != label.strip() or any(ord(c) < 0x20 or ord(c) == 0x7f for c in label):
         return (f"--label 의 앞뒤에 공백이 있거나 제어 문자가 들어 있습니다: \"{label}\". 글자와 숫자, '-' 로 된 이름을 주세요.\n"
                 f"--label begins or ends with a space, or holds a control character: \"{label}\"; give a name of "

@@ -59,7 +59,7 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
     require_not_foreign(eff, wanted.name, wanted.binary, replace_runtime=replace_runtime, target=target)
     path = dropin_path(p.config_path, p.runtime_name)
     existing = eff.file(path) or _on_disk(target, path)
-    foreign = existing is not None and not existing.text.startswith(MARK)
+    foreign = existing is not None and not existing.text.startswith(DROPIN_MARK)
     if _registered(eff, p):
         # Already registered correctly (in config.toml, elsewhere, in another tool's file at this path, or in our
         # own drop-in, which a person may have edited as it invites them to: its comments and layout are theirs
@@ -107,7 +107,7 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
     return DropinPlan(posixpath.dirname(path), writes, message, notes)
 
 
-MARK = "# runbook (layout=dropin)"  # the first line of every drop-in the runbook writes (_comment; remove.py)
+DROPIN_MARK = "# runbook (layout=dropin)"  # the first line of every drop-in the runbook writes (_comment; remove.py)
 
 
 def foreign_dropin_problems(eff: Effective, p) -> list:
@@ -116,7 +116,7 @@ def foreign_dropin_problems(eff: Effective, p) -> list:
     from ..findings import Problem
     path = dropin_path(p.config_path, p.runtime_name)
     f = eff.file(path)
-    if f is None or f.text.startswith(MARK) or _registered(eff, p):
+    if f is None or f.text.startswith(DROPIN_MARK) or _registered(eff, p):
         return []
     return [Problem.of("dropin.not_ours", path, 1, excerpt=(f.text.splitlines() or [""])[0], dropin=path,
                        config=p.config_path, runtime=p.runtime_name)]
@@ -277,7 +277,7 @@ def _comment(eff: Effective) -> str:
     else:
         why = ["# containerd 2.x 는 import 한 파일을 키 단위로 합치므로, 이 파일에는 런타임 테이블만 있습니다.",
                "# containerd 2.x merges imported files key by key, so this file holds only the runtime's table."]
-    return "\n".join(["# runbook (layout=dropin) 이 쓴 파일입니다 / written by the runbook (layout=dropin)"] + why) + "\n\n"
+    return "\n".join([f"{DROPIN_MARK} 이 쓴 파일입니다 / written by the runbook (layout=dropin)"] + why) + "\n\n"
 
 
 def _indent_step(text: str) -> str:

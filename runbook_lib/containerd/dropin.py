@@ -74,10 +74,8 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
             f"{p.runtime_name} 런타임이 이미 {where} 에 올바르게 등록되어 있어 드롭인 파일을 쓰지 않습니다.",
             f"the {p.runtime_name} runtime is already registered correctly in {where}, so no drop-in is written."))
     if foreign:  # another tool's file at the runbook's path (nvidia-ctk writes conf.d/99-nvidia.toml too)
-        from ..findings import words
-        what, fix, _ = words("dropin.not_ours", dropin=path, config=p.config_path, runtime=p.runtime_name)
-        raise ConfigError(what, fix, path=path, line=1, code="dropin.not_ours",
-                          excerpt=(existing.text.splitlines() or [""])[0])
+        q = _not_ours(path, p, existing.text)
+        raise ConfigError(q.what, q.fix, path=path, line=q.line, code=q.code, excerpt=q.excerpt)
     data, source, notes = dropin_data(eff, wanted, replace_runtime=replace_runtime)
     text = _comment(eff) + render_document(data, render.quote_style(eff.main.text), _indent_step(eff.main.text))
     _verify(text, data, path)
@@ -113,13 +111,18 @@ DROPIN_MARK = "# runbook (layout=dropin)"  # the first line of every drop-in the
 def foreign_dropin_problems(eff: Effective, p) -> list:
     """layout=dropin, and the drop-in's path holds another tool's file (read through an import) whose runtime is
     not the one wanted: the plan refuses (plan_dropin), and so does the verdict, with the same finding."""
-    from ..findings import Problem
     path = dropin_path(p.config_path, p.runtime_name)
     f = eff.file(path)
     if f is None or f.text.startswith(DROPIN_MARK) or _registered(eff, p):
         return []
-    return [Problem.of("dropin.not_ours", path, 1, excerpt=(f.text.splitlines() or [""])[0], dropin=path,
-                       config=p.config_path, runtime=p.runtime_name)]
+    return [_not_ours(path, p, f.text)]
+
+
+def _not_ours(path: str, p, text: str):
+    """The finding for another tool's file at the drop-in's path, its first line shown: plan and verdict alike."""
+    from ..findings import Problem
+    return Problem.of("dropin.not_ours", path, 1, excerpt=(text.splitlines() or [""])[0], dropin=path,
+                      config=p.config_path, runtime=p.runtime_name)
 
 
 def _on_disk(target: Target, lab_path: str) -> TomlFile | None:

@@ -22,12 +22,12 @@ from ..messages import Msg
 from ..safe_write import WritePlan, plan_write
 from ..target import Target
 from . import diagnose, render
-from .edit import OPTIONS, RuntimeWanted, _keep_last_line, default_runtime_name, template_runtime
+from .edit import OPTIONS, RuntimeWanted, default_runtime_name, template_runtime
 from .effective import MERGE_1X, Effective, cri_plugin_id, load_effective
 from .layout import scan
 from .load import TomlFile, require_reads_as
 from .owner import require_not_foreign
-from .splice import lines_of
+from .splice import keep_last_line, lines_of
 from .versions import RUNTIME_TYPE, containerd_table, detect_version, runtimes_path
 from .tables import get_in
 
@@ -239,7 +239,7 @@ def add_import(main: TomlFile, entry: str) -> str:
             while at > 0 and lines[at - 1].lstrip().startswith("#"):
                 at -= 1  # keep a comment with the table it describes
             block = [f"imports = [{item}]\n"] + (["\n"] if at < len(lines) and lines[at].strip() else [])
-        text = _keep_last_line(text, "".join(lines[:at] + block + lines[at:]), at < len(lines))
+        text = keep_last_line(text, "".join(lines[:at] + block + lines[at:]), at < len(lines))
     expected = {**main.data, "imports": list(main.data.get("imports") or []) + [entry]}
     _verify(text, expected, main.lab_path)
     return text

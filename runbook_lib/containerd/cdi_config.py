@@ -27,6 +27,8 @@ from .findings import Finding
 from .tables import get_in, set_in
 from .versions import CRI_RUNTIME_PLUGIN, format_path
 
+CDI_KEYS = ("enable_cdi", "cdi_spec_dirs")  # the CRI plugin keys plan_cdi writes (and unplan_cdi, remove.py take out)
+
 DEFAULT_SPEC_DIRS = ("/etc/cdi", "/var/run/cdi")
 CDI_DISABLED = "cdi-disabled"
 CDI_DIR_NOT_SCANNED = "cdi-spec-dir-not-scanned"
@@ -164,7 +166,7 @@ def unplan_cdi(text: str, version: int, spec_dir: str, *, lab_path: str) -> str 
     import tomllib
     plugin = CRI_RUNTIME_PLUGIN[version]
     layout = scan(text)
-    found = [kv for kv in (layout.keyvalue(plugin + (k,)) for k in ("enable_cdi", "cdi_spec_dirs")) if kv is not None]
+    found = [kv for kv in (layout.keyvalue(plugin + (k,)) for k in CDI_KEYS) if kv is not None]
     lines = text.splitlines(keepends=True)
     for n in range(len(found), 0, -1):
         for subset in itertools.combinations(found, n):

@@ -106,8 +106,8 @@ def inline_table_problems(eff: Effective, p) -> list[Problem]:
 
 def version_line(eff: Effective) -> int | None:
     """1-based line of the main file's top-level `version` key."""
-    kv = scan(eff.main.text).keyvalue(("version",))
-    return kv.line + 1 if kv is not None and kv.table == () else None
+    from .versions import _version_line
+    return _version_line(eff.main.text)
 
 
 def relative_glob_problems(eff: Effective) -> list[Problem]:

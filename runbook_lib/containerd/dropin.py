@@ -22,12 +22,12 @@ from ..messages import Msg
 from ..safe_write import WritePlan, plan_write
 from ..target import Target
 from . import diagnose, render
-from .edit import OPTIONS, RuntimeWanted, _keep_last_line, default_runtime_name, template_runtime
+from .edit import OPTIONS, RuntimeWanted, default_runtime_name, template_runtime
 from .effective import MERGE_1X, Effective, cri_plugin_id, load_effective
 from .layout import scan
 from .load import TomlFile, require_reads_as
 from .owner import require_not_foreign
-from .splice import lines_of
+from .splice import keep_last_line, lines_of
 from .versions import RUNTIME_TYPE, containerd_table, detect_version, runtimes_path
 from .tables import get_in
 
@@ -59,7 +59,7 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
     require_not_foreign(eff, wanted.name, wanted.binary, replace_runtime=replace_runtime, target=target)
     path = dropin_path(p.config_path, p.runtime_name)
     existing = eff.file(path) or _on_disk(target, path)
-    foreign = existing is not None and not existing.text.startswith(MARK)
+    foreign = existing is not None and not existing.text.startswith(DROPIN_MARK)
     if _registered(eff, p):
         # Already registered correctly (in config.toml, elsewhere, in another tool's file at this path, or in our
         # own drop-in, which a person may have edited as it invites them to: its comments and layout are theirs
@@ -74,10 +74,8 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
             f"{p.runtime_name} 런타임이 이미 {where} 에 올바르게 등록되어 있어 드롭인 파일을 쓰지 않습니다.",
             f"the {p.runtime_name} runtime is already registered correctly in {where}, so no drop-in is written."))
     if foreign:  # another tool's file at the runbook's path (nvidia-ctk writes conf.d/99-nvidia.toml too)
-        from ..findings import words
-        what, fix, _ = words("dropin.not_ours", dropin=path, config=p.config_path, runtime=p.runtime_name)
-        raise ConfigError(what, fix, path=path, line=1, code="dropin.not_ours",
-                          excerpt=(existing.text.splitlines() or [""])[0])
+        q = _not_ours(path, p, existing.text)
+        raise ConfigError(q.what, q.fix, path=path, line=q.line, code=q.code, excerpt=q.excerpt)
     data, source, notes = dropin_data(eff, wanted, replace_runtime=replace_runtime)
     text = _comment(eff) + render_document(data, render.quote_style(eff.main.text), _indent_step(eff.main.text))
     _verify(text, data, path)
@@ -107,19 +105,24 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
     return DropinPlan(posixpath.dirname(path), writes, message, notes)
 
 
-MARK = "# runbook (layout=dropin)"  # the first line of every drop-in the runbook writes (_comment; remove.py)
+DROPIN_MARK = "# runbook (layout=dropin)"  # the first line of every drop-in the runbook writes (_comment; remove.py)
 
 
 def foreign_dropin_problems(eff: Effective, p) -> list:
     """layout=dropin, and the drop-in's path holds another tool's file (read through an import) whose runtime is
     not the one wanted: the plan refuses (plan_dropin), and so does the verdict, with the same finding."""
-    from ..findings import Problem
     path = dropin_path(p.config_path, p.runtime_name)
     f = eff.file(path)
-    if f is None or f.text.startswith(MARK) or _registered(eff, p):
+    if f is None or f.text.startswith(DROPIN_MARK) or _registered(eff, p):
         return []
-    return [Problem.of("dropin.not_ours", path, 1, excerpt=(f.text.splitlines() or [""])[0], dropin=path,
-                       config=p.config_path, runtime=p.runtime_name)]
+    return [_not_ours(path, p, f.text)]
+
+
+def _not_ours(path: str, p, text: str):
+    """The finding for another tool's file at the drop-in's path, its first line shown: plan and verdict alike."""
+    from ..findings import Problem
+    return Problem.of("dropin.not_ours", path, 1, excerpt=(text.splitlines() or [""])[0], dropin=path,
+                      config=p.config_path, runtime=p.runtime_name)
 
 
 def _on_disk(target: Target, lab_path: str) -> TomlFile | None:
@@ -236,7 +239,7 @@ def add_import(main: TomlFile, entry: str) -> str:
             while at > 0 and lines[at - 1].lstrip().startswith("#"):
                 at -= 1  # keep a comment with the table it describes
             block = [f"imports = [{item}]\n"] + (["\n"] if at < len(lines) and lines[at].strip() else [])
-        text = _keep_last_line(text, "".join(lines[:at] + block + lines[at:]), at < len(lines))
+        text = keep_last_line(text, "".join(lines[:at] + block + lines[at:]), at < len(lines))
     expected = {**main.data, "imports": list(main.data.get("imports") or []) + [entry]}
     _verify(text, expected, main.lab_path)
     return text
@@ -277,7 +280,7 @@ def _comment(eff: Effective) -> str:
     else:
         why = ["# containerd 2.x 는 import 한 파일을 키 단위로 합치므로, 이 파일에는 런타임 테이블만 있습니다.",
                "# containerd 2.x merges imported files key by key, so this file holds only the runtime's table."]
-    return "\n".join(["# runbook (layout=dropin) 이 쓴 파일입니다 / written by the runbook (layout=dropin)"] + why) + "\n\n"
+    return "\n".join([f"{DROPIN_MARK} 이 쓴 파일입니다 / written by the runbook (layout=dropin)"] + why) + "\n\n"
 
 
 def _indent_step(text: str) -> str:

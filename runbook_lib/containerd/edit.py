@@ -17,7 +17,7 @@ from . import render
 from .layout import Header, Layout, scan
 from .versions import RUNTIME_TYPE, format_path, runtime_path, runtimes_path
 from .load import require_reads_as
-from .splice import lines_of, replace_spans
+from .splice import keep_last_line, lines_of, replace_spans
 from .owner import foreign_runtime
 from .spelling import variant_notes, without_variants
 from .tables import get_in, set_in
@@ -275,13 +275,7 @@ def _insert_after(layout: Layout, line: int, block: str) -> str:
     if not lines:
         return block.lstrip("\n")
     text = "".join(lines[: line + 1]) + block + "".join(lines[line + 1:])
-    return _keep_last_line(layout.text, text, line + 1 < len(lines))
-
-
-def _keep_last_line(old: str, new: str, untouched: bool) -> str:
-    """A file whose last line has no newline keeps it so when the insert is above it (lines_of gave it one to
-    insert after): apply changes no byte it does not have to, and remove can give the file back as it was."""
-    return new[:-1] if untouched and old and not old.endswith("\n") and new.endswith("\n") else new
+    return keep_last_line(layout.text, text, line + 1 < len(lines))
 
 
 # --- an existing runtime -------------------------------------------------------------------------------
@@ -346,5 +340,5 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
         last_untouched = max(inserts) + 1 < len(lines)
         for after in sorted(inserts, reverse=True):
             lines[after + 1:after + 1] = [ln + "\n" for ln in inserts[after]]
-        text = _keep_last_line(replace_spans(layout.text, patches), "".join(lines), last_untouched)
+        text = keep_last_line(text, "".join(lines), last_untouched)
     return text, expected, EditPlan(text, notes=notes, repairs=repairs)

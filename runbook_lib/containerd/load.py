@@ -40,12 +40,9 @@ def decode_text(raw: bytes, lab_path: str) -> tuple[str, bool, bool]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with its byte-order mark: PowerShell's > and Notepad
-            raise ConfigError(
-                Msg("파일이 UTF-16 으로 저장되어 있습니다 (Windows PowerShell 의 > 나 메모장의 'Unicode'). TOML 파일은 UTF-8 이어야 합니다.",
-                    "the file is saved as UTF-16 (Windows PowerShell's > or Notepad's 'Unicode'); TOML files must be UTF-8."),
-                Msg(f"iconv -f utf-16 -t utf-8 {lab_path} > /tmp/config.toml && mv /tmp/config.toml {lab_path}",
-                    f"iconv -f utf-16 -t utf-8 {lab_path} > /tmp/config.toml && mv /tmp/config.toml {lab_path}"),
-                path=lab_path, line=1, col=1) from None
+            from ..findings import words
+            what, fix, _ = words("toml.utf16", path=lab_path)
+            raise ConfigError(what, fix, path=lab_path, line=1, col=1, code="toml.utf16") from None
         line = raw[: exc.start].count(b"\n") + 1
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         raise ConfigError(

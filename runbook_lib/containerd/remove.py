@@ -22,17 +22,14 @@ from ..errors import ConfigError
 from ..messages import Msg
 from ..safe_write import Committed, WritePlan, commit, plan_write, read_bytes, retire
 from ..target import Target
-from .dropin import add_import, dropin_path
+from .cdi_config import CDI_KEYS
+from .dropin import DROPIN_MARK, add_import, dropin_path
 from .edit import OPTIONS, RuntimeWanted, plan_runtime, template_runtime
 from .effective import Effective, load_effective
 from .layout import scan
 from .load import TomlFile, load_toml, reads_as, require_reads_as
 from .tables import get_in
 from .versions import CRI_RUNTIME_PLUGIN, RUNTIME_TYPE, detect_version, format_path, runtime_path
-
-CDI_KEYS = ("enable_cdi", "cdi_spec_dirs")  # what cdi_config.plan_cdi writes
-
-DROPIN_MARK = "# runbook (layout=dropin)"
 
 
 @dataclass

@@ -17,3 +17,9 @@ def lines_of(text_or_lines: str | list[str]) -> list[str]:
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
     return lines
+
+
+def keep_last_line(old: str, new: str, untouched: bool) -> str:
+    """A file whose last line has no newline keeps it so when the insert is above it (lines_of gave it one to
+    insert after): apply changes no byte it does not have to, and remove can give the file back as it was."""
+    return new[:-1] if untouched and old and not old.endswith("\n") and new.endswith("\n") else new

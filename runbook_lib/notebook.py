@@ -403,6 +403,7 @@ def start(**params) -> Runbook:
 def _edited(given: dict) -> list[str]:
     """The parameters whose value in the kernel (the parameters cell, run again) is not the one the run started
     with, as `name old → new`. Outside a kernel there is no parameters cell: nothing."""
+    from .names import quoted
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - ipykernel is a dependency
@@ -414,13 +415,8 @@ def _edited(given: dict) -> list[str]:
     for name, value in given.items():
         now = ns.get(name, value)
         if now != value or type(now) is not type(value):
-            out.append(f"{name} {_as_typed(value)} → {_as_typed(now)}")
+            out.append(f"{name} {quoted(value)} → {quoted(now)}")
     return out
-
-
-def _as_typed(value) -> str:
-    """A parameter's value as the parameters cell spells it ("apply", True), not as a Python repr."""
-    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(value)
 
 
 def refusal_text(rb: Run) -> str:

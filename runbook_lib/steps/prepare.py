@@ -68,15 +68,15 @@ def verdict(run) -> list[Problem]:
 
 def _misnamed(run, lab_path: str, *, dirs: bool) -> Problem | None:
     """A missing folder or config whose name a neighbour nearly has (/root/tookit, config.tml): the mv."""
-    import difflib
+    from ..names import closest
     parent, name = posixpath.split(lab_path.rstrip("/"))
     try:
         host = run.target.resolve(parent)
         near = [e.name for e in host.iterdir() if (e.is_dir() if dirs else e.is_file())] if host.is_dir() else []
     except (OSError, RunbookError):
         return None
-    found = difflib.get_close_matches(name, sorted(near), n=1, cutoff=0.8)
-    if not found:
+    found = closest(name, near, cutoff=0.8)
+    if found is None:
         return None
-    other = posixpath.join(parent, found[0])
+    other = posixpath.join(parent, found)
     return Problem.of("prepare.misnamed", lab_path, wanted=lab_path, other=other)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 
-from runbook_lib.kernel_manager import RunbookKernelManager
+from runbook_lib.kernel.manager import RunbookKernelManager
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from test_kernel_start import stop_a_kernel_that_hangs  # noqa: E402

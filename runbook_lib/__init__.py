@@ -6,6 +6,6 @@ can be tested directly.
 
 __version__ = "0.1.0"
 
-from .errors import RunbookError  # noqa: E402
+from runbook_lib.findings.errors import RunbookError  # noqa: E402
 
 __all__ = ["RunbookError", "__version__"]

@@ -10,9 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from runbook_lib.params import validate
-from runbook_lib.result import STEP_MIME, SUMMARY_MIME, Problem, StepResult
-from runbook_lib.run import Run
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME, Problem, StepResult
+from runbook_lib.engine.run import Run
 from helpers import tree_state
 
 REPO = Path(__file__).resolve().parents[1]

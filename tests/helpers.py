@@ -18,7 +18,7 @@ COURSE_FIXTURE = "opt/fixtures/gpu-airgap/containerd/config.toml.base"
 
 def run_notebook(root: Path, out: Path, **params):
     """Execute notebooks/run.ipynb with papermill, as a user would (in the notebook's own kernel, see
-    runbook_lib/kernel.py); returns the executed notebook."""
+    runbook_lib/kernel/app.py); returns the executed notebook."""
     import papermill
 
     return papermill.execute_notebook(str(NOTEBOOK), str(out), parameters={"root": str(root), **params},
@@ -26,7 +26,7 @@ def run_notebook(root: Path, out: Path, **params):
 
 
 def step_records(nb) -> dict:
-    from runbook_lib.archive import records
+    from runbook_lib.evidence.archive import records
     steps, summary = records(nb)
     if summary is not None:
         return {s["step"]: s for s in summary["steps"]}

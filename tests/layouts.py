@@ -10,8 +10,8 @@ from pathlib import Path
 from helpers import CONFORMANCE, FIXTURES
 from runbook_lib.containerd.effective import load_effective
 from runbook_lib.containerd.versions import runtimes_path
-from runbook_lib.params import validate
-from runbook_lib.run import Run
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
 
 CASES = sorted(p for p in CONFORMANCE.iterdir() if (p / "expected.json").is_file())
 CONFIG = "etc/containerd/config.toml"
@@ -50,7 +50,7 @@ def run_steps(root: Path, steps=range(1, 9), **params) -> Run:
 
 
 def effective(root: Path):
-    from runbook_lib.target import Target
+    from runbook_lib.fs.target import Target
     return load_effective(Target(str(root)), "/" + CONFIG)
 
 

@@ -13,9 +13,9 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
-from runbook_lib.params import validate
-from runbook_lib.result import FAILED, SKIPPED, UNCHANGED, StepResult
-from runbook_lib.run import Run
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.result import FAILED, SKIPPED, UNCHANGED, StepResult
+from runbook_lib.engine.run import Run
 from runbook_lib.steps import STEPS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "real"))

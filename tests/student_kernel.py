@@ -8,7 +8,7 @@ import json
 from jupyter_client.manager import KernelManager
 
 from helpers import NOTEBOOK
-from runbook_lib import kernel
+from runbook_lib.kernel import app as kernel
 
 # the code cells, by what they do: "params", "start", then "<step>" (its plan-and-write cell) and
 # "<step>?" (its check cell), then "restart" and "summary"

@@ -53,7 +53,7 @@ def test_every_markdown_cell_speaks_korean_then_english():
 
 
 def test_the_class_notebook_grades_a_small_class_headless(tmp_path):
-    from runbook_lib.labinit import add_mistakes, finished_lab
+    from runbook_lib.lab.init_root import add_mistakes, finished_lab
 
     finished_lab(str(tmp_path / "class" / "kim"))
     add_mistakes(str(tmp_path / "class" / "lee"), "string-boolean")
@@ -88,8 +88,8 @@ def test_the_class_notebook_grades_a_small_class_headless(tmp_path):
 def test_no_roots_is_a_sentence_not_a_grading_of_the_working_folder(tmp_path):
     import pytest
 
-    from runbook_lib import class_notebook as cn
-    from runbook_lib.grade import expand_roots
+    from runbook_lib.grading import class_notebook as cn
+    from runbook_lib.grading.grade import expand_roots
 
     assert expand_roots("") == [] and expand_roots(str(tmp_path / "none-*")) == []
     (tmp_path / "s1").mkdir()

@@ -15,10 +15,10 @@ import pytest
 
 from reliability_helpers import (BASE, CONFIG, REPO, assert_bilingual, backups, containerd_reads, make_root,
                                  run_apply, runtimes, statuses)
-from runbook_lib.errors import LockTimeout
-from runbook_lib.lock import LOCK_NAME, RootLock
-from runbook_lib.result import FAILED
-from runbook_lib.target import Target
+from runbook_lib.findings.errors import LockTimeout
+from runbook_lib.fs.lock import LOCK_NAME, RootLock
+from runbook_lib.engine.result import FAILED
+from runbook_lib.fs.target import Target
 
 # A run that logs when it holds the lock, and holds it longer than it needs to: between reading the config and
 # writing it, it waits, so that two unserialized runs would both read the old file and one update would be lost
@@ -26,7 +26,7 @@ from runbook_lib.target import Target
 CHILD = r"""
 import json, os, sys, time
 sys.path.insert(0, sys.argv[4])
-import runbook_lib.lock as lock, runbook_lib.run as run_context  # where every step plans its writes
+import runbook_lib.fs.lock as lock, runbook_lib.engine.run as run_context  # where every step plans its writes
 from reliability_helpers import run_apply
 
 root, name, log = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -126,8 +126,8 @@ def test_a_live_lock_blocks_and_says_so(tmp_path):
 HOLD = r"""
 import sys, time
 sys.path.insert(0, sys.argv[2])
-from runbook_lib.params import validate
-from runbook_lib.run import Run
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
 rb = Run(validate(root=sys.argv[1])).start()
 rb.preflight()
 rb.commit(rb.step("prepare"))

@@ -21,10 +21,10 @@ import pytest
 import yaml
 
 from reliability_helpers import BASE, CDI, CONFIG, TOOLKIT, TOOLKIT_FILES, make_root, run_apply, settled, statuses
-from runbook_lib.lock import LOCK_NAME
-from runbook_lib.result import FAILED
-from runbook_lib.safe_write import BACKUP_INFIX, TMP_PREFIX
-from runbook_lib.target import Target
+from runbook_lib.fs.lock import LOCK_NAME
+from runbook_lib.engine.result import FAILED
+from runbook_lib.fs.safe_write import BACKUP_INFIX, TMP_PREFIX
+from runbook_lib.fs.target import Target
 
 DROPIN = "etc/containerd/conf.d/99-nvidia.toml"
 TARGETS = (CONFIG, CDI, DROPIN) + tuple(f"{TOOLKIT}/{name}" for name in TOOLKIT_FILES)

@@ -8,16 +8,15 @@ import tomllib
 import pytest
 
 from distro_helpers import DISTRO, NVIDIA, WANTED, containerd_reads, distro_fixture, write_root
-from runbook_lib.containerd import distro
-from runbook_lib.containerd.distro_edit import TEMPLATE_HAS_RUNTIME, plan_dropin_file, plan_microk8s_template, \
-    plan_rancher_template, template_block
-from runbook_lib.containerd.distro_render import placeholders, render_microk8s, render_rancher_template
+from runbook_lib.containerd.distro import detect as distro
+from runbook_lib.containerd.distro.edit import TEMPLATE_HAS_RUNTIME, plan_dropin_file, plan_microk8s_template, plan_rancher_template, template_block
+from runbook_lib.containerd.distro.render import placeholders, render_microk8s, render_rancher_template
 from runbook_lib.containerd.effective import MERGE_2X, load_effective
 from runbook_lib.containerd.owner import OTHER_BINARY, RuntimeOwnedElsewhere
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtime_path
-from runbook_lib.errors import ConfigError
-from runbook_lib.target import Target
+from runbook_lib.findings.errors import ConfigError
+from runbook_lib.fs.target import Target
 
 K3S = "/var/lib/rancher/k3s/agent/etc/containerd"
 RKE2 = "/var/lib/rancher/rke2/agent/etc/containerd"
@@ -194,9 +193,9 @@ def test_loading_a_go_template_as_the_config_names_it_instead_of_a_toml_syntax_e
 
 @pytest.mark.parametrize("case", ["template-existing", "template-created", "k0s-dropin", "microk8s"])
 def test_remove_on_each_route_gives_back_what_was_there(tmp_path, case):
-    from runbook_lib.containerd.distro_remove import plan_remove_route
+    from runbook_lib.containerd.distro.remove import plan_remove_route
     from runbook_lib.containerd.remove import commit_remove
-    from runbook_lib.safe_write import commit, plan_write
+    from runbook_lib.fs.safe_write import commit, plan_write
     if case.startswith("template"):
         generated = distro_fixture("k3s-v3/config.toml")
         files = {f"{K3S}/config.toml": generated}
@@ -232,8 +231,8 @@ def test_remove_on_each_route_gives_back_what_was_there(tmp_path, case):
     ({"/etc/k0s/containerd.toml": distro_fixture("k0s/containerd.toml")}, "k0s"),
 ])
 def test_plan_route_writes_once_then_nothing(tmp_path, files, dist):
-    from runbook_lib.containerd.distro_plan import plan_route
-    from runbook_lib.safe_write import commit, ensure_dir
+    from runbook_lib.containerd.distro.plan import plan_route
+    from runbook_lib.fs.safe_write import commit, ensure_dir
     target = root_with(tmp_path, files)
     route = distro.route(target, distro.choose(target), "nvidia")
     assert route.distro == dist

@@ -10,7 +10,7 @@ from helpers import run_notebook, step_records, tree_state
 from layouts import CONFIG, DROPIN, FIXTURE_VERSIONS, containerd_sees, effective, fixture, make_root, run_steps, runtimes, toml
 from runbook_lib.containerd.dropin import add_import, render_document
 from runbook_lib.containerd.load import load_toml
-from runbook_lib.result import FAILED, UNCHANGED
+from runbook_lib.engine.result import FAILED, UNCHANGED
 
 V2_MAIN = """version = 2
 

@@ -17,7 +17,7 @@ import pytest
 
 from reliability_helpers import BASE, CDI, CONFIG, NOTEBOOK, PAPERMILL, TOOLKIT, assert_bilingual, make_root
 from runbook_lib.notebook import STATUS_MIME
-from runbook_lib.result import STEP_MIME, SUMMARY_MIME
+from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME
 
 BROKEN = BASE.replace(b'default_runtime_name = "runc"', b'default_runtime_name = "runc')
 BROKEN_LINE = BROKEN[: BROKEN.index(b"default_runtime_name")].count(b"\n") + 1
@@ -133,7 +133,7 @@ def test_successful_run_says_finished_at_the_top(runs):
 def _archived_page(path):
     import nbformat
 
-    from runbook_lib import notebook_html
+    from runbook_lib.evidence import html as notebook_html
     return notebook_html.render(nbformat.read(str(path), as_version=4))
 
 

@@ -5,7 +5,7 @@ import re
 import string
 from pathlib import Path
 
-from runbook_lib.findings import Problem, catalog
+from runbook_lib.findings.problem import Problem, catalog
 
 LIB = Path(__file__).resolve().parents[1] / "runbook_lib"
 HANGUL = re.compile(r"[\uac00-\ud7a3]")

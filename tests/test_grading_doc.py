@@ -1,5 +1,5 @@
 """docs/GRADING.md says what the code does: its grades.json example has the documented shape, and its table of
-mistake kinds is the library's (runbook_lib/mistakes.py)."""
+mistake kinds is the library's (runbook_lib/lab/mistakes.py)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def test_the_grades_json_example_matches_the_schema():
 
 
 def test_the_table_of_mistakes_is_the_library_s():
-    from runbook_lib.mistakes import MISTAKES
+    from runbook_lib.lab.mistakes import MISTAKES
 
     rows = dict(re.findall(r"^\| `([a-z-]+)` \| .*? \| `([a-z]+)` \|$", DOC, re.M))
     assert rows == {m.kind: m.step for m in MISTAKES}

@@ -1,4 +1,4 @@
-"""The notebook's kernel (runbook_lib/kernel.py), started for real through jupyter_client as papermill does.
+"""The notebook's kernel (runbook_lib/kernel/app.py), started for real through jupyter_client as papermill does.
 
 What must hold: it is ipykernel's IPython kernel, without debugpy (and it says so to JupyterLab); it warms the
 runbook's imports up once it is ready; it ends at once, with status 0, after a shutdown request; and the
@@ -16,7 +16,7 @@ from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from jupyter_client.manager import KernelManager
 
 from helpers import NOTEBOOK, REPO
-from runbook_lib import kernel
+from runbook_lib.kernel import app as kernel
 
 
 def spec():
@@ -78,7 +78,7 @@ def test_the_kernel_imports_the_runbook_while_it_waits_for_the_first_cell(runnin
             "t = time.monotonic()\n"
             "while any(th.name == 'runbook-warm-up' for th in threading.enumerate()) and time.monotonic() - t < 30:\n"
             "    time.sleep(0.01)\n"
-            "from runbook_lib import cdi_validate\n"
+            "from runbook_lib.cdi import validate as cdi_validate\n"
             "print('runbook_lib.steps' in sys.modules, 'yaml' in sys.modules, cdi_validate.schema_check.cache_info().currsize)")
     assert run(kc, code).split() == ["True", "True", "1"]
 
@@ -136,7 +136,7 @@ def _notebook_with_kernel(path, name: str):
 
 
 def test_a_missing_kernel_is_explained_with_its_fix_by_runbook_run(tmp_path):
-    from runbook_lib import archive
+    from runbook_lib.evidence import archive
     nb = _notebook_with_kernel(tmp_path / "in.ipynb", "no-such-kernel-4711")
     result = archive.execute(nb, {}, tmp_path / "archive", "x", "0")
     error = result.manifest["error"]

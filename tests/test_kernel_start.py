@@ -1,4 +1,4 @@
-"""The early kernel and our kernel manager (runbook_lib/kernel_early.py, kernel_manager.py), with real kernels.
+"""The early kernel and our kernel manager (runbook_lib/kernel/early.py, kernel_manager.py), with real kernels.
 
 What must hold: the kernel started before papermill is the one that runs the cells when nothing differs;
 when anything differs (working directory, kernel name) it is stopped and jupyter_client's own launch runs
@@ -18,9 +18,9 @@ import papermill
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from runbook_lib import kernel_early
-from runbook_lib.kernel_manager import ENGINE_NAME, register
-from runbook_lib.runner import _option, kernel_name_of
+from runbook_lib.kernel import early as kernel_early
+from runbook_lib.kernel.manager import ENGINE_NAME, register
+from runbook_lib.cli.runner import _option, kernel_name_of
 
 PROBE = ("import json, os, sys\n"
          "from ipykernel import get_connection_info\n"
@@ -95,7 +95,7 @@ def test_a_kernel_for_another_name_is_stopped_when_claimed():
 
 
 def test_an_unclaimed_early_kernel_does_not_outlive_its_process():
-    code = ("from runbook_lib import kernel_early\n"
+    code = ("from runbook_lib.kernel import early as kernel_early\n"
             "k = kernel_early.spawn('python3')\n"
             "print(k.process.pid, k.folder)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
@@ -129,7 +129,7 @@ def test_the_runner_reads_the_kernel_name_from_the_input_notebook(tmp_path):
 # kernel: the runner (`make run`) and `runbook run` must start it early *and* give it the exact launch.
 REPORT_ADOPTION = """
 import sys
-import runbook_lib.kernel_manager as km
+import runbook_lib.kernel.manager as km
 launch = km.RunbookKernelManager._async_launch_kernel
 async def reporting(self, *args, **kwargs):
     await launch(self, *args, **kwargs)
@@ -156,7 +156,7 @@ def test_the_commands_adopt_the_kernel_they_started(tmp_path, module, args):
 
 def test_the_kernel_manager_can_be_imported_before_papermill():
     # papermill loads engine entry points while papermill.engines is being imported; ours is not one
-    subprocess.run([sys.executable, "-c", "import runbook_lib.kernel_manager, papermill"], check=True)
+    subprocess.run([sys.executable, "-c", "import runbook_lib.kernel.manager, papermill"], check=True)
 
 
 def test_without_a_writable_temporary_folder_jupyter_clients_defaults_run_the_notebook(tmp_path, monkeypatch):
@@ -196,7 +196,7 @@ def test_a_kernel_that_hangs_on_its_way_out_is_stopped_by_a_signal(tmp_path):
     measured by bench/kernel_stop.py, not here."""
     import asyncio
 
-    from runbook_lib.kernel_manager import RunbookKernelManager
+    from runbook_lib.kernel.manager import RunbookKernelManager
 
     _, km, returncode = asyncio.run(stop_a_kernel_that_hangs(RunbookKernelManager))
     assert returncode is not None and returncode < 0  # stopped by a signal, not by finishing its 600 s

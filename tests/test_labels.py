@@ -1,8 +1,8 @@
-"""The one label rule (runbook_lib/labels.py): folder names, made longer only where two would collide."""
+"""The one label rule (runbook_lib/evidence/labels.py): folder names, made longer only where two would collide."""
 
 import pytest
 
-from runbook_lib.labels import assign, for_roots, identity, problem, typed_problem
+from runbook_lib.evidence.labels import assign, for_roots, identity, problem, typed_problem
 
 
 def test_folder_names_when_they_differ():

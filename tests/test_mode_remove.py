@@ -21,8 +21,8 @@ def _applied(tmp_path, layout="inplace"):
 
 
 def _remove(root, **params):
-    from runbook_lib.params import validate
-    from runbook_lib.run import Run
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
     rb = Run(validate(root=str(root), mode="remove", **params)).start()
     try:
         return rb.run_all()

@@ -1,7 +1,7 @@
 """DNS-1123 label rule used for the runtime name, RuntimeClass metadata.name and handler."""
 import pytest
 
-from runbook_lib.names import dns1123_label_problem
+from runbook_lib.k8s.names import dns1123_label_problem
 
 
 @pytest.mark.parametrize("value", ["nvidia", "a", "0", "nvidia-cdi", "runc2", "a" * 63, "9nvidia"])

@@ -17,10 +17,10 @@ import pytest
 from reliability_helpers import (BASE, CONFIG, TOOLKIT, assert_bilingual, assert_failed_clearly, containerd_reads,
                                  make_root, realenv, run_apply, snapshot)
 from runbook_lib.containerd.verify import ContainerdRejected
-from runbook_lib.errors import WriteError
-from runbook_lib.params import validate
-from runbook_lib.result import FAILED
-from runbook_lib.run import Run
+from runbook_lib.findings.errors import WriteError
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.result import FAILED
+from runbook_lib.engine.run import Run
 
 
 def _without_lock(state: dict) -> dict:
@@ -127,9 +127,9 @@ def test_remove_refuses_an_immutable_config_before_retiring_anything(tmp_path):
 _PLAN_APPLY_AND_REMOVE = """
 import sys
 import tomllib
-from runbook_lib.params import validate
-from runbook_lib.run import Run
-from runbook_lib.errors import RunbookError
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
+from runbook_lib.findings.errors import RunbookError
 for mode in ("apply", "remove"):
     try:
         rb = Run(validate(root=sys.argv[1], mode=mode)).start()
@@ -227,8 +227,8 @@ def test_remove_takes_the_runbooks_drop_in_even_when_config_toml_is_gone(tmp_pat
 
 
 def test_folder_creation_that_fails_is_a_write_error_not_a_traceback(tmp_path):
-    from runbook_lib.safe_write import ensure_dir
-    from runbook_lib.target import Target
+    from runbook_lib.fs.safe_write import ensure_dir
+    from runbook_lib.fs.target import Target
     root = tmp_path / "root"
     (root / "etc").mkdir(parents=True)
     with _attribute(root / "etc", "i"):
@@ -375,7 +375,7 @@ def test_apply_with_enable_cdi_then_remove_gives_the_config_back(tmp_path, own_s
     """The enable_cdi line was written for the runbook's minimal CDI spec: when that spec goes, the line goes
     (remove run with the default parameters, as an operator would). A spec the node had is kept, and so is
     the CDI setting it needs."""
-    from runbook_lib import cdi
+    from runbook_lib.cdi import spec as cdi
     root = make_root(tmp_path, BASE)
     if own_spec:
         (root / "etc/cdi").mkdir(parents=True)
@@ -431,8 +431,8 @@ def test_remove_on_a_k3s_node_takes_the_runtime_out_of_the_route_it_was_written_
 
 _APPLY_ON_A_FULL_DISK = """
 import os, sys
-from runbook_lib.params import validate
-from runbook_lib.run import Run
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
 root = sys.argv[1]
 try:  # fill the file system the root is on
     with open(os.path.join(root, "filler"), "wb") as f:

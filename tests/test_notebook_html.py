@@ -1,4 +1,4 @@
-"""The archived HTML page (runbook_lib/notebook_html.py): every cell and output, escaped, and nothing that
+"""The archived HTML page (runbook_lib/evidence/html.py): every cell and output, escaped, and nothing that
 nbconvert's own HTML of the same notebook shows is missing from it."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
 
 from helpers import run_notebook
-from runbook_lib import notebook_html
+from runbook_lib.evidence import html as notebook_html
 
 VOID = {"meta", "br", "img", "hr", "input", "link", "col", "area", "base", "wbr", "source"}
 

@@ -34,7 +34,7 @@ def test_exactly_one_parameters_cell_each_parameter_typed_and_explained():
         assert "=" not in comment, f"papermill drops help comments containing '=': {line}"
         assert HANGUL.search(comment) and " / " in comment, f"help must be Korean / English: {line}"
         names.append(ast.parse(code).body[0].targets[0].id)
-    from runbook_lib.params import DEFAULTS
+    from runbook_lib.engine.params import DEFAULTS
     assert names == list(DEFAULTS)
 
 

@@ -114,8 +114,8 @@ def test_bad_parameter_stops_before_touching_the_root(tmp_path):
 
 def test_report_values_come_from_the_files_not_the_parameters(tmp_path):
     """Break the RuntimeClass on disk between runs: the report must follow the file, and the check must fail."""
-    from runbook_lib.params import validate
-    from runbook_lib.run import Run
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
     from runbook_lib.steps import report, runtimeclass
     root = tmp_path / "root"
     root.mkdir()

@@ -8,7 +8,7 @@ import pytest
 
 from helpers import tree_state
 from layouts import CASES, CONFIG, DROPIN, containerd_sees, effective, make_root, run_steps, runtimes, toml
-from runbook_lib.result import FAILED
+from runbook_lib.engine.result import FAILED
 
 CASE = {c.name: c for c in CASES}
 V1 = CASE["d2_v1_explicit"] / "input.toml"

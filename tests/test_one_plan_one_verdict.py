@@ -14,8 +14,8 @@ import pytest
 
 from grading_helpers import BROKEN, GOOD, check, failed_steps, good_with, lab_root, run_all
 from helpers import FIXTURES, tree_state
-from runbook_lib.params import validate
-from runbook_lib.run import Run
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
 
 CONFIG = "etc/containerd/config.toml"
 SPEC = "etc/cdi/nvidia.yaml"

@@ -9,11 +9,10 @@ from distro_helpers import NVIDIA, WANTED, distro_fixture, plan_inplace, write_r
 from layouts import make_root
 from runbook_lib.containerd.dropin import dropin_data
 from runbook_lib.containerd.effective import load_effective
-from runbook_lib.containerd.owner import BINARY_MISSING, OTHER_BINARY, RuntimeOwnedElsewhere, foreign_runtime, \
-    looks_like, require_not_foreign
+from runbook_lib.containerd.owner import BINARY_MISSING, OTHER_BINARY, RuntimeOwnedElsewhere, foreign_runtime, looks_like, require_not_foreign
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtime_path
-from runbook_lib.target import Target
+from runbook_lib.fs.target import Target
 
 GPU_OPERATOR = "/usr/local/nvidia/toolkit/nvidia-container-runtime"
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from runbook_lib.errors import ParameterError
-from runbook_lib.params import default_lab_root, validate
+from runbook_lib.findings.errors import ParameterError
+from runbook_lib.engine.params import default_lab_root, validate
 
 
 def test_defaults_are_a_sandbox_not_the_host():

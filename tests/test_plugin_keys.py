@@ -2,8 +2,8 @@
 containerd 1.6 refuses the whole file (tests/real pins it); check mode says so, apply mode stops."""
 
 from helpers import LAB_BASE
-from runbook_lib.params import validate
-from runbook_lib.run import Run
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
 from helpers import run_numbered
 
 

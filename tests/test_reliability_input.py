@@ -17,9 +17,9 @@ from reliability_helpers import (BASE, CDI, CONFIG, NOTEBOOK, PAPERMILL, TOOLKIT
                                  assert_containerd_registered, assert_failed_clearly, backups, containerd_reads,
                                  make_root, parse_config, report, run_apply, runtimes, settled, snapshot, statuses)
 from runbook_lib.containerd.verify import ContainerdRejected
-from runbook_lib.errors import ParameterError
-from runbook_lib.params import validate
-from runbook_lib.result import FAILED
+from runbook_lib.findings.errors import ParameterError
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.result import FAILED
 
 
 def _line_of(data: bytes, needle: bytes) -> int:

@@ -15,10 +15,10 @@ import pytest
 from reliability_helpers import (BASE, CONFIG, NOTEBOOK, PAPERMILL, TOOLKIT, assert_bilingual,
                                  assert_containerd_registered, assert_failed_clearly, backups, make_root, run_apply,
                                  settled, snapshot, statuses)
-from runbook_lib.errors import ConfinementError, ParameterError, WriteError
-from runbook_lib.result import FAILED
-from runbook_lib.safe_write import commit, plan_write
-from runbook_lib.target import Target
+from runbook_lib.findings.errors import ConfinementError, ParameterError, WriteError
+from runbook_lib.engine.result import FAILED
+from runbook_lib.fs.safe_write import commit, plan_write
+from runbook_lib.fs.target import Target
 
 
 @pytest.fixture

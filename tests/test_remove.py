@@ -11,7 +11,7 @@ from runbook_lib.containerd.dropin import add_import
 from runbook_lib.containerd.edit import RuntimeWanted
 from runbook_lib.containerd.load import load_toml
 from runbook_lib.containerd.remove import commit_remove, confirm_removed, plan_remove, remove_import
-from runbook_lib.target import Target
+from runbook_lib.fs.target import Target
 
 WANTED = RuntimeWanted("nvidia", NVIDIA, True)
 MAIN = "/" + CONFIG

@@ -6,7 +6,7 @@ import pytest
 
 from layouts import fixture, make_root, run_steps
 from runbook_lib.containerd import restart
-from runbook_lib.result import CHANGED, SKIPPED
+from runbook_lib.engine.result import CHANGED, SKIPPED
 
 
 def fake_bin(folder, name, script):

@@ -1,4 +1,4 @@
-"""The papermill runner (runbook_lib/runner.py): papermill's CLI, without the URI grammar it never uses."""
+"""The papermill runner (runbook_lib/cli/runner.py): papermill's CLI, without the URI grammar it never uses."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 def test_the_runner_process_never_imports_the_uri_grammar_and_still_validates_notebooks():
     code = ("import sys\n"
-            "from runbook_lib.format_extras import skip_for_this_process\n"
+            "from runbook_lib.cdi.format_extras import skip_for_this_process\n"
             "skip_for_this_process()\n"
             "import papermill, nbformat, jsonschema\n"
             "from nbformat.v4 import new_notebook, new_code_cell\n"
@@ -16,7 +16,7 @@ def test_the_runner_process_never_imports_the_uri_grammar_and_still_validates_no
             "nbformat.validate(nb)\n"
             "bad = new_notebook(cells=[new_code_cell('x = 1')]); bad.cells[0]['cell_type'] = 'nonsense'\n"
             "try:\n    nbformat.validate(bad)\nexcept nbformat.ValidationError:\n    print('invalid caught')\n"
-            "from runbook_lib.format_extras import FORMAT_ONLY\n"
+            "from runbook_lib.cdi.format_extras import FORMAT_ONLY\n"
             "print('grammar loaded' if any(sys.modules.get(m) for m in FORMAT_ONLY) else 'grammar skipped')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "invalid caught" in out and "grammar skipped" in out
@@ -25,9 +25,9 @@ def test_the_runner_process_never_imports_the_uri_grammar_and_still_validates_no
 def test_the_cdi_validator_skips_the_grammar_only_while_importing_jsonschema():
     """In a kernel: jsonschema without the format-only extras, and sys.modules left as it was for the user."""
     code = ("import sys\n"
-            "from runbook_lib.cdi_validate import validate_spec\n"
+            "from runbook_lib.cdi.validate import validate_spec\n"
             "print(validate_spec({}) != [])\n"
-            "from runbook_lib.format_extras import FORMAT_ONLY\n"
+            "from runbook_lib.cdi.format_extras import FORMAT_ONLY\n"
             "print(any(sys.modules.get(m) for m in FORMAT_ONLY), any(m in sys.modules for m in FORMAT_ONLY))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True", "False", "False"]

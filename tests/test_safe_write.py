@@ -3,8 +3,8 @@
 import os
 import stat
 
-from runbook_lib.safe_write import BACKUP_INFIX, commit, plan_write, sweep_stale_temps, TMP_PREFIX
-from runbook_lib.target import Target
+from runbook_lib.fs.safe_write import BACKUP_INFIX, commit, plan_write, sweep_stale_temps, TMP_PREFIX
+from runbook_lib.fs.target import Target
 
 
 def test_unchanged_plan_writes_nothing(tmp_path):

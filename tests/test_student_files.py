@@ -78,8 +78,8 @@ def test_an_invisible_difference_in_a_text_file_is_named(tmp_path, written, en, 
 @pytest.mark.parametrize("kind", ["python-true", "typographic-quotes", "options-typo", "handler-under-spec",
                                   "runc-binary-nvidia"])
 def test_the_new_mistake_kinds_are_made_once_and_graded_by_their_code(tmp_path, kind):
-    from runbook_lib.labinit import add_mistakes
-    from runbook_lib.mistakes import BY_KIND
+    from runbook_lib.lab.init_root import add_mistakes
+    from runbook_lib.lab.mistakes import BY_KIND
     m = BY_KIND[kind]
     root = tmp_path / kind
     add_mistakes(str(root), kind)

@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-from runbook_lib.errors import ConfinementError, ParameterError
-from runbook_lib.target import Target
+from runbook_lib.findings.errors import ConfinementError, ParameterError
+from runbook_lib.fs.target import Target
 
 
 def test_plain_path_resolves_under_root(tmp_path):

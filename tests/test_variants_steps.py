@@ -28,8 +28,8 @@ def test_variants_are_registered_with_their_runtimeclasses_and_removed_again(tmp
         assert f"handler: {name}" in rc and f"name: {name}" in rc
         assert containerd_reads(root, name)["runtime"]["options"]["BinaryName"].endswith(name.split("-")[1])
     assert not any(r.failed for r in check(root, variants=True).values())
-    from runbook_lib.params import validate
-    from runbook_lib.run import Run
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
     rb = Run(validate(root=str(root), mode="remove")).start()  # whatever the variants parameter says now
     try:
         removed = rb.run_all()

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from runbook_lib.params import validate
-from runbook_lib.run import Run
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
 from helpers import run_numbered
 
 BROKEN = Path(__file__).parent / "fixtures/broken/toml-syntax-error.toml"
@@ -25,8 +25,8 @@ def test_toml_error_explained_once_then_referenced(tmp_path):
 
 
 def test_summary_text_columns_line_up_with_korean_titles(tmp_path):
-    from runbook_lib.messages import display_width
-    from runbook_lib.result import summary_text
+    from runbook_lib.findings.messages import display_width
+    from runbook_lib.engine.result import summary_text
     rb = Run(validate(root=str(tmp_path))).start()
     text = summary_text(run_numbered(rb, range(1, 9)))
     rows = text.splitlines()

@@ -12,8 +12,8 @@ from runbook_lib.containerd.effective import MERGE_2X, load_effective
 from runbook_lib.containerd.spelling import case_variants
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtime_path
-from runbook_lib.errors import ConfigError
-from runbook_lib.target import Target
+from runbook_lib.findings.errors import ConfigError
+from runbook_lib.fs.target import Target
 
 CONFIG = "/etc/containerd/config.toml"
 

@@ -8,7 +8,7 @@ from layouts import CONFIG, FIXTURE_VERSIONS, fixture, make_root, run_steps, run
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.render import quote_style
 from runbook_lib.containerd.versions import detect_version, format_path, read_by, runtime_path, version_for_containerd
-from runbook_lib.errors import ConfigError
+from runbook_lib.findings.errors import ConfigError
 
 
 @pytest.mark.parametrize("text,empty,version", [

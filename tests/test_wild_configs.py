@@ -10,7 +10,7 @@ import pytest
 
 from helpers import TEST_DATA, tree_state
 from layouts import CONFIG, effective, make_root, run_steps, runtimes
-from runbook_lib.result import UNCHANGED
+from runbook_lib.engine.result import UNCHANGED
 
 WILD = TEST_DATA / "wild"
 REGISTRY = "etc/containerd/conf.d/10-registry.toml"
@@ -323,8 +323,8 @@ def test_a_file_without_a_final_newline_keeps_it_that_way_and_remove_gives_it_ba
     assert run_steps(root).ok()
     new = (root / CONFIG).read_bytes()
     assert not new.endswith(b"\n") and new.endswith(old.rsplit(b"\n", 1)[1]) and b"runtimes.nvidia]" in new
-    from runbook_lib.params import validate
-    from runbook_lib.run import Run
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
     rb = Run(validate(root=str(root), mode="remove")).start()
     try:
         rb.run_all()

@@ -53,7 +53,7 @@ GRADE_MD = """## 채점
 
 The runbook runs in check mode for each student. Every step is evaluated even after an earlier one failed, so one grading shows all of a student's mistakes; one student's failed run never stops the others."""
 
-GRADE = """from runbook_lib import class_notebook as cn
+GRADE = """from runbook_lib.grading import class_notebook as cn
 
 result = cn.grade(roots, out, runtime_name=runtime_name, binary_name=binary_name,
                   systemd_cgroup=systemd_cgroup, jobs=jobs)"""

@@ -14,7 +14,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import notebook_cells  # noqa: E402
-from runbook_lib.params import PARAMETERS, markdown_table  # noqa: E402
+from runbook_lib.engine.params import PARAMETERS, markdown_table  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "notebooks" / "run.ipynb"
 
@@ -64,7 +64,7 @@ The cell below is the `parameters` cell that papermill overrides. Every path is 
 
 Stopping halfway on a bad value is worse than not starting. So the cell after the parameters checks every value first: an unknown `mode`, a relative path, a `root` that is a file, or a runtime name that is not a DNS-1123 label stops the run with the fix. Then the run takes the root's lock, so two runs on the same root never overwrite each other's changes. The status box under that cell is updated in place as the run goes on: when the run fails, it says here which step stopped it and why, how to fix it, and what was done before."""
 
-PARAMS = "\n".join(p.cell_line() for p in PARAMETERS)  # runbook_lib/params.py defines them once
+PARAMS = "\n".join(p.cell_line() for p in PARAMETERS)  # runbook_lib/engine/params.py defines them once
 
 VALIDATE = "from runbook_lib import notebook as nb\n\nrb = nb.start(\n    " + ",\n    ".join(
     ", ".join(f"{p.name}={p.name}" for p in PARAMETERS[i:i + 4]) for i in range(0, len(PARAMETERS), 4)) + ")"

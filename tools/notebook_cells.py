@@ -9,7 +9,7 @@ from nbformat.v4 import new_notebook
 
 def notebook(cells: list, id_prefix: str) -> nbformat.NotebookNode:
     nb = new_notebook(cells=cells)
-    # runbook_lib/kernel.py: the stock IPython kernel without its debugger, which papermill waits less for
+    # runbook_lib/kernel/app.py: the stock IPython kernel without its debugger, which papermill waits less for
     nb.metadata["kernelspec"] = {"name": "nvidia-runbook", "display_name": "Python 3 (runbook)", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     for i, cell in enumerate(nb.cells):

@@ -15,13 +15,13 @@ import subprocess
 
 from typing import TYPE_CHECKING
 
-from ..messages import Msg, display_width
-from ..findings import Problem
-from . import render
-from .versions import RUNTIME_TYPE
+from runbook_lib.findings.messages import Msg, display_width
+from runbook_lib.findings.problem import Problem
+from runbook_lib.containerd import render
+from runbook_lib.containerd.versions import RUNTIME_TYPE
 
 if TYPE_CHECKING:
-    from . import verify
+    from runbook_lib.containerd import verify
 
 CRI_PLUGINS = ("io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime", "cri")
 DUMP_CMD = "containerd --config {config} config dump"
@@ -143,7 +143,7 @@ def version_unknown(reading: dict, p, file_version: int | None) -> Problem | Non
     dumped = reading.get("config_version")
     if file_version is None or not isinstance(dumped, int) or file_version <= dumped:
         return None
-    from .versions import read_by
+    from runbook_lib.containerd.versions import read_by
     return Problem.of("containerd.reads.version_unknown", p.config_path, file_version=file_version, dumped=dumped,
                       containerd_version=reading.get("containerd_version", "?"), runtime=p.runtime_name,
                       runtimes=", ".join(reading["runtime_names"]) or "-", read_by_ko=read_by(file_version).ko,

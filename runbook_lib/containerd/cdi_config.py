@@ -16,16 +16,16 @@ import copy
 import posixpath
 from dataclasses import dataclass
 
-from ..errors import ConfigError
-from ..messages import Msg
-from . import render
-from .edit import EditPlan
-from .layout import scan
-from .load import require_reads_as
-from .splice import lines_of, replace_spans
-from .findings import Finding
-from .tables import get_in, set_in
-from .versions import CRI_RUNTIME_PLUGIN, format_path
+from runbook_lib.findings.errors import ConfigError
+from runbook_lib.findings.messages import Msg
+from runbook_lib.containerd import render
+from runbook_lib.containerd.edit import EditPlan
+from runbook_lib.containerd.layout import scan
+from runbook_lib.containerd.load import require_reads_as
+from runbook_lib.containerd.splice import lines_of, replace_spans
+from runbook_lib.containerd.findings import Finding
+from runbook_lib.containerd.tables import get_in, set_in
+from runbook_lib.containerd.versions import CRI_RUNTIME_PLUGIN, format_path
 
 CDI_KEYS = ("enable_cdi", "cdi_spec_dirs")  # the CRI plugin keys plan_cdi writes (and unplan_cdi, remove.py take out)
 

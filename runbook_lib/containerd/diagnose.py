@@ -6,19 +6,18 @@ from __future__ import annotations
 
 import posixpath
 
-from ..errors import ConfigError
-from ..messages import Msg
-from ..names import closest as _closest
-from ..result import Problem
-from . import render
-from .edit import default_runtime_name
-from .effective import MERGE_1X, Effective, cri_plugin_id
-from .layout import scan
-from .load import TomlFile
-from .spelling import case_variants
-from .versions import CRI_PLUGIN_NAMES, CRI_RUNTIME_PLUGIN, MERGES_KEY_BY_KEY, RUNTIME_TYPE, runtime_path, runtimes_path, \
-    v2_style_tables_without_version
-from .tables import get_in
+from runbook_lib.findings.errors import ConfigError
+from runbook_lib.findings.messages import Msg
+from runbook_lib.k8s.names import closest as _closest
+from runbook_lib.engine.result import Problem
+from runbook_lib.containerd import render
+from runbook_lib.containerd.edit import default_runtime_name
+from runbook_lib.containerd.effective import MERGE_1X, Effective, cri_plugin_id
+from runbook_lib.containerd.layout import scan
+from runbook_lib.containerd.load import TomlFile
+from runbook_lib.containerd.spelling import case_variants
+from runbook_lib.containerd.versions import CRI_PLUGIN_NAMES, CRI_RUNTIME_PLUGIN, MERGES_KEY_BY_KEY, RUNTIME_TYPE, runtime_path, runtimes_path, v2_style_tables_without_version
+from runbook_lib.containerd.tables import get_in
 
 # Keys containerd's CRI plugin knows in a runtime table (1.6 to 2.x); anything else is dropped silently.
 KNOWN_RUNTIME_KEYS = {
@@ -80,7 +79,7 @@ def blockers(eff: Effective, p, *, strays: bool = True) -> list[Problem]:
     if getattr(p, "layout", "inplace") != "dropin":
         out += inline_table_problems(eff, p)
     else:
-        from .dropin import foreign_dropin_problems
+        from runbook_lib.containerd.dropin import foreign_dropin_problems
         out += foreign_dropin_problems(eff, p)
     return out
 
@@ -88,7 +87,7 @@ def blockers(eff: Effective, p, *, strays: bool = True) -> list[Problem]:
 def inline_table_problems(eff: Effective, p) -> list[Problem]:
     """What step 2 would have to add but cannot, because the way is an inline table (edit.inline_table_problem):
     the runtime's table, or one of the runbook's settings missing from an existing runtime."""
-    from .edit import RuntimeWanted, inline_table_problem
+    from runbook_lib.containerd.edit import RuntimeWanted, inline_table_problem
     path = runtime_path(eff.version, p.runtime_name)
     owner = owner_file(eff, p.runtime_name)
     if get_in(eff.data, path) is None:
@@ -106,7 +105,7 @@ def inline_table_problems(eff: Effective, p) -> list[Problem]:
 
 def version_line(eff: Effective) -> int | None:
     """1-based line of the main file's top-level `version` key."""
-    from .versions import _version_line
+    from runbook_lib.containerd.versions import _version_line
     return _version_line(eff.main.text)
 
 

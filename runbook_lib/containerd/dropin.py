@@ -17,19 +17,19 @@ import copy
 import posixpath
 from dataclasses import dataclass, field
 
-from ..errors import ConfigError
-from ..messages import Msg
-from ..safe_write import WritePlan, plan_write
-from ..target import Target
-from . import diagnose, render
-from .edit import OPTIONS, RuntimeWanted, default_runtime_name, template_runtime
-from .effective import MERGE_1X, Effective, cri_plugin_id, load_effective
-from .layout import scan
-from .load import TomlFile, require_reads_as
-from .owner import require_not_foreign
-from .splice import keep_last_line, lines_of
-from .versions import RUNTIME_TYPE, containerd_table, detect_version, runtimes_path
-from .tables import get_in
+from runbook_lib.findings.errors import ConfigError
+from runbook_lib.findings.messages import Msg
+from runbook_lib.fs.safe_write import WritePlan, plan_write
+from runbook_lib.fs.target import Target
+from runbook_lib.containerd import diagnose, render
+from runbook_lib.containerd.edit import OPTIONS, RuntimeWanted, default_runtime_name, template_runtime
+from runbook_lib.containerd.effective import MERGE_1X, Effective, cri_plugin_id, load_effective
+from runbook_lib.containerd.layout import scan
+from runbook_lib.containerd.load import TomlFile, require_reads_as
+from runbook_lib.containerd.owner import require_not_foreign
+from runbook_lib.containerd.splice import keep_last_line, lines_of
+from runbook_lib.containerd.versions import RUNTIME_TYPE, containerd_table, detect_version, runtimes_path
+from runbook_lib.containerd.tables import get_in
 
 DROPIN_DIR = "conf.d"
 
@@ -120,15 +120,15 @@ def foreign_dropin_problems(eff: Effective, p) -> list:
 
 def _not_ours(path: str, p, text: str):
     """The finding for another tool's file at the drop-in's path, its first line shown: plan and verdict alike."""
-    from ..findings import Problem
+    from runbook_lib.findings.problem import Problem
     return Problem.of("dropin.not_ours", path, 1, excerpt=(text.splitlines() or [""])[0], dropin=path,
                       config=p.config_path, runtime=p.runtime_name)
 
 
 def _on_disk(target: Target, lab_path: str) -> TomlFile | None:
     """The drop-in's file when it is there but no import reads it (then it is not in the effective config)."""
-    from ..safe_write import read_bytes
-    from .load import decode_text
+    from runbook_lib.fs.safe_write import read_bytes
+    from runbook_lib.containerd.load import decode_text
     raw = read_bytes(target.resolve(lab_path))
     if raw is None:
         return None

@@ -11,16 +11,16 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from ..errors import ConfigError
-from ..messages import Msg
-from . import render
-from .layout import Header, Layout, scan
-from .versions import RUNTIME_TYPE, format_path, runtime_path, runtimes_path
-from .load import require_reads_as
-from .splice import keep_last_line, lines_of, replace_spans
-from .owner import foreign_runtime
-from .spelling import variant_notes, without_variants
-from .tables import get_in, set_in
+from runbook_lib.findings.errors import ConfigError
+from runbook_lib.findings.messages import Msg
+from runbook_lib.containerd import render
+from runbook_lib.containerd.layout import Header, Layout, scan
+from runbook_lib.containerd.versions import RUNTIME_TYPE, format_path, runtime_path, runtimes_path
+from runbook_lib.containerd.load import require_reads_as
+from runbook_lib.containerd.splice import keep_last_line, lines_of, replace_spans
+from runbook_lib.containerd.owner import foreign_runtime
+from runbook_lib.containerd.spelling import variant_notes, without_variants
+from runbook_lib.containerd.tables import get_in, set_in
 
 OPTIONS = "options"
 
@@ -51,7 +51,7 @@ class EditPlan:
 
 
 def default_runtime_name(data: dict, version: int) -> str:
-    from .versions import containerd_table
+    from runbook_lib.containerd.versions import containerd_table
     node = get_in(data, containerd_table(version))
     name = node.get("default_runtime_name") if isinstance(node, dict) else None
     return name if isinstance(name, str) and name else "runc"
@@ -121,7 +121,7 @@ def inline_table_problem(text: str, path: tuple[str, ...], lab_path: str, adding
     allows nothing to be added to an inline table from outside it, so neither a new [section] nor a new key
     can go there. The finding says where it is and how to write it instead (None when the way is open)."""
     import tomllib
-    from ..findings import Problem
+    from runbook_lib.findings.problem import Problem
     layout = scan(text)
     for kv in layout.keyvalues:
         full = kv.full_path()

@@ -24,12 +24,12 @@ import fnmatch
 import posixpath
 from dataclasses import dataclass, field
 
-from ..errors import ConfigError
-from ..messages import Msg
-from ..safe_write import read_bytes
-from ..target import Target
-from .load import TomlFile, load_toml
-from .versions import CRI_RUNTIME_PLUGIN, MERGES_KEY_BY_KEY, detect_version, read_by
+from runbook_lib.findings.errors import ConfigError
+from runbook_lib.findings.messages import Msg
+from runbook_lib.fs.safe_write import read_bytes
+from runbook_lib.fs.target import Target
+from runbook_lib.containerd.load import TomlFile, load_toml
+from runbook_lib.containerd.versions import CRI_RUNTIME_PLUGIN, MERGES_KEY_BY_KEY, detect_version, read_by
 
 MERGE_1X = "containerd-1.x"
 MERGE_2X = "containerd-2.x"
@@ -112,7 +112,7 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
 
 
 def _top_line(text: str, key: str) -> int | None:
-    from .layout import scan
+    from runbook_lib.containerd.layout import scan
     kv = scan(text).keyvalue((key,))
     return kv.line + 1 if kv is not None and kv.table == () else None
 

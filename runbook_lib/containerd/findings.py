@@ -1,12 +1,12 @@
-"""The containerd planners' findings: the one finding type (runbook_lib.findings.Problem) with a code, the values
+"""The containerd planners' findings: the one finding type (runbook_lib.findings.problem.Problem) with a code, the values
 for its fields, and the bilingual what/fix with the file and line. The planners raise it as FindingError (a
 ConfigError, so a step that catches ConfigError already refuses before any write)."""
 
 from __future__ import annotations
 
-from ..errors import ConfigError
-from ..findings import Problem, words
-from ..messages import Msg
+from runbook_lib.findings.errors import ConfigError
+from runbook_lib.findings.problem import Problem, words
+from runbook_lib.findings.messages import Msg
 
 
 class Finding(Problem):
@@ -24,7 +24,7 @@ class Finding(Problem):
         super().__init__(what, fix, path, line, why, code=code, values=values)
 
     def error(self) -> "FindingError":
-        from .owner import OWNER_CODES, RuntimeOwnedElsewhere
+        from runbook_lib.containerd.owner import OWNER_CODES, RuntimeOwnedElsewhere
         cls = RuntimeOwnedElsewhere if self.code in OWNER_CODES else FindingError
         err = cls(self.what, self.fix, path=self.path, line=self.line, code=self.code)
         err.finding = self

@@ -9,9 +9,9 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 
-from ..errors import ConfigError
-from ..messages import Msg
-from .toml_errors import toml_error  # noqa: F401  (re-exported: the verdict for a syntax error)
+from runbook_lib.findings.errors import ConfigError
+from runbook_lib.findings.messages import Msg
+from runbook_lib.containerd.toml_errors import toml_error  # noqa: F401  (re-exported: the verdict for a syntax error)
 
 BOM = "\ufeff"
 
@@ -40,7 +40,7 @@ def decode_text(raw: bytes, lab_path: str) -> tuple[str, bool, bool]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with its byte-order mark: PowerShell's > and Notepad
-            from ..findings import words
+            from runbook_lib.findings.problem import words
             what, fix, _ = words("toml.utf16", path=lab_path)
             raise ConfigError(what, fix, path=lab_path, line=1, col=1, code="toml.utf16") from None
         line = raw[: exc.start].count(b"\n") + 1
@@ -65,7 +65,7 @@ def parse_text(text: str, lab_path: str) -> dict:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         if "{{" in text:  # a k3s/RKE2 Go template: say so, not "TOML syntax error, quote your section names"
-            from .distro import generated_finding
+            from runbook_lib.containerd.distro.detect import generated_finding
             finding = generated_finding(text, lab_path)
             if finding is not None:
                 raise finding.error() from None

@@ -14,7 +14,7 @@ import os
 import posixpath
 from dataclasses import dataclass
 
-from .versions import CRI_PLUGIN_NAMES
+from runbook_lib.containerd.versions import CRI_PLUGIN_NAMES
 
 DEFAULT_CONFIG = "/etc/containerd/config.toml"
 

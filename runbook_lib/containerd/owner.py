@@ -17,11 +17,11 @@ Whose a binary looks like:
 
 from __future__ import annotations
 
-from ..messages import Msg
-from ..target import Target
-from .findings import Finding, FindingError
-from .tables import get_in
-from .versions import runtime_path
+from runbook_lib.findings.messages import Msg
+from runbook_lib.fs.target import Target
+from runbook_lib.containerd.findings import Finding, FindingError
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.versions import runtime_path
 
 GPU_OPERATOR_DIR = "/usr/local/nvidia/toolkit"
 NVIDIA_CTK_BINARY = "/usr/bin/nvidia-container-runtime"
@@ -89,7 +89,7 @@ def foreign_runtime(data: dict, version: int, name: str, binary: str, *, defined
 def require_not_foreign(eff, name: str, binary: str, *, replace_runtime: bool = False,
                         target: Target | None = None) -> None:
     """Raise RuntimeOwnedElsewhere when ``foreign_runtime`` has a finding for the effective config ``eff``."""
-    from .diagnose import locate
+    from runbook_lib.containerd.diagnose import locate
     path = runtime_path(eff.version, name)
     file_, line = locate(eff, path + ("options", "BinaryName"))
     finding = foreign_runtime(eff.data, eff.version, name, binary, defined_in=file_, line=line,

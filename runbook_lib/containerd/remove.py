@@ -18,18 +18,18 @@ import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ConfigError
-from ..messages import Msg
-from ..safe_write import Committed, WritePlan, commit, plan_write, read_bytes, retire
-from ..target import Target
-from .cdi_config import CDI_KEYS
-from .dropin import DROPIN_MARK, add_import, dropin_path
-from .edit import OPTIONS, RuntimeWanted, plan_runtime, template_runtime
-from .effective import Effective, load_effective
-from .layout import scan
-from .load import TomlFile, load_toml, reads_as, require_reads_as
-from .tables import get_in
-from .versions import CRI_RUNTIME_PLUGIN, RUNTIME_TYPE, detect_version, format_path, runtime_path
+from runbook_lib.findings.errors import ConfigError
+from runbook_lib.findings.messages import Msg
+from runbook_lib.fs.safe_write import Committed, WritePlan, commit, plan_write, read_bytes, retire
+from runbook_lib.fs.target import Target
+from runbook_lib.containerd.cdi_config import CDI_KEYS
+from runbook_lib.containerd.dropin import DROPIN_MARK, add_import, dropin_path
+from runbook_lib.containerd.edit import OPTIONS, RuntimeWanted, plan_runtime, template_runtime
+from runbook_lib.containerd.effective import Effective, load_effective
+from runbook_lib.containerd.layout import scan
+from runbook_lib.containerd.load import TomlFile, load_toml, reads_as, require_reads_as
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.versions import CRI_RUNTIME_PLUGIN, RUNTIME_TYPE, detect_version, format_path, runtime_path
 
 
 @dataclass
@@ -126,7 +126,7 @@ def _without_written_default(f: TomlFile, eff: Effective, wanted: RuntimeWanted,
     `runtime_type = "io.containerd.runc.v2"` (containerd's built-in default is gone once any runtime table
     exists). That table goes too when it is the only runtime left, is exactly that, and taking it out is what
     the runbook's edit would put back."""
-    from .edit import default_runtime_name
+    from runbook_lib.containerd.edit import default_runtime_name
     default = default_runtime_name(rest, eff.version)
     runtimes = get_in(rest, runtime_path(eff.version, default)[:-1])
     if not isinstance(runtimes, dict) or list(runtimes) != [default] or runtimes[default] != {"runtime_type": RUNTIME_TYPE}:
@@ -178,7 +178,7 @@ def confirm_removed(target: Target, config_path: str, wanted: RuntimeWanted) -> 
 def _without_runtime(data: dict, version: int, wanted: RuntimeWanted) -> dict:
     """``data`` without the runtime, and without a default runtime table that is exactly the one the runbook
     writes along with it (_without_written_default)."""
-    from .edit import default_runtime_name
+    from runbook_lib.containerd.edit import default_runtime_name
     out = copy.deepcopy(data)
     runtimes = get_in(out, runtime_path(version, wanted.name)[:-1])
     if isinstance(runtimes, dict):

@@ -12,15 +12,15 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from ..errors import ConfigError
-from ..messages import Msg
-from .diagnose import KNOWN_RUNTIME_KEYS, header_text, owner_file, stray_runtime_tables
-from .edit import OPTIONS, RuntimeWanted, plan_runtime
-from .effective import Effective
-from .layout import Layout, scan
-from .load import reads_as
-from .versions import runtime_path
-from .tables import get_in
+from runbook_lib.findings.errors import ConfigError
+from runbook_lib.findings.messages import Msg
+from runbook_lib.containerd.diagnose import KNOWN_RUNTIME_KEYS, header_text, owner_file, stray_runtime_tables
+from runbook_lib.containerd.edit import OPTIONS, RuntimeWanted, plan_runtime
+from runbook_lib.containerd.effective import Effective
+from runbook_lib.containerd.layout import Layout, scan
+from runbook_lib.containerd.load import reads_as
+from runbook_lib.containerd.versions import runtime_path
+from runbook_lib.containerd.tables import get_in
 
 
 @dataclass

@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..messages import Msg
-from ..findings import Problem
+from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.problem import Problem
 
 SERVICE = "containerd"
 STEP = "restart"

@@ -10,8 +10,8 @@ reported with the line to delete.
 
 from __future__ import annotations
 
-from ..messages import Msg
-from .layout import scan
+from runbook_lib.findings.messages import Msg
+from runbook_lib.containerd.layout import scan
 
 OWNED_OPTIONS = ("BinaryName", "SystemdCgroup")
 _LOWER = {k.lower(): k for k in OWNED_OPTIONS}

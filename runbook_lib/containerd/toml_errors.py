@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 import tomllib
 
-from ..errors import ConfigError
-from ..findings import words
-from ..messages import Msg
-from .layout import scan
-from .versions import format_path
+from runbook_lib.findings.errors import ConfigError
+from runbook_lib.findings.problem import words
+from runbook_lib.findings.messages import Msg
+from runbook_lib.containerd.layout import scan
+from runbook_lib.containerd.versions import format_path
 
 _POS = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import posixpath
 
-from .edit import RuntimeWanted
+from runbook_lib.containerd.edit import RuntimeWanted
 
 VARIANTS = (("cdi", ".cdi"), ("legacy", ".legacy"))
 

@@ -14,8 +14,8 @@ version/version.go, `ConfigVersion`: 3 in 2.0-2.2, 4 from 2.3.0):
 
 from __future__ import annotations
 
-from ..errors import ConfigError
-from ..messages import Msg
+from runbook_lib.findings.errors import ConfigError
+from runbook_lib.findings.messages import Msg
 
 RUNTIME_TYPE = "io.containerd.runc.v2"
 
@@ -99,7 +99,7 @@ def detect_version(data: dict, *, path: str, empty: bool, text: str | None = Non
     if v == 0 and type(v) is int:
         return 1  # containerd: "Version 0 is not defined, treated at version 1" (GetVersion in 1.x alike)
     if isinstance(v, bool) or not isinstance(v, int) or v not in CRI_RUNTIME_PLUGIN:
-        from . import render
+        from runbook_lib.containerd import render
         shown = render.value(v) if isinstance(v, (str, bool, int, float)) else str(v)
         table_ko = "; ".join(f"{n} = {READ_BY[n].ko}" for n in KNOWN_VERSIONS)
         table_en = "; ".join(f"{n} = {READ_BY[n].en}" for n in KNOWN_VERSIONS)
@@ -118,7 +118,7 @@ def _version_line(text: str | None) -> int | None:
     """1-based line of the top-level `version` key, when the file's text is known."""
     if text is None:
         return None
-    from .layout import scan
+    from runbook_lib.containerd.layout import scan
     kv = scan(text).keyvalue(("version",))
     return kv.line + 1 if kv is not None and kv.table == () else None
 

@@ -1,7 +1,7 @@
 """The runbook's steps, listed once, in order. Every step is a module with the same small interface:
 
 - ``NUMBER``, ``ID``, ``TITLE``: how the step is shown (the lab's number, a stable id, a bilingual title);
-- ``plan(run) -> Plan``: what would change and why, computed in memory (runbook_lib/run.py);
+- ``plan(run) -> Plan``: what would change and why, computed in memory (runbook_lib/engine/run.py);
 - ``verdict(run) -> list[Problem]``: the findings, read back from disk, the same in apply and check mode;
 - ``JUDGED_IN_PLAN = False`` for a step whose verdict cannot be computed on the planned state (it asks
   containerd, or acts on the node); every other step's verdict is also run on the planned state;
@@ -11,8 +11,7 @@
 Each receives the run context explicitly; no step keeps state of its own.
 """
 
-from . import (ask_containerd, cdi, default_runtime, options, parse, prepare, remove, report, restart, runtime,
-               runtimeclass)
+from runbook_lib.steps import ask_containerd, cdi, default_runtime, options, parse, prepare, remove, report, restart, runtime, runtimeclass
 
 STEPS = (prepare, runtime, options, default_runtime, parse, cdi, runtimeclass, report, ask_containerd, restart)
 # mode=remove: what the runbook added is taken out, then containerd is asked and restarted as after an apply

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 
-from ..findings import Problem
+from runbook_lib.findings.problem import Problem
 
 
 def expected_text(run, step_id: str, lab_path: str, fallback) -> str:

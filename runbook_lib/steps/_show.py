@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..containerd.render import value
-from ..containerd.tables import get_in
-from ..containerd.versions import runtime_path
-from ..errors import RunbookError
+from runbook_lib.containerd.render import value
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.versions import runtime_path
+from runbook_lib.findings.errors import RunbookError
 
 
 def show_table(table: dict, prefix: str = "") -> str:

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import subprocess
 
-from ..containerd import ask
-from ..containerd.edit import default_runtime_name
-from ..containerd.tables import get_in
-from ..containerd.versions import runtime_path
-from ..errors import RunbookError
-from ..findings import Problem
-from ..messages import Msg
-from ..run import Plan
+from runbook_lib.containerd import ask
+from runbook_lib.containerd.edit import default_runtime_name
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.versions import runtime_path
+from runbook_lib.findings.errors import RunbookError
+from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.messages import Msg
+from runbook_lib.engine.run import Plan
 
 NUMBER, ID = 9, "containerd"
 WRITES = False  # it only asks: its status is its verdict (passed, failed or skipped)
@@ -40,7 +40,7 @@ def verdict(run) -> list[Problem]:
     if binary is None:
         return []
     try:
-        from ..containerd import verify  # only when there is a containerd to ask: most lab runs skip this step
+        from runbook_lib.containerd import verify  # only when there is a containerd to ask: most lab runs skip this step
         reading = verify.containerd_reading(binary, run.path(p.config_path), run.target.root, p.runtime_name)
     except verify.ContainerdRejected as exc:
         return [ask.rejected_problem(exc, p.config_path)]
@@ -70,7 +70,7 @@ def _not_regenerated(run, reading: dict) -> Problem | None:
     """On a template route (k3s/RKE2 config.toml.tmpl, microk8s containerd-template.toml) the distribution writes
     the file containerd reads from the template at its next start only: until then `config dump` shows the old
     file. Steps 1-8 judged the rendering; this says what is pending instead of "containerd dropped the table"."""
-    from ..containerd import distro
+    from runbook_lib.containerd.distro import detect as distro
     route = run.route
     if route is None or route.edit not in (distro.EDIT_GO_TEMPLATE, distro.EDIT_PLACEHOLDER_TEMPLATE):
         return None

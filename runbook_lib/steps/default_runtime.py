@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from .. import toolkit
-from ..containerd import diagnose
-from ..containerd.edit import default_runtime_name
-from ..findings import Problem
-from ..messages import Msg
-from ..run import Plan
-from ._files import expected_text, file_problems
-from ._show import file_evidence
+from runbook_lib.steps import toolkit
+from runbook_lib.containerd import diagnose
+from runbook_lib.containerd.edit import default_runtime_name
+from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.messages import Msg
+from runbook_lib.engine.run import Plan
+from runbook_lib.steps._files import expected_text, file_problems
+from runbook_lib.steps._show import file_evidence
 
 NUMBER, ID = 4, "default"
 TITLE = Msg("기본 런타임 확인 (default.txt)", "Check the default runtime (default.txt)")

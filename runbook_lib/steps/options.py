@@ -3,13 +3,13 @@ They are written together with the table in step 2, so this step only plans what
 
 from __future__ import annotations
 
-from ..containerd import diagnose
-from ..containerd.render import value
-from ..containerd.tables import get_in
-from ..containerd.versions import runtime_path
-from ..findings import Problem
-from ..messages import Msg
-from ..run import Plan
+from runbook_lib.containerd import diagnose
+from runbook_lib.containerd.render import value
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.versions import runtime_path
+from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.messages import Msg
+from runbook_lib.engine.run import Plan
 
 NUMBER, ID = 3, "options"
 TITLE = Msg("런타임 옵션 (BinaryName, SystemdCgroup)", "Runtime options (BinaryName, SystemdCgroup)")
@@ -40,5 +40,5 @@ def verdict(run) -> list[Problem]:
 
 
 def evidence(run) -> dict[str, str]:
-    from ._show import runtime_evidence
+    from runbook_lib.steps._show import runtime_evidence
     return runtime_evidence(run)

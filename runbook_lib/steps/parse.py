@@ -3,16 +3,16 @@ version and runtimes go to parsed.txt."""
 
 from __future__ import annotations
 
-from .. import toolkit
-from ..containerd import diagnose
-from ..containerd.edit import default_runtime_name
-from ..containerd.tables import get_in
-from ..containerd.versions import runtimes_path
-from ..findings import Problem
-from ..messages import Msg
-from ..run import Plan
-from ._files import expected_text, file_problems
-from ._show import file_evidence
+from runbook_lib.steps import toolkit
+from runbook_lib.containerd import diagnose
+from runbook_lib.containerd.edit import default_runtime_name
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.versions import runtimes_path
+from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.messages import Msg
+from runbook_lib.engine.run import Plan
+from runbook_lib.steps._files import expected_text, file_problems
+from runbook_lib.steps._show import file_evidence
 
 NUMBER, ID = 5, "parse"
 TITLE = Msg("TOML 파싱 검증 (parsed.txt)", "Prove the TOML parses (parsed.txt)")

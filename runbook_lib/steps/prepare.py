@@ -5,10 +5,10 @@ from __future__ import annotations
 import posixpath
 from importlib import resources
 
-from ..errors import RunbookError
-from ..findings import Problem
-from ..messages import Msg
-from ..run import Plan
+from runbook_lib.findings.errors import RunbookError
+from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.messages import Msg
+from runbook_lib.engine.run import Plan
 
 NUMBER, ID = 1, "prepare"
 TITLE = Msg("폴더 준비와 기본 설정 복사", "Prepare folders and the base config")
@@ -68,7 +68,7 @@ def verdict(run) -> list[Problem]:
 
 def _misnamed(run, lab_path: str, *, dirs: bool) -> Problem | None:
     """A missing folder or config whose name a neighbour nearly has (/root/tookit, config.tml): the mv."""
-    from ..names import closest
+    from runbook_lib.k8s.names import closest
     parent, name = posixpath.split(lab_path.rstrip("/"))
     try:
         host = run.target.resolve(parent)

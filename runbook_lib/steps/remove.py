@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .. import cdi
-from ..containerd import remove as undo
-from ..errors import RunbookError
-from ..findings import Problem
-from ..messages import Msg
-from ..run import Plan
+from runbook_lib.cdi import spec as cdi
+from runbook_lib.containerd import remove as undo
+from runbook_lib.findings.errors import RunbookError
+from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.messages import Msg
+from runbook_lib.engine.run import Plan
 
 NUMBER = ID = "remove"
 TITLE = Msg("런북이 더한 것 되돌리기", "Remove what the runbook added")
@@ -24,14 +24,14 @@ TOOLKIT_FILES = ("default", "default.txt"), ("parse", "parsed.txt"), ("cdi", "cd
 def all_variants(run):
     """The variants an earlier run may have added (whatever this run's variants parameter says): only a table
     that is exactly the runbook's, with the variant's own binary, is ever taken out."""
-    from ..containerd.variants import runtime_variants
+    from runbook_lib.containerd.variants import runtime_variants
     return runtime_variants(run.wanted)
 
 
 def ours(run) -> list[str]:
     """The toolkit files (and the minimal CDI spec) whose bytes are exactly what the runbook writes for them on
     the current state: what a person wrote by hand, or changed since, is theirs and stays."""
-    from ..run import Run
+    from runbook_lib.engine.run import Run
     found: list[str] = []
     for variants in (False, True):  # as a run with or without the variants would have written them
         mirror = Run(replace(run.p, mode="check", variants=variants))
@@ -54,9 +54,9 @@ def _without_cdi_settings(run, planned: dict[str, bytes]) -> list[Msg]:
     """The runbook's minimal CDI spec goes, so the enable_cdi (and cdi_spec_dirs) an enable_cdi=True run wrote
     for it goes too, when config.toml holds them exactly where and as that run wrote them."""
     import posixpath
-    from ..containerd.cdi_config import unplan_cdi
-    from ..containerd.load import load_toml
-    from ..containerd.versions import detect_version
+    from runbook_lib.containerd.cdi_config import unplan_cdi
+    from runbook_lib.containerd.load import load_toml
+    from runbook_lib.containerd.versions import detect_version
     lab = run.p.config_path
     raw = planned.get(lab) or run.read_bytes(lab)
     if raw is None:
@@ -80,7 +80,7 @@ def _removals(run, planned: dict[str, bytes]):
     generated config.toml: the removal is taken from that route, or the runtime would come back at the
     distribution's next start."""
     if run.on_distro:
-        from ..containerd.distro_remove import plan_remove_route
+        from runbook_lib.containerd.distro.remove import plan_remove_route
         yield plan_remove_route(run.target, run.route, run.wanted)  # the variants are written in place only
         return
     for wanted in list(reversed(all_variants(run))) + [run.wanted]:  # the reverse of the order they were added in
@@ -110,7 +110,7 @@ def plan(run) -> Plan:
 
 def _still_there(run) -> list[Msg]:
     if run.on_distro:  # the generated file keeps the runtime until the distribution's next start: read the route
-        from ..containerd.distro_remove import plan_remove_route
+        from runbook_lib.containerd.distro.remove import plan_remove_route
         left = plan_remove_route(run.target, run.route, run.wanted)
         return [Msg(f"런북이 더한 런타임이 아직 있습니다: {run.route.path}",
                     f"the runtime the runbook added is still there: {run.route.path}")] if left.changed else []

@@ -3,14 +3,15 @@ from the parameters."""
 
 from __future__ import annotations
 
-from .. import runtimeclass, toolkit
-from ..containerd.tables import get_in
-from ..containerd.versions import runtimes_path
-from ..findings import Problem
-from ..messages import Msg
-from ..run import Plan
-from ._files import expected_text, file_problems
-from ._show import file_evidence
+from runbook_lib.k8s import runtimeclass
+from runbook_lib.steps import toolkit
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.versions import runtimes_path
+from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.messages import Msg
+from runbook_lib.engine.run import Plan
+from runbook_lib.steps._files import expected_text, file_problems
+from runbook_lib.steps._show import file_evidence
 
 NUMBER, ID = 8, "report"
 TITLE = Msg("검증 보고서 (report.txt)", "Verification report (report.txt)")

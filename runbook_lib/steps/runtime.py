@@ -3,16 +3,17 @@ atomic edit, in place or as a drop-in). Every existing line, comment and key ord
 
 from __future__ import annotations
 
-from ..containerd import diagnose, distro, repair
-from ..containerd.owner import require_not_foreign
-from ..containerd.edit import RuntimeWanted, default_runtime_name, plan_runtime, template_runtime
-from ..containerd.effective import load_effective
-from ..containerd.load import load_toml
-from ..containerd.tables import get_in
-from ..containerd.versions import RUNTIME_TYPE, runtime_path, runtimes_path
-from ..findings import Problem
-from ..messages import Msg
-from ..run import Plan
+from runbook_lib.containerd import diagnose, repair
+from runbook_lib.containerd.distro import detect as distro
+from runbook_lib.containerd.owner import require_not_foreign
+from runbook_lib.containerd.edit import RuntimeWanted, default_runtime_name, plan_runtime, template_runtime
+from runbook_lib.containerd.effective import load_effective
+from runbook_lib.containerd.load import load_toml
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.versions import RUNTIME_TYPE, runtime_path, runtimes_path
+from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.messages import Msg
+from runbook_lib.engine.run import Plan
 
 NUMBER, ID = 2, "runtime"
 TITLE = Msg("nvidia 런타임 테이블 추가", "Add the nvidia runtime table")
@@ -26,7 +27,7 @@ def table_path(run) -> str:
 
 def variants(run) -> list[RuntimeWanted]:
     """nvidia-cdi and nvidia-legacy beside the runtime, when the variants parameter asks for them."""
-    from ..containerd.variants import runtime_variants
+    from runbook_lib.containerd.variants import runtime_variants
     return runtime_variants(run.wanted) if run.p.variants else []
 
 
@@ -68,7 +69,7 @@ def plan(run) -> Plan:
     version = eff.version
     text, data = owner.text, owner.data
     if owner is eff.main and eff.main.empty and "version" not in data:
-        from ..route import empty_config_version
+        from runbook_lib.engine.route import empty_config_version
         version = empty_config_version(run)  # the node's containerd decides, when there is one to ask
         text = f"version = {version}\n\n" + text  # say which version the tables are written for
         data = {"version": version, **data}
@@ -110,7 +111,7 @@ def plan(run) -> Plan:
 def _route(run) -> Plan:
     """k3s, RKE2, microk8s, k0s: the runtime goes where the distribution reads it (its template or its drop-in
     folder, containerd/distro_plan.py), checked as the distribution will render it."""
-    from ..containerd.distro_plan import plan_route
+    from runbook_lib.containerd.distro.plan import plan_route
     route = run.route
     planned = plan_route(run.target, route, run.wanted, replace_runtime=run.p.replace_runtime)
     out = Plan(Msg(f"{run.p.runtime_name} 런타임이 이미 {route.distro} 의 경로에 있습니다: {route.path}",
@@ -127,7 +128,7 @@ def _route(run) -> Plan:
 
 def _dropin(run, eff, out: Plan) -> Plan:
     """layout=dropin (containerd/dropin.py): the planned files are verified on the effective config first."""
-    from ..containerd import dropin
+    from runbook_lib.containerd import dropin
     planned = dropin.plan_dropin(run.target, run.p, eff, run.wanted)
     out.notes += planned.notes
     if planned.changed or not planned.writes:
@@ -142,8 +143,8 @@ def _newer_than_containerd(run, eff) -> list[Problem]:
     """A config in a version the node's containerd does not know (version 3 under containerd 1.x): its CRI
     tables are dropped without an error, so a runtime written there is never read. Asked only where step 9
     asks (containerd_bin, or containerd on PATH on a real node), from `containerd --version`."""
-    from ..containerd import ask
-    from ..containerd.versions import read_by, version_for_containerd
+    from runbook_lib.containerd import ask
+    from runbook_lib.containerd.versions import read_by, version_for_containerd
     if run.on_distro or eff.main.empty:
         return []
     binary, _ = ask.choose_binary(run.p, run.target)
@@ -168,5 +169,5 @@ def verdict(run) -> list[Problem]:
 
 
 def evidence(run) -> dict[str, str]:
-    from ._show import runtime_evidence
+    from runbook_lib.steps._show import runtime_evidence
     return runtime_evidence(run)

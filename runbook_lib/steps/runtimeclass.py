@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from .. import cdi, runtimeclass
-from ..containerd.tables import get_in
-from ..containerd.versions import runtimes_path
-from ..findings import Problem
-from ..messages import Msg
-from ..run import Plan
-from ._show import file_evidence
+from runbook_lib.cdi import spec as cdi
+from runbook_lib.k8s import runtimeclass
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.versions import runtimes_path
+from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.messages import Msg
+from runbook_lib.engine.run import Plan
+from runbook_lib.steps._show import file_evidence
 
 NUMBER, ID = 7, "runtimeclass"
 TITLE = Msg("RuntimeClass 작성", "Write the RuntimeClass")
@@ -17,7 +18,7 @@ FILE = "runtimeclass.yaml"
 
 def files(run) -> list[tuple[str, str]]:
     """(lab path, runtime name) of every RuntimeClass: the runtime's, then one per variant."""
-    from .runtime import variants
+    from runbook_lib.steps.runtime import variants
     return [(run.tk(FILE), run.p.runtime_name)] + [(run.tk(f"runtimeclass-{v.name}.yaml"), v.name) for v in variants(run)]
 
 

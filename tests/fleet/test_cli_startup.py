@@ -7,7 +7,7 @@ import sys
 
 
 def test_cli_import_is_lazy():
-    code = ("import sys, runbook_lib.cli as c; c.build_parser(); "
+    code = ("import sys, runbook_lib.cli.main as c; c.build_parser(); "
             "heavy = [m for m in ('papermill', 'nbconvert', 'nbformat', 'yaml', 'jupyter_client') if m in sys.modules]; "
             "print(','.join(heavy))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -157,7 +157,7 @@ def test_grading_views_speak_of_students_and_korean_headers_keep_whole(tmp_path)
     proc = runbook("summary", a)
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("학생/student") and "1 of 2 students failed" in proc.stdout
-    from runbook_lib.messages import display_width
+    from runbook_lib.findings.messages import display_width
     # columns line up by display width: "result" starts at the same column in the header and in the Korean row
     row = next(line for line in lines if line.startswith("김민준"))
     assert display_width(row[:row.index("OK")]) == display_width(lines[0][:lines[0].index("결과")])

@@ -11,9 +11,9 @@ import pytest
 
 from fleet_helpers import runbook
 from helpers import tree_state
-from runbook_lib.archive import records
-from runbook_lib.labinit import add_mistakes, finished_lab
-from runbook_lib.mistakes import MISTAKES
+from runbook_lib.evidence.archive import records
+from runbook_lib.lab.init_root import add_mistakes, finished_lab
+from runbook_lib.lab.mistakes import MISTAKES
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "fixtures" / "schemas"
 JUNIT_XSD = Path(__file__).resolve().parents[1] / "fixtures" / "junit" / "JUnit.xsd"  # Ant's schema, Apache-2.0

@@ -60,7 +60,7 @@ def test_the_validator_rejects_a_broken_manifest(tmp_path):
 
 @pytest.mark.parametrize("name,doc", list(workloads()))
 def test_runs_on_gpu_nodes_with_the_host_root_at_host(name, doc):
-    from runbook_lib.cli import build_parser
+    from runbook_lib.cli.main import build_parser
 
     spec = doc["spec"]["template"]["spec"]
     assert spec["nodeSelector"][GPU_LABEL] == "true"

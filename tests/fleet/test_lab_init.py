@@ -41,7 +41,7 @@ def test_lab_init_refuses_the_real_root(tmp_path):
 
 
 def test_list_names_every_mistake_kind_in_both_languages():
-    from runbook_lib.mistakes import MISTAKES
+    from runbook_lib.lab.mistakes import MISTAKES
 
     proc = runbook("lab-init", "--list")
     assert proc.returncode == 0

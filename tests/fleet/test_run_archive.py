@@ -110,12 +110,12 @@ def test_label_defaults_to_the_folder_name_and_runs_never_collide(lab_root, tmp_
     archive = tmp_path / "archive"
     for _ in range(2):
         assert standin(lab_root, archive).returncode == 0
-    dirs = run_dirs(archive, lab_root.name)  # the same rule as with several roots (runbook_lib/labels.py)
+    dirs = run_dirs(archive, lab_root.name)  # the same rule as with several roots (runbook_lib/evidence/labels.py)
     assert len(dirs) == 2
 
 
 def test_the_label_of_the_real_root_is_the_host_name():
-    from runbook_lib.labels import for_roots
+    from runbook_lib.evidence.labels import for_roots
 
     assert for_roots(["/"]) == [socket.gethostname()]
     assert for_roots(["/"], "node-a") == ["node-a"]
@@ -124,7 +124,7 @@ def test_the_label_of_the_real_root_is_the_host_name():
 def test_new_run_dir_suffixes_a_second_run_in_the_same_second(tmp_path):
     import datetime as dt
 
-    from runbook_lib.archive import new_run_dir
+    from runbook_lib.evidence.archive import new_run_dir
 
     when = dt.datetime(2025, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
     first, second = new_run_dir(tmp_path, "x", when), new_run_dir(tmp_path, "x", when)
@@ -154,7 +154,7 @@ def test_an_archive_through_a_link_to_nothing_says_so(lab_root, tmp_path):
 def test_a_relative_root_is_the_folder_where_the_command_was_typed(tmp_path):
     """`runbook run --root lab`: was archived as a failed run (the notebook's "root must be an absolute path"),
     while `runbook grade lab` grades the same folder."""
-    from runbook_lib.labinit import finished_lab
+    from runbook_lib.lab.init_root import finished_lab
 
     finished_lab(str(tmp_path / "lab"))
     proc = runbook("run", "--root", "lab", "--mode", "check", "--archive", "archive", cwd=tmp_path)

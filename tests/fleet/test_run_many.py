@@ -57,7 +57,7 @@ def test_the_same_root_twice_is_refused_before_anything_runs(tmp_path):
 
 
 def test_two_roots_with_the_same_folder_name_get_distinct_labels(tmp_path):
-    """One rule for labels (runbook_lib/labels.py): the parent folder goes in front when names collide."""
+    """One rule for labels (runbook_lib/evidence/labels.py): the parent folder goes in front when names collide."""
     for group in ("x", "y"):
         (tmp_path / group / "kim").mkdir(parents=True)
     archive = tmp_path / "archive"

@@ -18,8 +18,8 @@ import pytest
 
 from paths import BROKEN, GOOD_CONFIG
 from runbook_lib.containerd.verify import ContainerdRejected, containerd_reading
-from runbook_lib.params import validate
-from runbook_lib.run import Run
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
 
 pytestmark = pytest.mark.real
 CONFIG = "/etc/containerd/config.toml"

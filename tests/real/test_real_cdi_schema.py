@@ -1,4 +1,4 @@
-"""runbook_lib.cdi_validate against the upstream CDI JSON schema (tests/fixtures/cdi-schema/, checked here by
+"""runbook_lib.cdi.validate against the upstream CDI JSON schema (tests/fixtures/cdi-schema/, checked here by
 jsonschema directly, independently of the package's copy).
 
 Every spec the schema rejects, we reject at the same place; every spec the schema accepts, we accept
@@ -15,8 +15,8 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT7
 
 from paths import CDI_SCHEMA
-from runbook_lib import cdi
-from runbook_lib.cdi_validate import KNOWN_CDI_VERSIONS, schema_validator, validate_spec
+from runbook_lib.cdi import spec as cdi
+from runbook_lib.cdi.validate import KNOWN_CDI_VERSIONS, schema_validator, validate_spec
 
 pytestmark = pytest.mark.real
 SCHEMA = json.loads((CDI_SCHEMA / "schema.json").read_text())
@@ -156,7 +156,7 @@ def test_the_schema_is_draft_07_and_the_package_validates_with_draft_07():
 
 
 def test_the_schema_uses_no_format_keyword():
-    """jsonschema's optional format extras are not loaded in the kernel (runbook_lib/format_extras.py); a newer
+    """jsonschema's optional format extras are not loaded in the kernel (runbook_lib/cdi/format_extras.py); a newer
     schema with `format` must fail here, so that choice is revisited rather than silently weaker."""
     assert '"format"' not in json.dumps(SCHEMA) + json.dumps(DEFS)
 
@@ -201,11 +201,11 @@ CORPUS = {**VALID, **{n: s for n, (s, _) in (SCHEMA_INVALID | REFERENCE_ONLY).it
 def test_the_fast_validator_and_jsonschema_agree(name):
     """fastjsonschema decides whether a spec meets the schema; jsonschema (the upstream validator above) lists
     the errors. A spec one accepts and the other rejects would be judged by the wrong one."""
-    from runbook_lib.cdi_validate import meets_schema
+    from runbook_lib.cdi.validate import meets_schema
     assert meets_schema(CORPUS[name]) is (schema_errors(CORPUS[name]) == [])
 
 
 def test_the_fast_validator_reads_the_shipped_draft_07_schema():
-    from runbook_lib.cdi_validate import meets_schema, schema_check
+    from runbook_lib.cdi.validate import meets_schema, schema_check
     assert schema_check() is not None
     assert meets_schema(GOOD) is True and meets_schema({}) is False

@@ -177,7 +177,7 @@ def test_string_systemd_cgroup_is_kept_until_a_pod_starts_then_fails(pods):
 
     from runbook_lib.containerd import ask
     from runbook_lib.containerd.verify import containerd_reading
-    from runbook_lib.params import validate
+    from runbook_lib.engine.params import validate
 
     config_text = pods.config(BROKEN / "systemdcgroup-string.toml", systemd_cgroup=None)
     pods.start(config_text, hand_over=True)

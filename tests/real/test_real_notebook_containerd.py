@@ -87,8 +87,8 @@ def test_step_9_catches_what_our_parsers_let_through(containerd, tmp_path):
 
 def test_without_containerd_on_path_a_real_node_says_so(tmp_path, monkeypatch):
     """root / without containerd on PATH: skipped, and the reason names PATH (no papermill: nothing is written)."""
-    from runbook_lib.params import validate
-    from runbook_lib.run import Run
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
     from runbook_lib.steps import ask_containerd
     if shutil.which("containerd") is None:
         realenv.missing("containerd is not installed")

@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 import realenv
-from runbook_lib import cdi
-from runbook_lib.cdi_validate import validate_spec
+from runbook_lib.cdi import spec as cdi
+from runbook_lib.cdi.validate import validate_spec
 
 pytestmark = pytest.mark.real
 IMAGE = "localhost/runbook/busybox:test"
@@ -118,7 +118,7 @@ def test_podman_refuses_an_unknown_device(tmp_path):
 
 @pytest.mark.parametrize("name, resolved", [("nvidia.yml", False), ("nvidia.json", True)])
 def test_podman_reads_a_spec_only_by_the_names_cdi_scans(tmp_path, name, resolved):
-    """Why cdi_spec must end in .yaml or .json (runbook_lib/params.py): a spec named nvidia.yml sits in the CDI
+    """Why cdi_spec must end in .yaml or .json (runbook_lib/engine/params.py): a spec named nvidia.yml sits in the CDI
     folder and is never read; the runbook's YAML text in a .json file is read (the CDI library parses YAML)."""
     proc = run_in_podman(tmp_path, null_copy(written_spec()), "--device", "nvidia.com/gpu=all", IMAGE, "/bin/ls", "/",
                          name=name)
@@ -130,9 +130,9 @@ def test_podman_reads_a_spec_only_by_the_names_cdi_scans(tmp_path, name, resolve
 
 @pytest.mark.parametrize("second", ["nvidia-old.yaml", "nvidia.json", "nvidia.yaml.orig", "nvidia.yml"])
 def test_a_copy_of_the_spec_beside_it_cancels_the_device_when_the_registry_reads_it(tmp_path, second):
-    # what runbook_lib/cdi_neighbours.py says: the registry reads every .yaml and .json of the folder, and a
+    # what runbook_lib/cdi/neighbours.py says: the registry reads every .yaml and .json of the folder, and a
     # device two of them define is dropped; other names (a backup's .orig, .yml) are never read
-    from runbook_lib.cdi_neighbours import READ
+    from runbook_lib.cdi.neighbours import READ
     proc = run_in_podman(tmp_path, null_copy(written_spec()), "--device", "nvidia.com/gpu=all", IMAGE,
                          "/bin/sh", "-c", "stat -c %F /dev/nvidia0", second=second)
     if second.endswith(READ):
@@ -141,7 +141,7 @@ def test_a_copy_of_the_spec_beside_it_cancels_the_device_when_the_registry_reads
         assert proc.returncode == 0 and "character special file" in proc.stdout, proc.stderr
 
 
-STRICT = {  # what runbook_lib/cdi_strict.py calls unusable, and the schema allows
+STRICT = {  # what runbook_lib/cdi/strict.py calls unusable, and the schema allows
     "a top-level typo": lambda text: text.replace("\ncontainerEdits:", "\ncontainerEdit:"),
     "a device's unknown field": lambda text: text.replace("- name: all\n", "- name: all\n  foo: bar\n"),
     "a key written twice": lambda text: text.replace("kind: nvidia.com/gpu\n", "kind: nvidia.com/gpu\nkind: nvidia.com/gpu\n"),
@@ -150,7 +150,7 @@ STRICT = {  # what runbook_lib/cdi_strict.py calls unusable, and the schema allo
 
 @pytest.mark.parametrize("mistake", sorted(STRICT))
 def test_the_registry_reads_a_spec_strictly(tmp_path, mistake):
-    from runbook_lib.cdi_strict import duplicate_keys, unknown_fields
+    from runbook_lib.cdi.strict import duplicate_keys, unknown_fields
     text = STRICT[mistake](yaml.safe_dump(null_copy(written_spec()), sort_keys=False))
     assert unknown_fields(yaml.safe_load(text)) or duplicate_keys(text)  # the grader says so too
     proc = run_in_podman(tmp_path, text, "--device", "nvidia.com/gpu=all", IMAGE, "/bin/true")
@@ -159,8 +159,8 @@ def test_the_registry_reads_a_spec_strictly(tmp_path, mistake):
 
 @pytest.mark.parametrize("version", ["0.5.0", "0.6.0", "1.0.0"])
 def test_podman_4_3_skips_a_spec_of_a_newer_cdi_version(tmp_path, version):
-    # why cdi.version_newer warns above runbook_lib.cdi.CDI_VERSION (a spec copied from the newest docs)
-    from runbook_lib.cdi import CDI_VERSION
+    # why cdi.version_newer warns above runbook_lib.cdi.spec.CDI_VERSION (a spec copied from the newest docs)
+    from runbook_lib.cdi.spec import CDI_VERSION
     text = yaml.safe_dump(null_copy(written_spec()), sort_keys=False).replace(f"cdiVersion: {CDI_VERSION}",
                                                                               f"cdiVersion: {version}")
     proc = run_in_podman(tmp_path, text, "--device", "nvidia.com/gpu=all", IMAGE, "/bin/sh", "-c", "stat -c %F /dev/nvidia0")

@@ -4,8 +4,8 @@ the API server holds."""
 import pytest
 import yaml
 
-from runbook_lib import runtimeclass
-from runbook_lib.names import dns1123_label_problem
+from runbook_lib.k8s import runtimeclass
+from runbook_lib.k8s.names import dns1123_label_problem
 
 pytestmark = pytest.mark.real
 

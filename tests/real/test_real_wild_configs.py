@@ -12,8 +12,8 @@ import pytest
 from paths import FIXTURES
 from runbook_lib.containerd.ask import containerd_version
 from runbook_lib.containerd.verify import containerd_reading
-from runbook_lib.params import validate
-from runbook_lib.run import Run
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
 
 WILD = FIXTURES / "wild"
 CONFIG = "etc/containerd/config.toml"
@@ -102,7 +102,7 @@ def test_on_a_k3s_template_containerd_is_read_again_after_the_restart(containerd
     """k3s writes config.toml from config.toml.tmpl at its next start only: right after apply, containerd's
     `config dump` of the generated file has no nvidia yet, which step 9 says as a pending restart (a warning),
     not as "containerd dropped the table". Rendered as k3s does, containerd then reads it."""
-    from runbook_lib.containerd.distro_render import render_rancher_template
+    from runbook_lib.containerd.distro.render import render_rancher_template
     generated = (FIXTURES / "distro/k3s-v2/config.toml").read_text()
     root = _root(tmp_path, "", {f"{K3S}/config.toml": generated, f"{K3S}/config.toml.tmpl": '{{ template "base" . }}\n'})
     (root / CONFIG).unlink()

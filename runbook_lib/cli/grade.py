@@ -1,0 +1,95 @@
+"""`runbook grade --out DIR ROOT...`: check mode on every student's root, the grades in DIR.
+
+Exit codes: 0 every student passed, 1 at least one did not, 2 the request was refused before anything ran
+(argparse's own usage errors are 2 as well). Only the standard library at module level (`runbook --help`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def grade_parameters(args, declared: dict) -> dict:
+    """-f then -p, as `runbook run` reads them; the root and the mode are the grader's, not the caller's."""
+    from runbook_lib.cli.main import collect_parameters
+    from runbook_lib.cli.refused import Refused
+
+    given = dict(args.params)
+    if "root" in given:
+        raise Refused("root 는 -p 가 아니라 ROOT 인자로 주세요.\ngive the roots as ROOT arguments, not with -p root.")
+    if given.get("mode", "check") != "check":
+        raise Refused("채점은 check 모드로만 합니다 (학생 root 에 아무것도 쓰지 않습니다): -p mode 를 빼세요.\n"
+                      "grading runs in check mode only (nothing is written under a student's root): drop -p mode.")
+    args.root, args.mode = "", "check"
+    params = collect_parameters(args, declared, root="")
+    params.pop("root")
+    return params
+
+
+def cmd_grade(args) -> int:
+    from runbook_lib.cli.main import default_notebook, refuse_same_root_twice
+    from runbook_lib.cli.refused import EXIT_FAILED, EXIT_OK, Refused
+    from runbook_lib.cdi import format_extras
+
+    if args.jobs < 1:
+        raise Refused(f"--jobs 는 1 이상이어야 합니다: {args.jobs}\n--jobs must be at least 1: {args.jobs}")
+    files = [r for r in args.roots if os.path.exists(r) and not os.path.isdir(r)]
+    if files:  # a README beside the students' folders, picked up by /srv/class/*
+        raise Refused(f"학생 root 는 폴더여야 하는데 파일입니다: {', '.join(files)}. 폴더만 주세요 "
+                      f"(예: /srv/class/*/ 처럼 끝에 / 를 붙인 글롭은 폴더만 고릅니다).\n"
+                      f"a student root must be a folder, not a file: {', '.join(files)}; give folders only "
+                      f"(a glob ending in /, such as /srv/class/*/, picks only folders).")
+    missing = [r for r in args.roots if not os.path.isdir(r)]
+    if missing:
+        raise Refused(f"학생 root 폴더가 없습니다: {', '.join(missing)}\nno such student root folder: {', '.join(missing)}")
+    refuse_same_root_twice(args.roots)
+    if args.labels is not None and len(args.labels) != len(args.roots):
+        raise Refused(f"--label 은 root 마다 하나씩 주세요 (root {len(args.roots)}개, label {len(args.labels)}개).\n"
+                      f"give one --label per root ({len(args.roots)} roots, {len(args.labels)} labels).")
+    from runbook_lib.evidence.labels import typed_problem
+    for label in args.labels or []:
+        if why := typed_problem(label):
+            raise Refused(why)
+    out = Path(args.out)
+    if any(os.path.realpath(out).startswith(os.path.realpath(r) + os.sep) or os.path.realpath(out) ==
+           os.path.realpath(r) for r in args.roots):
+        raise Refused(f"--out 이 학생 root 안에 있습니다: {out}. 학생 root 에는 아무것도 쓰지 않습니다.\n"
+                      f"--out is inside a student's root: {out}; nothing may be written under a student's root.")
+    if out.exists() and not out.is_dir():  # it would fail in mkdir, after every student's notebook had run
+        raise Refused(f"--out 이 폴더가 아니라 파일입니다: {out}. 채점 결과를 둘 폴더를 주세요.\n"
+                      f"--out is a file, not a folder: {out}; give the folder the grades go to.")
+    notebook = Path(args.notebook) if args.notebook else default_notebook()
+    if not notebook.is_file():
+        raise Refused(f"노트북을 찾을 수 없습니다: {notebook}\nnotebook not found: {notebook}")
+    format_extras.skip_for_this_process()  # before papermill: see runbook_lib/cdi/format_extras.py
+    import papermill as pm
+
+    from runbook_lib.grading.grade import grade_class
+
+    params = grade_parameters(args, pm.inspect_notebook(str(notebook)))
+    try:
+        result = grade_class(args.roots, out, params, labels=args.labels, jobs=args.jobs, notebook=notebook)
+    except ValueError as exc:
+        raise Refused(str(exc)) from None
+    print(render(result))
+    return EXIT_OK if result.all_ok else EXIT_FAILED
+
+
+def render(result) -> str:
+    from runbook_lib.grading.class_view import counts_line
+    from runbook_lib.grading.grade import GRADES_NAME, INDEX_NAME, JUNIT_NAME
+    from runbook_lib.findings.messages import display_width
+
+    width = max([display_width(s.label) for s in result.students] + [4])
+    lines = []
+    for s in result.students:
+        failed = [f"{r.get('step')} {r.get('id')}" for r in s.failed_steps()]
+        state = "통과 / passed" if s.ok else "실패 / failed: " + (", ".join(failed) or "노트북 / notebook")
+        lines.append(f"  {s.label}{' ' * (width - display_width(s.label))}  {state}")
+    line = counts_line(result)
+    lines += [line.ko, line.en]
+    for name in (INDEX_NAME, GRADES_NAME, JUNIT_NAME):
+        lines.append(f"  {result.out / name}")
+    lines.append(f"  {result.out}/<label>/feedback.html, run.ipynb, results.json")
+    return "\n".join(lines)

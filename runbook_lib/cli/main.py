@@ -1,0 +1,330 @@
+"""The `runbook` command: run (and archive) the notebook, summarize a fleet's archives, prepare a lab root.
+
+A thin layer over papermill's Python API. Only the standard library is imported at module level: papermill,
+nbformat and PyYAML are imported by the sub-command that needs them, so `runbook --help` stays fast.
+Exit codes: 0 the run (or every host) passed, 1 a run failed, 2 the request was refused before running, 130
+interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from runbook_lib.cli.refused import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, Refused  # noqa: F401 - re-exported
+
+
+class _Roots(argparse.Action):
+    """--root keeps its last value in args.root (one root, as before) and every value in args.roots."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        # relative to where the command was typed (the kernel's working folder may be another), as `runbook grade`
+        values = os.path.abspath(values) if values else values
+        namespace.root = values
+        namespace.roots = [*(getattr(namespace, "roots", None) or []), values]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from runbook_lib import __version__
+
+    p = argparse.ArgumentParser(
+        prog="runbook",
+        description="containerd 에 NVIDIA 런타임을 등록하고 증명하는 런북 / "
+                    "registers the NVIDIA runtime with containerd, and proves it")
+    p.add_argument("--version", action="version", version=f"runbook {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{run,grade,summary,lab-init}")
+
+    run = sub.add_parser("run", help="노트북을 실행하고 보관 / execute the notebook and archive the run")
+    run.add_argument("--root", required=True, action=_Roots,
+                     help="대상 root (실제 노드는 /) / target root ('/' on a real node)")
+    run.add_argument("--jobs", type=int, default=1, metavar="N",
+                     help="--root 를 여러 번 주면 root 마다 한 번씩, 동시에 N 개씩 실행 (기본 1) / with --root given "
+                          "several times, one run per root, N at a time (default 1)")
+    run.add_argument("--mode", choices=["apply", "check", "remove"], default=None,
+                     help="apply: 고침, check: 검사만, remove: 런북이 더한 것만 되돌림 / apply: change, check: only verify, remove: take out what the runbook added")
+    run.add_argument("-f", "--parameters-file", dest="params_file", metavar="PARAMS.yaml",
+                     help="papermill 파라미터 YAML / papermill parameters YAML")
+    run.add_argument("-p", "--parameter", dest="params", nargs=2, action="append", default=[],
+                     metavar=("NAME", "VALUE"), help="파라미터 하나 / one parameter")
+    run.add_argument("--archive", default="runbook-archive", metavar="DIR",
+                     help="보관 폴더 (기본 ./runbook-archive) / archive folder (default ./runbook-archive)")
+    run.add_argument("--label", default=None,
+                     help="이 실행의 이름 (기본: root 의 폴더 이름, / 이면 호스트 이름; 여러 root 면 앞에 붙임) / this "
+                          "run's label (default: the root's folder name, the host name for /; a prefix with "
+                          "several roots)")
+    run.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
+
+    grade = sub.add_parser("grade", help="반 전체를 check 모드로 채점 / grade a class in check mode",
+                           description="학생 root 마다 check 모드로 실행하고 (아무것도 쓰지 않음) DIR 에 노트북, 피드백 "
+                                       "페이지, junit.xml, grades.json 을 씁니다 / runs check mode on every student "
+                                       "root (writing nothing there) and writes the notebooks, feedback pages, "
+                                       "junit.xml and grades.json to DIR")
+    grade.add_argument("roots", nargs="+", metavar="ROOT", help="학생 root / a student's root")
+    grade.add_argument("--out", required=True, metavar="DIR", help="채점 결과 폴더 / where the grades go")
+    grade.add_argument("--jobs", type=int, default=1, metavar="N", help="동시에 N 명씩 (기본 1) / N at a time (default 1)")
+    grade.add_argument("-f", "--parameters-file", dest="params_file", metavar="PARAMS.yaml",
+                       help="papermill 파라미터 YAML (예: params/check.yaml) / papermill parameters YAML")
+    grade.add_argument("-p", "--parameter", dest="params", nargs=2, action="append", default=[],
+                       metavar=("NAME", "VALUE"), help="파라미터 하나 / one parameter")
+    grade.add_argument("--label", dest="labels", action="append", default=None, metavar="NAME",
+                       help="root 마다 한 번씩, 같은 순서로 (기본: 폴더 이름) / once per root, in the same order "
+                            "(default: the folder name, docs/GRADING.md)")
+    grade.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
+
+    summ = sub.add_parser("summary", help="root(호스트, 학생)마다 최근 실행 요약 / latest run of every root "
+                                                "(host, student), side by side")
+    summ.add_argument("archive", metavar="DIR")
+    summ.add_argument("--format", choices=["text", "markdown", "html"], default="text")
+    summ.add_argument("--students", action="store_true",
+                      help="행을 학생으로 부름 (runbook grade 의 결과는 자동) / call the rows students (automatic for "
+                           "what runbook grade wrote)")
+
+    lab = sub.add_parser("lab-init", help="실습용 root 준비 / prepare a lab root with the course fixture")
+    lab.add_argument("root", metavar="ROOT", nargs="?")
+    lab.add_argument("--force", action="store_true",
+                     help="다른 내용의 fixture 를 덮어씀 (백업 남김) / replace a differing fixture (kept as backup)")
+    lab.add_argument("--mistake", metavar="KIND[,KIND...]",
+                     help="실습을 끝낸 상태에 알려진 실수를 넣음 (\"무엇이 틀렸나\" 연습) / a finished lab with known "
+                          "mistakes in it (\"find what is wrong\" exercises); see --list")
+    lab.add_argument("--finished", action="store_true",
+                     help="실수 없이 실습을 끝낸 상태 (정답) / the correctly finished lab (an answer key)")
+    lab.add_argument("--list", action="store_true", help="실수 종류 목록 / list the mistake kinds")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from runbook_lib.cli.grade import cmd_grade
+
+    handler = {"run": cmd_run, "grade": cmd_grade, "summary": cmd_summary, "lab-init": cmd_lab_init}[args.command]
+    try:
+        return handler(args)
+    except Refused as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_REFUSED
+    except KeyboardInterrupt:  # Ctrl-C: a sentence, not a traceback from wherever the wait was
+        print(INTERRUPTED, file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+INTERRUPTED = ("중단했습니다 (Ctrl-C). 끝난 실행은 폴더(run.ipynb, manifest.json)에 남아 있지만, 중단된 실행과 "
+               "전체 결과(grades.json, junit.xml, index.html)는 없거나 끝까지 쓰이지 않았습니다. 같은 명령을 다시 "
+               "실행하세요.\n"
+               "interrupted (Ctrl-C). The runs that finished keep their folders (run.ipynb, manifest.json); the "
+               "interrupted run and the overall outputs (grades.json, junit.xml, index.html) are missing or "
+               "incomplete. Run the same command again.")
+
+
+def default_notebook() -> Path:
+    from importlib.resources import files
+
+    return Path(str(files("runbook_lib") / "data" / "run.ipynb"))
+
+
+def coerce(name: str, value: str, type_name: str | None):
+    """A -p value as the notebook declares it; undeclared types follow papermill's own -p rules."""
+    low = value.strip().lower()
+    if type_name == "str":
+        return value
+    if type_name == "bool":
+        if low in ("true", "yes", "1", "on"):
+            return True
+        if low in ("false", "no", "0", "off"):
+            return False
+        raise Refused(f"{name} 는 true 또는 false 여야 합니다 (받은 값: {value!r}).\n"
+                      f"{name} must be true or false (got {value!r}).")
+    if type_name in ("int", "float"):
+        try:
+            return int(value) if type_name == "int" else float(value)
+        except ValueError:
+            raise Refused(f"{name} 는 숫자여야 합니다 (받은 값: {value!r}).\n"
+                          f"{name} must be a number (got {value!r}).") from None
+    if value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[value]
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    return value
+
+
+def collect_parameters(args, declared: dict, root: str | None = None) -> dict:
+    """-f file, then each -p, then --root/--mode: later wins, as with papermill's own command line."""
+    params: dict = {}
+    if args.params_file:
+        import yaml
+
+        try:
+            loaded = yaml.safe_load(Path(args.params_file).read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise Refused(f"파라미터 파일을 읽지 못했습니다: {args.params_file} ({exc})\n"
+                          f"could not read the parameters file: {args.params_file} ({exc})") from None
+        if not isinstance(loaded, dict):
+            raise Refused(f"파라미터 파일은 '이름: 값' 목록이어야 합니다: {args.params_file}\n"
+                          f"the parameters file must be a mapping of name: value: {args.params_file}")
+        params.update(loaded)
+    for name, value in args.params:
+        params[name] = coerce(name, value, (declared.get(name) or {}).get("inferred_type_name"))
+    params["root"] = root if root is not None else args.root
+    if args.mode:
+        params["mode"] = args.mode
+    unknown = sorted(set(params) - set(declared))
+    if unknown:
+        valid = ", ".join(declared) or "-"
+        raise Refused(
+            f"노트북에 없는 파라미터라서 실행하지 않았습니다: {', '.join(unknown)}\n"
+            f"  쓸 수 있는 파라미터: {valid}\n"
+            f"refused: the notebook has no parameter named {', '.join(unknown)}\n"
+            f"  valid parameters: {valid}")
+    return params
+
+
+def cmd_run(args) -> int:
+    from runbook_lib.cdi import format_extras
+
+    notebook = Path(args.notebook) if args.notebook else default_notebook()
+    roots = getattr(args, "roots", None) or [args.root]
+    if len(roots) == 1 and notebook.is_file():
+        from runbook_lib.kernel import early as kernel_early
+
+        # the kernel boots while papermill is imported; stopped at exit if the run is refused
+        kernel_early.spawn_for_notebook(str(notebook))
+    format_extras.skip_for_this_process()  # before papermill: see runbook_lib/cdi/format_extras.py
+    import papermill as pm
+
+    from runbook_lib import __version__
+    from runbook_lib.evidence.parallel import Job, run_one
+
+    if not notebook.is_file():
+        raise Refused(f"노트북을 찾을 수 없습니다: {notebook}\nnotebook not found: {notebook}")
+    from runbook_lib.evidence.labels import typed_problem
+    if args.label is not None and (why := typed_problem(args.label)):
+        raise Refused(why)
+    declared = pm.inspect_notebook(str(notebook))
+    if len(roots) > 1:
+        return cmd_run_many(args, notebook, declared, roots)
+    params = collect_parameters(args, declared)
+    from runbook_lib.evidence.labels import for_roots, problem
+
+    label = for_roots([args.root], args.label)[0]  # one rule for every command: runbook_lib/evidence/labels.py
+    if problem(label):
+        raise Refused(problem(label))
+    make_archive_folder(Path(args.archive))
+    result = run_one(notebook, Job(args.root, label, params), Path(args.archive), __version__)
+    print(render_run(result.manifest))
+    print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def make_archive_folder(archive: Path) -> None:
+    """The archive folder, made before any run starts: a file in its way or a folder that cannot be made is a
+    refusal that says so, not a traceback after the kernel has started."""
+    if archive.exists() and not archive.is_dir():
+        raise Refused(f"--archive 가 폴더가 아니라 파일입니다: {archive}. 실행 기록을 둘 폴더를 주세요.\n"
+                      f"--archive is a file, not a folder: {archive}; give the folder the runs are kept in.")
+    broken = next((p for p in [archive, *archive.parents] if p.is_symlink() and not p.exists()), None)
+    if broken is not None:  # mkdir would say "File exists" of a folder that is not there
+        raise Refused(f"보관 폴더의 경로에 있는 링크가 없는 곳을 가리킵니다: {broken} → {os.readlink(broken)}. "
+                      f"링크가 가리키는 곳(마운트)을 준비하거나 다른 --archive 를 주세요.\n"
+                      f"a link on the archive folder's path points to nothing: {broken} → {os.readlink(broken)}; "
+                      f"make what it points to (a mount) available, or give another --archive.")
+    try:
+        archive.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise Refused(f"보관 폴더를 만들 수 없습니다 ({exc.strerror}): {archive}. 쓸 수 있는 폴더를 --archive 로 주세요.\n"
+                      f"cannot create the archive folder ({exc.strerror}): {archive}; give a folder that can be written "
+                      "with --archive.") from None
+
+
+def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
+    """Several roots, --jobs at a time (runbook_lib/evidence/parallel.py); exit 0 only when every run passed."""
+    from runbook_lib import __version__
+    from runbook_lib.evidence.labels import problem
+    from runbook_lib.evidence.parallel import Job, labels_for, run_many
+
+    if args.jobs < 1:
+        raise Refused(f"--jobs 는 1 이상이어야 합니다: {args.jobs}\n--jobs must be at least 1: {args.jobs}")
+    refuse_same_root_twice(roots)
+    labels = labels_for(roots, args.label)  # distinct by construction (runbook_lib/evidence/labels.py)
+    for label in labels:
+        if problem(label):
+            raise Refused(problem(label))
+    jobs = [Job(root, label, collect_parameters(args, declared, root)) for root, label in zip(roots, labels)]
+    make_archive_folder(Path(args.archive))
+    all_ok = True
+    for job, result in run_many(notebook, jobs, Path(args.archive), __version__, args.jobs):
+        print(f"== {job.label} ({job.root})")
+        if isinstance(result, Exception):
+            all_ok = False
+            print(f"  오류 / error: {type(result).__name__}: {result}")
+            continue
+        all_ok = all_ok and result.ok
+        print(render_run(result.manifest))
+        print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
+    return EXIT_OK if all_ok else EXIT_FAILED
+
+
+def refuse_same_root_twice(roots: list[str]) -> None:
+    """The same root twice would only wait for its own lock; refused before anything runs."""
+    real = [os.path.realpath(r) for r in roots]
+    dup = sorted({r for r in real if real.count(r) > 1})
+    if dup:  # each with the paths as given: a link to another student's folder shows under its own name
+        shown = "; ".join(f"{', '.join(dict.fromkeys(g for g, r in zip(roots, real) if r == d))} → {d}" for d in dup)
+        raise Refused(f"같은 root 가 두 번 있습니다: {shown}. 하나만 남기세요 (링크라면 링크를 빼세요).\n"
+                      f"the same root appears twice: {shown}; keep one of them (leave out the link).")
+
+
+def render_run(manifest: dict) -> str:
+    lines = []
+    for rec in manifest["steps"]:
+        title = (rec.get("title") or {}).get("en", "")
+        lines.append(f"  [{rec.get('step')}] {rec.get('id', ''):<14} {rec.get('status', ''):<10} {title}")
+        if rec.get("status") == "failed":
+            message = rec.get("message") or {}
+            lines.append(f"      {message.get('ko', '')}\n      {message.get('en', '')}")
+    err = manifest.get("error")
+    if err and not manifest.get("failed_step"):
+        lines.append(f"  오류 / error: {err.get('ename')}: {err.get('evalue')}")
+    verdict = "통과 / PASSED" if manifest["ok"] else "실패 / FAILED"
+    lines.append(f"결과 / result: {verdict} ({manifest['label']}, mode={manifest.get('mode')})")
+    return "\n".join(lines)
+
+
+def cmd_summary(args) -> int:
+    from runbook_lib.evidence.summary import render, summarize
+
+    archive = Path(args.archive)
+    if not archive.is_dir():
+        raise Refused(f"보관 폴더가 없습니다: {archive}\narchive folder not found: {archive}")
+    table = summarize(archive, students=True if args.students else None)
+    if not table.rows:
+        raise Refused(f"보관 폴더에 실행 기록(manifest.json)이 없습니다: {archive}\n"
+                      f"no runs (manifest.json) under the archive folder: {archive}")
+    print(render(table, args.format))
+    return EXIT_OK if table.all_ok else EXIT_FAILED
+
+
+def cmd_lab_init(args) -> int:
+    from runbook_lib.findings.errors import RunbookError
+    from runbook_lib.lab.init_root import add_mistakes, finished_lab, lab_init
+    from runbook_lib.lab.mistakes import listing
+
+    if args.list:
+        print(listing())
+        return EXIT_OK
+    if not args.root:
+        raise Refused("ROOT 를 주세요: runbook lab-init [--mistake KIND] ROOT\ngive a ROOT: runbook lab-init [--mistake KIND] ROOT")
+    try:
+        if args.mistake:
+            print(add_mistakes(args.root, args.mistake))
+        elif args.finished:
+            print(finished_lab(args.root))
+        else:
+            print(lab_init(args.root, force=args.force))
+    except (ValueError, RunbookError) as exc:
+        raise Refused(str(exc)) from None
+    return EXIT_OK

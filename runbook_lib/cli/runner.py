@@ -1,0 +1,103 @@
+"""`python -m runbook_lib.runner ...`: papermill's own command line, without an import it never uses.
+
+With JupyterLab installed, `import jsonschema` (done by `nbformat`, so by papermill) compiles an RFC 3987 grammar
+to register format checkers notebooks never use (runbook_lib/cdi/format_extras.py): about half of papermill's
+start-up. So the runner marks those modules as absent *in its own process*, before papermill is imported;
+jsonschema then simply has no "iri" checker, as in an environment without that extra. Nothing is uninstalled,
+JupyterLab is untouched, and every argument goes to papermill's CLI unchanged.
+
+It also starts the kernel first (runbook_lib.kernel.early), so that the kernel boots while papermill is
+imported, and runs papermill with `--engine runbook` (runbook_lib.kernel.manager), which adopts that kernel
+and talks to it over private IPC sockets. An `--engine` of the caller's own turns both off.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from runbook_lib.cdi import format_extras
+
+
+def _option(args: list[str], *names: str) -> str | None:
+    """The value of the last ``--name value`` / ``--name=value`` among papermill's arguments."""
+    found = None
+    for i, arg in enumerate(args):
+        for name in names:
+            if arg == name and i + 1 < len(args):
+                found = args[i + 1]
+            elif name.startswith("--") and arg.startswith(name + "="):
+                found = arg.split("=", 1)[1]
+    return found
+
+
+def kernel_name_of(args: list[str]) -> str | None:
+    """The kernel papermill will start: `-k NAME`, else the input notebook's kernelspec (a local file)."""
+    name = _option(args, "-k", "--kernel")
+    if name:
+        return name
+    from runbook_lib.kernel.early import notebook_kernel_name
+
+    for arg in args:
+        if arg.endswith(".ipynb") and os.path.isfile(arg):
+            return notebook_kernel_name(arg)
+    return None
+
+
+def start_kernel_early(args: list[str]) -> list[str]:
+    """Start the kernel now (runbook_lib.kernel.early) and return papermill's arguments with `--engine runbook`,
+    whose kernel manager adopts it. With an engine of the caller's own, nothing changes."""
+    if _option(args, "--engine"):
+        return args
+    from runbook_lib.kernel import early as kernel_early
+
+    # papermill's CLI sets this before it starts a kernel; set it first so the early kernel's environment is the
+    # one papermill would give it (and the kernel manager's comparison holds).
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    name = kernel_name_of(args)
+    if name:
+        kernel_early.spawn(name, cwd=_option(args, "--cwd"))
+    return ["--engine", "runbook", *args]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """papermill's CLI. With a leading `--show`, also print where the executed notebook is and its step summary
+    (runbook_lib.show) in the same process, and exit with the run's result: `make run` costs one start-up."""
+    args = list(argv if argv is not None else sys.argv[1:])
+    show = bool(args) and args[0] == "--show"
+    if show:
+        args = args[1:]
+    if args and not {"--help", "--version", "--help-notebook"} & set(args):
+        args = start_kernel_early(args)
+    format_extras.skip_for_this_process()
+    from papermill.cli import papermill
+
+    from runbook_lib.kernel.manager import register
+
+    register()
+
+    try:
+        papermill.main(args=args, prog_name="papermill", standalone_mode=True)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except Exception as exc:  # noqa: BLE001 - a failed cell: papermill already wrote the notebook
+        from runbook_lib.kernel.app import explain_missing
+        explained = explain_missing(exc)
+        if explained:  # a missing kernel: nothing ran and no notebook was written, so say how to fix it
+            print(explained, file=sys.stderr)
+            return 1
+        if not show:
+            raise
+        code = 1
+        print(f"papermill: {type(exc).__name__} (자세한 내용은 노트북에 / details in the notebook)", file=sys.stderr)
+    if show:
+        notebooks = [a for a in args if a.endswith(".ipynb")]
+        if len(notebooks) >= 2:
+            from runbook_lib.evidence.show import main as show_main
+            return show_main([notebooks[1]])
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

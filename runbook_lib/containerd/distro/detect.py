@@ -1,0 +1,215 @@
+"""Which Kubernetes distribution runs containerd under a root, and for each: the file the runbook really edits,
+the service to restart and how containerd's own view is checked.
+
+Each distribution, from its source:
+- plain containerd: /etc/containerd/config.toml (in place or conf.d/ drop-in), `systemctl restart containerd`.
+- k3s / RKE2 (k3s pkg/agent/containerd, pkg/agent/templates): they write
+  /var/lib/rancher/{k3s,rke2}/agent/etc/containerd/config.toml at every start ("DO NOT EDIT"), from
+  config-v3.toml.tmpl (containerd 2.x, version 3) or config.toml.tmpl (version 2) when present: Go templates,
+  `{{ template "base" . }}` is the stock config. Newer releases make the generated file import
+  config-v3.toml.d/*.toml (config.toml.d/*.toml for version 2): a drop-in there is the simplest route.
+  They add `nvidia` themselves when they find the binary (/usr/local/nvidia/toolkit, then PATH).
+- microk8s (microk8s-resources/wrappers/run-containerd-with-args): /var/snap/microk8s/current/args/
+  containerd-template.toml, turned into args/containerd.toml at start by sed over ${SNAP}, ${SNAP_DATA},
+  ${SNAPSHOTTER}, ${RUNTIME} (runc) and ${RUNTIME_TYPE}; `snap restart microk8s.daemon-containerd`.
+- k0s (pkg/component/worker/containerd): /etc/k0s/containerd.toml, k0s-managed while its first line is
+  `# k0s_managed=true`; drop-ins in /etc/k0s/containerd.d/*.toml, which k0s watches and reloads by itself
+  (version 3 or none from k0s 1.36 on, containerd 2).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+
+from runbook_lib.findings.messages import Msg
+from runbook_lib.fs.safe_write import read_bytes
+from runbook_lib.fs.target import Target
+from runbook_lib.containerd.findings import Finding
+
+PLAIN, K3S, RKE2, MICROK8S, K0S = "containerd", "k3s", "rke2", "microk8s", "k0s"
+DISTROS = (PLAIN, K3S, RKE2, MICROK8S, K0S)
+
+# how the runbook edits each route
+EDIT_CONFIG = "config"                  # a plain containerd config (in place or with a conf.d drop-in)
+EDIT_DROPIN_DIR = "dropin-dir"          # a new file in a folder the generated config imports
+EDIT_GO_TEMPLATE = "go-template"        # k3s/RKE2 config*.toml.tmpl: appended after the base, never parsed
+EDIT_PLACEHOLDER_TEMPLATE = "placeholder-template"  # microk8s: TOML with ${...} placeholders
+
+GENERATED_FILE = "generated-file"       # finding: the file is rewritten by its distribution
+GO_TEMPLATE_AS_CONFIG = "go-template-as-config"
+DISTRO_AMBIGUOUS = "distro-ambiguous"
+DISTRO_UNKNOWN = "distro-unknown"
+
+RANCHER = {K3S: "/var/lib/rancher/k3s", RKE2: "/var/lib/rancher/rke2"}
+MICROK8S_DATA = "/var/snap/microk8s/current"
+K0S_CONFIG = "/etc/k0s/containerd.toml"
+K0S_DROPINS = "/etc/k0s/containerd.d"
+K0S_MARK = "# k0s_managed=true"
+BASE_INCLUDE = re.compile(r"\{\{-?\s*template\s+\"base\"\s+\.\s*-?\}\}")
+
+
+@dataclass
+class Route:
+    """What the runbook edits on this node and how it makes containerd read it."""
+    distro: str
+    edit: str                       # EDIT_*
+    path: str                       # the file written (or the drop-in file to write)
+    config: str                     # the file containerd is started with (for `config dump`)
+    version: int | None             # the config version of what is written
+    generated: str | None = None    # the file the distribution rewrites itself (never edited)
+    restart: tuple[str, ...] = ()   # the command that makes containerd read it (empty: reloads by itself)
+    verify: tuple[str, ...] = ()    # how containerd's view is checked
+    notes: list[Msg] = field(default_factory=list)
+
+
+def _exists(target: Target, lab_path: str) -> bool:
+    return target.resolve(lab_path).exists()
+
+
+def _text(target: Target, lab_path: str) -> str | None:
+    raw = read_bytes(target.resolve(lab_path))
+    return raw.decode("utf-8", "replace").lstrip("\ufeff") if raw is not None else None
+
+
+def detect(target: Target) -> list[str]:
+    """The distributions whose containerd files are under the root (plain containerd when none is)."""
+    found = []
+    for name, base in RANCHER.items():
+        if _exists(target, f"{base}/agent/etc/containerd") or _exists(target, f"/etc/rancher/{name}"):
+            found.append(name)
+    if _exists(target, f"{MICROK8S_DATA}/args/containerd-template.toml"):
+        found.append(MICROK8S)
+    if _exists(target, K0S_CONFIG) or _exists(target, K0S_DROPINS):
+        found.append(K0S)
+    return found or [PLAIN]
+
+
+def choose(target: Target, distro: str = "auto") -> str | Finding:
+    """The distribution to configure: the one asked for, or the one found (``auto``); a finding when
+    ``auto`` finds several Kubernetes distributions (say which with the distro parameter)."""
+    if distro != "auto":
+        if distro not in DISTROS:
+            return Finding(DISTRO_UNKNOWN, {"distro": distro, "known": list(DISTROS)})
+        return distro
+    found = detect(target)
+    if len(found) > 1:
+        return Finding(DISTRO_AMBIGUOUS, {"found": found, "choices": " / ".join(found)})
+    return found[0]
+
+
+def route(target: Target, distro: str, runtime_name: str, *, config_path: str = "/etc/containerd/config.toml") -> Route:
+    """The route for ``distro`` (from ``choose``) and the runtime to register."""
+    if distro in RANCHER:
+        return _rancher_route(target, distro, runtime_name)
+    if distro == MICROK8S:
+        path = f"{MICROK8S_DATA}/args/containerd-template.toml"
+        return Route(MICROK8S, EDIT_PLACEHOLDER_TEMPLATE, path, f"{MICROK8S_DATA}/args/containerd.toml", 2,
+                     generated=f"{MICROK8S_DATA}/args/containerd.toml",
+                     restart=("snap", "restart", "microk8s.daemon-containerd"),
+                     verify=("/snap/microk8s/current/bin/containerd", "--config", f"{MICROK8S_DATA}/args/containerd.toml",
+                             "config", "dump"),
+                     notes=[Msg("microk8s 는 시작할 때 containerd-template.toml 의 ${...} 자리표시자를 채워 containerd.toml 을 "
+                                "만듭니다. 템플릿을 고치고 containerd.toml 은 건드리지 않습니다.",
+                                "microk8s fills containerd-template.toml's ${...} placeholders into containerd.toml at start; "
+                                "the template is edited, containerd.toml never.")])
+    if distro == K0S:
+        main = _text(target, K0S_CONFIG)
+        managed = main is None or main.startswith(K0S_MARK + "\n") or main.rstrip("\n") == K0S_MARK
+        version = _version(main) or 3
+        verify = ("/var/lib/k0s/bin/containerd", "--config", K0S_CONFIG, "config", "dump")
+        if managed:
+            return Route(K0S, EDIT_DROPIN_DIR, f"{K0S_DROPINS}/{runtime_name}.toml", K0S_CONFIG, version, generated=K0S_CONFIG,
+                         verify=verify,
+                         notes=[Msg("k0s 는 /etc/k0s/containerd.d 를 지켜보다가 바뀌면 containerd 를 스스로 다시 읽히므로 재시작이 "
+                                    "필요 없습니다.", "k0s watches /etc/k0s/containerd.d and reloads containerd itself: no restart needed.")])
+        return Route(K0S, EDIT_CONFIG, K0S_CONFIG, K0S_CONFIG, version, restart=("systemctl", "restart", _k0s_unit(target)),
+                     verify=verify, notes=[Msg("첫 줄에 k0s_managed 표시가 없어 사용자가 관리하는 설정으로 보고 직접 고칩니다.",
+                                               "no k0s_managed mark on the first line: a user-managed config, edited as it is.")])
+    main = _text(target, config_path)
+    return Route(PLAIN, EDIT_CONFIG, config_path, config_path, _version(main), restart=("systemctl", "restart", "containerd"),
+                 verify=("containerd", "--config", config_path, "config", "dump"))
+
+
+def _version(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        v = tomllib.loads(text).get("version")
+    except tomllib.TOMLDecodeError:
+        return None
+    return v if type(v) is int else None
+
+
+def _k0s_unit(target: Target) -> str:
+    return "k0scontroller" if _exists(target, "/etc/systemd/system/k0scontroller.service") else "k0sworker"
+
+
+def _rancher_route(target: Target, distro: str, runtime_name: str) -> Route:
+    base = RANCHER[distro]
+    folder = f"{base}/agent/etc/containerd"
+    generated = f"{folder}/config.toml"
+    gen_text = _text(target, generated)
+    version = _version(gen_text)
+    if version is None:  # not generated yet: a v3 template exists, or containerd 2.x (k3s since 2025) is assumed
+        version = 2 if _exists(target, f"{folder}/config.toml.tmpl") and not _exists(target, f"{folder}/config-v3.toml.tmpl") else 3
+    template = f"{folder}/config-v3.toml.tmpl" if version >= 3 else f"{folder}/config.toml.tmpl"
+    dropins = f"{folder}/config-v3.toml.d" if version >= 3 else f"{folder}/config.toml.d"
+    agent = _exists(target, f"/etc/systemd/system/{distro}-agent.service") and not \
+        _exists(target, f"/etc/systemd/system/{distro}.service") and not _exists(target, f"/etc/systemd/system/{distro}-server.service")
+    unit = f"{distro}-agent" if agent else (distro if distro == K3S else f"{distro}-server")
+    binary = f"{base}/data/current/bin/containerd" if distro == K3S else f"{base}/bin/containerd"
+    common = dict(config=generated, version=version, generated=generated, restart=("systemctl", "restart", unit),
+                  verify=(binary, "--config", generated, "config", "dump"))
+    imports = _imports(gen_text)
+    if any(i.startswith(dropins + "/") for i in imports) and not _exists(target, template):
+        notes = [Msg(f"배포판({distro})이 만드는 설정의 imports 가 {dropins}/*.toml 을 읽으므로 그 폴더에 드롭인을 씁니다 (설정: {generated}).",
+                     f"the {generated} that {distro} generates imports {dropins}/*.toml, so the drop-in goes there.")]
+        if version < 3:
+            # Drop-in folders came with k3s/RKE2 releases that ship containerd 2.x, which merges key by key even
+            # for a version-2 root; containerd 1.x would replace the whole CRI table with the drop-in's.
+            notes.append(Msg("드롭인 폴더가 있는 릴리스는 containerd 2.x 를 쓰므로 드롭인에는 런타임 테이블만 적습니다 (키 단위 병합).",
+                             "releases with drop-in folders ship containerd 2.x, so the drop-in holds only the runtime table "
+                             "(key-by-key merge)."))
+        return Route(distro, EDIT_DROPIN_DIR, f"{dropins}/99-{runtime_name}.toml", **common, notes=notes)
+    return Route(distro, EDIT_GO_TEMPLATE, template, **common,
+                 notes=[Msg(f"배포판({distro})은 시작할 때마다 이 설정을 새로 만듭니다: {generated}. 그래서 Go 템플릿의 "
+                            f"{{{{ template \"base\" . }}}} 뒤로 런타임 테이블을 덧붙입니다: {template}",
+                            f"{distro} rewrites {generated} at every start, so the runtime tables are appended after "
+                            f"{{{{ template \"base\" . }}}} in the Go template {template}.")])
+
+
+def _imports(text: str | None) -> list[str]:
+    if text is None:
+        return []
+    try:
+        imports = tomllib.loads(text).get("imports") or []
+    except tomllib.TOMLDecodeError:
+        return []
+    return [i for i in imports if isinstance(i, str)]
+
+
+def generated_finding(text: str, lab_path: str, route_: Route | None = None) -> Finding | None:
+    """A finding when ``lab_path`` is a file its distribution generates (never edited: the edit would be lost
+    at the next start) or a Go template handed over as a config (never parsed as TOML). It names the right
+    route; None for a plain config."""
+    head = "\n".join(text.lstrip("\ufeff").splitlines()[:3])
+    generated_by = next((d for d, base in RANCHER.items() if lab_path == f"{base}/agent/etc/containerd/config.toml"), None)
+    if "DO NOT EDIT" in head or generated_by or lab_path == f"{MICROK8S_DATA}/args/containerd.toml":
+        by = generated_by or (MICROK8S if lab_path.startswith(MICROK8S_DATA) else "?")
+        where = route_.path if route_ is not None else _suggested(by, lab_path)
+        return Finding(GENERATED_FILE, {"file": lab_path, "by": by, "route": where}, path=lab_path, line=1)
+    m = re.search(r"\{\{", text)
+    if m:
+        line = text.count("\n", 0, m.start()) + 1
+        return Finding(GO_TEMPLATE_AS_CONFIG, {"file": lab_path, "line": line}, path=lab_path, line=line)
+    return None
+
+
+def _suggested(by: str, lab_path: str) -> str:
+    if by in RANCHER:
+        return f"{RANCHER[by]}/agent/etc/containerd/config-v3.toml.tmpl"
+    if by == MICROK8S:
+        return f"{MICROK8S_DATA}/args/containerd-template.toml"
+    return lab_path

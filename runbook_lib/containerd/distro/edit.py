@@ -1,0 +1,201 @@
+"""The runbook's edit on each distribution's route (distro.py): a k3s/RKE2 Go template, a microk8s
+placeholder template, a drop-in in a folder the generated config imports (k3s/RKE2 newer releases, k0s).
+
+Each planner returns an EditPlan (new text, notes) and checks its result the way the distribution will use it
+(distro_render.py): the rendered config must read as the base plus the runtime, nothing lost, no table
+defined twice. Another owner's runtime (k3s/RKE2 add `nvidia` themselves) is refused through owner.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import tomllib
+
+from runbook_lib.findings.errors import ConfigError
+from runbook_lib.findings.messages import Msg
+from runbook_lib.containerd import render
+from runbook_lib.containerd.dropin import render_document
+from runbook_lib.containerd.edit import EditPlan, RuntimeWanted, plan_runtime, template_runtime
+from runbook_lib.containerd.distro.detect import BASE_INCLUDE, Route
+from runbook_lib.containerd.distro.render import placeholders, render_microk8s, render_rancher_template
+from runbook_lib.containerd.findings import Finding
+from runbook_lib.containerd.owner import TEMPLATE_HAS_RUNTIME, foreign_runtime
+from runbook_lib.containerd.tables import get_in, set_in
+from runbook_lib.containerd.versions import RUNTIME_TYPE, runtime_path, runtimes_path
+
+PLACEHOLDER_NAME = "placeholder-as-name"
+DROPIN_COMMENT = "# runbook (layout=dropin) 이 쓴 파일입니다 / written by the runbook (layout=dropin)\n"
+
+
+def _runtime_table(wanted: RuntimeWanted, cgroup: object) -> dict:
+    return {"runtime_type": RUNTIME_TYPE, "options": {"BinaryName": wanted.binary, "SystemdCgroup": cgroup}}
+
+
+# --- k3s / RKE2: the Go template ----------------------------------------------------------------------
+
+
+def template_block(version: int, wanted: RuntimeWanted) -> str:
+    """The lines appended to the template, as k3s writes its own extra runtimes (ExtraRuntimes): single
+    quotes in version 3, double in version 2; SystemdCgroup follows k3s's own choice for runc."""
+    q = "'" if version >= 3 else '"'
+    prefix = ".".join(render.key(p, q) if "." in p else p for p in runtimes_path(version)) + f".{q}{wanted.name}{q}"
+    return (f"[{prefix}]\n  runtime_type = \"{RUNTIME_TYPE}\"\n\n[{prefix}.options]\n"
+            f"  BinaryName = {render.value(wanted.binary)}\n  SystemdCgroup = {{{{ .SystemdCgroup }}}}\n")
+
+
+def _header_re(version: int, name: str) -> re.Pattern:
+    plugin = re.escape(runtimes_path(version)[1])
+    return re.compile(r"^\s*\[\s*plugins\s*\.\s*([\"'])" + plugin + r"\1\s*\.\s*containerd\s*\.\s*runtimes\s*\.\s*"
+                      r"([\"']?)" + re.escape(name) + r"\2\s*\]", re.M)
+
+
+def plan_rancher_template(route: Route, template: str | None, generated: str | None, wanted: RuntimeWanted) -> EditPlan:
+    """The k3s/RKE2 template with the runtime's tables appended after the base include (a new template is
+    just the include and the tables). ``generated`` is the config.toml the distribution wrote (the base
+    rendered), used to refuse a runtime the base already defines (appending it would define it twice:
+    containerd refuses the file) and to check the rendered result. Raises RuntimeOwnedElsewhere / ConfigError
+    with a finding; never parses the template as TOML. Nothing to write when ``plan.text == (template or "")``
+    (the base registers the runtime already, or the tables are there). ``replace_runtime`` cannot apply here:
+    a template can only add tables, so a base table of another owner is always refused."""
+    version = route.version or 3
+    block = template_block(version, wanted)
+    nl = "\r\n" if template and "\r\n" in template else "\n"  # the appended lines end as the template's do
+    block = block.replace("\n", nl)
+    if generated is not None:
+        base = tomllib.loads(generated)
+        table = get_in(base, runtime_path(version, wanted.name))
+        if table is not None:
+            f = foreign_runtime(base, version, wanted.name, wanted.binary, defined_in=route.generated,
+                                line=_line_of(generated, _header_re(version, wanted.name)))
+            if f is None:  # the distribution found the binary and registered it itself, as wanted
+                return EditPlan(template or "", notes=[Msg(
+                    f"배포판({route.distro})이 이 런타임을 이미 스스로 등록했습니다: {wanted.name} ({route.generated}). 템플릿은 그대로 둡니다.",
+                    f"{route.distro} already registers the {wanted.name} runtime itself ({route.generated}); the template is left as it is.")])
+            raise Finding(TEMPLATE_HAS_RUNTIME, {**f.values, "template": route.path}, f.what + Msg(
+                "템플릿에 같은 테이블을 덧붙이면 두 번 정의되어 containerd 가 시작하지 못하므로, replace_runtime 으로도 템플릿에서는 "
+                "바꿀 수 없습니다.",
+                "appending the same table to the template would define it twice and containerd would not start, so not even "
+                "replace_runtime can change it from the template."),
+                Msg(f"다른 런타임 이름을 쓰세요 (예: runtime_name=nvidia-runbook). 배포판({route.distro})은 바이너리를 찾으면 "
+                    f"이 런타임을 스스로 등록합니다: {wanted.name}.",
+                    f"use another runtime name (e.g. runtime_name=nvidia-runbook); {route.distro} registers "
+                    f"{wanted.name} itself when it finds the binary."), path=route.generated, line=f.line).error()
+    notes = []
+    if template is None:
+        new = '{{ template "base" . }}\n\n' + block
+        notes.append(Msg(f"템플릿을 새로 만들었습니다 (base 를 포함하고 런타임 테이블을 덧붙임): {route.path}",
+                         f"created {route.path}: the base included, the runtime tables appended."))
+    else:
+        if block in template:
+            return EditPlan(template, notes=[Msg(f"{route.path} 에 런타임 테이블이 이미 있습니다.",
+                                                 f"{route.path} already has the runtime tables.")])
+        line = _line_of(template, _header_re(version, wanted.name))
+        if line is not None:
+            raise ConfigError(Msg(f"템플릿에 {wanted.name} 런타임 테이블이 이미 다른 모양으로 있습니다 ({route.path}:{line}).",
+                                  f"the template already has a {wanted.name} runtime table, written differently ({route.path}:{line})."),
+                              Msg("그 테이블을 직접 고치거나 지운 뒤 다시 실행하세요.", "fix or delete that table by hand, then run again."),
+                              path=route.path, line=line)
+        if not BASE_INCLUDE.search(template):
+            notes.append(Msg(f"base 를 포함하지 않는 전체 템플릿입니다: {route.path}. 런타임 테이블만 끝에 덧붙였고, 나머지는 "
+                             "그 템플릿을 관리하는 쪽의 몫입니다.",
+                             f"{route.path} is a full template without the base; only the runtime tables were appended at "
+                             "its end, the rest stays its maintainer's."))
+        new = template + ("" if template.endswith("\n") else nl) + (nl if template.strip() else "") + block
+        notes.append(Msg(f"템플릿 끝(base 뒤)에 런타임 테이블을 덧붙였습니다: {wanted.name} ({route.path})",
+                         f"appended the {wanted.name} runtime tables at the end of {route.path} (after the base)."))
+    if generated is not None and BASE_INCLUDE.search(new):
+        check_rendered(new, generated, version, wanted, route.path, generated_path=route.generated)
+    return EditPlan(new, notes=notes)
+
+
+def check_rendered(template: str, generated: str, version: int, wanted: RuntimeWanted, lab_path: str, *,
+                   generated_path: str = "config.toml") -> dict:
+    """Render as k3s does with ``generated`` as the base: the result must read as the base plus the runtime."""
+    text = render_rancher_template(template, generated, path=lab_path)
+    try:
+        rendered = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        from runbook_lib.containerd.distro.render import rendered_error
+        raise rendered_error(exc, text, template, lab_path, generated_path) from None
+    except ValueError as exc:
+        raise ConfigError(Msg(f"템플릿을 k3s 처럼 채워 보면 containerd 가 읽지 못하는 설정이 됩니다: {exc}",
+                              f"rendered as k3s renders it, the template gives a config containerd cannot read: {exc}"),
+                          Msg("템플릿을 직접 확인하세요.", "check the template by hand."), path=lab_path) from None
+    expected = tomllib.loads(generated)
+    set_in(expected, runtime_path(version, wanted.name), _runtime_table(wanted, True))
+    if get_in(rendered, runtime_path(version, wanted.name)) != get_in(expected, runtime_path(version, wanted.name)):
+        raise ConfigError(Msg("채운 템플릿에 런타임이 의도대로 들어가지 않습니다.", "the rendered template does not hold the runtime as intended."),
+                          Msg("템플릿을 직접 확인하세요.", "check the template by hand."), path=lab_path)
+    return rendered
+
+
+def _line_of(text: str, pattern: re.Pattern) -> int | None:
+    m = pattern.search(text)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+# --- microk8s: TOML with ${...} placeholders ----------------------------------------------------------
+
+
+def plan_microk8s_template(text: str, wanted: RuntimeWanted, *, lab_path: str, replace_runtime: bool = False) -> EditPlan:
+    """microk8s's containerd-template.toml with the runtime added, every placeholder kept. The template's
+    `default_runtime_name = "${RUNTIME}"` is microk8s's runc, never a runtime to add; the result is checked
+    rendered as microk8s renders it."""
+    found = placeholders(text)
+    if "${" in wanted.name or "${" in wanted.binary:
+        raise Finding(PLACEHOLDER_NAME, {"name": wanted.name}, Msg(
+            f"런타임 이름이나 바이너리에 microk8s 자리표시자가 있습니다: {wanted.name}",
+            f"the runtime name or binary holds a microk8s placeholder: {wanted.name}"),
+            Msg("실제 이름과 절대 경로를 주세요.", "give a real name and an absolute path.")).error()
+    raw = tomllib.loads(text)
+    rendered = tomllib.loads(render_microk8s(text))
+    version = raw.get("version", 1) if type(raw.get("version", 1)) is int else 2
+    existing = get_in(raw, runtime_path(version, wanted.name))
+    if existing is not None:
+        f = foreign_runtime(raw, version, wanted.name, wanted.binary, defined_in=lab_path, replace_runtime=replace_runtime)
+        if f is not None:
+            raise f.error()
+    template, source = template_runtime(rendered, version, wanted)  # copied from runc as microk8s fills it
+    raw_source = get_in(raw, runtime_path(version, source)) if source else None
+    if isinstance(raw_source, dict):  # but keep the template's own placeholders in the copied keys
+        template = {**copy.deepcopy(raw_source), **{k: v for k, v in template.items() if k in ("runtime_type", "options")}}
+        template = {"runtime_type": template.pop("runtime_type"), **template}
+    plan = plan_runtime(text, raw, version, wanted, template, lab_path=lab_path, source_name=source,
+                        replace_runtime=replace_runtime)
+    after = tomllib.loads(render_microk8s(plan.text))
+    expected = copy.deepcopy(rendered)
+    set_in(expected, runtime_path(version, wanted.name), get_in(after, runtime_path(version, wanted.name)))
+    if after != expected or any("${" in k for k in get_in(after, runtimes_path(version)) or {}):
+        raise ConfigError(Msg("microk8s 처럼 채워 보면 설정이 의도와 다르게 읽힙니다. 아무것도 쓰지 않았습니다.",
+                              "rendered as microk8s renders it, the config would not read as intended; nothing was written."),
+                          Msg("템플릿을 직접 확인하세요.", "check the template by hand."), path=lab_path)
+    if found and plan.text != text:
+        plan.notes.append(Msg(f"microk8s 자리표시자는 그대로 두었습니다: {', '.join('${' + p + '}' for p in found)}",
+                              f"microk8s's placeholders were kept as they are: {', '.join('${' + p + '}' for p in found)}"))
+    return plan
+
+
+# --- a drop-in in a folder the generated config imports (k3s/RKE2, k0s) ---------------------------------
+
+
+def plan_dropin_file(route: Route, base: str | None, wanted: RuntimeWanted, *, replace_runtime: bool = False,
+                     owner: tuple | None = None) -> bytes:
+    """The bytes of the drop-in for a distribution whose containerd (2.x, key-by-key merge) imports a folder:
+    only the runtime's table, under the base's version (never above it: containerd 2.3.0-2.3.4 refuse that).
+    ``base``: the config that imports it; ``owner``: (merged data, file, line) of the runtime as the other files
+    define it (distro_plan), to refuse another owner's runtime of that name with the value containerd uses."""
+    version = route.version or 3
+    if owner is not None:
+        data, where, line = owner
+    elif base is not None:
+        data, where, line = tomllib.loads(base), route.generated or route.config, _line_of(base, _header_re(version, wanted.name))
+    if owner is not None or base is not None:
+        f = foreign_runtime(data, version, wanted.name, wanted.binary, defined_in=where, line=line,
+                            replace_runtime=replace_runtime)
+        if f is not None:
+            raise f.error()
+    doc = {"version": version}
+    set_in(doc, runtime_path(version, wanted.name), _runtime_table(wanted, wanted.systemd_cgroup))
+    quote = "'" if version >= 3 and base and render.quote_style(base) == "'" else '"'
+    return (DROPIN_COMMENT + "\n" + render_document(doc, quote)).encode()

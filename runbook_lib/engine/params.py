@@ -1,0 +1,193 @@
+"""The notebook's parameters: their defaults, and the validation that runs right after the parameters cell."""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+from runbook_lib.findings.errors import ParameterError
+from runbook_lib.findings.messages import Msg
+from runbook_lib.k8s.names import dns1123_label_problem, quoted
+
+MODES = ("apply", "check", "remove")
+DISTROS = ("auto", "containerd", "k3s", "rke2", "microk8s", "k0s")
+LAYOUTS = ("inplace", "dropin")
+CDI_EXTENSIONS = (".yaml", ".json")  # what the CDI library scans a spec folder for; nvidia.yml is never read
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One notebook parameter, defined once: the parameters cell, the validation, the README table and the
+    docs are all written from this (tools/build_notebook.py; tests/test_notebook_hygiene.py checks)."""
+    name: str
+    default: object
+    kind: str          # str | bool | path | choice
+    ko: str            # what it means, in Korean and English (one line each, no '=': papermill drops such lines)
+    en: str
+    choices: tuple[str, ...] = ()
+
+    @property
+    def type_name(self) -> str:
+        return "bool" if self.kind == "bool" else "str"
+
+    def cell_line(self) -> str:
+        return f"{self.name} = {self.default!r}  # {self.type_name}: {self.ko} / {self.en}"
+
+
+PARAMETERS = (
+    Parameter("root", "", "str", "대상 루트 (비우면 저장소 안의 lab-root 샌드박스, 실제 노드는 /)",
+              "target root (empty: the lab-root sandbox, / on a real node)"),
+    Parameter("mode", "apply", "choice", "apply 는 적용, check 는 검사만 하고 아무것도 쓰지 않음, remove 는 런북이 더한 것만 되돌림",
+              "apply writes, check only inspects and writes nothing, remove takes out what the runbook added", MODES),
+    Parameter("runtime_name", "nvidia", "str", "등록할 런타임 이름이자 RuntimeClass handler (DNS-1123 레이블)",
+              "runtime name, also the RuntimeClass handler (a DNS-1123 label)"),
+    Parameter("binary_name", "/usr/bin/nvidia-container-runtime", "path", "런타임이 실행할 바이너리의 절대 경로",
+              "absolute path of the runtime binary"),
+    Parameter("systemd_cgroup", True, "bool", "systemd cgroup 드라이버 사용 여부 (kubelet 과 같아야 함)",
+              "use the systemd cgroup driver (must match the kubelet)"),
+    Parameter("config_path", "/etc/containerd/config.toml", "path", "containerd 설정 파일", "containerd's config file"),
+    Parameter("base_config", "/opt/fixtures/gpu-airgap/containerd/config.toml.base", "path",
+              "설정이 없을 때 복사할 기본 설정 (없으면 패키지 사본)", "base config copied when there is none (else the packaged copy)"),
+    Parameter("cdi_spec", "/etc/cdi/nvidia.yaml", "path", "CDI 스펙 파일", "the CDI spec file"),
+    Parameter("toolkit_dir", "/root/toolkit", "path", "실습 결과 파일을 둘 폴더", "folder for the lab's result files"),
+    Parameter("layout", "inplace", "choice", "inplace 는 config.toml 을 직접 수정, dropin 은 conf.d 드롭인 파일",
+              "inplace edits config.toml, dropin writes a conf.d drop-in", LAYOUTS),
+    Parameter("restart_containerd", False, "bool", "실제 노드에서 containerd 재시작 여부", "restart containerd on a real node"),
+    Parameter("containerd_bin", "", "str", "containerd 바이너리 경로 (주면 containerd 가 직접 설정을 읽어 확인)",
+              "containerd binary to ask how it reads the config"),
+    Parameter("replace_runtime", False, "bool", "같은 이름의 런타임이 다른 바이너리로 있을 때 바꿀지 (기본은 거부)",
+              "replace a runtime of the same name that runs another binary (refused by default)"),
+    Parameter("distro", "auto", "choice", "노드의 배포판 (auto 는 root 아래에서 알아냄, docs/DISTRIBUTIONS.md)",
+              "the node's distribution (auto: found under the root, docs/DISTRIBUTIONS.md)", DISTROS),
+    Parameter("variants", False, "bool", "GPU Operator 처럼 nvidia-cdi, nvidia-legacy 런타임과 RuntimeClass 도 등록",
+              "also register the GPU Operator-style nvidia-cdi and nvidia-legacy runtimes with their RuntimeClasses"),
+    Parameter("enable_cdi", False, "bool", "containerd 의 enable_cdi 와 cdi_spec_dirs 를 CDI 스펙 폴더에 맞춰 설정",
+              "set containerd's enable_cdi and cdi_spec_dirs for the CDI spec's folder"),
+)
+
+# The lab's absolute paths, resolved under `root` at run time.
+DEFAULTS = {p.name: p.default for p in PARAMETERS}
+
+
+def markdown_table() -> str:
+    """The README's parameter table."""
+    def default(p: Parameter) -> str:
+        return '`""` → `lab-root/`' if p.name == "root" else f"`{p.default}`" if p.default != "" else '`""`'
+    rows = [f"| `{p.name}` | {default(p)} | {p.ko} / {p.en} |" for p in PARAMETERS]
+    return "\n".join(["| 이름 / name | 기본값 / default | 뜻 / meaning |", "|---|---|---|", *rows])
+
+
+@dataclass(frozen=True)
+class Params:
+    root: str
+    mode: str
+    runtime_name: str
+    binary_name: str
+    systemd_cgroup: bool
+    config_path: str
+    base_config: str
+    cdi_spec: str
+    toolkit_dir: str
+    layout: str = "inplace"
+    restart_containerd: bool = False
+    containerd_bin: str = ""
+    replace_runtime: bool = False
+    distro: str = "auto"
+    variants: bool = False
+    enable_cdi: bool = False
+
+    @property
+    def check_only(self) -> bool:
+        return self.mode == "check"
+
+    @property
+    def removing(self) -> bool:
+        return self.mode == "remove"
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def default_lab_root() -> Path:
+    """The embedded sandbox root: <checkout>/lab-root in a source checkout, else ./runbook-lab-root.
+    Never '/': configuring a real node is always an explicit `-p root /`."""
+    checkout = Path(__file__).resolve().parents[2]  # runbook_lib/engine/params.py
+    if (checkout / "notebooks" / "run.ipynb").exists():
+        return checkout / "lab-root"
+    return Path.cwd() / "runbook-lab-root"
+
+
+def _error(code: str, **values) -> ParameterError:
+    """A parameter error whose words come from the finding catalog (runbook_lib/data/findings.yaml)."""
+    from runbook_lib.findings.problem import words
+    what, fix, _ = words(code, **values)
+    return ParameterError(what, fix, code=code)
+
+
+def _bool(name: str, value) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"  # papermill passes `-p x true` as the string "true"
+    raise _error("parameter.not_boolean", name=name, value=quoted(value))
+
+
+def _str(name: str, value) -> str:
+    if not isinstance(value, str):
+        raise _error("parameter.not_string", name=name, value=quoted(value), type=type(value).__name__)
+    return value
+
+
+EXAMPLES = {"root": "/srv/lab-root", "containerd_bin": "/usr/bin/containerd"}  # where the default is ""
+
+
+def _abs(name: str, value: str) -> str:
+    if not value.startswith("/"):
+        raise _error("parameter.not_absolute", name=name, value=quoted(value),
+                     example=DEFAULTS.get(name) or EXAMPLES.get(name, "/usr/bin/..."))
+    if "\x00" in value or "\n" in value:
+        raise _error("parameter.forbidden_character", name=name, value=quoted(value))
+    return value
+
+
+def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise _error("parameter.unknown_choice", name=name, value=quoted(value), choices=", ".join(choices),
+                     first=choices[0])
+    return value
+
+
+def _value(p: Parameter, value):
+    if p.kind == "bool":
+        return _bool(p.name, value)
+    value = _str(p.name, value)
+    if p.kind == "path":
+        return _abs(p.name, value)
+    if p.kind == "choice":
+        return _choice(p.name, value, p.choices)
+    return value
+
+
+def validate(**raw) -> Params:
+    """Turn the notebook's variables into Params, or stop with a message that says how to fix the value."""
+    unknown = sorted(set(raw) - set(DEFAULTS))
+    if unknown:
+        raise _error("parameter.unknown", names=", ".join(unknown), valid=", ".join(DEFAULTS))
+    values = {p.name: _value(p, raw.get(p.name, p.default)) for p in PARAMETERS}
+    values["root"] = values["root"] or str(default_lab_root())
+    if not values["root"].startswith("/"):
+        _abs("root", values["root"])
+    problem = dns1123_label_problem(values["runtime_name"])
+    if problem:
+        ko, _, en = problem.partition("\n")
+        raise _error("parameter.runtime_name", problem_ko=ko, problem_en=en)
+    if not values["cdi_spec"].endswith(CDI_EXTENSIONS):  # the CDI scan skips any other name (podman: unresolvable)
+        raise _error("parameter.cdi_spec_extension", value=quoted(values["cdi_spec"]),
+                     suggestion=posixpath.splitext(values["cdi_spec"])[0] + ".yaml")
+    if values["containerd_bin"] and not values["containerd_bin"].startswith("/"):
+        _abs("containerd_bin", values["containerd_bin"])
+    return Params(**values)
+
+
+PARAM_NAMES = tuple(f.name for f in fields(Params))

@@ -1,0 +1,91 @@
+"""One result type for every step (its findings are runbook_lib.findings.problem.Problem): it feeds the notebook's checks, the summary table, the machine-readable
+record, the archive manifest and the exit code, so none of them computes a verdict of its own."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.messages import Msg, display_width
+
+STEP_MIME = "application/vnd.runbook.step+json"
+SUMMARY_MIME = "application/vnd.runbook.summary+json"
+
+CHANGED, UNCHANGED, PASSED, FAILED, SKIPPED = "changed", "unchanged", "passed", "failed", "skipped"
+
+
+@dataclass
+class StepResult:
+    step: int | str
+    id: str
+    title: Msg
+    status: str
+    message: Msg
+    files: list[dict] = field(default_factory=list)
+    diff: str | None = None
+    backup: str | None = None
+    notes: list[Msg] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    evidence: dict[str, str] = field(default_factory=dict)  # lab path -> what was read back from disk
+
+    @property
+    def failed(self) -> bool:
+        return self.status == FAILED
+
+    def as_record(self) -> dict:
+        return {
+            "step": self.step, "id": self.id, "title": self.title.as_dict(), "status": self.status,
+            "message": self.message.as_dict(), "files": self.files, "diff": self.diff, "backup": self.backup,
+            "notes": [n.as_dict() for n in self.notes], "problems": [p.as_dict() for p in self.problems],
+            "evidence": self.evidence,
+        }
+
+    def text(self) -> str:
+        lines = [f"[{self.status.upper()}] {self.step}. {self.title.ko} / {self.title.en}",
+                 f"  {self.message.ko}", f"  {self.message.en}"]
+        for n in self.notes:
+            lines += [f"  - {n.ko}", f"    {n.en}"]
+        for p in self.problems:
+            where = p.where()
+            mark = "✗" if p.is_error else "⚠"
+            lines.append(f"  {mark} {('[' + where + '] ') if where else ''}{p.what.ko}")
+            lines.append(f"    {p.what.en}")
+            if p.excerpt:
+                lines += [f"    {x}" for x in p.excerpt.split("\n")]
+            if p.why:
+                lines += [f"    왜: {p.why.ko}", f"    why: {p.why.en}"]
+            if p.fix:
+                lines += [f"    고치기: {p.fix.ko}", f"    fix: {p.fix.en}"]
+        if self.backup:
+            lines.append(f"  backup: {self.backup}")
+        for path, text in self.evidence.items():
+            lines.append(f"  ── {path}")
+            lines += [f"     {line}" for line in text.rstrip("\n").split("\n")]
+        return "\n".join(lines)
+
+
+def summary_rows(results: list[StepResult]) -> list[tuple[str, str, str, str]]:
+    return [(str(r.step), f"{r.title.ko} / {r.title.en}", r.status, f"{r.message.ko} / {r.message.en}") for r in results]
+
+
+def summary_text(results: list[StepResult]) -> str:
+    rows = summary_rows(results)
+    width = max((display_width(r[1]) for r in rows), default=10)
+    pad = lambda text: text + " " * (width - display_width(text))  # noqa: E731 - Hangul takes two columns
+    out = [f"{'#':>3}  {pad('step')}  status"]
+    out += [f"{s:>3}  {pad(t)}  {st}" for s, t, st, _ in rows]
+    return "\n".join(out)
+
+
+def summary_html(results: list[StepResult], *, ok: bool, mode: str) -> str:
+    colour = {CHANGED: "#1f6feb", UNCHANGED: "#57606a", PASSED: "#1a7f37", FAILED: "#cf222e", SKIPPED: "#9a6700"}
+    rows = "".join(
+        f"<tr><td>{html.escape(str(r.step))}</td><td>{html.escape(r.title.ko)}<br><small>{html.escape(r.title.en)}</small></td>"
+        f"<td style='color:{colour.get(r.status, '#000')};font-weight:bold'>{r.status}</td>"
+        f"<td>{html.escape(r.message.ko)}<br><small>{html.escape(r.message.en)}</small></td></tr>"
+        for r in results)
+    verdict = ("모든 단계 통과 / all steps passed" if ok else "실패한 단계가 있습니다 / some steps failed")
+    return (f"<p><b>{html.escape(verdict)}</b> (mode={html.escape(mode)})</p>"
+            "<table><tr><th>#</th><th>단계 / step</th><th>상태 / status</th><th>내용 / message</th></tr>"
+            f"{rows}</table>")

@@ -1,0 +1,415 @@
+"""The run context every step receives: the parameters, the target root, the effective config, every step's
+plan and every step's result. No step keeps state of its own.
+
+One plan, one verdict:
+- ``preflight()`` plans every step in memory, in order, each on the state the earlier plans would leave
+  (the planned bytes are an overlay over the disk). Nothing is written.
+- If any plan refuses, an apply run stops there: no file, folder or backup is created or changed.
+- Otherwise ``commit(step)`` writes the step's planned files (apply mode only), and ``verdict(step)`` reads the
+  files back from disk with the same rules in apply and check mode: what apply calls passed, check passes.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from runbook_lib.containerd.edit import RuntimeWanted
+from runbook_lib.findings.errors import RunbookError
+from runbook_lib.findings.problem import Problem, unique
+from runbook_lib.fs.lock import RootLock
+from runbook_lib.findings.messages import Msg
+from runbook_lib.engine.params import Params
+from runbook_lib.engine.result import CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, StepResult
+from runbook_lib.fs.safe_write import WritePlan, commit, ensure_dir, read_bytes, retire, sha256, sweep_stale_temps
+from runbook_lib.fs.target import Target
+
+
+@dataclass
+class Plan:
+    """What a step would change and why, computed in memory."""
+    message: Msg
+    writes: list[WritePlan] = field(default_factory=list)
+    dirs: list[str] = field(default_factory=list)           # folders to create, parents first
+    refusals: list[Problem] = field(default_factory=list)   # any refusal stops an apply run before its first write
+    notes: list[Msg] = field(default_factory=list)
+    subject: str | None = None                               # what the step is about, e.g. the runtime's table path
+    retire: list[str] = field(default_factory=list)          # files to move to a backup (mode=remove)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.dirs) or bool(self.retire) or any(w.changed for w in self.writes)
+
+    @property
+    def diff(self) -> str:
+        out = [w.diff() for w in self.writes if w.changed]
+        for w in self.retired:
+            out.append(w.diff().replace(f"+++ b{w.lab_path}", "+++ /dev/null"))
+        return "".join(out)
+
+    retired: list[WritePlan] = field(default_factory=list)   # the retired files' old bytes, for the diff only
+
+    def new(self, lab_path: str) -> bytes | None:
+        return next((w.new for w in self.writes if w.lab_path == lab_path), None)
+
+
+class Run:
+    def __init__(self, params: Params):
+        from runbook_lib.steps import REMOVE_STEPS, STEPS
+        self.p = params
+        self.target = Target(params.root)
+        self.wanted = RuntimeWanted(params.runtime_name, params.binary_name, params.systemd_cgroup)
+        self.steps = REMOVE_STEPS if params.removing else STEPS
+        self.plans: dict[str, Plan] = {}
+        self.results: dict[int | str, StepResult] = {}
+        self._committed: dict[int | str, tuple] = {}  # each step's (status, message) as its commit left them
+        self.written: list[str] = []            # lab paths this run wrote (the restart decision reads it)
+        self._overlay: dict[str, bytes] | None = None
+        self._lock: RootLock | None = None
+        self._cache: tuple | None = None
+        self.readings: dict[str, object] = {}   # what a step learnt from a program (containerd's own reading)
+        self.asked = params                     # the parameters as given (self.p may follow the distribution)
+        self.route = None                       # the distribution's route (containerd/distro.py), once planned
+        self.route_refusal: Problem | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------------------
+
+    def start(self) -> "Run":
+        """Take the root's lock (check mode: only wait for a running apply, create nothing)."""
+        self._lock = RootLock(self.target, shared=self.p.check_only).acquire()
+        if not self.p.check_only:
+            try:  # temp files sit next to the file they replace: through a symlink, that is the link's folder
+                for folder in {posixpath.dirname(self.p.config_path), self.p.toolkit_dir,
+                               posixpath.dirname(self.p.cdi_spec), posixpath.join(posixpath.dirname(self.p.config_path), "conf.d")}:
+                    sweep_stale_temps(self.target.resolve(folder))
+            except BaseException:
+                self.finish()  # never keep the lock after a failed start (an interactive kernel lives on)
+                raise
+        return self
+
+    def finish(self) -> None:
+        if self._lock:
+            self._lock.release()
+
+    # --- what the steps read: the planned state during preflight, the disk otherwise ----------------
+
+    def tk(self, name: str) -> str:
+        return f"{self.p.toolkit_dir.rstrip('/')}/{name}"
+
+    def path(self, lab_path: str):
+        """The file on this machine that a lab path names (resolved under the root, links as in a chroot)."""
+        return self.target.resolve(lab_path)
+
+    def read_bytes(self, lab_path: str) -> bytes | None:
+        if self._overlay is not None and lab_path in self._overlay:
+            return self._overlay[lab_path]
+        return read_bytes(self.target.resolve(lab_path))
+
+    def read_text(self, lab_path: str) -> str | None:
+        data = self.read_bytes(lab_path)
+        return None if data is None else data.decode("utf-8", "replace")
+
+    def is_dir(self, lab_path: str) -> bool:
+        host = self.target.resolve(lab_path)  # compared as resolved paths: a folder may be reached through a link
+        planned = self._overlay is not None and any(host == self.target.resolve(d)
+                                                    for plan in self.plans.values() for d in plan.dirs)
+        return planned or host.is_dir()
+
+    def effective(self):
+        """The config containerd will use (the main file merged with its imports), re-read only when one of its
+        files changed: every step reads it, most of them more than once."""
+        from runbook_lib.containerd.effective import load_effective
+        rendered = self._rendered()
+        if self._overlay is not None or rendered:
+            return load_effective(self.target, self.p.config_path, overlay={**(self._overlay or {}), **rendered})
+        if self._cache is not None and self._cache[0] == self._fingerprint(self._cache[1]):
+            return self._cache[1]
+        eff = load_effective(self.target, self.p.config_path)
+        self._cache = (self._fingerprint(eff), eff)
+        return eff
+
+    def _fingerprint(self, eff) -> tuple:
+        out = []
+        for lab in [self.p.config_path] + [f.lab_path for f in eff.files] + eff.missing_imports:
+            host = self.target.resolve(lab)
+            for probe in (host, host.parent):  # a new file in an imported folder changes the folder's mtime
+                try:
+                    st = os.stat(probe)
+                    out.append((str(probe), st.st_ino, st.st_mtime_ns, st.st_size))
+                except OSError:
+                    out.append((str(probe), None))
+        return tuple(out)
+
+    def plan_write(self, lab_path: str, new: bytes, *, mode: int | None = None) -> WritePlan:
+        """A write planned against the state the earlier plans leave."""
+        return WritePlan(self.target, lab_path, self.target.resolve(lab_path), self.read_bytes(lab_path), new, mode)
+
+    def missing_dirs(self, lab_path: str) -> list[str]:
+        if self.is_dir(lab_path):
+            return []
+        return ensure_dir(self.target, lab_path, dry_run=True)
+
+    @contextmanager
+    def planning(self):
+        """Read through the planned writes made so far (preflight only)."""
+        self._overlay = {}
+        try:
+            yield
+        finally:
+            self._overlay = None
+
+    # --- one plan ------------------------------------------------------------------------------------
+
+    def choose_route(self) -> None:
+        """Which distribution's containerd this is, and the file it really reads (runbook_lib/engine/route.py)."""
+        from runbook_lib.engine import route
+        self.route, self.route_refusal, self.p = route.choose(self)
+
+    @property
+    def on_distro(self) -> bool:
+        """A distribution's route other than a containerd config the runbook edits itself."""
+        from runbook_lib.containerd.distro.detect import EDIT_CONFIG
+        return self.route is not None and self.route.edit != EDIT_CONFIG
+
+    def _rendered(self) -> dict[str, bytes]:
+        from runbook_lib.engine import route
+        return route.rendered(self)
+
+    def preflight(self) -> dict[str, Plan]:
+        """Plan every step before anything is written; each plan sees the earlier plans' writes."""
+        self.plans = {}
+        self.choose_route()
+        with self.planning():
+            for step in self.steps:
+                try:
+                    plan = step.plan(self)
+                except RunbookError as exc:
+                    plan = Plan(exc.what, refusals=[Problem.from_error(exc)])
+                self.plans[step.ID] = plan
+                plan.refusals += self._unwritable(plan)
+                for write in plan.writes:
+                    self._overlay[write.lab_path] = write.new
+            self._refuse_when_short_of_space()
+            self._judge_planned_state()
+        return self.plans
+
+    def _judge_planned_state(self) -> None:
+        """Every step's verdict on the state the plans would leave: a finding there would fail the run after
+        its writes, so it refuses now instead. This is what makes apply's "passed" the same as check's."""
+        if self.refusals():
+            return
+        for step in self.steps:
+            if not getattr(step, "JUDGED_IN_PLAN", True):
+                continue  # it asks a program or acts on the node: judged after the writes
+            try:
+                found = step.verdict(self)
+            except RunbookError as exc:
+                found = [Problem.from_error(exc)]
+            self.plans[step.ID].refusals += [p for p in unique(found) if p.is_error]
+
+    def _unwritable(self, plan: Plan) -> list[Problem]:
+        """A planned write that could not happen (a link out of the root, a folder that will not exist) is a
+        refusal now, not an error halfway through the run."""
+        from runbook_lib.fs.safe_write import unwritable
+        will_exist = {self.target.resolve(d) for p in self.plans.values() for d in p.dirs}
+        out = []
+        for write in plan.writes:
+            if not write.changed:
+                continue
+            try:
+                problem = unwritable(write, will_exist=will_exist)
+            except RunbookError as exc:
+                problem = exc
+            if problem:
+                out.append(Problem.from_error(problem))
+        if not self.p.check_only:
+            out += self._blocked(plan, will_exist)
+        return out
+
+    def _refuse_when_short_of_space(self) -> None:
+        """All the planned writes must fit on their file systems, or the run refuses (at the first step that
+        writes) instead of failing with ENOSPC after step 1 has created folders."""
+        from runbook_lib.fs.writable import short_of_space
+        if self.p.check_only or self.refusals():
+            return
+        needs, first = [], None
+        for step in self.steps:
+            plan = self.plans[step.ID]
+            mine = [(self.target.resolve(d), 0) for d in plan.dirs]
+            mine += [(w.host_path.parent, len(w.new) + len(w.old or b"")) for w in plan.writes if w.changed]
+            mine += [(w.host_path.parent, len(w.old or b"")) for w in plan.retired]
+            if mine and first is None:
+                first = plan
+            needs += mine
+        problem = short_of_space(self.target, needs) if needs else None
+        if problem is not None:
+            first.refusals.append(Problem.from_error(problem))
+
+    def _blocked(self, plan: Plan, will_exist: set) -> list[Problem]:
+        """What even root cannot write (a read-only mount, chattr +i): refused now, not after step 1 has written."""
+        from runbook_lib.fs.writable import file_blocked, folder_blocked, nearest_existing
+        found = []
+        for lab in plan.dirs:
+            host = self.target.resolve(lab)  # the step resolved it already: it cannot fail here
+            if host.parent not in will_exist:
+                found.append(folder_blocked(self.target, nearest_existing(host.parent), replacing=False))
+        replaced = [(w.host_path, w.old is not None) for w in plan.writes if w.changed]
+        for lab in plan.retire:
+            try:
+                replaced.append((self.target.resolve(lab), True))
+            except RunbookError:
+                continue  # a path that cannot be resolved is refused by the step itself
+        for host, exists in replaced:
+            if host.parent.is_dir():
+                found.append(folder_blocked(self.target, host.parent, replacing=exists))
+            if exists:
+                found.append(file_blocked(self.target, host))
+        return [Problem.from_error(e) for e in found if e is not None][:1]
+
+    def refusals(self) -> list[tuple[object, Problem]]:
+        """(step, problem) for every plan that refuses: an apply run then writes nothing at all."""
+        return [(step, prob) for step in self.steps for prob in self.plans.get(step.ID, Plan(Msg("", ""))).refusals]
+
+    @property
+    def refused(self) -> bool:
+        return not self.p.check_only and bool(self.refusals())
+
+    def step(self, step_id: str):
+        return next(s for s in self.steps if s.ID == step_id)
+
+    # --- the write, then the verdict -----------------------------------------------------------------
+
+    def commit(self, step) -> StepResult:
+        """Apply mode: create the planned folders and write the planned files (backup first, atomic rename).
+        Check mode, or a refused run: nothing. The result starts as changed or unchanged."""
+        plan = self.plans[step.ID]
+        result = StepResult(step.NUMBER, step.ID, step.TITLE, UNCHANGED, plan.message, notes=list(plan.notes))
+        result.diff = plan.diff or None
+        if self.p.check_only and plan.changed:  # check mode speaks of what apply *would* do
+            result.message = Msg(f"apply 모드라면 이렇게 합니다: {plan.message.ko}", f"apply mode would: {plan.message.en}")
+        if self.p.check_only or self.refused:
+            self._keep(result)
+            return result
+        for folder in plan.dirs:
+            if ensure_dir(self.target, folder):
+                result.status = CHANGED
+        for write in plan.writes:
+            result.files.append(self._file(write.lab_path, "read", write.old))
+            # write.old is what the disk holds once the earlier steps are committed (their planned bytes);
+            # a cell run twice finds its own bytes already there and writes nothing.
+            if not write.changed or read_bytes(write.host_path) == write.new:
+                continue
+            try:
+                done = commit(write)
+            except RunbookError as exc:  # the disk changed under the plan, or the disk is full: nothing written
+                result.status, result.message = FAILED, exc.what
+                result.problems.append(Problem.from_error(exc))
+                break
+            self.written.append(write.lab_path)
+            result.status = CHANGED
+            result.files.append(self._file(write.lab_path, "written", write.new))
+            if done.backup:
+                result.backup = self.target.lab_path(done.backup)
+                result.files.append({"path": result.backup, "host_path": str(done.backup), "action": "backup",
+                                     "sha256": sha256(write.old)})
+        for lab in plan.retire:  # mode=remove: the file's bytes are kept as a backup, then it is gone
+            moved = retire(self.target, lab)
+            if moved is not None:
+                self.written.append(lab)
+                result.status = CHANGED
+                result.files.append({"path": self.target.lab_path(moved), "host_path": str(moved), "action": "backup",
+                                     "sha256": sha256(read_bytes(moved))})
+        if hasattr(step, "act"):  # a step that acts on the node rather than on files (the restart)
+            step.act(self, result)
+        if result.status == UNCHANGED and self._committed.get(step.NUMBER, (None,))[0] == CHANGED:
+            # the write cell run again (JupyterLab): what this run wrote the first time is still what it changed
+            earlier = self.results[step.NUMBER]
+            result.status, result.backup = CHANGED, earlier.backup
+            result.files = earlier.files + [f for f in result.files if f not in earlier.files]
+        self._keep(result)
+        return result
+
+    def _keep(self, result: StepResult) -> None:
+        self.results[result.step] = result
+        self._committed[result.step] = (result.status, result.message)
+
+    def verdict(self, step) -> StepResult:
+        """Read the outcome back from disk: the same rules in apply and check mode."""
+        result = self.results.get(step.NUMBER) or self.commit(step)
+        if self.refused:
+            own = [self._refer_to_earlier(step.NUMBER, p) for p in self.plans[step.ID].refusals]
+            result.status = FAILED if own else SKIPPED
+            result.problems = own
+            result.message = own[0].what if own else Msg(
+                "실행하지 않았습니다: 다른 단계가 거부해서, 아무것도 쓰기 전에 실행을 멈췄습니다.",
+                "not run: another step refused, so the run stopped before its first write.")
+            return result
+        # judged afresh from the commit's outcome: a check cell run again after a fix by hand says what the disk
+        # holds now, not the failure it showed before
+        result.status, result.message = self._committed.get(step.NUMBER, (result.status, result.message))
+        try:
+            found = [p for p in result.problems if p.code == "write.failed"] + step.verdict(self)
+        except RunbookError as exc:
+            found = [Problem.from_error(exc)]
+        result.problems = [self._refer_to_earlier(step.NUMBER, prob) for prob in unique(found)]
+        errors = [prob for prob in result.problems if prob.is_error]
+        if errors:
+            result.status = FAILED
+            result.message = errors[0].what
+        elif result.status == UNCHANGED and (self.p.check_only or not getattr(step, "WRITES", True)):
+            result.status = PASSED  # nothing to write: the verdict is all there is
+        said = step.message(self) if hasattr(step, "message") and not errors else None
+        if said is not None:  # what the step learnt (containerd's own reading) says more than its plan
+            result.message = said
+        reason = step.skipped(self) if hasattr(step, "skipped") and not errors else None
+        if reason is not None:
+            result.status, result.message = SKIPPED, reason
+        try:  # evidence only shows what the files hold: one that cannot be read is the verdict's finding
+            result.evidence = step.evidence(self) if hasattr(step, "evidence") else {}
+        except RunbookError:
+            result.evidence = {}
+        return result
+
+    def run(self, step) -> StepResult:
+        self.commit(step)
+        return self.verdict(step)
+
+    def run_all(self) -> dict[int | str, StepResult]:
+        """Every step, as the notebook runs them (the CLI and the tests)."""
+        if not self.plans:
+            self.preflight()
+        for step in self.steps:
+            self.run(step)
+        return self.results
+
+    def ok(self) -> bool:
+        return not any(r.failed for r in self.results.values())
+
+    def failed_steps(self) -> list[StepResult]:
+        return [r for r in self.results.values() if r.failed]
+
+    def _refer_to_earlier(self, n, prob: Problem) -> Problem:
+        """A problem already shown in full by an earlier step (an unreadable config breaks every later step) is
+        named again briefly, so a student reads its explanation and fix once."""
+        for k, earlier in self.results.items():
+            if not isinstance(k, int) or not isinstance(n, int) or k >= n:
+                continue
+            if any(q.code == prob.code and q.what == prob.what and q.path == prob.path for q in earlier.problems):
+                return Problem.of("depends.earlier", prob.path, prob.line, col=prob.col, step=k,
+                                  what_ko=prob.what.ko, what_en=prob.what.en)
+        return prob
+
+    def _file(self, lab_path: str, action: str, data: bytes | None) -> dict:
+        return {"path": lab_path, "host_path": str(self.target.resolve(lab_path)), "action": action,
+                "sha256": sha256(data)}
+
+    def withdraw_report(self) -> str | None:
+        """After a failed apply run, no report.txt may claim a success that did not happen: an earlier run's
+        report is moved to a backup (its bytes kept). Check mode and a refused run write nothing."""
+        if self.p.check_only or self.refused:
+            return None
+        from runbook_lib.fs.safe_write import retire
+        backup = retire(self.target, self.tk("report.txt"))
+        return self.target.lab_path(backup) if backup else None

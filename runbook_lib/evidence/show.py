@@ -1,0 +1,33 @@
+"""`python -m runbook_lib.show OUT.ipynb`: where an executed notebook is, and its step summary.
+
+Used by `make run`; it reads the machine-readable records the notebook displayed, so it reports exactly what
+the run recorded (and says so when the run stopped before its summary)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from runbook_lib.evidence.archive import records
+
+
+def main(argv: list[str] | None = None) -> int:
+    path = Path((argv or sys.argv[1:])[0]).resolve()
+    nb = json.loads(path.read_text())
+    steps, summary = records(nb)
+    print(f"실행된 노트북 / executed notebook: {path}")
+    final = {str(s["step"]): s for s in (summary or {}).get("steps", [])} or {str(s["step"]): s for s in steps}
+    for key, rec in final.items():
+        print(f"  {key:>2}. [{rec['status']:^9}] {rec['title']['ko']} / {rec['title']['en']}")
+        if rec["status"] == "failed":
+            print(f"      {rec['message']['ko']}\n      {rec['message']['en']}")
+    ok = bool(summary and summary.get("ok") and summary.get("final"))
+    if not summary or not summary.get("final"):
+        print("  실행이 요약까지 가지 못했습니다 / the run stopped before its summary")
+    print("결과 / result: " + ("통과 / passed" if ok else "실패 / failed"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

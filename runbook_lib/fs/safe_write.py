@@ -1,0 +1,282 @@
+"""plan -> diff -> backup -> atomic write: the one way any file under the root changes.
+
+A plan is computed in memory first, so check mode and the notebook's diff see exactly what apply mode would
+write. A commit never opens the target for writing: it writes a temporary file in the same folder, fsyncs it,
+keeps the old file's mode (and owner), backs the old bytes up under a name that never collides, and renames
+the temporary file over the target. A crash at any moment leaves the old file or the new one, never a mix.
+"""
+
+from __future__ import annotations
+
+import difflib
+import errno
+import hashlib
+import os
+import stat
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from runbook_lib.findings.errors import WriteError
+from runbook_lib.findings.messages import Msg
+from runbook_lib.fs.target import Target
+
+TMP_PREFIX = ".runbook-tmp."
+BACKUP_INFIX = ".runbook-backup-"  # never ends in .toml/.yaml, so no import glob or CDI scan picks it up
+
+
+def sha256(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def read_bytes(path: Path) -> bytes | None:
+    """The file's bytes, or None when it does not exist. A folder (or a FIFO, a device, a socket: reading one could
+    block forever) where a file should be is an error."""
+    try:
+        st = path.stat()
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+            raise WriteError(
+                Msg(f"일반 파일이 있어야 할 자리에 다른 종류의 파일(FIFO, 장치, 소켓)이 있습니다: {path}",
+                    f"something other than a regular file (a FIFO, a device, a socket) stands where a file should be: {path}"),
+                Msg("그것을 다른 곳으로 옮기거나 경로 파라미터를 고치세요.",
+                    "move it away or correct the path parameter."), path=str(path))
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:  # a file where one of its folders should be (/etc/cdi a file, not a folder)
+        blocker = next(p for p in reversed(path.parents) if p.exists() and not p.is_dir())
+        raise WriteError(
+            Msg(f"폴더가 있어야 할 자리에 파일이 있어서 {path.name} 파일을 읽거나 쓸 수 없습니다: {blocker}",
+                f"a file stands where a folder should be, so {path.name} cannot be read or written: {blocker}"),
+            Msg(f"그 파일을 다른 곳으로 옮기고 (mv {blocker} {blocker}.moved) 다시 실행하거나, 경로 파라미터를 고치세요.",
+                f"move that file away (mv {blocker} {blocker}.moved) and run again, or correct the path parameter."),
+            path=str(blocker)) from None
+    except IsADirectoryError:
+        raise WriteError(
+            Msg(f"파일이 있어야 할 자리에 폴더가 있습니다: {path}", f"a folder stands where a file should be: {path}"),
+            Msg("폴더를 다른 곳으로 옮기거나 경로 파라미터를 고치세요.",
+                "move the folder away or correct the path parameter."), path=str(path)) from None
+
+
+@dataclass
+class WritePlan:
+    target: Target
+    lab_path: str
+    host_path: Path
+    old: bytes | None
+    new: bytes
+    mode: int | None = None  # for new files; an existing file keeps its own mode
+
+    @property
+    def changed(self) -> bool:
+        return self.old != self.new
+
+    def diff(self) -> str:
+        old = [] if self.old is None else self.old.decode("utf-8", "replace").splitlines(keepends=True)
+        new = self.new.decode("utf-8", "replace").splitlines(keepends=True)
+        lines = difflib.unified_diff(old, new, fromfile=f"a{self.lab_path}", tofile=f"b{self.lab_path}")
+        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+@dataclass
+class Committed:
+    host_path: Path
+    backup: Path | None
+    sha256: str | None
+    written: bool = True
+    notes: list[str] = field(default_factory=list)
+
+
+def plan_write(target: Target, lab_path: str, new: bytes, *, mode: int | None = None) -> WritePlan:
+    host = target.resolve(lab_path)
+    return WritePlan(target, lab_path, host, read_bytes(host), new, mode)
+
+
+def commit(plan: WritePlan, *, backup: bool = True) -> Committed:
+    """Write the plan atomically. An unchanged plan writes nothing at all."""
+    if not plan.changed:
+        return Committed(plan.host_path, None, sha256(plan.new), written=False)
+    problem = unwritable(plan)
+    if problem:
+        raise problem
+    host = plan.host_path
+    current = read_bytes(host)
+    if current != plan.old:
+        lab = plan.lab_path  # the path the user knows (the host path is under the root)
+        raise WriteError(  # in a notebook the plan is made at the validation cell: a hand edit after it lands here
+            Msg(f"계획을 세운 뒤 파일이 바뀌었습니다: {lab}. 아무것도 쓰지 않았습니다.",
+                f"the file changed after the plan was made: {lab}; nothing was written."),
+            Msg("노트북에서는 파라미터 확인 셀(nb.start)부터 다시 실행하세요: 계획은 그 셀에서 지금의 파일로 다시 세웁니다. "
+                "다른 프로그램이 같은 파일을 고치고 있다면 그것이 끝난 뒤 다시 실행하세요.",
+                "in a notebook, run again from the validation cell (nb.start): it makes the plan again from the file "
+                "as it is now. If another program edits the file, run again once it is done."), path=lab)
+    try:
+        st = os.stat(host) if current is not None else None
+        mode = stat.S_IMODE(st.st_mode) if st else (plan.mode if plan.mode is not None else 0o644)
+        backup_path = _write_backup(host, current, mode) if (backup and current is not None) else None
+        _atomic_replace(host, plan.new, mode, st)
+    except OSError as exc:
+        raise WriteError(
+            Msg(f"파일을 쓰지 못했습니다 ({exc.strerror or exc}): {host} — 원래 파일은 그대로입니다.",
+                f"could not write the file ({exc.strerror or exc}): {host} — the original is untouched."),
+            Msg("디스크 공간과 권한을 확인하고 다시 실행하세요.",
+                "check disk space and permissions, then run again."), path=str(host)) from exc
+    return Committed(host, backup_path, sha256(plan.new))
+
+
+def unwritable(plan: WritePlan, *, will_exist: set[Path] = frozenset()) -> WriteError | None:
+    """Why the planned file cannot be written (its folder is outside the root, or missing and not about to be
+    created), or None. The plan asks this before any write, so a run that would fail here refuses instead."""
+    parent = plan.host_path.parent
+    plan.target.ensure_inside(parent)
+    if parent.is_dir() or parent in will_exist:
+        return None
+    return WriteError(
+        plan.target.explain_missing_parent(plan.lab_path),
+        Msg(f"링크를 root 안의 파일을 가리키게 고치거나, 링크를 실제 파일로 바꾸세요 (ls -l {plan.lab_path}).",
+            f"make the link point at a file inside the root, or replace it with a real file (ls -l {plan.lab_path}).")
+        if plan.target.walk(plan.lab_path)[1] else
+        Msg(f"폴더를 만든 뒤 다시 실행하세요: mkdir -p {plan.target.lab_path(parent)}",
+            f"create the folder, then run again: mkdir -p {plan.target.lab_path(parent)}"),
+        path=plan.lab_path)
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_temp(folder: Path, name: str, data: bytes, mode: int, st: os.stat_result | None) -> str:
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{TMP_PREFIX}{name}.")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fchmod(fh.fileno(), mode)
+            if st is not None and os.geteuid() == 0:
+                os.fchown(fh.fileno(), st.st_uid, st.st_gid)
+            os.fsync(fh.fileno())
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return tmp
+
+
+def _copy_xattrs(src: Path, dst: str) -> None:
+    """Keep extended attributes across the rename, above all the SELinux label of /etc/containerd/config.toml
+    on RHEL-like nodes (a new file would get its folder's default label). Best effort: a file system or a
+    caller that cannot set one keeps the folder's default, as a plain `cp` would."""
+    try:
+        names = os.listxattr(src, follow_symlinks=False)
+    except OSError:
+        return
+    for name in names:
+        try:
+            os.setxattr(dst, name, os.getxattr(src, name, follow_symlinks=False), follow_symlinks=False)
+        except OSError:
+            pass
+
+
+def _atomic_replace(host: Path, data: bytes, mode: int, st: os.stat_result | None) -> None:
+    tmp = _write_temp(host.parent, host.name, data, mode, st)
+    try:
+        if st is not None:
+            _copy_xattrs(host, tmp)
+        os.replace(tmp, host)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    _fsync_dir(host.parent)
+
+
+def backup_name(host: Path, when: float | None = None) -> str:
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(when))
+    return f"{host.name}{BACKUP_INFIX}{stamp}"
+
+
+def _write_backup(host: Path, data: bytes, mode: int) -> Path:
+    """Keep the old bytes under a fresh name; os.link never replaces an existing backup."""
+    tmp = _write_temp(host.parent, host.name, data, mode, None)
+    try:
+        base = backup_name(host)
+        for n in range(0, 10_000):
+            candidate = host.parent / (base if n == 0 else f"{base}.{n}")
+            try:
+                os.link(tmp, candidate)
+            except FileExistsError:
+                continue
+            _fsync_dir(host.parent)
+            return candidate
+        raise OSError(errno.EEXIST, "no free backup name", str(host))
+    finally:
+        os.unlink(tmp)
+
+
+def sweep_stale_temps(folder: Path) -> list[Path]:
+    """Remove temporary files a killed run left behind (only ours, recognised by their prefix)."""
+    removed = []
+    if folder.is_dir():
+        for entry in folder.iterdir():
+            if entry.name.startswith(TMP_PREFIX) and entry.is_file() and not entry.is_symlink():
+                try:
+                    entry.unlink()
+                except OSError:
+                    continue  # a read-only or immutable folder: the plan says so; a leftover is harmless meanwhile
+                removed.append(entry)
+    return removed
+
+
+def ensure_dir(target: Target, lab_path: str, *, dry_run: bool = False) -> list[str]:
+    """Create a folder (and its parents) under the root; returns the lab paths it created."""
+    created = []
+    host = target.resolve(lab_path)
+    missing = []
+    probe = host
+    while not probe.exists():
+        missing.append(probe)
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        raise WriteError(
+            Msg(f"폴더가 있어야 할 자리에 파일이 있습니다: {probe}", f"a file stands where a folder should be: {probe}"),
+            Msg("그 파일을 옮기거나 경로 파라미터를 고치세요.", "move that file away or correct the path parameter."),
+            path=str(probe))
+    for folder in reversed(missing):
+        if not dry_run:
+            target.ensure_inside(folder.parent)
+            try:
+                folder.mkdir(mode=0o755, exist_ok=True)
+            except OSError as exc:
+                raise _mkdir_failed(target, folder, exc) from None
+        created.append(target.lab_path(folder))
+    return created
+
+
+def _mkdir_failed(target: Target, folder: Path, exc: OSError) -> WriteError:
+    from runbook_lib.fs.writable import folder_blocked
+    blocked = folder_blocked(target, folder.parent, replacing=False)
+    if blocked is not None:  # a read-only mount or chattr +i, named with its fix
+        return blocked
+    lab = target.lab_path(folder)
+    return WriteError(Msg(f"폴더를 만들지 못했습니다 ({exc.strerror or exc}): {lab}",
+                          f"could not create the folder ({exc.strerror or exc}): {lab}"),
+                      Msg(f"그 위 폴더의 권한과 디스크 공간을 확인하고 다시 실행하세요 (ls -ld {folder.parent}; df -h {folder.parent}).",
+                          f"check the permissions and free space of the folder above it, then run again "
+                          f"(ls -ld {folder.parent}; df -h {folder.parent})."), path=lab)
+
+
+def retire(target: Target, lab_path: str) -> Path | None:
+    """Move a file out of the way, keeping its bytes as a backup (the same never-colliding name); returns the
+    backup, or None when there was no file. Used for a report that a failed run must not leave standing."""
+    host = target.resolve(lab_path)
+    data = read_bytes(host)
+    if data is None:
+        return None
+    target.ensure_inside(host.parent)
+    backup = _write_backup(host, data, stat.S_IMODE(os.stat(host).st_mode))
+    os.unlink(host)
+    _fsync_dir(host.parent)
+    return backup

@@ -1,0 +1,115 @@
+"""What notebooks/class.ipynb's cells call: grade the class through `runbook grade`'s own code (grade_class),
+then show it: the picture, the most common mistakes, the links to every student's feedback page."""
+
+from __future__ import annotations
+
+import html
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+from runbook_lib.grading import class_view
+from runbook_lib.grading.grade import FEEDBACK_NAME, ClassGrade, expand_roots, grade_class
+from runbook_lib.findings.messages import Msg
+
+
+class NoRoots(ValueError):
+    """The `roots` parameter named no folder; shown as a sentence, not a traceback."""
+
+    def _render_traceback_(self):  # IPython shows this instead of a traceback
+        return [str(self)]
+
+
+KERNELS_LOG = "kernels.log"
+
+
+@contextmanager
+def _stderr_to(path: Path):
+    """The students' kernels inherit this kernel's stderr, which ipykernel shows in the notebook: their own
+    shutdown messages would land among the instructor's outputs. They go to DIR/kernels.log instead."""
+    sys.stderr.flush()
+    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    saved = os.dup(2)
+    os.dup2(log, 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(log)
+
+
+def _display(bundle: dict) -> None:
+    try:
+        from IPython.display import display
+    except ImportError:  # outside a kernel
+        print(bundle["text/plain"])
+        return
+    display(bundle, raw=True)
+
+
+def grade(roots, out: str, *, runtime_name: str, binary_name: str, systemd_cgroup: bool, jobs: int = 1,
+          labels: list[str] | None = None) -> ClassGrade:
+    """The grading cell: the lab's expected values go to every student's check run, exactly as `runbook grade
+    -p runtime_name ... ROOT...` passes them."""
+    found = expand_roots(roots)
+    if not found:
+        shown = roots if isinstance(roots, str) else ", ".join(map(str, roots))
+        raise NoRoots(f"roots 에 맞는 학생 폴더가 없습니다: {shown or '-'} (예: -p roots '/srv/class/*')\n"
+                      f"no student folder matches roots: {shown or '-'} (for example -p roots '/srv/class/*')")
+    params = {"runtime_name": runtime_name, "binary_name": binary_name, "systemd_cgroup": systemd_cgroup}
+    Path(out).mkdir(parents=True, exist_ok=True)
+    with _stderr_to(Path(out) / KERNELS_LOG):
+        result = grade_class(found, out, params, labels=labels, jobs=jobs)
+    line = class_view.counts_line(result)
+    _display({"text/plain": f"{line.ko}\n{line.en}\n{result.out}",
+              "text/html": f"<p><b>{html.escape(line.ko)}</b><br>{html.escape(line.en)}<br>"
+                           f"<code>{html.escape(str(result.out))}</code></p>"})
+    return result
+
+
+def picture(result: ClassGrade) -> None:
+    """Students × steps: an SVG image, then the same grid as an HTML table with colours."""
+    _display({"image/svg+xml": class_view.svg(result), "text/plain": _grid_text(result)})
+    _display({"text/html": class_view.table_html(result, _base(result)), "text/plain": _grid_text(result)})
+
+
+def _grid_text(result: ClassGrade) -> str:
+    steps, rows = class_view.matrix(result)
+    mark = {"passed": "✓", "failed": "✗", "skipped": "-", "missing": "?"}
+    width = max([len(label) for label, _ in rows] + [7])
+    lines = [f"{'student':<{width}}  " + " ".join(str(n)[:2].rjust(2) for _, n, _ in steps)]
+    lines += [f"{label:<{width}}  " + " ".join(mark[s].rjust(2) for s in states) for label, states in rows]
+    return "\n".join(lines)
+
+
+def mistakes(result: ClassGrade) -> None:
+    rows = class_view.common_mistakes(result)
+    text = [f"{m.count:>3}  {m.step} {m.step_id}: {m.example.get('en', '')}\n     → {m.lesson.en}" for m in rows]
+    _display({"text/html": class_view.mistakes_html(result),
+              "text/plain": "\n".join(text) or "no mistakes / 실수 없음"})
+
+
+def _base(result: ClassGrade) -> str:
+    """Links from the executed notebook (saved where the kernel ran, as papermill does) to DIR/<label>/."""
+    from urllib.parse import quote
+
+    rel = os.path.relpath(result.out, Path.cwd())
+    return "" if rel == "." else quote(rel.rstrip("/")) + "/"  # a URL: '#' in a folder name is not a fragment
+
+
+def links(result: ClassGrade) -> None:
+    base = _base(result)
+    items = "".join(
+        f'<li><a href="{html.escape(base + s.href(FEEDBACK_NAME))}">{html.escape(s.label)}</a> — '
+        f'{"통과 / passed" if s.ok else "실패 / failed"} · <a href="{html.escape(base + s.href("run.ipynb"))}">'
+        f"run.ipynb</a></li>" for s in result.students)
+    head = Msg("학생별 피드백 페이지", "each student's feedback page")
+    text = "\n".join(f"{s.label}: {result.out / s.label / FEEDBACK_NAME}" for s in result.students)
+    _display({"text/html": f"<p>{head.ko} / {head.en}</p><ul>{items}</ul>"
+                           f'<p><a href="{html.escape(base)}grades.json">grades.json</a> · '
+                           f'<a href="{html.escape(base)}junit.xml">junit.xml</a> · '
+                           f'<a href="{html.escape(base)}index.html">index.html</a></p>',
+              "text/plain": text})

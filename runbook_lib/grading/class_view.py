@@ -1,0 +1,152 @@
+"""The class at a glance: students × steps (passed / failed / skipped), as an HTML table with colours and as an
+SVG picture; the most common mistakes with their counts and the lesson each points to; and links to every
+student's feedback page. Used by DIR/index.html (runbook grade) and notebooks/class.ipynb."""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from dataclasses import dataclass
+
+from runbook_lib.findings.text import code
+from runbook_lib.grading.grade import FEEDBACK_NAME, PASSING, ClassGrade
+from runbook_lib.lab.lessons import lesson
+from runbook_lib.findings.messages import Msg, display_width
+
+COLOURS = {"passed": "#2da44e", "failed": "#cf222e", "skipped": "#d4a72c", "missing": "#d0d7de"}
+LEGEND = {"passed": Msg("통과", "passed"), "failed": Msg("실패", "failed"), "skipped": Msg("건너뜀", "skipped"),
+          "missing": Msg("기록 없음", "no record")}
+
+
+def cell_state(status: str | None) -> str:
+    if status in PASSING:
+        return "passed"
+    return status if status in ("failed", "skipped") else "missing"
+
+
+def matrix(result: ClassGrade) -> tuple[list[tuple[str, object, dict]], list[tuple[str, list[str]]]]:
+    """(steps, rows): each row is a student's label and the state of every step, in the steps' order."""
+    steps = result.step_ids()
+    rows = []
+    for s in result.students:
+        by_id = {str(r.get("id")): r.get("status") for r in s.steps}
+        rows.append((s.label, [cell_state(by_id.get(i)) for i, _, _ in steps]))
+    return steps, rows
+
+
+def _e(text) -> str:
+    return html.escape(str(text or ""), quote=True)
+
+
+def table_html(result: ClassGrade, base: str = "") -> str:
+    """The grid as an HTML table; each student's name links to the feedback page (``base`` goes in front)."""
+    steps, rows = matrix(result)
+    head = "".join(f'<th title="{_e(t.get("ko"))} / {_e(t.get("en"))}">{_e(n)}<br><small>{_e(i)}</small></th>'
+                   for i, n, t in steps)
+    out = ['<table style="border-collapse:collapse;word-break:keep-all">',
+           f'<tr><th style="text-align:left">학생 / student</th>{head}<th>결과 / result</th></tr>']
+    for (label, states), s in zip(rows, result.students):
+        tds = "".join(f'<td style="background:{COLOURS[st]};width:2.2rem;text-align:center;color:#fff" '
+                      f'title="{st}">{"✓" if st == "passed" else "✗" if st == "failed" else "–"}</td>'
+                      for st in states)
+        verdict = "통과 / passed" if s.ok else "실패 / failed"
+        link = f'<a href="{_e(base + s.href(FEEDBACK_NAME))}">{_e(label)}</a>'
+        out.append(f'<tr><td style="padding:2px 8px">{link}</td>{tds}<td style="padding:2px 8px">{verdict}</td></tr>')
+    out.append("</table>")
+    legend = " ".join(f'<span style="background:{COLOURS[k]};color:#fff;padding:0 .4rem">{_e(m.ko)} / {_e(m.en)}</span>'
+                      for k, m in LEGEND.items())
+    return "".join(out) + f"<p>{legend}</p>"
+
+
+def svg(result: ClassGrade) -> str:
+    """The grid as a picture: one square per student and step, the students' names on the left."""
+    steps, rows = matrix(result)
+    size, gap = 22, 3
+    left = 12 + 8 * max([display_width(label) for label, _ in rows] + [8])
+    top = 40
+    width = left + len(steps) * (size + gap) + 10
+    height = top + len(rows) * (size + gap) + 10
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
+             f'<rect width="{width}" height="{height}" fill="#ffffff"/>']
+    for c, (i, n, _) in enumerate(steps):
+        x = left + c * (size + gap) + size / 2
+        parts.append(f'<text x="{x}" y="{top - 22}" text-anchor="middle">{_e(n)}</text>')
+        parts.append(f'<text x="{x}" y="{top - 8}" text-anchor="middle" font-size="8">{_e(i)[:8]}</text>')
+    for r, (label, states) in enumerate(rows):
+        y = top + r * (size + gap)
+        parts.append(f'<text x="{left - 8}" y="{y + size * 0.7}" text-anchor="end">{_e(label)}</text>')
+        for c, st in enumerate(states):
+            x = left + c * (size + gap)
+            parts.append(f'<rect x="{x}" y="{y}" width="{size}" height="{size}" rx="3" fill="{COLOURS[st]}">'
+                         f'<title>{_e(label)} · {_e(steps[c][0])}: {st}</title></rect>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+@dataclass
+class Mistake:
+    key: str  # the finding's code once records carry one, else the step id
+    step: object
+    step_id: str
+    students: list[str]
+    example: dict  # one finding's what{ko,en}, or the step's message
+    lesson: Msg
+
+    @property
+    def count(self) -> int:
+        return len(self.students)
+
+
+def common_mistakes(result: ClassGrade) -> list[Mistake]:
+    """Mistakes by how many students made them, most common first; a student counts once per mistake."""
+    found: dict[str, Mistake] = {}
+    for s in result.students:
+        seen = set()
+        for rec in s.failed_steps():
+            problems = rec.get("problems") or [{"what": rec.get("message")}]
+            for p in problems:
+                key = code(p) or str(rec.get("id"))
+                if key in seen:
+                    continue
+                seen.add(key)
+                m = found.setdefault(key, Mistake(key, rec.get("step"), str(rec.get("id")), [], p.get("what") or {},
+                                                  lesson(rec.get("id"), rec.get("title"))))
+                m.students.append(s.label)
+    order = Counter({k: m.count for k, m in found.items()})
+    return [found[k] for k, _ in order.most_common()]
+
+
+def mistakes_html(result: ClassGrade) -> str:
+    rows = common_mistakes(result)
+    if not rows:
+        return "<p>실수가 없습니다: 모두 통과했습니다. / No mistakes: everyone passed.</p>"
+    out = ['<table style="border-collapse:collapse;word-break:keep-all"><tr><th>학생 수 / students</th>'
+           "<th>단계 / step</th><th>예 / example</th><th>배울 것 / lesson</th></tr>"]
+    for m in rows:
+        out.append(f"<tr><td style='text-align:center'>{m.count}</td><td>{_e(m.step)} {_e(m.step_id)}</td>"
+                   f"<td>{_e(m.example.get('ko'))}<br><small>{_e(m.example.get('en'))}</small><br>"
+                   f"<small>{_e(', '.join(m.students))}</small></td>"
+                   f"<td>{_e(m.lesson.ko)}<br><small>{_e(m.lesson.en)}</small></td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def counts_line(result: ClassGrade) -> Msg:
+    bad = sum(not s.ok for s in result.students)
+    n = len(result.students)
+    if not bad:
+        return Msg(f"학생 {n}명 모두 통과했습니다.", f"all {n} students passed.")
+    return Msg(f"학생 {n}명 중 {bad}명이 고칠 것이 있습니다.", f"{bad} of {n} students have something to fix.")
+
+
+def page(result: ClassGrade) -> str:
+    """DIR/index.html: the class picture, the common mistakes and the links, in one self-contained page."""
+    line = counts_line(result)
+    return ('<!DOCTYPE html>\n<html lang="ko">\n<head>\n<meta charset="utf-8">\n'
+            "<title>반 전체 채점 / class grades</title>\n"
+            '<style>body{font-family:system-ui,"Noto Sans KR",sans-serif;margin:2rem;word-break:keep-all}'
+            "td,th{border:1px solid #d0d7de;padding:2px 6px}</style>\n</head>\n<body>\n"
+            f"<h1>반 전체 채점 / Class grades</h1><p>{_e(line.ko)}<br>{_e(line.en)}</p>\n"
+            f"<h2>한눈에 보기 / At a glance</h2>{svg(result)}\n{table_html(result)}\n"
+            f"<h2>자주 한 실수 / The most common mistakes</h2>{mistakes_html(result)}\n</body>\n</html>\n")

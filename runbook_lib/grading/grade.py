@@ -1,0 +1,188 @@
+"""Grading a class: the runbook in check mode on every student's root, in parallel, and what comes out of it.
+
+`runbook grade` and notebooks/class.ipynb both call `grade_class`. Nothing is written under a student's root
+(check mode plans and reads only); everything goes to the output folder:
+
+    DIR/<label>/run.ipynb      the executed notebook (the evidence), with run.html and manifest.json
+    DIR/<label>/feedback.html  the page written for the student (runbook_lib/grading/feedback.py)
+    DIR/<label>/results.json   the student's grade in Gradescope's results.json format
+    DIR/grades.json            every student's results.json, for a course platform (docs/GRADING.md)
+    DIR/junit.xml              a testsuite per student, a testcase per step, for CI (runbook_lib/grading/junit.py)
+    DIR/index.html             the class as a picture (runbook_lib/grading/class_view.py)
+
+A student's verdict is never recomputed here: it is what the notebook's own records say (archive.records).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from runbook_lib.evidence import labels as _labels
+from runbook_lib.evidence.archive import NOTEBOOK_NAME, records
+
+FEEDBACK_NAME = "feedback.html"
+RESULTS_NAME = "results.json"
+GRADES_NAME = "grades.json"
+JUNIT_NAME = "junit.xml"
+INDEX_NAME = "index.html"
+GRADES_SCHEMA = "nvidia-runtime-runbook/grades/1"
+PASSING = ("passed", "unchanged", "changed")
+
+
+@dataclass
+class Student:
+    label: str
+    root: str
+    ok: bool
+    steps: list[dict]  # the step records the notebook displayed (full: problems included)
+    error: dict | None = None  # why the notebook stopped before its summary, when it did
+    folder: Path | None = None  # DIR/<label>/
+    started_at: str | None = None  # when the student's check run started (ISO 8601, UTC)
+    duration: float = 0.0  # seconds
+
+    def failed_steps(self) -> list[dict]:
+        return [s for s in self.steps if s.get("status") == "failed"]
+
+    def link(self, name: str = FEEDBACK_NAME) -> str:
+        """A link relative to the output folder (DIR/index.html, the class notebook beside DIR)."""
+        return f"{self.label}/{name}"
+
+    def href(self, name: str = FEEDBACK_NAME) -> str:
+        """link() as a URL for an HTML page: a folder name may hold '#', '?', '%' or a space (`kim#2/` is not a
+        fragment)."""
+        from urllib.parse import quote
+
+        return f"{quote(self.label, safe='')}/{quote(name)}"
+
+
+@dataclass
+class ClassGrade:
+    out: Path
+    students: list[Student] = field(default_factory=list)
+
+    @property
+    def all_ok(self) -> bool:
+        return bool(self.students) and all(s.ok for s in self.students)
+
+    def step_ids(self) -> list[tuple[str, object, dict]]:
+        """(id, step number, title) of every step any student's notebook recorded, in step order."""
+        seen: dict[str, tuple[object, dict]] = {}
+        for s in self.students:
+            for rec in s.steps:
+                seen.setdefault(str(rec.get("id")), (rec.get("step"), rec.get("title") or {}))
+        return sorted(((i, n, t) for i, (n, t) in seen.items()), key=lambda x: (_order(x[1]), x[0]))
+
+
+def _order(step) -> float:
+    try:
+        return float(step)
+    except (TypeError, ValueError):
+        return float("inf")
+
+
+def expand_roots(roots) -> list[str]:
+    """The class notebook's `roots`: a list, or one glob pattern (`/srv/class/*`), or one folder's path."""
+    import glob
+
+    if isinstance(roots, str):
+        if not roots.strip():
+            return []  # the notebook's default: no class given (never the working folder)
+        found = sorted(p for p in glob.glob(os.path.expanduser(roots)) if os.path.isdir(p))
+        return found  # one folder's path is a pattern matching itself; a file or a typo matches no folder
+    return [str(r) for r in roots]
+
+
+def plan(roots: list[str], out: Path, params: dict, labels: list[str] | None = None,
+         prefix: str | None = None):
+    """The jobs: one per root, check mode forced, label by the one rule (runbook_lib/evidence/labels.py)."""
+    from runbook_lib.evidence.parallel import Job
+
+    roots = [os.path.abspath(r) for r in roots]
+    labels = labels or _labels.assign([_labels.identity(r) for r in roots], prefix)
+    if len(labels) != len(roots) or len(set(labels)) != len(labels):
+        raise ValueError("label 은 root 마다 하나씩, 서로 달라야 합니다.\nthere must be one distinct label per root.")
+    for label in labels:
+        if _labels.problem(label):
+            raise ValueError(_labels.problem(label))
+    refuse_overlap([Path(out) / label for label in labels], roots)
+    return [Job(root, label, {**params, "root": root, "mode": "check"}, run_dir=Path(out) / label, kind="grade")
+            for root, label in zip(roots, labels)]
+
+
+def refuse_overlap(folders: list[Path], roots: list[str]) -> None:
+    """A student's output folder that is a student's root, or is inside or around one (`--out /srv/class` for
+    /srv/class/kim: DIR/kim/ is kim's root): the grading would write run.ipynb, feedback.html and results.json
+    there, over a student's own files of those names. Refused before anything runs."""
+    real_roots = [os.path.realpath(r) for r in roots]
+    for folder in folders:
+        mine = os.path.realpath(folder)
+        for root, real in zip(roots, real_roots):
+            if mine == real or mine.startswith(real.rstrip(os.sep) + os.sep) or real.startswith(mine + os.sep):
+                raise ValueError(
+                    f"채점 결과 폴더와 학생 root 가 겹칩니다: {folder} (학생 root: {root}). 학생 root 에는 아무것도 "
+                    f"쓰지 않으니, 학생 폴더 밖의 출력 폴더를 주세요 (예: --out /srv/grades).\n"
+                    f"the grading folder {folder} overlaps the student root {root}; nothing may be written under a "
+                    f"student's root: give an output folder outside the students' folders (e.g. --out /srv/grades).")
+
+
+def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = None, *,
+                labels: list[str] | None = None, prefix: str | None = None, jobs: int = 1,
+                notebook: Path | None = None, version: str | None = None) -> ClassGrade:
+    """Grade every root into `out` and write every output file; returns the class's grades."""
+    from runbook_lib import __version__
+    from runbook_lib.evidence.parallel import run_many
+
+    out = Path(out).resolve()
+    planned = plan(roots, out, dict(params or {}), labels, prefix)  # refused before anything is written
+    out.mkdir(parents=True, exist_ok=True)
+    nb_path = notebook or default_notebook()
+    result = ClassGrade(out)
+    for job, run in run_many(nb_path, planned, out, version or __version__, jobs):
+        result.students.append(student_from(job, run))
+    write_outputs(result)
+    return result
+
+
+def default_notebook() -> Path:
+    from importlib.resources import files
+
+    return Path(str(files("runbook_lib") / "data" / "run.ipynb"))
+
+
+def student_from(job, run) -> Student:
+    """What one run says about one student: the notebook's records, or why there are none."""
+    folder = Path(job.run_dir)
+    if isinstance(run, Exception):
+        return Student(job.label, job.root, False, [], {"ename": type(run).__name__, "evalue": str(run)}, folder)
+    steps, summary = [], None
+    executed = folder / NOTEBOOK_NAME
+    if executed.exists():
+        steps, summary = records(json.loads(executed.read_text(encoding="utf-8")))
+    if summary is not None:
+        steps = summary.get("steps") or steps
+    error = run.manifest.get("error") if summary is None else None
+    if summary is None and not error:
+        error = {"ename": "NoSummary", "evalue": "the notebook stopped before its summary"}
+    ok = bool(summary and summary.get("ok")) and not any(s.get("status") == "failed" for s in steps)
+    return Student(job.label, job.root, ok, steps, error, folder, run.manifest.get("started_at"),
+                   float(run.manifest.get("duration_seconds") or 0.0))
+
+
+def write_outputs(result: ClassGrade) -> None:
+    from runbook_lib.grading import class_view, feedback, junit
+    from runbook_lib.grading.gradescope import class_grades, student_results
+
+    for s in result.students:
+        s.folder.mkdir(parents=True, exist_ok=True)
+        (s.folder / FEEDBACK_NAME).write_text(feedback.render(s), encoding="utf-8")
+        _write_json(s.folder / RESULTS_NAME, student_results(s))
+    _write_json(result.out / GRADES_NAME, class_grades(result))
+    (result.out / JUNIT_NAME).write_bytes(junit.render(result))
+    (result.out / INDEX_NAME).write_text(class_view.page(result), encoding="utf-8")
+
+
+def _write_json(path: Path, data) -> None:
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

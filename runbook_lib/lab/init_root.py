@@ -1,0 +1,134 @@
+"""`runbook lab-init ROOT`: a sandbox root holding the course's fixture, as an instructor hands it out; with
+`--finished` the lab correctly done (an answer key), with `--mistake KIND` that lab with known mistakes in it
+(runbook_lib/lab/mistakes.py).
+
+The fixture is the abbreviated containerd default config the lab starts from; it is written with the same
+safe-write path as the runbook itself (atomic, confined to the root, backed up when replaced).
+"""
+
+from __future__ import annotations
+
+import os
+from importlib.resources import files
+
+FIXTURE = "/opt/fixtures/gpu-airgap/containerd/config.toml.base"
+
+
+def fixture_bytes() -> bytes:
+    return (files("runbook_lib") / "data" / "config.toml.base").read_bytes()
+
+
+def lab_init(root: str, *, force: bool = False) -> str:
+    """Create ROOT (if missing) and its fixture; returns a bilingual report. Refuses '/' and a differing fixture."""
+    from runbook_lib.fs.safe_write import commit, ensure_dir, plan_write
+    from runbook_lib.fs.target import Target
+
+    if os.path.realpath(root) == "/":
+        raise ValueError("lab-init 은 실습용 폴더를 만드는 명령이라 '/' 에는 쓰지 않습니다. 다른 폴더를 주세요.\n"
+                         "lab-init prepares a sandbox folder, never '/'; give another folder.")
+    if os.path.lexists(root) and not os.path.isdir(root):
+        raise ValueError(f"root 가 폴더가 아니라 파일입니다: {root}. 새로 만들 실습 폴더의 경로를 주세요.\n"
+                         f"root is a file, not a folder: {root}; give the path of the lab folder to create.")
+    try:
+        os.makedirs(root, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"실습 폴더를 만들지 못했습니다 ({exc.strerror}): {root}. 그 위 폴더의 권한을 확인하세요.\n"
+                         f"could not create the lab folder ({exc.strerror}): {root}; check the folder above it.") from None
+    target = Target(os.path.abspath(root))
+    ensure_dir(target, os.path.dirname(FIXTURE))
+    plan = plan_write(target, FIXTURE, fixture_bytes(), mode=0o644)
+    if plan.old is not None and plan.changed and not force:
+        raise ValueError(f"{plan.host_path} 에 내용이 다른 fixture 가 이미 있습니다. 그대로 두었습니다 "
+                         "(바꾸려면 --force: 원래 파일은 백업됩니다).\n"
+                         f"a different fixture already exists at {plan.host_path}; left as it is "
+                         "(to replace it, add --force: the old file is backed up).")
+    done = commit(plan)
+    state = ("새로 썼습니다 / written" if done.written else "이미 같은 내용입니다 / already up to date")
+    backup = f"\n백업 / backup: {done.backup}" if done.backup else ""
+    return (f"{plan.host_path}: {state}{backup}\n"
+            f"다음 / next: runbook run --root {target.root}")
+
+
+def finish_lab(root: str) -> None:
+    """A correctly finished lab: the runbook in apply mode on the root, through the notebook's own steps (the
+    run the notebook cells drive), with the lab's default parameters. Raises when a step fails."""
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    rb = Run(validate(root=os.path.abspath(root), mode="apply")).start()
+    try:
+        failed = [r for r in rb.run_all().values() if r.failed]
+    finally:
+        rb.finish()
+    if failed:
+        first = failed[0]
+        raise ValueError(f"실습을 끝낸 상태를 만들지 못했습니다 ({first.step}단계): {first.message.ko}\n"
+                         f"could not finish the lab (step {first.step}): {first.message.en}")
+
+
+def finished_lab(root: str) -> str:
+    """`runbook lab-init --finished ROOT`: the fixture and the correctly finished lab (an answer key)."""
+    report = lab_init(root)
+    finish_lab(root)
+    return (f"{report.splitlines()[0]}\n실습을 끝낸 상태입니다 / the lab is finished: {os.path.abspath(root)}\n"
+            f"다음 / next: runbook grade --out grades {os.path.abspath(root)}")
+
+
+def _remove(target, lab_path: str) -> bool:
+    """Delete one file under the root (never through a link out of it); True when there was one."""
+    host = target.resolve(lab_path)
+    if not host.exists():
+        return False
+    target.ensure_inside(host.parent)
+    os.unlink(host)
+    return True
+
+
+def add_mistakes(root: str, kinds: str) -> str:
+    """`runbook lab-init --mistake KIND[,KIND...] ROOT`: a finished lab, then each mistake made in it.
+
+    A root without a config gets the fixture and the finished lab first. A root that already holds these mistakes
+    is left as it is (a second run changes nothing and says so); one holding a lab where a mistake has no place
+    (another exercise, a student's own work) is refused: use a new folder. No backup is kept of what a mistake
+    replaces, since it would give the answer away."""
+    from runbook_lib.lab.mistakes import CONFIG, apply_edit, is_applied, parse_kinds
+    from runbook_lib.fs.safe_write import commit, plan_write, read_bytes
+    from runbook_lib.fs.target import Target
+
+    chosen = parse_kinds(kinds)
+    lab_init(root)
+    target = Target(os.path.abspath(root))
+    if read_bytes(target.resolve(CONFIG)) is None:
+        finish_lab(root)
+    done, already = [], []
+    for m in chosen:
+        if all(is_applied(_text(target, e.path), e) for e in m.edits):
+            already.append(m)
+            continue
+        for e in m.edits:
+            text = _text(target, e.path)
+            if is_applied(text, e):
+                continue
+            if e.new is None:
+                _remove(target, e.path)
+                continue
+            new = apply_edit(text or "", e)
+            if text is None or new is None:
+                raise ValueError(f"{e.path} 에 이 실수를 넣을 자리가 없습니다: {m.kind}. 이미 다른 실습이 있는 "
+                                 "폴더입니다. 새 폴더를 주세요.\n"
+                                 f"{e.path} has no place for the mistake {m.kind}: the folder holds another lab; "
+                                 "give a new folder.")
+            commit(plan_write(target, e.path, new.encode("utf-8")), backup=False)
+        done.append(m)
+    lines = [f"실습 루트 / lab root: {target.root}"]
+    lines += [f"  + {m.kind}: {m.name.ko} / {m.name.en}" for m in done]
+    lines += [f"  = {m.kind}: 이미 들어 있습니다 / already there" for m in already]
+    lines.append(f"다음 / next: runbook grade --out grades {target.root}")
+    return "\n".join(lines)
+
+
+def _text(target, lab_path: str) -> str | None:
+    from runbook_lib.fs.safe_write import read_bytes
+
+    data = read_bytes(target.resolve(lab_path))
+    return None if data is None else data.decode("utf-8")

@@ -1,0 +1,539 @@
+"""What the notebook's cells call. The cells show the work in domain words; this module only displays it.
+
+    rb = nb.start(**params)               # validate, lock, plan every step (refuse here, before any write)
+    plan = rb.plan("runtime")             # one step's plan: the table path, the diff
+    rb.write(plan)                        # apply: backup, atomic rename · check: nothing
+    with rb.expect("options") as expect:  # the visible assertions, joined with the library's verdict
+        expect.boolean(nvidia, "options.SystemdCgroup", True)
+
+Every step shows one record with three representations: the machine-readable record (a custom mimetype, read
+by the archive, `runbook summary` and grading), HTML for people, and text/plain for everything else.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import uuid
+from contextlib import contextmanager
+
+from runbook_lib.findings.errors import ParameterError, RunbookError
+from runbook_lib.notebook.expect import Expect
+from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.messages import Msg
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.result import FAILED, STEP_MIME, SUMMARY_MIME, StepResult, summary_html, summary_text
+from runbook_lib.engine.run import Plan, Run
+
+STATUS_MIME = "application/vnd.runbook.status+json"
+
+
+def _display(bundle: dict, **kw) -> None:
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - ipykernel is a dependency
+        get_ipython = None
+    if get_ipython is None or get_ipython() is None:  # outside a kernel (tests, scripts): the text form
+        if not kw.get("update"):
+            print(bundle["text/plain"])
+        return
+    display(bundle, raw=True, **kw)
+
+
+class Feedback(Exception):
+    """Stops a cell (so papermill exits non-zero) and shows the findings, not a Python traceback: IPython
+    renders an exception that has _render_traceback_ with those lines instead of the traceback."""
+
+    def __init__(self, summary: str, text: str):
+        super().__init__(summary)
+        self.text = text
+
+    def _render_traceback_(self) -> list[str]:
+        return self.text.split("\n")
+
+
+class StepFailed(Feedback):
+    """A step's verdict failed (apply mode: at its check cell; check mode: at the last cell)."""
+
+
+class Refused(Feedback):
+    """The plan refused: an apply run stops before its first write."""
+
+
+def colour_diff(diff: str) -> str:
+    colours = {"+": "#1a7f37", "-": "#cf222e", "@": "#8250df"}
+    rows = []
+    for line in diff.splitlines():
+        c = colours.get(line[:1]) if not line.startswith(("+++", "---")) else "#57606a"
+        style = f" style='color:{c}'" if c else ""
+        rows.append(f"<span{style}>{html.escape(line)}</span>")
+    # <br>, not a newline: papermill stores a text output as one JSON string per line and re-encodes the whole
+    # notebook at every cell's start and end, so one line of HTML costs every later save the least
+    return "<pre style='background:#f6f8fa;padding:6px'>" + "<br>".join(rows) + "</pre>"
+
+
+class PlanView:
+    """A step's plan as a notebook shows it: the message, what it is about, the diff (coloured), the notes."""
+
+    def __init__(self, rb: "Runbook", step, plan: Plan):
+        self.rb, self.step, self.plan = rb, step, plan
+
+    @property
+    def diff(self) -> str:
+        return self.plan.diff
+
+    @property
+    def subject(self) -> str | None:
+        return self.plan.subject
+
+    def _lines(self) -> list[str]:
+        head = "계획 / plan" if not self.rb.p.check_only else "apply 모드라면 / apply mode would"
+        lines = [f"{head} — {self.step.NUMBER}. {self.step.TITLE.ko} / {self.step.TITLE.en}",
+                 f"  {self.plan.message.ko}", f"  {self.plan.message.en}"]
+        if self.plan.subject:
+            lines.append(f"  대상 / target: {self.plan.subject}")
+        for w in self.plan.writes:
+            lines.append(f"  {'바꿀 파일 / to change' if w.changed else '그대로 / unchanged'}: {w.lab_path}")
+        for n in self.plan.notes:
+            lines += [f"  - {n.ko}", f"    {n.en}"]
+        for p in self.plan.refusals:
+            lines += [f"  ✗ 거부 / refused: {p.what.ko}", f"    {p.what.en}"] + ([f"    fix: {p.fix.en}"] if p.fix else [])
+        return lines
+
+    def __repr__(self) -> str:
+        return "\n".join(self._lines() + ([self.diff] if self.diff else []))
+
+    def _repr_html_(self) -> str:
+        body = "<br>".join(html.escape(line) for line in self._lines())
+        return f"<div>{body}</div>" + (colour_diff(self.diff) if self.diff else "")
+
+
+class OutOfOrder(Feedback):
+    """A cell run before the write cell of its own or an earlier step (JupyterLab): nothing is written or judged,
+    and the run is not stopped."""
+
+
+class _NotInThisMode:
+    """The stand-in step of a section that a mode does not run (the apply steps in mode=remove)."""
+    NUMBER = ID = "-"
+    TITLE = Msg("remove 모드에서는 이 단계를 하지 않습니다. 되돌린 내용은 맨 위 셀에 있습니다.",
+                "remove mode does not run this step: what was removed is in the first cell.")
+
+
+class Runbook(Run):
+    """The run context, with what the cells use to show their work."""
+
+    replaced = False  # set when the validation cell starts another run in this kernel (see start())
+    given: dict = {}  # the parameters as the validation cell passed them
+
+    def _locked(self) -> None:
+        """Apply mode: a run that a failed check or an early summary cell stopped released its lock; a student who
+        goes on (after a fix, in JupyterLab) writes under the lock again."""
+        if not self.p.check_only and self._lock is not None and self._lock.fd is None:
+            self._lock.acquire()
+
+    def _current(self) -> None:
+        """A cell of a run that a later nb.start ended (its lock released) must not write or judge: the student
+        re-ran the validation cell, it stopped (a bad value, a refusal), and `rb` still names the old run."""
+        if self.replaced:
+            raise Problem.of("notebook.run_replaced").error()
+        changes = _edited(self.given)
+        if changes:  # the parameters cell run again without the validation cell: the run has the old values
+            raise Problem.of("notebook.params_changed", changes=", ".join(changes)).error()
+
+    def _known(self, step_id: str) -> None:
+        """A step name that no mode has (a typo in a cell) is said so, not taken for a step of another mode."""
+        from runbook_lib.steps import REMOVE_STEPS, STEPS
+        names = [s.ID for s in STEPS] + [s.ID for s in REMOVE_STEPS if s not in STEPS]
+        if step_id not in names:
+            raise Problem.of("notebook.unknown_step", step=json.dumps(step_id, ensure_ascii=False)
+                             if isinstance(step_id, str) else str(step_id), steps=", ".join(names)).error()
+
+    def _unwritten(self, step, *, own: bool) -> object | None:
+        """Apply mode: every plan was made on the state the earlier steps' writes leave, so a step's cells wait for
+        those writes. The first step before this one (or this one too, for its check cell) with something to write
+        whose write cell has not run yet."""
+        if self.p.check_only:
+            return None
+        for s in self.steps:
+            if s.ID == step.ID and not own:
+                return None
+            if self.plans[s.ID].changed and s.NUMBER not in self.results:
+                return s
+            if s.ID == step.ID:
+                return None
+        return None
+
+    def _out_of_order(self, pending, checks: Expect | None = None) -> OutOfOrder:
+        p = Problem.of("notebook.out_of_order", step=pending.NUMBER, title_ko=pending.TITLE.ko, title_en=pending.TITLE.en)
+        lines = p.lines("✗ ")
+        if checks and checks.checks:  # what the disk holds now, as the cell's assertions read it
+            lines = ["확인 / checks (지금 디스크에 있는 것 / what the disk holds now)", checks.text(), ""] + lines
+        return OutOfOrder(f"run step {pending.NUMBER} first", "\n".join(lines))
+
+    # --- the plan and the write --------------------------------------------------------------------
+
+    def plan(self, step_id: str) -> PlanView:
+        """The plan made for this step before anything was written (the preflight's)."""
+        self._current()
+        self._known(step_id)
+        if step_id not in self.plans:  # mode=remove has its own steps: the removal was shown at the top
+            return PlanView(self, _NotInThisMode, Plan(_NotInThisMode.TITLE))
+        step = self.step(step_id)
+        _status(self, "running", f"{step.NUMBER}단계를 실행하는 중입니다. 이 표시가 그대로 남아 있으면 실행이 여기서 멈춘 것입니다.",
+                f"running step {step.NUMBER}. If this is still shown, the run stopped here.")
+        return PlanView(self, step, self.plans[step_id])
+
+    def write(self, plan: PlanView) -> None:
+        """Apply mode: write what the plan says (backup first, then an atomic rename). Check mode: nothing."""
+        self._current()
+        if plan.step is _NotInThisMode:
+            return
+        pending = self._unwritten(plan.step, own=False)
+        if pending is not None:
+            raise self._out_of_order(pending)
+        earlier = self.results.get(plan.step.NUMBER)
+        before = list(earlier.files) if earlier else []  # the cell run again: only what this time wrote is shown
+        made = [d for d in plan.plan.dirs if not self.is_dir(d)]
+        self._locked()
+        result = self.commit(plan.step)
+        if self.p.check_only:
+            _display({"text/plain": "check 모드: 아무것도 쓰지 않습니다. / check mode: nothing is written."})
+            return
+        done = [f["path"] for f in result.files if f["action"] == "written" and f not in before]
+        backup = [f["path"] for f in result.files if f["action"] == "backup" and f not in before]
+        made = [d for d in made if self.is_dir(d)]
+        lines = ([f"만든 폴더 / created: {', '.join(made)}"] if made else []) + \
+                [f"썼습니다 / written: {p}" for p in done] + [f"백업 / backup: {p}" for p in backup]
+        for p in (p for p in result.problems if p.code == "write.failed"):  # the check cell below stops the run
+            lines += [f"✗ 쓰지 못했습니다 / not written: {p.what.ko}", f"  {p.what.en}"] + \
+                     ([f"  고치기: {p.fix.ko}", f"  fix: {p.fix.en}"] if p.fix else [])
+        _display({"text/plain": "\n".join(lines) or "바꿀 것이 없어 쓰지 않았습니다 (unchanged). / nothing to change (unchanged)."})
+
+    # --- reading back, as a student would -----------------------------------------------------------
+
+    @property
+    def config_path(self) -> str:
+        """The config containerd reads: the config_path parameter, or the distribution's own (k3s, RKE2, ...)."""
+        return self.p.config_path
+
+    def containerd_config(self) -> dict:
+        """The config containerd will use, read with tomllib: the main file merged with its imports (an
+        unreadable file gives {} here; its finding, with line and column, is in the step's verdict)."""
+        try:
+            eff = self.effective()
+        except RunbookError:
+            return {}
+        _display({"text/plain": f"tomllib: {', '.join(f.lab_path for f in eff.files)} (version {eff.version})"})
+        return eff.data
+
+    def runtime_table(self, cfg: dict, name: str) -> dict:
+        """cfg's table for the runtime, at the path of the config's version (shown)."""
+        from runbook_lib.containerd.tables import get_in
+        from runbook_lib.containerd.versions import detect_version, format_path, runtime_path
+        try:
+            version = detect_version(cfg, path=self.p.config_path, empty=not cfg)
+        except RunbookError:
+            return {}
+        path = runtime_path(version, name)
+        _display({"text/plain": f"version {version} → {format_path(path)}"})
+        table = get_in(cfg, path)
+        return table if isinstance(table, dict) else {}
+
+    def containerd_table(self, cfg: dict) -> dict:
+        """cfg's containerd table of the CRI plugin (default_runtime_name, runtimes), at the version's path."""
+        from runbook_lib.containerd.tables import get_in
+        from runbook_lib.containerd.versions import containerd_table, detect_version, format_path
+        try:
+            version = detect_version(cfg, path=self.p.config_path, empty=not cfg)
+        except RunbookError:
+            return {}
+        _display({"text/plain": f"version {version} → {format_path(containerd_table(version))}"})
+        table = get_in(cfg, containerd_table(version))
+        return table if isinstance(table, dict) else {}
+
+    def load_toml(self, lab_path: str) -> dict:
+        """tomllib.load(open(path, "rb")); a syntax error gives {} here and a finding in the verdict. Read as every
+        file of the root is (safe_write.read_bytes): a FIFO at the config's path blocked open() for ever."""
+        import tomllib
+
+        from runbook_lib.fs.safe_write import read_bytes
+        try:
+            data = read_bytes(self.path(lab_path))
+            return {} if data is None else tomllib.loads(data.decode("utf-8"))
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RunbookError):
+            return {}
+
+    def load_yaml(self, lab_path: str) -> dict:
+        """yaml.safe_load of the file; {} when it is missing or not a YAML mapping (the verdict says why)."""
+        from runbook_lib.fs.yamldoc import safe_load
+        try:
+            doc = safe_load(self.read_text(lab_path) or "")
+        except Exception:  # noqa: BLE001 - a broken file is the verdict's finding, with its line
+            return {}
+        return doc if isinstance(doc, dict) else {}
+
+    def read(self, lab_path: str) -> str | None:
+        """The file's text; None when it is missing or is no file (a folder made by `mkdir -p` of the file's
+        path: the step's verdict says so, with the fix)."""
+        try:
+            return self.read_text(lab_path)
+        except ParameterError:
+            raise  # the cell's own path is wrong ("etc/..." without its '/'): said so, not read as a missing file
+        except RunbookError:
+            return None
+
+    # --- the verdict --------------------------------------------------------------------------------
+
+    @contextmanager
+    def expect(self, step_id: str, path: str | None = None):
+        self._current()
+        self._known(step_id)
+        if step_id not in self.plans:  # mode=remove: nothing of this step is judged
+            try:
+                yield Expect(self, step_id, path)
+            except RunbookError:
+                pass  # the cell's own reads of a file that cannot be read: not judged in this mode either
+            _display({"text/plain": f"{_NotInThisMode.TITLE.ko}\n{_NotInThisMode.TITLE.en}"})
+            return
+        step = self.step(step_id)
+        subject = self.plans[step_id].subject
+        if not (subject and subject.startswith("/") and " " not in subject):
+            subject = self.p.config_path  # a table header or a command is no file: the findings name the config
+        checks = Expect(self, step_id, path or subject)
+        pending = self._unwritten(step, own=True)
+        if pending is not None:  # the check cell run before a write cell: the assertions, then what to run first
+            try:
+                yield checks
+            except RunbookError:
+                pass
+            raise self._out_of_order(pending, checks)
+        raised: list[Problem] = []
+        try:
+            yield checks
+        except RunbookError as exc:  # the cell read a file that cannot be read (a FIFO, a file for a folder):
+            raised.append(Problem.from_error(exc))  # a finding of this step, so check mode goes on to the next
+        result = self.verdict(step)
+        result.problems += [p for p in raised if not any(p.same(q) or q.code == "depends.earlier" for q in result.problems)]
+        result.problems += checks.uncovered(result.problems)
+        if any(p.is_error for p in result.problems):
+            result.status = FAILED
+            result.message = next(p for p in result.problems if p.is_error).what
+        show(result, checks)
+        if result.failed and not self.p.check_only:
+            summary(self, final=False)
+            self._stop(result)
+
+    def _stop(self, result: StepResult) -> None:
+        withdrawn = self.withdraw_report()
+        if withdrawn:
+            result.notes.append(Msg(f"이번 실행이 실패해서, 이전 실행의 report.txt 를 {withdrawn} 로 옮겼습니다 "
+                                    "(성공하지 않은 실행을 성공이라고 말하는 보고서가 남지 않도록).",
+                                    f"this run failed, so the earlier run's report.txt was moved to {withdrawn} "
+                                    "(no report may claim a success that did not happen)."))
+        _status(self, "failed", f"{result.step}단계에서 실패해 멈췄습니다: {result.message.ko}",
+                f"stopped: step {result.step} failed: {result.message.en}", failed=result)
+        self.finish()  # the run stops here: release the root's lock even if the kernel lives on (JupyterLab)
+        raise StepFailed(f"step {result.step} failed", result.text())
+
+    def check(self, step_id: str) -> None:
+        """A check cell without assertions of its own: the library's verdict, shown (step 9: containerd's
+        reading beside what the runbook expects)."""
+        with self.expect(step_id):
+            pass
+
+    def restart(self) -> None:
+        """The restart section: commit (apply mode, real node, asked), then its verdict."""
+        self._current()
+        step = self.step("restart")
+        pending = self._unwritten(step, own=False)
+        if pending is not None:  # run early, it would decide on a config not written yet ("no restart needed")
+            raise self._out_of_order(pending)
+        self._locked()
+        self.commit(step)
+        show(self.verdict(step))
+
+
+def start(**params) -> Runbook:
+    """The validation cell: check every parameter, take the root's lock, and plan every step. An apply run
+    whose plan refuses stops here, before its first write, with the refusal and its fix at the top."""
+    if not params.get("root"):
+        # the embedded sandbox is the runbook's own folder: create it, so `make run` works on a fresh clone
+        # (an explicit root that does not exist stays an error: it is probably a typo)
+        from runbook_lib.engine.params import default_lab_root
+        default_lab_root().mkdir(parents=True, exist_ok=True)
+    global _run
+    if _run is not None:  # the validation cell run again in this kernel: that run ends, and releases its lock
+        _run.finish()     # (else this start would wait for the lock this very kernel holds)
+        _run.replaced, _run = True, None
+    rb = Runbook(validate(**params))
+    rb.given = dict(params)
+    rb.start()
+    _run = rb
+    _display({"text/plain": f"root = {rb.target.root}  mode = {rb.p.mode}  runtime = {rb.p.runtime_name}",
+              "text/html": f"<p><b>root</b> <code>{html.escape(str(rb.target.root))}</code> · <b>mode</b> {rb.p.mode} · "
+                           f"<b>runtime</b> {html.escape(rb.p.runtime_name)}</p>"})
+    try:
+        rb.preflight()
+    except BaseException:
+        rb.finish()
+        raise
+    _show_plans(rb)
+    if rb.refused:
+        for step in rb.steps:
+            if rb.verdict(step).failed:
+                show(rb.results[step.NUMBER])  # the refusing steps' records, for the archive and grading
+        text = refusal_text(rb)
+        first = rb.failed_steps()[0]
+        _status(rb, "failed", f"계획 단계에서 거부했습니다 ({first.step}단계): {first.message.ko} 아무것도 쓰지 않았습니다.",
+                f"the plan refused at step {first.step}: {first.message.en} Nothing was written.", failed=first)
+        summary(rb, final=False)
+        rb.finish()
+        raise Refused("the plan refused; nothing was written", text)
+    _status(rb, "started", "모든 단계를 계획했습니다. 아직 끝나지 않았습니다.", "every step is planned; the run has not finished yet.")
+    if rb.p.removing:  # the removal is one step: planned above, done and read back here
+        removal = rb.step("remove")
+        _display({"text/plain": repr(PlanView(rb, removal, rb.plans["remove"])),
+                  "text/html": PlanView(rb, removal, rb.plans["remove"])._repr_html_()})
+        show(rb.run(removal))
+    return rb
+
+
+def _edited(given: dict) -> list[str]:
+    """The parameters whose value in the kernel (the parameters cell, run again) is not the one the run started
+    with, as `name old → new`. Outside a kernel there is no parameters cell: nothing."""
+    from runbook_lib.k8s.names import quoted
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - ipykernel is a dependency
+        return []
+    shell = get_ipython()
+    if shell is None:
+        return []
+    ns, out = shell.user_ns, []
+    for name, value in given.items():
+        now = ns.get(name, value)
+        if now != value or type(now) is not type(value):
+            out.append(f"{name} {quoted(value)} → {quoted(now)}")
+    return out
+
+
+def refusal_text(rb: Run) -> str:
+    lines = ["실행을 거부했습니다: 아무것도 쓰지 않았습니다 (파일, 폴더, 백업 모두 그대로입니다).",
+             "The run refused: nothing was written (every file, folder and backup is as it was).", ""]
+    shown: list[Problem] = []
+    for step, p in rb.refusals():
+        if any(p.same(q) for q in shown):
+            continue  # one unreadable file refuses several steps: say it once
+        shown.append(p)
+        where = p.where()
+        lines += [f"✗ {step.NUMBER}. {step.TITLE.ko} / {step.TITLE.en}" + (f"  [{where}]" if where else ""),
+                  f"  {p.what.ko}", f"  {p.what.en}"]
+        if p.excerpt:
+            lines += [f"  {x}" for x in p.excerpt.split("\n")]
+        if p.fix:
+            lines += [f"  고치기: {p.fix.ko}", f"  fix: {p.fix.en}"]
+    return "\n".join(lines)
+
+
+def _show_plans(rb: Run) -> None:
+    text = ["계획 / the plan" + (" (check 모드: 쓰지 않음 / check mode: nothing is written)" if rb.p.check_only else "")]
+    for s in rb.steps:
+        p = rb.plans[s.ID]
+        mark = "✗" if p.refusals else ("~" if p.changed else "=")
+        text.append(f"  {mark} {s.NUMBER:>2}. {p.message.ko} / {p.message.en}")
+    _display({"text/plain": "\n".join(text)})  # the plans themselves are in the steps' records
+
+
+def show(result: StepResult, checks: Expect | None = None) -> None:
+    """The step's record and its text (no HTML copy of the same text: papermill saves the whole notebook
+    around every cell, so every byte of output is paid for again and again)."""
+    text = result.text()
+    if checks and checks.checks:
+        text = "확인 / checks\n" + checks.text() + "\n" + text
+    _display({STEP_MIME: result.as_record(), "text/plain": text})
+
+
+def summary(rb: Run, *, final: bool = True) -> None:
+    """The last cell: the only reliable proof in an archived notebook that the run reached the end."""
+    if isinstance(rb, Runbook):
+        rb._current()
+    results = [rb.results[k] for k in sorted(rb.results, key=str)]
+    missing = not_run(rb) if final else []
+    record = {"ok": rb.ok() and not rb.refused and not missing, "final": final, "mode": rb.p.mode,
+              "root": str(rb.target.root), "refused": rb.refused, "runbook_version": __import__("runbook_lib").__version__,
+              "params": rb.p.as_dict(), "steps": [r.as_record() for r in results]}
+    if missing:
+        record["not_run"] = missing
+    text = summary_text(results)
+    head = "요약 / summary" if final else "멈추기 전까지의 요약 / summary up to the stop"
+    late = ""
+    if missing:  # the summary cell run early (JupyterLab): this table is not the end of the run
+        p = Problem.of("notebook.not_run", steps=", ".join(map(str, missing)))
+        late = "\n".join(p.lines("✗ "))
+        text += "\n" + late
+    _display({SUMMARY_MIME: record, "text/plain": f"{head}\n{text}",
+              "text/html": f"<h4>{head}</h4>" + summary_html(results, ok=record["ok"], mode=rb.p.mode)
+              + (f"<pre>{html.escape(late)}</pre>" if late else "")})
+
+
+def not_run(rb: Run) -> list:
+    """The steps whose cells have not run yet (a step of a refused run has its refusal as its result)."""
+    return [s.NUMBER for s in rb.steps if s.NUMBER not in rb.results]
+
+
+def finish(rb: Run) -> None:
+    """Release the lock; in check mode, fail the run when any step failed, with every finding shown."""
+    if isinstance(rb, Runbook):
+        rb._current()
+    rb.finish()
+    missing = not_run(rb)
+    if missing:
+        p = Problem.of("notebook.not_run", steps=", ".join(map(str, missing)))
+        _status(rb, "failed", p.what.ko, p.what.en)
+        raise StepFailed(f"steps not run: {', '.join(map(str, missing))}",
+                         "\n".join(p.lines()))
+    failed = rb.failed_steps()
+    if failed:
+        numbers = ", ".join(str(r.step) for r in failed)
+        _status(rb, "failed", f"끝까지 실행했지만 실패한 단계가 있습니다: {numbers}",
+                f"the run reached the end, but some steps failed: {numbers}", failed=failed[0])
+        text = [f"실패한 단계 / failed steps: {numbers}", ""] + [r.text() for r in failed]
+        raise StepFailed(f"failed steps: {numbers}", "\n\n".join(text))
+    _status(rb, "finished", "모든 단계를 마쳤고 모두 통과했습니다 (요약은 맨 아래).",
+            "every step ran and passed (the summary is at the bottom).")
+
+
+_run: Runbook | None = None  # this kernel's run, from the last nb.start (JupyterLab keeps the kernel between runs)
+_status_id: str | None = None  # the display id of this run's status box (one run at a time per kernel)
+
+
+def _status(rb: Run, state: str, ko: str, en: str, *, failed: StepResult | None = None) -> None:
+    """The run's status box, shown once near the top and updated in place as the run goes on. A failed run
+    is read there first: which step failed, its message, how to fix it, and what was done before it."""
+    global _status_id
+    # the steps done, and their table, once the run has stopped: while it runs, the box is one line that
+    # every step rewrites (and papermill saves again at every cell)
+    stopped = state in ("failed", "finished")
+    done = [rb.results[k] for k in sorted(rb.results, key=str)] if stopped else []
+    steps = [{"step": r.step, "status": r.status, "title": r.title.as_dict()} for r in done]
+    record = {"state": state, "mode": rb.p.mode, "message": {"ko": ko, "en": en}, "steps": steps,
+              "failed": failed.as_record() if failed else None}
+    text = [f"[{state.upper()}] {ko}", f"         {en}"]
+    if failed:
+        text += ["", failed.text()]
+    colour = {"failed": "#cf222e", "finished": "#1a7f37"}.get(state, "#9a6700")
+    body = (f"<div style='border:2px solid {colour};padding:6px 10px'><b style='color:{colour}'>{html.escape(ko)}<br>"
+            f"{html.escape(en)}</b>" + (f"<pre>{html.escape(failed.text())}</pre>" if failed else ""))
+    if done:
+        body += summary_html(done, ok=rb.ok(), mode=rb.p.mode)
+    bundle = {STATUS_MIME: record, "text/plain": "\n".join(text), "text/html": body + "</div>"}
+    if _status_id is None or state == "started":
+        _status_id = f"runbook-status-{uuid.uuid4().hex}"
+        _display(bundle, display_id=_status_id)
+    else:
+        _display(bundle, display_id=_status_id, update=True)
+
+
+__all__ = ["start", "show", "summary", "finish", "Runbook", "StepFailed", "Refused", "Problem", "RunbookError"]

@@ -1,0 +1,107 @@
+"""The soft-assert of the notebook's check cells: visible assertions, every one recorded, the step's verdict
+shown at the end of the cell.
+
+    with rb.expect("options") as expect:
+        expect.equal(nvidia, "runtime_type", "io.containerd.runc.v2")
+        expect.boolean(nvidia, "options.SystemdCgroup", systemd_cgroup)   # the string "true" is no boolean
+
+An assertion never raises in the middle of a cell, so a student sees every mistake at once. When the block ends,
+the step's verdict is read back from disk by the library (the same in apply and check mode); a failed
+assertion adds a finding of its own only when that verdict found nothing (otherwise the library's findings
+already explain the mistake, with its line and fix). Apply mode then fails the cell; check mode records the findings and the last cell fails the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from runbook_lib.containerd.render import value as toml_value
+from runbook_lib.findings.errors import RunbookError
+from runbook_lib.findings.problem import Problem
+
+MISSING = object()
+
+
+def dig(table, key: str):
+    """table["a"]["b"] for key "a.b", or MISSING (a student's file may lack any part of it)."""
+    node = table
+    for part in key.split(".") if key else []:
+        if not isinstance(node, dict) or part not in node:
+            return MISSING
+        node = node[part]
+    return node
+
+
+def shown(v) -> str:
+    if v is MISSING:
+        return "(없음 / missing)"
+    try:
+        return toml_value(v)
+    except Exception:  # noqa: BLE001 - a value TOML cannot write (a YAML date): show it as text
+        return str(v)
+
+
+@dataclass
+class Check:
+    text: str      # the assertion as the cell states it
+    ok: bool
+    key: str
+    actual: str
+    expected: str
+
+
+class Expect:
+    def __init__(self, run=None, step_id: str | None = None, path: str | None = None):
+        self.checks: list[Check] = []
+        self.run, self.step_id = run, step_id
+        self.path = path  # the file the assertions are about, for the findings they add
+
+    def _add(self, text: str, ok: bool, key: str, actual, expected, *, actual_text: str | None = None) -> bool:
+        self.checks.append(Check(text, ok, key, actual_text if actual_text is not None else shown(actual),
+                                 shown(expected) if expected is not MISSING else ""))
+        return ok
+
+    def equal(self, table, key: str, expected) -> bool:
+        """table[key] == expected, of the same type (1 is not true, "true" is not true)."""
+        actual = dig(table, key)
+        ok = actual is not MISSING and actual == expected and type(actual) is type(expected)
+        return self._add(f"{key} == {shown(expected)}", ok, key, actual, expected)
+
+    def boolean(self, table, key: str, expected: bool) -> bool:
+        """table[key] is the TOML boolean `expected` (a quoted "true" is a string and fails)."""
+        actual = dig(table, key)
+        return self._add(f"{key} is {shown(expected)} (boolean)", actual is expected, key, actual, expected)
+
+    def not_equal(self, table, key: str, unwanted) -> bool:
+        actual = dig(table, key)
+        return self._add(f"{key} != {shown(unwanted)}", actual != unwanted, key, actual, MISSING)
+
+    def true(self, condition, text: str, *, key: str = "") -> bool:
+        return self._add(text, bool(condition), key or text, condition, MISSING, actual_text="false")
+
+    def file(self, lab_path: str) -> bool:
+        """The toolkit file holds exactly the lines the plan derived from the files it reads back."""
+        plan = self.run.plans.get(self.step_id)
+        planned = plan.new(lab_path) if plan is not None else None
+        expected = planned.decode() if planned is not None else ""
+        try:
+            got = self.run.read_text(lab_path)
+        except RunbookError as exc:  # a folder where the file should be: the step's verdict says it, with the fix
+            return self._add(f"{lab_path} == {expected.strip().replace(chr(10), ' / ')}", False, lab_path, None,
+                             MISSING, actual_text=f"{exc.what.ko} / {exc.what.en}")
+        return self._add(f"{lab_path} == {expected.strip().replace(chr(10), ' / ')}", got == expected, lab_path, got,
+                         MISSING, actual_text="(없음 / missing)" if got is None else got.strip().replace("\n", " / "))
+
+    def failed(self) -> list[Check]:
+        return [c for c in self.checks if not c.ok]
+
+    def uncovered(self, problems: list[Problem]) -> list[Problem]:
+        """A finding for each failed assertion when the library's verdict found nothing itself (when it did,
+        its findings explain the same mistake in more detail, with the line and the fix)."""
+        if any(p.is_error for p in problems):
+            return []
+        return [Problem.of("expect.failed", self.path, assertion=c.text, actual=c.actual, key=c.key)
+                for c in self.failed()]
+
+    def text(self) -> str:
+        return "\n".join(f"  {'✓' if c.ok else '✗'} {c.text}" + ("" if c.ok else f"   ← {c.actual}") for c in self.checks)

@@ -12,7 +12,7 @@ import xmlschema
 
 from runbook_lib.grading import class_view, feedback, junit
 from runbook_lib.grading.gradescope import class_grades, student_results
-from runbook_lib.grading.grade import ClassGrade, Student
+from runbook_lib.grading.model import ClassGrade, Student
 
 JUNIT_XSD = Path(__file__).resolve().parent / "fixtures" / "junit" / "JUnit.xsd"
 

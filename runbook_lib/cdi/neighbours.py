@@ -14,7 +14,7 @@ import posixpath
 from runbook_lib.containerd.cdi_config import DEFAULT_SPEC_DIRS
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
-from runbook_lib.engine.params import CDI_EXTENSIONS as READ  # the only files the registry reads
+from runbook_lib.cdi.spec import CDI_EXTENSIONS as READ  # the only files the registry reads
 from runbook_lib.fs.yamldoc import safe_load
 
 # The registry's default folders, and /run/cdi: where /var/run/cdi is on a node whose /var/run links to /run

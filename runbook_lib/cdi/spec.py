@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import yaml
 
 from runbook_lib.findings.messages import Msg
-from runbook_lib.fs.yamldoc import load_mapping, safe_load
+from runbook_lib.fs.yamldoc import load_mapping, safe_load, yaml_line
 from runbook_lib.findings.problem import WARNING, Problem
 
+CDI_EXTENSIONS = (".yaml", ".json")  # what the CDI library scans a spec folder for; nvidia.yml is never read
 CDI_VERSION = "0.5.0"  # the newest version podman 4.3 (Debian 12) accepts; containerd 1.6+ reads it too
 KIND = "nvidia.com/gpu"
 
@@ -59,7 +59,7 @@ def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Pro
     """Verdicts for the spec: the kind the runbook needs, then the CDI rules (schema and reference library),
     each with the line it is on when ``text`` is given."""
     from runbook_lib.cdi.strict import duplicate_keys, unknown_fields
-    from runbook_lib.cdi.validate import show, validate_spec
+    from runbook_lib.cdi.validate import validate_spec
     problems = []
     for key, line, first in duplicate_keys(text or ""):
         problems.append(Problem.of("cdi.duplicate_key", lab_path, line, key=key, first=first, second=line))
@@ -105,26 +105,3 @@ def _newer(version: str, than: str) -> bool:
     """A known cdiVersion above ``than`` (an unknown one is the reference rules' verdict)."""
     from runbook_lib.cdi.validate import KNOWN_CDI_VERSIONS
     return version in KNOWN_CDI_VERSIONS and KNOWN_CDI_VERSIONS.index(version) > KNOWN_CDI_VERSIONS.index(than)
-
-
-def yaml_line(text: str | None, pointer: str) -> int | None:
-    """1-based line of a JSON pointer in the YAML text (the deepest part that exists), or None."""
-    if not text:
-        return None
-    try:
-        node = yaml.compose(text)
-    except yaml.YAMLError:
-        return None
-    line = None
-    for part in [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]:
-        if isinstance(node, yaml.MappingNode):
-            hit = next(((k, v) for k, v in node.value if k.value == part), None)
-            if hit is None:
-                break
-            line, node = hit[0].start_mark.line + 1, hit[1]
-        elif isinstance(node, yaml.SequenceNode) and part.isdigit() and int(part) < len(node.value):
-            node = node.value[int(part)]
-            line = node.start_mark.line + 1
-        else:
-            break
-    return line

@@ -12,7 +12,7 @@ from pathlib import Path
 
 def grade_parameters(args, declared: dict) -> dict:
     """-f then -p, as `runbook run` reads them; the root and the mode are the grader's, not the caller's."""
-    from runbook_lib.cli.main import collect_parameters
+    from runbook_lib.cli.args import collect_parameters
     from runbook_lib.cli.refused import Refused
 
     given = dict(args.params)
@@ -28,7 +28,8 @@ def grade_parameters(args, declared: dict) -> dict:
 
 
 def cmd_grade(args) -> int:
-    from runbook_lib.cli.main import default_notebook, refuse_same_root_twice
+    from runbook_lib.cli.args import refuse_same_root_twice
+    from runbook_lib.evidence.archive import packaged_notebook
     from runbook_lib.cli.refused import EXIT_FAILED, EXIT_OK, Refused
     from runbook_lib.cdi import format_extras
 
@@ -59,7 +60,7 @@ def cmd_grade(args) -> int:
     if out.exists() and not out.is_dir():  # it would fail in mkdir, after every student's notebook had run
         raise Refused(f"--out 이 폴더가 아니라 파일입니다: {out}. 채점 결과를 둘 폴더를 주세요.\n"
                       f"--out is a file, not a folder: {out}; give the folder the grades go to.")
-    notebook = Path(args.notebook) if args.notebook else default_notebook()
+    notebook = Path(args.notebook) if args.notebook else packaged_notebook()
     if not notebook.is_file():
         raise Refused(f"노트북을 찾을 수 없습니다: {notebook}\nnotebook not found: {notebook}")
     format_extras.skip_for_this_process()  # before papermill: see runbook_lib/cdi/format_extras.py
@@ -78,7 +79,7 @@ def cmd_grade(args) -> int:
 
 def render(result) -> str:
     from runbook_lib.grading.class_view import counts_line
-    from runbook_lib.grading.grade import GRADES_NAME, INDEX_NAME, JUNIT_NAME
+    from runbook_lib.grading.model import GRADES_NAME, INDEX_NAME, JUNIT_NAME
     from runbook_lib.findings.messages import display_width
 
     width = max([display_width(s.label) for s in result.students] + [4])

@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+from runbook_lib.cli.args import collect_parameters, refuse_same_root_twice
 from runbook_lib.cli.refused import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, Refused  # noqa: F401 - re-exported
 
 
@@ -118,75 +119,11 @@ INTERRUPTED = ("중단했습니다 (Ctrl-C). 끝난 실행은 폴더(run.ipynb, 
                "incomplete. Run the same command again.")
 
 
-def default_notebook() -> Path:
-    from importlib.resources import files
-
-    return Path(str(files("runbook_lib") / "data" / "run.ipynb"))
-
-
-def coerce(name: str, value: str, type_name: str | None):
-    """A -p value as the notebook declares it; undeclared types follow papermill's own -p rules."""
-    low = value.strip().lower()
-    if type_name == "str":
-        return value
-    if type_name == "bool":
-        if low in ("true", "yes", "1", "on"):
-            return True
-        if low in ("false", "no", "0", "off"):
-            return False
-        raise Refused(f"{name} 는 true 또는 false 여야 합니다 (받은 값: {value!r}).\n"
-                      f"{name} must be true or false (got {value!r}).")
-    if type_name in ("int", "float"):
-        try:
-            return int(value) if type_name == "int" else float(value)
-        except ValueError:
-            raise Refused(f"{name} 는 숫자여야 합니다 (받은 값: {value!r}).\n"
-                          f"{name} must be a number (got {value!r}).") from None
-    if value in ("True", "False", "None"):
-        return {"True": True, "False": False, "None": None}[value]
-    for kind in (int, float):
-        try:
-            return kind(value)
-        except ValueError:
-            pass
-    return value
-
-
-def collect_parameters(args, declared: dict, root: str | None = None) -> dict:
-    """-f file, then each -p, then --root/--mode: later wins, as with papermill's own command line."""
-    params: dict = {}
-    if args.params_file:
-        import yaml
-
-        try:
-            loaded = yaml.safe_load(Path(args.params_file).read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise Refused(f"파라미터 파일을 읽지 못했습니다: {args.params_file} ({exc})\n"
-                          f"could not read the parameters file: {args.params_file} ({exc})") from None
-        if not isinstance(loaded, dict):
-            raise Refused(f"파라미터 파일은 '이름: 값' 목록이어야 합니다: {args.params_file}\n"
-                          f"the parameters file must be a mapping of name: value: {args.params_file}")
-        params.update(loaded)
-    for name, value in args.params:
-        params[name] = coerce(name, value, (declared.get(name) or {}).get("inferred_type_name"))
-    params["root"] = root if root is not None else args.root
-    if args.mode:
-        params["mode"] = args.mode
-    unknown = sorted(set(params) - set(declared))
-    if unknown:
-        valid = ", ".join(declared) or "-"
-        raise Refused(
-            f"노트북에 없는 파라미터라서 실행하지 않았습니다: {', '.join(unknown)}\n"
-            f"  쓸 수 있는 파라미터: {valid}\n"
-            f"refused: the notebook has no parameter named {', '.join(unknown)}\n"
-            f"  valid parameters: {valid}")
-    return params
-
-
 def cmd_run(args) -> int:
     from runbook_lib.cdi import format_extras
+    from runbook_lib.evidence.archive import packaged_notebook
 
-    notebook = Path(args.notebook) if args.notebook else default_notebook()
+    notebook = Path(args.notebook) if args.notebook else packaged_notebook()
     roots = getattr(args, "roots", None) or [args.root]
     if len(roots) == 1 and notebook.is_file():
         from runbook_lib.kernel import early as kernel_early
@@ -266,16 +203,6 @@ def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
         print(render_run(result.manifest))
         print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
     return EXIT_OK if all_ok else EXIT_FAILED
-
-
-def refuse_same_root_twice(roots: list[str]) -> None:
-    """The same root twice would only wait for its own lock; refused before anything runs."""
-    real = [os.path.realpath(r) for r in roots]
-    dup = sorted({r for r in real if real.count(r) > 1})
-    if dup:  # each with the paths as given: a link to another student's folder shows under its own name
-        shown = "; ".join(f"{', '.join(dict.fromkeys(g for g, r in zip(roots, real) if r == d))} → {d}" for d in dup)
-        raise Refused(f"같은 root 가 두 번 있습니다: {shown}. 하나만 남기세요 (링크라면 링크를 빼세요).\n"
-                      f"the same root appears twice: {shown}; keep one of them (leave out the link).")
 
 
 def render_run(manifest: dict) -> str:

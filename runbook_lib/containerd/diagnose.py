@@ -9,10 +9,10 @@ import posixpath
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
 from runbook_lib.k8s.names import closest as _closest
-from runbook_lib.engine.result import Problem
+from runbook_lib.findings.problem import Problem
 from runbook_lib.containerd import render
 from runbook_lib.containerd.edit import default_runtime_name
-from runbook_lib.containerd.effective import MERGE_1X, Effective, cri_plugin_id
+from runbook_lib.containerd.effective import Effective, MERGE_1X, cri_plugin_id, locate
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.load import TomlFile
 from runbook_lib.containerd.spelling import case_variants
@@ -27,20 +27,6 @@ KNOWN_RUNTIME_KEYS = {
     "treat_ro_mounts_as_rro", "cgroup_writable",
 }
 BOOL_OPTIONS = ("SystemdCgroup", "NoPivotRoot", "NoNewKeyring")
-
-
-def locate(eff: Effective, path: tuple[str, ...]) -> tuple[str, int | None]:
-    """(file, 1-based line) where a table or key is written; the last file wins, as in the merge."""
-    found = (eff.main.lab_path, None)
-    for f in eff.files:
-        layout = scan(f.text)
-        for h in layout.headers:
-            if h.path == path:
-                found = (f.lab_path, h.line + 1)
-        kv = layout.keyvalue(path)
-        if kv is not None:
-            found = (f.lab_path, kv.line + 1)
-    return found
 
 
 def header_text(eff: Effective, path: tuple[str, ...]) -> str:
@@ -76,11 +62,8 @@ def blockers(eff: Effective, p, *, strays: bool = True) -> list[Problem]:
     for missing in eff.missing_imports:
         out.append(Problem.of("config.import_missing", eff.main.lab_path, missing=missing))
     out += relative_glob_problems(eff)
-    if getattr(p, "layout", "inplace") != "dropin":
+    if getattr(p, "layout", "inplace") != "dropin":  # layout=dropin: dropin.foreign_dropin_problems, for the step
         out += inline_table_problems(eff, p)
-    else:
-        from runbook_lib.containerd.dropin import foreign_dropin_problems
-        out += foreign_dropin_problems(eff, p)
     return out
 
 

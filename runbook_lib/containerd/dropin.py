@@ -23,7 +23,7 @@ from runbook_lib.fs.safe_write import WritePlan, plan_write
 from runbook_lib.fs.target import Target
 from runbook_lib.containerd import diagnose, render
 from runbook_lib.containerd.edit import OPTIONS, RuntimeWanted, default_runtime_name, template_runtime
-from runbook_lib.containerd.effective import MERGE_1X, Effective, cri_plugin_id, load_effective
+from runbook_lib.containerd.effective import Effective, MERGE_1X, cri_plugin_id, load_effective, locate
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.load import TomlFile, require_reads_as
 from runbook_lib.containerd.owner import require_not_foreign
@@ -64,7 +64,7 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
         # Already registered correctly (in config.toml, elsewhere, in another tool's file at this path, or in our
         # own drop-in, which a person may have edited as it invites them to: its comments and layout are theirs
         # now): rendering the drop-in again would change a working node for nothing.
-        where = diagnose.locate(eff, runtimes_path(eff.version) + (p.runtime_name,))[0]
+        where = locate(eff, runtimes_path(eff.version) + (p.runtime_name,))[0]
         if eff.file(path) is not None:
             return DropinPlan(posixpath.dirname(path), [], Msg(
                 f"{p.runtime_name} 런타임이 이미 {where} 에 올바르게 등록되어 있어 드롭인을 그대로 둡니다 (손으로 고친 줄과 주석도 그대로).",

@@ -28,6 +28,7 @@ from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.safe_write import read_bytes
 from runbook_lib.fs.target import Target
+from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.load import TomlFile, load_toml
 from runbook_lib.containerd.versions import CRI_RUNTIME_PLUGIN, MERGES_KEY_BY_KEY, detect_version, read_by
 
@@ -112,7 +113,6 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
 
 
 def _top_line(text: str, key: str) -> int | None:
-    from runbook_lib.containerd.layout import scan
     kv = scan(text).keyvalue((key,))
     return kv.line + 1 if kv is not None and kv.table == () else None
 
@@ -215,3 +215,17 @@ def _is_zero(v) -> bool:
 
 def cri_plugin_id(version: int) -> str:
     return CRI_RUNTIME_PLUGIN[version][1]
+
+
+def locate(eff: "Effective", path: tuple[str, ...]) -> tuple[str, int | None]:
+    """(file, 1-based line) where a table or key is written; the last file wins, as in the merge."""
+    found = (eff.main.lab_path, None)
+    for f in eff.files:
+        layout = scan(f.text)
+        for h in layout.headers:
+            if h.path == path:
+                found = (f.lab_path, h.line + 1)
+        kv = layout.keyvalue(path)
+        if kv is not None:
+            found = (f.lab_path, kv.line + 1)
+    return found

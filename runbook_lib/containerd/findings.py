@@ -24,7 +24,6 @@ class Finding(Problem):
         super().__init__(what, fix, path, line, why, code=code, values=values)
 
     def error(self) -> "FindingError":
-        from runbook_lib.containerd.owner import OWNER_CODES, RuntimeOwnedElsewhere
         cls = RuntimeOwnedElsewhere if self.code in OWNER_CODES else FindingError
         err = cls(self.what, self.fix, path=self.path, line=self.line, code=self.code)
         err.finding = self
@@ -34,3 +33,14 @@ class Finding(Problem):
 class FindingError(ConfigError):
     """A ConfigError that carries its Finding (``.finding``)."""
     finding: Finding
+
+
+# Another owner's runtime (owner.py): the planners raise these as RuntimeOwnedElsewhere instead of rewriting it.
+OTHER_BINARY = "runtime-other-binary"          # an existing runtime of that name runs another binary
+BINARY_MISSING = "runtime-binary-missing"      # real node: the binary the runbook would register is not there
+TEMPLATE_HAS_RUNTIME = "template-has-runtime"  # a k3s/RKE2 base already defines the runtime (distro/edit.py)
+OWNER_CODES = (OTHER_BINARY, BINARY_MISSING, TEMPLATE_HAS_RUNTIME)
+
+
+class RuntimeOwnedElsewhere(FindingError):
+    """Raised by the planners instead of rewriting another owner's runtime; ``finding`` holds the details."""

@@ -19,23 +19,14 @@ from __future__ import annotations
 
 from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.target import Target
-from runbook_lib.containerd.findings import Finding, FindingError
+from runbook_lib.containerd.effective import locate
+from runbook_lib.containerd.findings import BINARY_MISSING, OTHER_BINARY, OWNER_CODES, TEMPLATE_HAS_RUNTIME, Finding, RuntimeOwnedElsewhere  # noqa: F401 - re-exported
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtime_path
 
 GPU_OPERATOR_DIR = "/usr/local/nvidia/toolkit"
 NVIDIA_CTK_BINARY = "/usr/bin/nvidia-container-runtime"
 RANCHER_GENERATED = ("/var/lib/rancher/k3s/agent/etc/containerd/", "/var/lib/rancher/rke2/agent/etc/containerd/")
-
-OTHER_BINARY = "runtime-other-binary"          # an existing runtime of that name runs another binary
-BINARY_MISSING = "runtime-binary-missing"      # real node: the binary the runbook would register is not there
-TEMPLATE_HAS_RUNTIME = "template-has-runtime"  # a k3s/RKE2 base already defines the runtime (distro_edit.py)
-OWNER_CODES = (OTHER_BINARY, BINARY_MISSING, TEMPLATE_HAS_RUNTIME)
-
-
-class RuntimeOwnedElsewhere(FindingError):
-    """Raised by the planners instead of rewriting another owner's runtime; ``finding`` holds the details."""
-
 
 def looks_like(binary: str, defined_in: str | None = None) -> str:
     """"gpu-operator", "k3s", "rke2", "nvidia-ctk" or "unknown": whose a BinaryName (and the file that
@@ -89,7 +80,6 @@ def foreign_runtime(data: dict, version: int, name: str, binary: str, *, defined
 def require_not_foreign(eff, name: str, binary: str, *, replace_runtime: bool = False,
                         target: Target | None = None) -> None:
     """Raise RuntimeOwnedElsewhere when ``foreign_runtime`` has a finding for the effective config ``eff``."""
-    from runbook_lib.containerd.diagnose import locate
     path = runtime_path(eff.version, name)
     file_, line = locate(eff, path + ("options", "BinaryName"))
     finding = foreign_runtime(eff.data, eff.version, name, binary, defined_in=file_, line=line,

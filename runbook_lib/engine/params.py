@@ -6,14 +6,13 @@ import posixpath
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from runbook_lib.cdi.spec import CDI_EXTENSIONS
 from runbook_lib.findings.errors import ParameterError
-from runbook_lib.findings.messages import Msg
 from runbook_lib.k8s.names import dns1123_label_problem, quoted
 
 MODES = ("apply", "check", "remove")
 DISTROS = ("auto", "containerd", "k3s", "rke2", "microk8s", "k0s")
 LAYOUTS = ("inplace", "dropin")
-CDI_EXTENSIONS = (".yaml", ".json")  # what the CDI library scans a spec folder for; nvidia.yml is never read
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,10 @@ from dataclasses import dataclass, field
 
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg, display_width
+from runbook_lib.steps.base import CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED  # noqa: F401 - the statuses, defined with the steps
 
 STEP_MIME = "application/vnd.runbook.step+json"
 SUMMARY_MIME = "application/vnd.runbook.summary+json"
-
-CHANGED, UNCHANGED, PASSED, FAILED, SKIPPED = "changed", "unchanged", "passed", "failed", "skipped"
 
 
 @dataclass

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import posixpath
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import replace
 
 from runbook_lib.containerd.edit import RuntimeWanted
 from runbook_lib.findings.errors import RunbookError
@@ -22,42 +22,15 @@ from runbook_lib.findings.problem import Problem, unique
 from runbook_lib.fs.lock import RootLock
 from runbook_lib.findings.messages import Msg
 from runbook_lib.engine.params import Params
-from runbook_lib.engine.result import CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, StepResult
+from runbook_lib.engine.result import StepResult
 from runbook_lib.fs.safe_write import WritePlan, commit, ensure_dir, read_bytes, retire, sha256, sweep_stale_temps
 from runbook_lib.fs.target import Target
-
-
-@dataclass
-class Plan:
-    """What a step would change and why, computed in memory."""
-    message: Msg
-    writes: list[WritePlan] = field(default_factory=list)
-    dirs: list[str] = field(default_factory=list)           # folders to create, parents first
-    refusals: list[Problem] = field(default_factory=list)   # any refusal stops an apply run before its first write
-    notes: list[Msg] = field(default_factory=list)
-    subject: str | None = None                               # what the step is about, e.g. the runtime's table path
-    retire: list[str] = field(default_factory=list)          # files to move to a backup (mode=remove)
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.dirs) or bool(self.retire) or any(w.changed for w in self.writes)
-
-    @property
-    def diff(self) -> str:
-        out = [w.diff() for w in self.writes if w.changed]
-        for w in self.retired:
-            out.append(w.diff().replace(f"+++ b{w.lab_path}", "+++ /dev/null"))
-        return "".join(out)
-
-    retired: list[WritePlan] = field(default_factory=list)   # the retired files' old bytes, for the diff only
-
-    def new(self, lab_path: str) -> bytes | None:
-        return next((w.new for w in self.writes if w.lab_path == lab_path), None)
+from runbook_lib.steps import REMOVE_STEPS, STEPS
+from runbook_lib.steps.base import CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, Plan
 
 
 class Run:
     def __init__(self, params: Params):
-        from runbook_lib.steps import REMOVE_STEPS, STEPS
         self.p = params
         self.target = Target(params.root)
         self.wanted = RuntimeWanted(params.runtime_name, params.binary_name, params.systemd_cgroup)
@@ -121,7 +94,7 @@ class Run:
         """The config containerd will use (the main file merged with its imports), re-read only when one of its
         files changed: every step reads it, most of them more than once."""
         from runbook_lib.containerd.effective import load_effective
-        rendered = self._rendered()
+        rendered = self.rendered()
         if self._overlay is not None or rendered:
             return load_effective(self.target, self.p.config_path, overlay={**(self._overlay or {}), **rendered})
         if self._cache is not None and self._cache[0] == self._fingerprint(self._cache[1]):
@@ -173,9 +146,25 @@ class Run:
         from runbook_lib.containerd.distro.detect import EDIT_CONFIG
         return self.route is not None and self.route.edit != EDIT_CONFIG
 
-    def _rendered(self) -> dict[str, bytes]:
+    def rendered(self) -> dict[str, bytes]:
+        """A distribution's generated config as the distribution would render it from the planned template."""
         from runbook_lib.engine import route
         return route.rendered(self)
+
+    def empty_config_version(self) -> int:
+        """The version an empty config is written for: the node's containerd decides, when there is one to ask."""
+        from runbook_lib.engine import route
+        return route.empty_config_version(self)
+
+    def effective_with(self, changes: dict[str, bytes]):
+        """The effective config with ``changes`` (lab path -> bytes) over the state planned so far."""
+        from runbook_lib.containerd.effective import load_effective
+        return load_effective(self.target, self.p.config_path, overlay={**(self._overlay or {}), **changes})
+
+    def mirror(self, **changes) -> "Run":
+        """Another run on the same root with some parameters changed, not started: to plan what such a run would
+        write (mode=remove asks what an apply with or without the variants wrote)."""
+        return Run(replace(self.p, **changes))
 
     def preflight(self) -> dict[str, Plan]:
         """Plan every step before anything is written; each plan sees the earlier plans' writes."""

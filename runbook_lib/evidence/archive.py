@@ -27,6 +27,13 @@ HTML_NAME = "run.html"
 MANIFEST_NAME = "manifest.json"
 
 
+def packaged_notebook() -> Path:
+    """The runbook's notebook as the package ships it (runbook_lib/data/run.ipynb, a link to notebooks/run.ipynb)."""
+    from importlib.resources import files
+
+    return Path(str(files("runbook_lib") / "data" / "run.ipynb"))
+
+
 @dataclass
 class RunResult:
     run_dir: Path

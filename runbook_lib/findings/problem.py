@@ -22,8 +22,9 @@ ERROR, WARNING = "error", "warning"
 @lru_cache(maxsize=1)
 def catalog() -> dict[str, dict]:
     """code -> {"what": {ko, en}, "fix": {ko, en} | None, "why": {ko, en} | None}."""
-    from runbook_lib.fs.yamldoc import safe_load
-    return safe_load((resources.files("runbook_lib") / "data" / "findings.yaml").read_text(encoding="utf-8"))
+    import yaml  # the project's own file: plain YAML, read once (fs.yamldoc is for files under the root)
+    text = (resources.files("runbook_lib") / "data" / "findings.yaml").read_text(encoding="utf-8")
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 class _Values(dict):

@@ -55,3 +55,26 @@ def _known_mistake(text: str, problem: str, line: int | None, name: Msg) -> tupl
         return None
     what, fix, _ = words(code, line=line, name_ko=name.ko, name_en=name.en)
     return code, what, fix
+
+
+def yaml_line(text: str | None, pointer: str) -> int | None:
+    """1-based line of a JSON pointer in the YAML text (the deepest part that exists), or None."""
+    if not text:
+        return None
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError:
+        return None
+    line = None
+    for part in [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]:
+        if isinstance(node, yaml.MappingNode):
+            hit = next(((k, v) for k, v in node.value if k.value == part), None)
+            if hit is None:
+                break
+            line, node = hit[0].start_mark.line + 1, hit[1]
+        elif isinstance(node, yaml.SequenceNode) and part.isdigit() and int(part) < len(node.value):
+            node = node.value[int(part)]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line

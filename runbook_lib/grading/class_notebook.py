@@ -10,7 +10,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from runbook_lib.grading import class_view
-from runbook_lib.grading.grade import FEEDBACK_NAME, ClassGrade, expand_roots, grade_class
+from runbook_lib.grading.grade import expand_roots, grade_class
+from runbook_lib.grading.model import FEEDBACK_NAME, ClassGrade
 from runbook_lib.findings.messages import Msg
 
 

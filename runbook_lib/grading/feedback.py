@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 
 from runbook_lib.findings.text import where
-from runbook_lib.grading.grade import PASSING, Student
+from runbook_lib.grading.model import PASSING, Student
 from runbook_lib.lab.lessons import lesson
 
 STYLE = """

@@ -17,71 +17,13 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from runbook_lib.evidence import labels as _labels
-from runbook_lib.evidence.archive import NOTEBOOK_NAME, records
-
-FEEDBACK_NAME = "feedback.html"
-RESULTS_NAME = "results.json"
-GRADES_NAME = "grades.json"
-JUNIT_NAME = "junit.xml"
-INDEX_NAME = "index.html"
-GRADES_SCHEMA = "nvidia-runtime-runbook/grades/1"
-PASSING = ("passed", "unchanged", "changed")
-
-
-@dataclass
-class Student:
-    label: str
-    root: str
-    ok: bool
-    steps: list[dict]  # the step records the notebook displayed (full: problems included)
-    error: dict | None = None  # why the notebook stopped before its summary, when it did
-    folder: Path | None = None  # DIR/<label>/
-    started_at: str | None = None  # when the student's check run started (ISO 8601, UTC)
-    duration: float = 0.0  # seconds
-
-    def failed_steps(self) -> list[dict]:
-        return [s for s in self.steps if s.get("status") == "failed"]
-
-    def link(self, name: str = FEEDBACK_NAME) -> str:
-        """A link relative to the output folder (DIR/index.html, the class notebook beside DIR)."""
-        return f"{self.label}/{name}"
-
-    def href(self, name: str = FEEDBACK_NAME) -> str:
-        """link() as a URL for an HTML page: a folder name may hold '#', '?', '%' or a space (`kim#2/` is not a
-        fragment)."""
-        from urllib.parse import quote
-
-        return f"{quote(self.label, safe='')}/{quote(name)}"
-
-
-@dataclass
-class ClassGrade:
-    out: Path
-    students: list[Student] = field(default_factory=list)
-
-    @property
-    def all_ok(self) -> bool:
-        return bool(self.students) and all(s.ok for s in self.students)
-
-    def step_ids(self) -> list[tuple[str, object, dict]]:
-        """(id, step number, title) of every step any student's notebook recorded, in step order."""
-        seen: dict[str, tuple[object, dict]] = {}
-        for s in self.students:
-            for rec in s.steps:
-                seen.setdefault(str(rec.get("id")), (rec.get("step"), rec.get("title") or {}))
-        return sorted(((i, n, t) for i, (n, t) in seen.items()), key=lambda x: (_order(x[1]), x[0]))
-
-
-def _order(step) -> float:
-    try:
-        return float(step)
-    except (TypeError, ValueError):
-        return float("inf")
-
+from runbook_lib.evidence.archive import NOTEBOOK_NAME, packaged_notebook, records
+from runbook_lib.grading import class_view, feedback, junit
+from runbook_lib.grading.gradescope import class_grades, student_results
+from runbook_lib.grading.model import FEEDBACK_NAME, GRADES_NAME, INDEX_NAME, JUNIT_NAME, RESULTS_NAME, ClassGrade, Student
 
 def expand_roots(roots) -> list[str]:
     """The class notebook's `roots`: a list, or one glob pattern (`/srv/class/*`), or one folder's path."""
@@ -138,18 +80,12 @@ def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = 
     out = Path(out).resolve()
     planned = plan(roots, out, dict(params or {}), labels, prefix)  # refused before anything is written
     out.mkdir(parents=True, exist_ok=True)
-    nb_path = notebook or default_notebook()
+    nb_path = notebook or packaged_notebook()
     result = ClassGrade(out)
     for job, run in run_many(nb_path, planned, out, version or __version__, jobs):
         result.students.append(student_from(job, run))
     write_outputs(result)
     return result
-
-
-def default_notebook() -> Path:
-    from importlib.resources import files
-
-    return Path(str(files("runbook_lib") / "data" / "run.ipynb"))
 
 
 def student_from(job, run) -> Student:
@@ -172,9 +108,6 @@ def student_from(job, run) -> Student:
 
 
 def write_outputs(result: ClassGrade) -> None:
-    from runbook_lib.grading import class_view, feedback, junit
-    from runbook_lib.grading.gradescope import class_grades, student_results
-
     for s in result.students:
         s.folder.mkdir(parents=True, exist_ok=True)
         (s.folder / FEEDBACK_NAME).write_text(feedback.render(s), encoding="utf-8")

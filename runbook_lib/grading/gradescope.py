@@ -10,7 +10,7 @@ so a lab sandbox can still reach full marks.
 from __future__ import annotations
 
 from runbook_lib.findings.text import code, step_name, step_text, where
-from runbook_lib.grading.grade import GRADES_SCHEMA, PASSING, ClassGrade, Student
+from runbook_lib.grading.model import GRADES_SCHEMA, PASSING, ClassGrade, Student
 
 POINTS = 1.0
 

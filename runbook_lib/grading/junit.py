@@ -15,7 +15,7 @@ import socket
 import xml.etree.ElementTree as ET
 
 from runbook_lib.findings.text import step_name, step_text
-from runbook_lib.grading.grade import PASSING, ClassGrade, Student
+from runbook_lib.grading.model import PASSING, ClassGrade, Student
 
 
 def _case(suite: ET.Element, s: Student, rec: dict) -> str:

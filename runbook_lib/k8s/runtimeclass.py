@@ -6,7 +6,7 @@ from __future__ import annotations
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.k8s.names import closest
-from runbook_lib.fs.yamldoc import load_mapping
+from runbook_lib.fs.yamldoc import load_mapping, yaml_line
 
 API_VERSION = "node.k8s.io/v1"
 KIND = "RuntimeClass"
@@ -36,7 +36,6 @@ def runtimeclass_problems(doc: dict, runtime_name: str, lab_path: str, text: str
     """A finding for each difference from what the runbook expects, on the line it is on. A key that is not
     there is said to be missing (Kubernetes requires every one), a handler written under another key (the
     `spec:` of a Pod or Deployment, copied by habit) is said to be there."""
-    from runbook_lib.cdi.spec import yaml_line
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     checks = (("apiVersion", doc.get("apiVersion"), API_VERSION, "/apiVersion"),
               ("kind", doc.get("kind"), KIND, "/kind"),

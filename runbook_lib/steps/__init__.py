@@ -9,6 +9,9 @@
   run here) and ``act(run, result)`` (a step that acts on the node, not on files: the restart).
 
 Each receives the run context explicitly; no step keeps state of its own.
+
+May import: findings, fs, k8s, containerd, cdi (never the engine that drives them: a step sees the run
+context it is given, declared in steps/base.py).
 """
 
 from runbook_lib.steps import ask_containerd, cdi, default_runtime, options, parse, prepare, remove, report, restart, runtime, runtimeclass

@@ -13,7 +13,7 @@ from runbook_lib.containerd.versions import runtime_path
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.engine.run import Plan
+from runbook_lib.steps.base import Plan
 
 NUMBER, ID = 9, "containerd"
 WRITES = False  # it only asks: its status is its verdict (passed, failed or skipped)
@@ -74,7 +74,7 @@ def _not_regenerated(run, reading: dict) -> Problem | None:
     route = run.route
     if route is None or route.edit not in (distro.EDIT_GO_TEMPLATE, distro.EDIT_PLACEHOLDER_TEMPLATE):
         return None
-    if reading["runtime"] is not None or not run._rendered():
+    if reading["runtime"] is not None or not run.rendered():
         return None
     restart = " ".join(route.restart) or "-"
     return Problem.of("containerd.reads.not_regenerated", run.p.config_path, distro=route.distro, template=route.path,

@@ -12,7 +12,7 @@ from runbook_lib.cdi.neighbours import conflicting_specs, spec_elsewhere
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import WARNING, Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.engine.run import Plan
+from runbook_lib.steps.base import Plan
 from runbook_lib.steps._files import expected_text, file_problems
 from runbook_lib.steps._show import file_evidence
 

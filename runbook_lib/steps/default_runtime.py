@@ -7,7 +7,7 @@ from runbook_lib.containerd import diagnose
 from runbook_lib.containerd.edit import default_runtime_name
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.engine.run import Plan
+from runbook_lib.steps.base import Plan
 from runbook_lib.steps._files import expected_text, file_problems
 from runbook_lib.steps._show import file_evidence
 

@@ -9,7 +9,7 @@ from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtime_path
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.engine.run import Plan
+from runbook_lib.steps.base import Plan
 
 NUMBER, ID = 3, "options"
 TITLE = Msg("런타임 옵션 (BinaryName, SystemdCgroup)", "Runtime options (BinaryName, SystemdCgroup)")

@@ -5,14 +5,13 @@ removed or edited file is kept as a backup. A second run finds nothing to remove
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from runbook_lib.cdi import spec as cdi
 from runbook_lib.containerd import remove as undo
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.engine.run import Plan
+from runbook_lib.steps.base import Plan
 
 NUMBER = ID = "remove"
 TITLE = Msg("런북이 더한 것 되돌리기", "Remove what the runbook added")
@@ -31,10 +30,9 @@ def all_variants(run):
 def ours(run) -> list[str]:
     """The toolkit files (and the minimal CDI spec) whose bytes are exactly what the runbook writes for them on
     the current state: what a person wrote by hand, or changed since, is theirs and stays."""
-    from runbook_lib.engine.run import Run
     found: list[str] = []
     for variants in (False, True):  # as a run with or without the variants would have written them
-        mirror = Run(replace(run.p, mode="check", variants=variants))
+        mirror = run.mirror(mode="check", variants=variants)
         try:
             mirror.preflight()
         except RunbookError:

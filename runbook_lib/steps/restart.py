@@ -6,8 +6,8 @@ from __future__ import annotations
 from runbook_lib.containerd import restart as service
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.engine.result import CHANGED, FAILED, SKIPPED, UNCHANGED
-from runbook_lib.engine.run import Plan
+from runbook_lib.steps.base import CHANGED, FAILED, SKIPPED, UNCHANGED
+from runbook_lib.steps.base import Plan
 
 NUMBER = ID = "restart"
 JUDGED_IN_PLAN = False  # judged after the writes: it asks containerd / acts on the node

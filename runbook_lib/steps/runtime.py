@@ -3,17 +3,16 @@ atomic edit, in place or as a drop-in). Every existing line, comment and key ord
 
 from __future__ import annotations
 
-from runbook_lib.containerd import diagnose, repair
+from runbook_lib.containerd import diagnose, dropin, repair
 from runbook_lib.containerd.distro import detect as distro
 from runbook_lib.containerd.owner import require_not_foreign
 from runbook_lib.containerd.edit import RuntimeWanted, default_runtime_name, plan_runtime, template_runtime
-from runbook_lib.containerd.effective import load_effective
 from runbook_lib.containerd.load import load_toml
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import RUNTIME_TYPE, runtime_path, runtimes_path
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.engine.run import Plan
+from runbook_lib.steps.base import Plan
 
 NUMBER, ID = 2, "runtime"
 TITLE = Msg("nvidia 런타임 테이블 추가", "Add the nvidia runtime table")
@@ -51,7 +50,7 @@ def plan(run) -> Plan:
     moved = repair.move_stray_runtime(eff, p.runtime_name) if p.layout != "dropin" else None
     out = Plan(Msg(f"{p.runtime_name} 런타임이 이미 등록되어 있습니다.", f"the {p.runtime_name} runtime is already registered."),
                subject=diagnose.header_text(eff, runtime_path(eff.version, p.runtime_name)))
-    out.refusals = diagnose.blockers(eff, p, strays=moved is None) + _newer_than_containerd(run, eff)
+    out.refusals = _blockers(eff, p, strays=moved is None) + _newer_than_containerd(run, eff)
     generated = distro.generated_finding(eff.main.text, eff.main.lab_path)
     if generated is not None and run.route.distro == distro.PLAIN:  # a file a distribution rewrites at every start: an edit there is lost
         out.refusals.insert(0, generated)
@@ -59,8 +58,7 @@ def plan(run) -> Plan:
         out.message = out.refusals[0].what
         return out
     if moved:  # the rest of the step works on the moved text: one write, one diff, one backup
-        eff = load_effective(run.target, p.config_path,
-                             overlay={**(run._overlay or {}), moved.lab_path: eff.file(moved.lab_path).encode(moved.text)})
+        eff = run.effective_with({moved.lab_path: eff.file(moved.lab_path).encode(moved.text)})
         out.notes += moved.notes
     if p.layout == "dropin":
         return _dropin(run, eff, out)
@@ -69,8 +67,7 @@ def plan(run) -> Plan:
     version = eff.version
     text, data = owner.text, owner.data
     if owner is eff.main and eff.main.empty and "version" not in data:
-        from runbook_lib.engine.route import empty_config_version
-        version = empty_config_version(run)  # the node's containerd decides, when there is one to ask
+        version = run.empty_config_version()  # the node's containerd decides, when there is one to ask
         text = f"version = {version}\n\n" + text  # say which version the tables are written for
         data = {"version": version, **data}
     template, source = template_runtime(eff.data, version, run.wanted)
@@ -96,7 +93,7 @@ def plan(run) -> Plan:
         edit.text, edit.notes, edit.repairs = more.text, edit.notes + more.notes, edit.repairs + more.repairs
     write = run.plan_write(owner.lab_path, owner.encode(edit.text))
     if write.changed or moved:
-        after = load_effective(run.target, p.config_path, overlay={**(run._overlay or {}), owner.lab_path: write.new})
+        after = run.effective_with({owner.lab_path: write.new})
         diagnose.require_runtime(after, p, owner.lab_path)
         out.message = (out.notes[:1] if moved else []) + edit.notes + edit.repairs + [out.message]
         out.message = out.message[0]
@@ -161,7 +158,7 @@ def _newer_than_containerd(run, eff) -> list[Problem]:
 
 def verdict(run) -> list[Problem]:
     eff = run.effective()
-    problems = (diagnose.blockers(eff, run.p) + _newer_than_containerd(run, eff)
+    problems = (_blockers(eff, run.p) + _newer_than_containerd(run, eff)
                 + diagnose.runtime_problems(eff, run.p, part="runtime"))
     for pv in variant_params(run):  # each variant is a runtime of its own, judged by the same rules
         problems += diagnose.runtime_problems(eff, pv, part="runtime") + diagnose.runtime_problems(eff, pv, part="options")
@@ -171,3 +168,9 @@ def verdict(run) -> list[Problem]:
 def evidence(run) -> dict[str, str]:
     from runbook_lib.steps._show import runtime_evidence
     return runtime_evidence(run)
+
+
+def _blockers(eff, p, *, strays: bool = True) -> list:
+    """What stops the write, for the plan and the verdict alike: diagnose's, and with layout=dropin another
+    tool's file where the drop-in goes."""
+    return diagnose.blockers(eff, p, strays=strays) + (dropin.foreign_dropin_problems(eff, p) if p.layout == "dropin" else [])

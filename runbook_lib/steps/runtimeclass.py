@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from runbook_lib.cdi import spec as cdi
 from runbook_lib.k8s import runtimeclass
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtimes_path
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.engine.run import Plan
+from runbook_lib.fs.yamldoc import yaml_line
+from runbook_lib.steps.base import Plan
 from runbook_lib.steps._show import file_evidence
 
 NUMBER, ID = 7, "runtimeclass"
@@ -44,7 +44,7 @@ def judge(run, path: str, name: str) -> list[Problem]:
     problems = [prob for prob in runtimeclass.runtimeclass_problems(doc, name, path, text)
                 if handler in names or prob.code != "runtimeclass.handler"]  # the cross-check below says it better
     if handler is not None and handler not in names:  # a missing handler is said above, where it belongs
-        problems.append(Problem.of("runtimeclass.handler_not_a_runtime", path, cdi.yaml_line(text, "/handler"),
+        problems.append(Problem.of("runtimeclass.handler_not_a_runtime", path, yaml_line(text, "/handler"),
                                    pointer="/handler", handler=str(handler), runtimes=", ".join(names) or "-",
                                    name=name))
     return problems

@@ -40,7 +40,7 @@ def _defined_elsewhere(target: Target, route: Route, wanted: RuntimeWanted):
     generated config and the site's own drop-ins, merged key by key as containerd 2.x does), without the
     runbook's drop-in; None when no file defines it or the files cannot be read (the steps say why)."""
     from runbook_lib.findings.errors import RunbookError
-    from runbook_lib.containerd.diagnose import locate
+    from runbook_lib.containerd.effective import locate
     from runbook_lib.containerd.effective import load_effective
     from runbook_lib.containerd.tables import get_in
     from runbook_lib.containerd.versions import runtime_path

@@ -1,0 +1,79 @@
+"""What every `runbook` sub-command reads the same way: the notebook it runs, the parameters (-f, then -p, then
+--root/--mode, as papermill reads them) and the roots. Only the standard library at module level.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from runbook_lib.cli.refused import Refused
+
+
+def coerce(name: str, value: str, type_name: str | None):
+    """A -p value as the notebook declares it; undeclared types follow papermill's own -p rules."""
+    low = value.strip().lower()
+    if type_name == "str":
+        return value
+    if type_name == "bool":
+        if low in ("true", "yes", "1", "on"):
+            return True
+        if low in ("false", "no", "0", "off"):
+            return False
+        raise Refused(f"{name} 는 true 또는 false 여야 합니다 (받은 값: {value!r}).\n"
+                      f"{name} must be true or false (got {value!r}).")
+    if type_name in ("int", "float"):
+        try:
+            return int(value) if type_name == "int" else float(value)
+        except ValueError:
+            raise Refused(f"{name} 는 숫자여야 합니다 (받은 값: {value!r}).\n"
+                          f"{name} must be a number (got {value!r}).") from None
+    if value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[value]
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    return value
+
+
+def collect_parameters(args, declared: dict, root: str | None = None) -> dict:
+    """-f file, then each -p, then --root/--mode: later wins, as with papermill's own command line."""
+    params: dict = {}
+    if args.params_file:
+        import yaml
+
+        try:
+            loaded = yaml.safe_load(Path(args.params_file).read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise Refused(f"파라미터 파일을 읽지 못했습니다: {args.params_file} ({exc})\n"
+                          f"could not read the parameters file: {args.params_file} ({exc})") from None
+        if not isinstance(loaded, dict):
+            raise Refused(f"파라미터 파일은 '이름: 값' 목록이어야 합니다: {args.params_file}\n"
+                          f"the parameters file must be a mapping of name: value: {args.params_file}")
+        params.update(loaded)
+    for name, value in args.params:
+        params[name] = coerce(name, value, (declared.get(name) or {}).get("inferred_type_name"))
+    params["root"] = root if root is not None else args.root
+    if args.mode:
+        params["mode"] = args.mode
+    unknown = sorted(set(params) - set(declared))
+    if unknown:
+        valid = ", ".join(declared) or "-"
+        raise Refused(
+            f"노트북에 없는 파라미터라서 실행하지 않았습니다: {', '.join(unknown)}\n"
+            f"  쓸 수 있는 파라미터: {valid}\n"
+            f"refused: the notebook has no parameter named {', '.join(unknown)}\n"
+            f"  valid parameters: {valid}")
+    return params
+
+
+def refuse_same_root_twice(roots: list[str]) -> None:
+    """The same root twice would only wait for its own lock; refused before anything runs."""
+    real = [os.path.realpath(r) for r in roots]
+    dup = sorted({r for r in real if real.count(r) > 1})
+    if dup:  # each with the paths as given: a link to another student's folder shows under its own name
+        shown = "; ".join(f"{', '.join(dict.fromkeys(g for g, r in zip(roots, real) if r == d))} → {d}" for d in dup)
+        raise Refused(f"같은 root 가 두 번 있습니다: {shown}. 하나만 남기세요 (링크라면 링크를 빼세요).\n"
+                      f"the same root appears twice: {shown}; keep one of them (leave out the link).")

@@ -1,0 +1,67 @@
+"""The grades of a class as data: what every view of them (the class page, a student's feedback, results.json,
+junit.xml, the class notebook) reads. The views import this module, never grade.py, which writes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FEEDBACK_NAME = "feedback.html"
+RESULTS_NAME = "results.json"
+GRADES_NAME = "grades.json"
+JUNIT_NAME = "junit.xml"
+INDEX_NAME = "index.html"
+GRADES_SCHEMA = "nvidia-runtime-runbook/grades/1"
+PASSING = ("passed", "unchanged", "changed")
+
+
+@dataclass
+class Student:
+    label: str
+    root: str
+    ok: bool
+    steps: list[dict]  # the step records the notebook displayed (full: problems included)
+    error: dict | None = None  # why the notebook stopped before its summary, when it did
+    folder: Path | None = None  # DIR/<label>/
+    started_at: str | None = None  # when the student's check run started (ISO 8601, UTC)
+    duration: float = 0.0  # seconds
+
+    def failed_steps(self) -> list[dict]:
+        return [s for s in self.steps if s.get("status") == "failed"]
+
+    def link(self, name: str = FEEDBACK_NAME) -> str:
+        """A link relative to the output folder (DIR/index.html, the class notebook beside DIR)."""
+        return f"{self.label}/{name}"
+
+    def href(self, name: str = FEEDBACK_NAME) -> str:
+        """link() as a URL for an HTML page: a folder name may hold '#', '?', '%' or a space (`kim#2/` is not a
+        fragment)."""
+        from urllib.parse import quote
+
+        return f"{quote(self.label, safe='')}/{quote(name)}"
+
+
+@dataclass
+class ClassGrade:
+    out: Path
+    students: list[Student] = field(default_factory=list)
+
+    @property
+    def all_ok(self) -> bool:
+        return bool(self.students) and all(s.ok for s in self.students)
+
+    def step_ids(self) -> list[tuple[str, object, dict]]:
+        """(id, step number, title) of every step any student's notebook recorded, in step order."""
+        seen: dict[str, tuple[object, dict]] = {}
+        for s in self.students:
+            for rec in s.steps:
+                seen.setdefault(str(rec.get("id")), (rec.get("step"), rec.get("title") or {}))
+        return sorted(((i, n, t) for i, (n, t) in seen.items()), key=lambda x: (_order(x[1]), x[0]))
+
+
+def _order(step) -> float:
+    try:
+        return float(step)
+    except (TypeError, ValueError):
+        return float("inf")

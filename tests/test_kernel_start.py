@@ -142,7 +142,7 @@ sys.exit(main(sys.argv[1:]))
 
 @pytest.mark.parametrize("module, args", [
     ("runbook_lib.runner", ["--no-progress-bar", "--no-request-save-on-cell-execute", "{nb}", "{out}"]),
-    ("runbook_lib.cli", ["run", "--root", "{root}", "--archive", "{archive}", "--notebook", "{nb}"]),
+    ("runbook_lib.cli.main", ["run", "--root", "{root}", "--archive", "{archive}", "--notebook", "{nb}"]),
 ], ids=["runner", "runbook-run"])
 def test_the_commands_adopt_the_kernel_they_started(tmp_path, module, args):
     nb = probe_notebook(tmp_path / "probe.ipynb")

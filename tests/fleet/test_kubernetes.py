@@ -97,5 +97,5 @@ def test_dockerfile_copies_what_exists_and_runs_the_runbook_command():
     import tomllib
 
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["runbook"] == "runbook_lib.cli:main"
+    assert scripts["runbook"] == "runbook_lib.cli.main:main"
     assert "--no-index" in text  # the final image installs only what the build stage made

@@ -30,6 +30,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	@if [ "$$(id -u)" = "0" ]; then scripts/install-system-deps.sh; fi
+	@if command -v go >/dev/null; then scripts/install-containerd2.sh; fi  # real containerd 2.x for tests/real
 	$(BIN)/python -m pytest -q
 
 notebook: $(STAMP)

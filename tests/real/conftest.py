@@ -32,3 +32,16 @@ def containerd():
     realenv.need_root()
     realenv.need_program("unshare")
     return realenv.need_program("containerd")
+
+
+@pytest.fixture(params=realenv.containerd_labels())
+def every_containerd(request):
+    """Each real containerd in turn (Debian's 1.6, then every pinned 2.x of scripts/containerd2-versions.txt):
+    its binary, or a skip (a failure under RUNBOOK_REQUIRE_REAL=1) naming the one that is missing."""
+    return realenv.need_containerd(request.param)
+
+
+@pytest.fixture(params=realenv.containerd2_versions())
+def containerd2(request):
+    """Each pinned real containerd 2.x in turn."""
+    return realenv.need_containerd(request.param)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 
@@ -48,3 +49,59 @@ def need_root(environ: Mapping[str, str] = os.environ) -> None:
     if os.geteuid() != 0:
         missing("root 권한이 필요합니다 (마운트 네임스페이스, 데몬) / needs root (mount namespaces, daemons)",
                 environ)
+
+
+# The real containerd 2.x releases scripts/install-containerd2.sh installs (one version a line).
+_VERSIONS_FILE = Path(__file__).resolve().parents[2] / "scripts" / "containerd2-versions.txt"
+DEBIAN = "1.6"  # Debian's containerd on PATH (scripts/install-system-deps.sh)
+
+
+def containerd2_versions() -> list[str]:
+    lines = _VERSIONS_FILE.read_text().splitlines()
+    return [ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")]
+
+
+def containerd_labels() -> list[str]:
+    """Every containerd the real tests read configs with: Debian's 1.6, then each pinned 2.x."""
+    return [DEBIAN, *containerd2_versions()]
+
+
+def containerd2_path(version: str, environ: Mapping[str, str] = os.environ) -> Path | None:
+    """Where install-containerd2.sh put containerd `version` ($CONTAINERD2_PREFIX, /opt or ~/.cache/runbook)."""
+    prefixes = [environ.get("CONTAINERD2_PREFIX", ""), "/opt",
+                str(Path(environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "runbook")]
+    for prefix in filter(None, prefixes):
+        binary = Path(prefix) / f"containerd-v{version}" / "bin" / "containerd"
+        if binary.is_file() and os.access(binary, os.X_OK):
+            return binary
+    return None
+
+
+class Containerd(str):
+    """A real containerd's binary path, knowing which of the tested releases it is (`label`: "1.6", "2.3.4")."""
+    label: str
+
+    def __new__(cls, path: str, label: str):
+        self = super().__new__(cls, path)
+        self.label = label
+        return self
+
+    @property
+    def is_2x(self) -> bool:
+        return self.label != DEBIAN
+
+    @property
+    def minor(self) -> tuple[int, int]:
+        major, minor = self.label.split(".")[:2]
+        return int(major), int(minor)
+
+
+def need_containerd(label: str, environ: Mapping[str, str] = os.environ) -> Containerd:
+    """The binary of containerd `label` (DEBIAN or a pinned 2.x version), or skip/fail."""
+    if label == DEBIAN:
+        return Containerd(need_program("containerd", environ), DEBIAN)
+    found = containerd2_path(label, environ)
+    if found is None:
+        missing(f"설치되지 않은 containerd 입니다: {label} (scripts/install-containerd2.sh 로 설치하세요, Go 필요) / "
+                f"containerd {label} is not installed: run scripts/install-containerd2.sh (needs Go)", environ)
+    return Containerd(str(found), label)

@@ -12,10 +12,11 @@ grpc = pytest.importorskip("grpc")
 
 
 @pytest.fixture
-def daemon_for(tmp_path):
-    """Start a daemon on a config text; always stopped, and checked to leave nothing behind."""
+def daemon_for(every_containerd, tmp_path):
+    """Start a daemon of each real containerd (1.6 and every pinned 2.x) on a config text; always stopped,
+    and checked to leave nothing behind."""
     realenv.need_root()
-    containerd = realenv.need_program("containerd")
+    containerd = every_containerd
     realenv.need_program("unshare")
     from containerd_daemon import Daemon
     started = []

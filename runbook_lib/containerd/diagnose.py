@@ -10,7 +10,7 @@ from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
 from runbook_lib.k8s.names import closest as _closest
 from runbook_lib.findings.problem import Problem
-from runbook_lib.containerd import render
+from runbook_lib.containerd import reads_2x, render
 from runbook_lib.containerd.edit import default_runtime_name
 from runbook_lib.containerd.effective import Effective, MERGE_1X, cri_plugin_id, locate
 from runbook_lib.containerd.layout import scan
@@ -59,12 +59,19 @@ def blockers(eff: Effective, p, *, strays: bool = True) -> list[Problem]:
     for path_, file_, line in stray_runtime_tables(eff, p.runtime_name) if strays else []:
         out.append(_stray_problem(eff, p.runtime_name, path_, file_, line))
     out += plugin_key_problems(eff, p)
+    out += reads_2x.problems(eff.files, _own_version)
     for missing in eff.missing_imports:
         out.append(Problem.of("config.import_missing", eff.main.lab_path, missing=missing))
     out += relative_glob_problems(eff)
     if getattr(p, "layout", "inplace") != "dropin":  # layout=dropin: dropin.foreign_dropin_problems, for the step
         out += inline_table_problems(eff, p)
     return out
+
+
+def _own_version(f: TomlFile) -> int:
+    """The version a file says for itself, as containerd reads it (no version line: 1, an empty file: 2)."""
+    v = f.data.get("version")
+    return v if isinstance(v, int) and not isinstance(v, bool) and v else (2 if f.empty else 1)
 
 
 def inline_table_problems(eff: Effective, p) -> list[Problem]:

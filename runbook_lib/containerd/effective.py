@@ -30,6 +30,7 @@ from runbook_lib.fs.safe_write import read_bytes
 from runbook_lib.fs.target import Target
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.load import TomlFile, load_toml
+from runbook_lib.containerd.reads_2x import version2_holds_2x_tables
 from runbook_lib.containerd.versions import CRI_RUNTIME_PLUGIN, MERGES_KEY_BY_KEY, detect_version, read_by
 
 MERGE_1X = "containerd-1.x"
@@ -76,6 +77,8 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
                           Msg("1단계를 먼저 실행하세요.", "run step 1 first."), path=config_lab_path)
     main = load_toml(raw, config_lab_path)
     version = detect_version(main.data, path=config_lab_path, empty=main.empty, text=main.text)
+    if version == 2 and version2_holds_2x_tables(main.data):
+        version = 3  # AKS: version 2 in name, its runtimes where only 2.x reads them (reads_2x.py)
     merge = merge or (MERGE_2X if version in MERGES_KEY_BY_KEY else MERGE_1X)
     files, missing, relative_globs = [main], [], []
     data = copy.deepcopy(main.data)

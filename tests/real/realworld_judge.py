@@ -1,0 +1,156 @@
+"""Judge one real-world config (tests/fixtures/realworld/<name>/, the node's files under a root) by one real
+containerd: what containerd reads before the run, what the runbook's apply does, what containerd reads after
+it, and whether mode=remove gives every file back byte for byte.
+
+The invariant the runbook promises, asked of containerd itself (`config dump`): the effective config after
+apply differs from the one before only by the runtime tables the run adds (nvidia, or a table it already had)
+and the CDI settings; the default runtime, every other runtime and every other plugin are identical. The
+verdict is one short line per stage, so that tools/realworld_conformance.py writes docs/CONFORMANCE.md's table
+from real runs and tests/real/test_real_realworld.py compares every cell with the committed expectations.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import tomllib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from runbook_lib.containerd.verify import ContainerdRejected, containerd_dump
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
+
+REALWORLD = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "realworld"
+EXPECTED = REALWORLD / "expected.json"
+CONFIG = "etc/containerd/config.toml"
+ADDED_RUNTIMES = ("nvidia",)
+CDI_KEYS = ("enable_cdi", "cdi_spec_dirs")
+CRI_PLUGINS = ("io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime")
+BINARY = "/usr/bin/nvidia-container-runtime"
+
+
+def fixtures() -> list[str]:
+    return sorted(p.name for p in REALWORLD.iterdir() if p.is_dir())
+
+
+def expected() -> dict:
+    return json.loads(EXPECTED.read_text())
+
+
+@dataclass
+class Verdict:
+    before: str    # what containerd reads of the node's own files
+    apply: str     # what the runbook's apply did
+    after: str     # what containerd reads after it, against the invariant
+    remove: str    # whether mode=remove gave back every file byte for byte
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    """The node's files, without the runbook's own bookkeeping (backups, the run lock)."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*")
+            if p.is_file() and ".runbook-backup-" not in p.name and not str(p).endswith("run/lock/nvidia-runtime-runbook.lock")}
+
+
+def _dump(containerd: str, root: Path) -> dict | str:
+    try:
+        return tomllib.loads(containerd_dump(containerd, root / CONFIG, root))
+    except ContainerdRejected as exc:
+        return exc.said
+
+
+def _cri_runtime_plugin(dump: dict) -> dict:
+    plugins = dump.get("plugins", {})
+    return plugins.get("io.containerd.cri.v1.runtime") or plugins.get("io.containerd.grpc.v1.cri") or {}
+
+
+def _runtimes(dump: dict) -> dict:
+    return _cri_runtime_plugin(dump).get("containerd", {}).get("runtimes", {})
+
+
+def _default(dump: dict) -> str:
+    return _cri_runtime_plugin(dump).get("containerd", {}).get("default_runtime_name", "")
+
+
+def _without_ours(dump: dict) -> dict:
+    """The dump minus what a run may add: the nvidia runtime's table and the CDI settings."""
+    out = json.loads(json.dumps(dump))
+    for plugin in CRI_PLUGINS:
+        table = out.get("plugins", {}).get(plugin)
+        if not isinstance(table, dict):
+            continue
+        for key in CDI_KEYS:
+            table.pop(key, None)
+        for name in ADDED_RUNTIMES:
+            table.get("containerd", {}).get("runtimes", {}).pop(name, None)
+    return out
+
+
+def _differences(a, b, path: str = "") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for key in sorted(set(a) | set(b)):
+            out += _differences(a.get(key), b.get(key), f"{path}.{key}" if path else key)
+        return out
+    return [] if a == b else [path]
+
+
+def _describe(dump: dict | str) -> str:
+    if isinstance(dump, str):
+        return f"rejects the file: {dump}"
+    names = ", ".join(sorted(_runtimes(dump))) or "-"
+    return f"runtimes {names}; default {_default(dump)}"
+
+
+def _run(root: Path, containerd: str, mode: str) -> Run:
+    rb = Run(validate(root=str(root), mode=mode, containerd_bin=containerd)).start()
+    try:
+        rb.run_all()
+    finally:
+        rb.finish()
+    return rb
+
+
+def _apply_words(rb: Run) -> str:
+    refused = [p.code for _, p in rb.refusals()]
+    if refused:
+        return "refused: " + ", ".join(refused)
+    failed = sorted({p.code for r in rb.results.values() for p in r.problems if p.is_error})
+    return "applied" if not failed else "applied, failed: " + ", ".join(failed)
+
+
+def judge(name: str, containerd: str, work: Path) -> Verdict:
+    root = work / "root"
+    shutil.copytree(REALWORLD / name, root)
+    original = _files(root)
+    before = _dump(containerd, root)
+    rb = _run(root, containerd, "apply")
+    applied = _files(root)
+    apply = _apply_words(rb)
+    if apply.startswith("refused"):
+        changed = sorted(k for k in set(original) | set(applied) if original.get(k) != applied.get(k))
+        after = "nothing written" if not changed else "WROTE WHILE REFUSING: " + ", ".join(changed)
+    else:
+        after = _judge_after(before, _dump(containerd, root))
+    _run(root, containerd, "remove")
+    left = _files(root)
+    differs = sorted(k for k in set(original) | set(left) if original.get(k) != left.get(k))
+    remove = "every file back byte for byte" if not differs else "differs: " + ", ".join(differs)
+    return Verdict(_describe(before), apply, after, remove)
+
+
+def _judge_after(before: dict | str, after: dict | str) -> str:
+    if isinstance(after, str):
+        return f"REJECTED AFTER THE RUN: {after}"
+    nvidia = _runtimes(after).get("nvidia") or {}
+    if (nvidia.get("options") or {}).get("BinaryName") != BINARY:
+        return "NO NVIDIA RUNTIME READ"
+    if isinstance(before, str):
+        return "nvidia read (containerd rejected the file before)"
+    changed = _differences(_without_ours(before), _without_ours(after))
+    if changed:
+        return "CHANGED BESIDE NVIDIA: " + ", ".join(changed[:6])
+    return "nvidia read; everything else identical"
+
+
+def as_dict(verdict: Verdict) -> dict:
+    return asdict(verdict)

@@ -299,6 +299,8 @@ class Run:
             self.written.append(write.lab_path)
             result.status = CHANGED
             result.files.append(self._file(write.lab_path, "written", write.new))
+            if self.p.mode == "apply":  # what remove undoes: exactly this, and the bytes it replaced
+                self._record(result, write)
             if done.backup:
                 result.backup = self.target.lab_path(done.backup)
                 result.files.append({"path": result.backup, "host_path": str(done.backup), "action": "backup",
@@ -319,6 +321,15 @@ class Run:
             result.files = earlier.files + [f for f in result.files if f not in earlier.files]
         self._keep(result)
         return result
+
+    def _record(self, result: StepResult, write: WritePlan) -> None:
+        from runbook_lib.fs import applied_record
+        try:
+            applied_record.note_written(self.target, write.lab_path, write.old, write.new)
+        except (RunbookError, OSError) as exc:
+            reason = exc.what.en if isinstance(exc, RunbookError) else str(exc)
+            result.problems.append(Problem.of("remove.record_unwritten", applied_record.RECORD,
+                                              record=applied_record.RECORD, reason=reason))
 
     def _keep(self, result: StepResult) -> None:
         self.results[result.step] = result

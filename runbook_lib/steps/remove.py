@@ -86,24 +86,48 @@ def _removals(run, planned: dict[str, bytes]):
 
 
 def plan(run) -> Plan:
+    """Only what a run recorded as written (fs/applied_record.py): when every such file still holds the run's bytes,
+    each gets its original back byte for byte (or goes, when the run created it); when someone changed one since,
+    the recorded files are left to the table-by-table removal; a file no run wrote is never touched."""
+    from runbook_lib.fs import applied_record
+    from runbook_lib.findings.problem import words
     p = run.p
-    planned: dict[str, bytes] = {}
-    retire, notes = [], []
-    for removal in _removals(run, planned):
-        planned.update({w.lab_path: w.new for w in removal.writes})
-        retire += removal.retire
+    entries = applied_record.load(run.target)
+    if entries is None:
+        out = Plan(words("remove.no_record", record=applied_record.RECORD)[0], subject=p.config_path)
+        out.exact, out.recorded = {}, set()
+        return out
+    exact = applied_record.restorable(run.target, entries)
+    if set(entries) - set(exact):  # someone changed a file since (a drop-in kept, say): table by table, for all
+        exact = {}
+    planned = {lab: before for lab, before in exact.items() if before is not None}
+    retire = [lab for lab, before in exact.items() if before is None]
+    notes = [words("remove.restores_original" if before is not None else "remove.deletes_created", file=lab)[0]
+             for lab, before in sorted(exact.items())]
+    changed_since = set(entries) - set(exact)
+    for removal in _removals(run, {}) if changed_since else []:  # as the disk is: its choices for those files only
+        planned.update({w.lab_path: w.new for w in removal.writes if w.lab_path in changed_since})
+        retire += [lab for lab in removal.retire if lab in changed_since]
         notes += removal.notes + removal.kept
-    files = ours(run)
-    if p.cdi_spec in files and p.config_path not in retire and not run.on_distro:
+    files = [lab for lab in ours(run) if lab in changed_since]
+    if p.cdi_spec in files and p.config_path in changed_since and p.config_path not in retire and not run.on_distro:
         notes += _without_cdi_settings(run, planned)
     writes = [run.plan_write(lab, new) for lab, new in planned.items()]
     out = Plan(Msg("되돌릴 것이 없습니다 (런북이 더한 것이 남아 있지 않습니다).", "nothing to remove: nothing the runbook added is left."),
                writes=[w for w in writes if w.changed], retire=retire + files, notes=notes, subject=p.config_path)
     out.retired = [run.plan_write(lab, b"") for lab in out.retire]
+    out.exact, out.recorded = exact, changed_since
     if out.changed:
         out.message = Msg(f"되돌립니다: {', '.join([w.lab_path for w in out.writes] + out.retire)}",
                           f"remove: {', '.join([w.lab_path for w in out.writes] + out.retire)}")
     return out
+
+
+def act(run, result) -> None:
+    """After the writes: the record forgets the files that now hold their bytes from before the run."""
+    from runbook_lib.fs import applied_record
+    exact = getattr(run.plans[ID], "exact", {})
+    applied_record.forget(run.target, [lab for lab, before in exact.items() if run.read_bytes(lab) == before])
 
 
 def _still_there(run) -> list[Msg]:
@@ -117,10 +141,14 @@ def _still_there(run) -> list[Msg]:
 
 
 def verdict(run) -> list[Problem]:
-    left = [Problem(m, Msg("mode=remove 로 다시 실행하거나, 남은 부분을 직접 지우세요.",
-                           "run again with mode=remove, or delete what is left by hand."),
-                    run.route.path if run.on_distro else run.p.config_path, code="remove.still_there")
-            for m in _still_there(run)]
+    plan = run.plans[ID]
+    left = [Problem.of("remove.not_original", lab, file=lab)
+            for lab, before in getattr(plan, "exact", {}).items() if run.read_bytes(lab) != before]
+    if getattr(plan, "recorded", set()):  # a recorded file changed since: the runbook's tables must be gone from it
+        left += [Problem(m, Msg("mode=remove 로 다시 실행하거나, 남은 부분을 직접 지우세요.",
+                                "run again with mode=remove, or delete what is left by hand."),
+                         run.route.path if run.on_distro else run.p.config_path, code="remove.still_there")
+                 for m in _still_there(run)]
     for lab in run.plans[ID].retire:
         if run.read_bytes(lab) is not None:
             left.append(Problem(Msg(f"지우기로 한 파일이 아직 있습니다: {lab}", f"a file to remove is still there: {lab}"),

@@ -1,0 +1,89 @@
+"""What apply changed on the node, kept on the node (<root>/var/lib/nvidia-runtime-runbook/applied.json), so that
+mode=remove undoes exactly that and nothing else.
+
+For every file a run wrote: its bytes before the first run that wrote it (none: the run created it) and the
+sha256 of what the last run wrote. mode=remove gives a file that still holds those bytes its original back, byte
+for byte (the previous values of every key the run corrected come back with it), or removes the file the run
+created. A file changed since by someone else is left to the table-by-table removal (containerd/remove.py), and
+a file no run wrote is never touched: on a node without a record, remove takes nothing out.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import posixpath
+from dataclasses import dataclass
+
+from runbook_lib.fs.safe_write import WritePlan, commit, ensure_dir, plan_write, read_bytes, sha256
+from runbook_lib.fs.target import Target
+
+RECORD = "/var/lib/nvidia-runtime-runbook/applied.json"
+FORMAT = 1
+
+
+@dataclass
+class Entry:
+    before: bytes | None   # the file's bytes before any run wrote it; None: a run created it
+    after_sha256: str      # what the last run wrote
+
+    def to_json(self) -> dict:
+        before = None if self.before is None else base64.b64encode(self.before).decode()
+        return {"before": before, "after_sha256": self.after_sha256}
+
+
+def load(target: Target) -> dict[str, Entry] | None:
+    """The record, or None when no run ever wrote on this root (or the record is not one this version reads)."""
+    raw = read_bytes(target.resolve(RECORD))
+    if raw is None:
+        return None
+    try:
+        data = json.loads(raw)
+        files = data["files"] if data.get("format") == FORMAT else None
+        return {lab: Entry(None if e["before"] is None else base64.b64decode(e["before"]), e["after_sha256"])
+                for lab, e in files.items()} if isinstance(files, dict) else None
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _plan(target: Target, entries: dict[str, Entry]) -> WritePlan:
+    body = {"format": FORMAT, "files": {lab: e.to_json() for lab, e in sorted(entries.items())}}
+    return plan_write(target, RECORD, (json.dumps(body, indent=1) + "\n").encode())
+
+
+def note_written(target: Target, lab_path: str, old: bytes | None, new: bytes) -> None:
+    """After apply wrote ``lab_path`` (``old`` its bytes before): the first run's ``old`` is the one kept."""
+    entries = load(target) or {}
+    first = entries.get(lab_path)
+    entries[lab_path] = Entry(first.before if first else old, sha256(new))
+    write = _plan(target, entries)
+    if write.changed:
+        ensure_dir(target, posixpath.dirname(RECORD))
+        commit(write, backup=False)
+
+
+def restorable(target: Target, entries: dict[str, Entry]) -> dict[str, bytes | None]:
+    """The files that still hold exactly what the last run wrote: lab path -> the bytes to give back (None: the
+    run created the file, so it goes)."""
+    out = {}
+    for lab, entry in entries.items():
+        current = read_bytes(target.resolve(lab))
+        if current is not None and sha256(current) == entry.after_sha256 and current != entry.before:
+            out[lab] = entry.before
+    return out
+
+
+def forget(target: Target, done: list[str]) -> None:
+    """After remove: drop the entries of the files it gave back; the record goes with the last one."""
+    entries = load(target)
+    if entries is None:
+        return
+    for lab in done:
+        entries.pop(lab, None)
+    host = target.resolve(RECORD)
+    if entries:
+        write = _plan(target, entries)
+        if write.changed:
+            commit(write, backup=False)
+    else:
+        host.unlink(missing_ok=True)

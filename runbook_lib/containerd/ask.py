@@ -61,6 +61,9 @@ def rejected_problem(exc: "verify.ContainerdRejected", config_path: str) -> Prob
     m = re.search(r"failed to load TOML(?: from)?:? (/[^:]+): (?:\((\d+), (\d+)\))?", said)
     path = m.group(1) if m else config_path
     line = int(m.group(2)) if m and m.group(2) else None
+    at = re.search(r"failed to unmarshal TOML at row (\d+) column \d+", said)  # 2.x: the row, but no file
+    if at and m is None:
+        line = int(at.group(1))
     cmd = DUMP_CMD.format(config=config_path)
     hint_ko = hint_en = ""
     if "invalid plugin key URI" in said:

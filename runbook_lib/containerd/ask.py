@@ -127,10 +127,12 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None) ->
         for key in sorted(set(written or {}) - set(rt)):
             bad("key_dropped", key=key)
     default = reading["default_runtime_name"]
-    want_default = file_default if file_default not in (None, name) else "runc"
-    ok = default is not None and default != name and default in names and default == want_default
-    rows.append(("default_runtime_name", f"{shown(want_default)}, {name} 아님 / not {name}", shown(default), ok))
-    if not disabled and default == name:
+    keep = getattr(p, "keeps_default", False)  # the node's default, whatever it is (default_runtime keep)
+    want_default = file_default if file_default is not None and (keep or file_default != name) else "runc"
+    ok = default is not None and (keep or default != name) and default in names and default == want_default
+    rows.append(("default_runtime_name", shown(want_default) if keep else f"{shown(want_default)}, {name} 아님 / not {name}",
+                 shown(default), ok))
+    if not disabled and default == name and not keep:
         bad("default_is_runtime")
     elif not disabled and default is not None and default not in names:
         bad("default_not_a_runtime", default=default, runtimes=", ".join(names))

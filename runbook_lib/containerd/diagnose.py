@@ -260,6 +260,8 @@ def default_problem(eff: Effective, p) -> Problem | None:
     in containerd.runtimes'). Only the built-in runc, which step 2 writes when it is missing, is not a guess."""
     default = default_runtime_name(eff.data, eff.version)
     key = runtime_path(eff.version, "x")[:-2] + ("default_runtime_name",)
+    if getattr(p, "keeps_default", False):  # the node's default, whatever it is: only a name containerd refuses
+        return _default_not_a_runtime(eff, default, key, p.runtime_name)
     if default == p.runtime_name:
         path, line = locate(eff, key)
         return Problem.of("default.is_runtime", path, line, default=default, runtime=p.runtime_name)
@@ -272,6 +274,12 @@ def default_problem(eff: Effective, p) -> Problem | None:
         return Problem.of("default.runs_runtime_binary", where, at, default=default, binary=p.binary_name,
                           header=header_text(eff, runtime_path(eff.version, p.runtime_name) + ("options",)))
     return None
+
+
+def default_is_the_runtime(eff: Effective, p) -> bool:
+    """The node's default runtime already is the wanted one (EKS GPU AMI, DGX, nvidia-ctk --set-as-default), kept:
+    its table is the default's, and the runbook leaves it exactly as it is."""
+    return getattr(p, "keeps_default", False) and default_runtime_name(eff.data, eff.version) == p.runtime_name
 
 
 def _default_not_a_runtime(eff: Effective, default: str, key: tuple[str, ...], runtime_name: str) -> Problem | None:

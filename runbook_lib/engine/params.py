@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import posixpath
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -13,6 +15,7 @@ from runbook_lib.k8s.names import dns1123_label_problem, quoted
 MODES = ("apply", "check", "remove")
 DISTROS = ("auto", "containerd", "k3s", "rke2", "microk8s", "k0s")
 LAYOUTS = ("inplace", "dropin")
+DEFAULT_RUNTIMES = ("auto", "runc", "keep")  # auto: keep on a real node (root /), runc in a lab root
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,12 @@ PARAMETERS = (
               "also register the GPU Operator-style nvidia-cdi and nvidia-legacy runtimes with their RuntimeClasses"),
     Parameter("enable_cdi", False, "bool", "containerd 의 enable_cdi 와 cdi_spec_dirs 를 CDI 스펙 폴더에 맞춰 설정",
               "set containerd's enable_cdi and cdi_spec_dirs for the CDI spec's folder"),
+    Parameter("default_runtime", "auto", "choice",
+              "기본 런타임의 규칙: runc 는 실습의 규칙(기본 런타임은 runc 여야 함), keep 은 노드의 기본 런타임을 알려만 주고 "
+              "바꾸지도 바꾸라고 하지도 않음, auto 는 root 가 / 이면 keep, 실습 루트면 runc",
+              "the default runtime's rule: runc is the lab's (the default must be runc), keep reports the node's default "
+              "and never changes it nor advises against it, auto is keep when root is / and runc in a lab root",
+              DEFAULT_RUNTIMES),
 )
 
 # The lab's absolute paths, resolved under `root` at run time.
@@ -95,6 +104,15 @@ class Params:
     distro: str = "auto"
     variants: bool = False
     enable_cdi: bool = False
+    default_runtime: str = "auto"
+
+    @property
+    def keeps_default(self) -> bool:
+        """The node's default runtime is the node's (default_runtime keep, or auto on a real node): reported, never
+        changed, never advised against; in a lab root (auto) or with runc, the lab's rule: it must be runc."""
+        if self.default_runtime == "auto":
+            return os.path.realpath(self.root) == "/"
+        return self.default_runtime == "keep"
 
     @property
     def check_only(self) -> bool:

@@ -56,6 +56,8 @@ def verdict(run) -> list[Problem]:
     except RunbookError:
         written, file_default, file_version = None, None, None
     rows, problems = ask.compare(reading, p, written if isinstance(written, dict) else None, file_default)
+    if _foreign(run):  # another owner's runtime (step 2 says whose): its values are theirs, no fix overwrites them
+        problems = [q for q in problems if q.code != "containerd.reads.value_differs"]
     run.readings[ID] = (reading, rows)
     stale = _not_regenerated(run, reading)
     if stale is not None:  # containerd was asked about the file the distribution wrote before the template changed
@@ -64,6 +66,14 @@ def verdict(run) -> list[Problem]:
     if unknown is not None:  # the cause of a missing runtime is known: say it instead of "a misplaced table"
         problems = [unknown] + [q for q in problems if q.code != "containerd.reads.runtime_missing"]
     return problems
+
+
+def _foreign(run) -> bool:
+    from runbook_lib.steps.runtime import foreign_problem
+    try:
+        return foreign_problem(run, run.effective()) is not None
+    except RunbookError:
+        return False
 
 
 def _not_regenerated(run, reading: dict) -> Problem | None:

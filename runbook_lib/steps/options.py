@@ -30,6 +30,11 @@ def plan(run) -> Plan:
 def verdict(run) -> list[Problem]:
     eff = run.effective()
     table = get_in(eff.data, runtime_path(eff.version, run.p.runtime_name))
+    from runbook_lib.steps.runtime import foreign_problem
+    foreign = foreign_problem(run, eff) if isinstance(table, dict) else None
+    if foreign is not None:  # another owner's options are theirs: no fix here may overwrite them
+        return [Problem.of("depends.earlier", foreign.path, foreign.line, step=2, what_ko=foreign.what.ko,
+                           what_en=foreign.what.en)]
     if isinstance(table, dict):
         return diagnose.runtime_problems(eff, run.p, part="options")
     problems = [Problem.of("depends.runtime_table", eff.main.lab_path, step=2, runtime=run.p.runtime_name)]

@@ -10,7 +10,7 @@ from runbook_lib.containerd.edit import RuntimeWanted, default_runtime_name, pla
 from runbook_lib.containerd.load import load_toml
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import RUNTIME_TYPE, runtime_path, runtimes_path
-from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.problem import Problem, words
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan
 
@@ -56,6 +56,9 @@ def plan(run) -> Plan:
         out.refusals.insert(0, generated)
     if out.refusals:
         out.message = out.refusals[0].what
+        return out
+    if diagnose.default_is_the_runtime(eff, p):  # the node's default already is it (EKS GPU, DGX): left as it is
+        out.message = words("runtime.is_the_kept_default", runtime=p.runtime_name)[0]
         return out
     if moved:  # the rest of the step works on the moved text: one write, one diff, one backup
         eff = run.effective_with({moved.lab_path: eff.file(moved.lab_path).encode(moved.text)})
@@ -156,9 +159,23 @@ def _newer_than_containerd(run, eff) -> list[Problem]:
                        read_by_ko=read_by(eff.version).ko, read_by_en=read_by(eff.version).en)]
 
 
+def foreign_problem(run, eff) -> Problem | None:
+    """Another owner's runtime of that name (owner.py): apply's plan refuses it, and check says the same."""
+    from runbook_lib.containerd.owner import RuntimeOwnedElsewhere
+    if run.on_distro:
+        return None  # the distribution's route judges its own runtimes (distro_plan.py)
+    try:
+        require_not_foreign(eff, run.p.runtime_name, run.p.binary_name, replace_runtime=run.p.replace_runtime,
+                            target=run.target)
+    except RuntimeOwnedElsewhere as exc:
+        return Problem.from_error(exc)
+    return None
+
+
 def verdict(run) -> list[Problem]:
     eff = run.effective()
-    problems = (_blockers(eff, run.p) + _newer_than_containerd(run, eff)
+    foreign = foreign_problem(run, eff)
+    problems = (_blockers(eff, run.p) + _newer_than_containerd(run, eff) + ([foreign] if foreign else [])
                 + diagnose.runtime_problems(eff, run.p, part="runtime"))
     for pv in variant_params(run):  # each variant is a runtime of its own, judged by the same rules
         problems += diagnose.runtime_problems(eff, pv, part="runtime") + diagnose.runtime_problems(eff, pv, part="options")

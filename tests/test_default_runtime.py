@@ -1,0 +1,72 @@
+"""The default_runtime parameter (issue 21): the node's default runtime is the node's. `keep` reports it and
+never changes it nor advises against it; `runc` is the lab's graded rule; `auto` is keep on a real node (root
+/) and runc in a lab root. A default that already is the wanted runtime (EKS GPU AMI, DGX, nvidia-ctk
+--set-as-default) is found and left alone, byte for byte. And check and apply agree on another owner's runtime
+(Talos): both refuse step 2, and no fix tells the user to overwrite that owner's binary."""
+import shutil
+from pathlib import Path
+
+import pytest
+
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
+
+REALWORLD = Path(__file__).parent / "fixtures" / "realworld"
+CONFIG = "etc/containerd/config.toml"
+
+
+def _root(tmp_path, name):
+    root = tmp_path / name
+    shutil.copytree(REALWORLD / name, root)
+    return root
+
+
+def _run(root, **params):
+    rb = Run(validate(root=str(root), **params)).start()
+    try:
+        rb.run_all()
+    finally:
+        rb.finish()
+    return rb
+
+
+@pytest.mark.parametrize("rule, root, keeps", [("auto", "/", True), ("auto", "/srv/lab1", False),
+                                               ("keep", "/srv/lab1", True), ("runc", "/", False)])
+def test_auto_keeps_on_a_real_node_and_is_the_lab_rule_in_a_lab_root(rule, root, keeps):
+    assert validate(root=root, default_runtime=rule).keeps_default is keeps
+
+
+@pytest.mark.parametrize("name", ["eks-al2023-gpu", "dgx", "nvidia-ctk-default"])
+def test_a_default_that_already_is_nvidia_is_left_alone(tmp_path, name):
+    root = _root(tmp_path, name)
+    original = (root / CONFIG).read_bytes()
+    for mode in ("apply", "check"):
+        rb = _run(root, mode=mode, default_runtime="keep")
+        assert rb.results[2].failed is False and rb.results[4].failed is False, mode
+        assert (root / CONFIG).read_bytes() == original
+        fixes = [p.fix.en for r in rb.results.values() for p in r.problems if p.fix]
+        assert not [f for f in fixes if "default_runtime_name" in f], fixes
+
+
+def test_the_lab_rule_still_refuses_a_default_that_is_nvidia(tmp_path):
+    rb = _run(_root(tmp_path, "eks-al2023-gpu"), default_runtime="runc")
+    assert [p.code for _, p in rb.refusals()] == ["default.is_runtime"]
+
+
+def test_aks_gpu_keeps_its_nvidia_default_and_gets_the_runtime_beside_it(tmp_path):
+    root = _root(tmp_path, "aks-gpu")
+    rb = _run(root, default_runtime="keep")
+    assert rb.ok(), [(n, p.code) for n, r in rb.results.items() for p in r.problems]
+    text = (root / CONFIG).read_text()
+    assert 'default_runtime_name = "nvidia-container-runtime"' in text
+    assert '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia]' in text  # where 2.x reads it
+
+
+def test_check_and_apply_agree_on_another_owners_runtime(tmp_path):
+    root = _root(tmp_path, "talos")
+    applied, checked = _run(root), _run(root, mode="check")
+    assert [p.code for p in applied.results[2].problems] == ["runtime-other-binary"]
+    assert [p.code for p in checked.results[2].problems] == ["runtime-other-binary"]
+    assert [p.code for p in checked.results[3].problems] == ["depends.earlier"]
+    fixes = [p.fix.en for r in checked.results.values() for p in r.problems if p.fix]
+    assert not [f for f in fixes if 'BinaryName = "/usr/bin/nvidia-container-runtime"' in f], fixes

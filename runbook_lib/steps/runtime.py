@@ -113,6 +113,9 @@ def _route(run) -> Plan:
     folder, containerd/distro_plan.py), checked as the distribution will render it."""
     from runbook_lib.containerd.distro.plan import plan_route
     route = run.route
+    newer = _newer_than_containerd(run, run.effective())  # a version-3 k3s file under a containerd 1.x named by containerd_bin
+    if newer:
+        return Plan(newer[0].what, refusals=newer)
     planned = plan_route(run.target, route, run.wanted, replace_runtime=run.p.replace_runtime)
     out = Plan(Msg(f"{run.p.runtime_name} 런타임이 이미 {route.distro} 의 경로에 있습니다: {route.path}",
                    f"the {run.p.runtime_name} runtime is already on {route.distro}'s route: {route.path}"),
@@ -145,7 +148,7 @@ def _newer_than_containerd(run, eff) -> list[Problem]:
     asks (containerd_bin, or containerd on PATH on a real node), from `containerd --version`."""
     from runbook_lib.containerd import ask
     from runbook_lib.containerd.versions import read_by, version_for_containerd
-    if run.on_distro or eff.main.empty:
+    if eff.main.empty:
         return []
     binary, _ = ask.choose_binary(run.p, run.target)
     if binary is None:

@@ -51,9 +51,34 @@ def _files(root: Path) -> dict[str, bytes]:
             if p.is_file() and ".runbook-backup-" not in p.name and not str(p).endswith("run/lock/nvidia-runtime-runbook.lock")}
 
 
+RANCHER = "var/lib/rancher/{}/agent/etc/containerd"
+TEMPLATES = ("config-v3.toml.tmpl", "config.toml.tmpl")
+
+
+def _read_by_containerd(root: Path) -> Path:
+    """The file containerd is started with: k3s's and RKE2's generated one on their nodes, else config.toml."""
+    for distro in ("k3s", "rke2"):
+        generated = root / RANCHER.format(distro) / "config.toml"
+        if generated.is_file():
+            return generated
+    return root / CONFIG
+
+
+def _restart_distribution(root: Path, generated_original: bytes) -> None:
+    """What k3s/RKE2 do at their next start: config.toml from the template (rendered with the stock config as
+    base, as distro/render.py reproduces), or the stock config again when there is no template."""
+    from runbook_lib.containerd.distro.render import render_rancher_template
+    generated = _read_by_containerd(root)
+    if generated == root / CONFIG:
+        return
+    template = next((generated.parent / t for t in TEMPLATES if (generated.parent / t).is_file()), None)
+    stock = generated_original.decode()
+    generated.write_text(render_rancher_template(template.read_text(), stock) if template else stock)
+
+
 def _dump(containerd: str, root: Path) -> dict | str:
     try:
-        return tomllib.loads(containerd_dump(containerd, root / CONFIG, root))
+        return tomllib.loads(containerd_dump(containerd, _read_by_containerd(root), root))
     except ContainerdRejected as exc:
         return exc.said
 
@@ -102,7 +127,8 @@ def _describe(dump: dict | str) -> str:
 
 
 def _run(root: Path, containerd: str, mode: str) -> Run:
-    rb = Run(validate(root=str(root), mode=mode, containerd_bin=containerd)).start()
+    # default_runtime keep: these are real nodes' configs, judged as auto judges them on a node (root /)
+    rb = Run(validate(root=str(root), mode=mode, containerd_bin=containerd, default_runtime="keep")).start()
     try:
         rb.run_all()
     finally:
@@ -122,9 +148,11 @@ def judge(name: str, containerd: str, work: Path) -> Verdict:
     root = work / "root"
     shutil.copytree(REALWORLD / name, root)
     original = _files(root)
+    generated = _read_by_containerd(root).read_bytes()
     before = _dump(containerd, root)
     rb = _run(root, containerd, "apply")
     applied = _files(root)
+    _restart_distribution(root, generated)
     apply = _apply_words(rb)
     if apply.startswith("refused"):
         changed = sorted(k for k in set(original) | set(applied) if original.get(k) != applied.get(k))
@@ -132,6 +160,7 @@ def judge(name: str, containerd: str, work: Path) -> Verdict:
     else:
         after = _judge_after(before, _dump(containerd, root))
     _run(root, containerd, "remove")
+    _restart_distribution(root, generated)
     left = _files(root)
     differs = sorted(k for k in set(original) | set(left) if original.get(k) != left.get(k))
     remove = "every file back byte for byte" if not differs else "differs: " + ", ".join(differs)

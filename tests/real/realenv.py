@@ -86,6 +86,9 @@ class Containerd(str):
         self.label = label
         return self
 
+    def __getnewargs__(self):  # copied and pickled (papermill's parameters) as what it is
+        return str(self), self.label
+
     @property
     def is_2x(self) -> bool:
         return self.label != DEBIAN

@@ -74,3 +74,32 @@ def test_the_other_bytes_2x_rejects_tomllib_rejects_at_the_same_place(containerd
     row, col = map(int, re.search(r"row (\d+) column (\d+)", caught.value.said).groups())
     with pytest.raises(tomllib.TOMLDecodeError, match=rf"at line {row}, column {col}\)"):
         tomllib.loads(text.decode())
+
+
+def test_a_drop_in_with_a_higher_version_stops_only_2_3_0_to_2_3_4(containerd2, tmp_path):
+    """effective.py: 2.3.0-2.3.4 refuse a drop-in whose version is higher than the root file's (reverted after)."""
+    drop = tmp_path / "drop.toml"
+    drop.write_text("version = 3\n" + _runtime("nvidia", V3, BinaryName="/usr/bin/nvidia"))
+    text = f'version = 2\nimports = ["{drop}"]\n' + _runtime("runc", V2, SystemdCgroup=True)
+    if containerd2.minor == (2, 3):
+        with pytest.raises(ContainerdRejected) as caught:
+            _read(containerd2, tmp_path, text)
+        assert caught.value.said == "containerd: drop-in config version 3 higher than root config version 2"
+    else:
+        assert sorted(_read(containerd2, tmp_path, text)) == ["nvidia", "runc"]
+
+
+def test_2x_keeps_its_built_in_runc_beside_a_config_s_only_runtime(containerd2, tmp_path):
+    """diagnose.py: under 2.x the built-in runc stays beside any runtime the config has (1.6 loses it)."""
+    runtimes = _read(containerd2, tmp_path, "version = 3\n" + _runtime("nvidia", V3, BinaryName="/usr/bin/nvidia"))
+    assert sorted(runtimes) == ["nvidia", "runc"] and runtimes["runc"]["runtime_type"] == "io.containerd.runc.v2"
+
+
+def test_version_4_is_refused_by_2_2_and_read_from_2_3_on(containerd2, tmp_path):
+    text = "version = 4\n" + _runtime("nvidia", V3, BinaryName="/usr/bin/nvidia")
+    if containerd2.minor < (2, 3):
+        with pytest.raises(ContainerdRejected) as caught:
+            _read(containerd2, tmp_path, text)
+        assert "expected containerd config version equal to or less than `3`, got `4`" in caught.value.said
+    else:
+        assert _read(containerd2, tmp_path, text)["nvidia"]["options"]["BinaryName"] == "/usr/bin/nvidia"

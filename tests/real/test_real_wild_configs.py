@@ -61,14 +61,16 @@ def test_containerd_reads_a_relative_glob_only_when_the_runbook_says_it_does(con
     assert {"runc", "nvidia"} <= set(got["runtime_names"])
 
 
-def test_containerd_reads_inline_tables_like_sections(containerd, tmp_path):
+def test_containerd_reads_inline_tables_like_sections(every_containerd, tmp_path):
     """The inline-table refusal is about where the runbook can write, not about validity: containerd reads it."""
+    containerd = every_containerd
     root = _root(tmp_path, (WILD / "inline-runtimes.toml").read_text())
     got = containerd_reading(containerd, root / CONFIG, root, "runc")
     assert got["runtime"]["options"]["SystemdCgroup"] is True and got["runtime_names"] == ["runc"]
 
 
-def test_dotted_options_applied_are_what_containerd_reads(containerd, tmp_path):
+def test_dotted_options_applied_are_what_containerd_reads(every_containerd, tmp_path):
+    containerd = every_containerd
     root = _root(tmp_path, (WILD / "dotted-options-nvidia.toml").read_text())
     rb = _run(root, containerd_bin=containerd)
     assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]

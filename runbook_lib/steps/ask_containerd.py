@@ -21,12 +21,46 @@ JUDGED_IN_PLAN = False  # judged after the writes: it asks containerd / acts on 
 TITLE = Msg("containerd 에게 직접 확인", "Ask containerd itself")
 
 
+BEFORE = ID + ".before"  # containerd's whole reading before apply writes, for the invariant (containerd/invariant.py)
+
+
 def plan(run) -> Plan:
     binary, why = ask.choose_binary(run.p, run.target)
     cmd = ask.DUMP_CMD.format(config=run.p.config_path)
     if binary is None:
         return Plan(why)
+    # the node's own config, as containerd reads it before apply writes (none yet: step 1 puts the lab's base there)
+    # (once per run: a notebook plans again after its write cells, when "before" is gone)
+    if BEFORE not in run.readings:
+        ours_to_judge = run.p.mode == "apply" and run.path(run.p.config_path).is_file()  # on disk, not as planned
+        run.readings[BEFORE] = _dump(run, binary) if ours_to_judge else None
     return Plan(Msg(f"{binary} 에게 묻습니다: {cmd}", f"ask {binary}: {cmd}"), subject=cmd)
+
+
+def _dump(run, binary: str) -> dict | None:
+    """containerd's whole reading of the config as it is now, or None when it cannot be had."""
+    import tomllib
+    from runbook_lib.containerd import verify
+    try:
+        return tomllib.loads(verify.containerd_dump(binary, run.path(run.p.config_path), run.target.root))
+    except (verify.ContainerdRejected, OSError, ValueError, subprocess.SubprocessError, tomllib.TOMLDecodeError):
+        return None
+
+
+def _changed_beside(run, binary: str) -> Problem | None:
+    """apply's promise, asked of containerd: beside the runtimes it adds and the CDI settings, it reads the same."""
+    from runbook_lib.containerd.invariant import changed_beside
+    from runbook_lib.steps.runtime import variants
+    before = run.readings.get(BEFORE)
+    after = _dump(run, binary) if isinstance(before, dict) else None
+    if after is None:
+        return None
+    names = (run.p.runtime_name, *(v.name for v in variants(run)))
+    changed = changed_beside(before, after, names, imports=run.p.layout == "dropin")
+    if not changed:
+        return None
+    return Problem.of("containerd.reads.changed_beside", run.p.config_path, paths=", ".join(changed[:8]),
+                      runtime=run.p.runtime_name, cmd=ask.DUMP_CMD.format(config=run.p.config_path))
 
 
 def skipped(run) -> Msg | None:
@@ -58,6 +92,9 @@ def verdict(run) -> list[Problem]:
     rows, problems = ask.compare(reading, p, written if isinstance(written, dict) else None, file_default)
     if _foreign(run):  # another owner's runtime (step 2 says whose): its values are theirs, no fix overwrites them
         problems = [q for q in problems if q.code != "containerd.reads.value_differs"]
+    beside = _changed_beside(run, binary)
+    if beside is not None:
+        problems.append(beside)
     run.readings[ID] = (reading, rows)
     stale = _not_regenerated(run, reading)
     if stale is not None:  # containerd was asked about the file the distribution wrote before the template changed

@@ -16,6 +16,7 @@ import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from runbook_lib.containerd.invariant import changed_beside
 from runbook_lib.containerd.verify import ContainerdRejected, containerd_dump
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
@@ -24,8 +25,6 @@ REALWORLD = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "realwo
 EXPECTED = REALWORLD / "expected.json"
 CONFIG = "etc/containerd/config.toml"
 ADDED_RUNTIMES = ("nvidia",)
-CDI_KEYS = ("enable_cdi", "cdi_spec_dirs")
-CRI_PLUGINS = ("io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime")
 BINARY = "/usr/bin/nvidia-container-runtime"
 
 
@@ -96,29 +95,6 @@ def _default(dump: dict) -> str:
     return _cri_runtime_plugin(dump).get("containerd", {}).get("default_runtime_name", "")
 
 
-def _without_ours(dump: dict) -> dict:
-    """The dump minus what a run may add: the nvidia runtime's table and the CDI settings."""
-    out = json.loads(json.dumps(dump))
-    for plugin in CRI_PLUGINS:
-        table = out.get("plugins", {}).get(plugin)
-        if not isinstance(table, dict):
-            continue
-        for key in CDI_KEYS:
-            table.pop(key, None)
-        for name in ADDED_RUNTIMES:
-            table.get("containerd", {}).get("runtimes", {}).pop(name, None)
-    return out
-
-
-def _differences(a, b, path: str = "") -> list[str]:
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = []
-        for key in sorted(set(a) | set(b)):
-            out += _differences(a.get(key), b.get(key), f"{path}.{key}" if path else key)
-        return out
-    return [] if a == b else [path]
-
-
 def _describe(dump: dict | str) -> str:
     if isinstance(dump, str):
         return f"rejects the file: {dump}"
@@ -175,7 +151,7 @@ def _judge_after(before: dict | str, after: dict | str) -> str:
         return "NO NVIDIA RUNTIME READ"
     if isinstance(before, str):
         return "nvidia read (containerd rejected the file before)"
-    changed = _differences(_without_ours(before), _without_ours(after))
+    changed = changed_beside(before, after, ADDED_RUNTIMES)
     if changed:
         return "CHANGED BESIDE NVIDIA: " + ", ".join(changed[:6])
     return "nvidia read; everything else identical"

@@ -27,6 +27,6 @@ for version in $(grep -v '^#' "$here/containerd2-versions.txt"); do
     fi
     echo "install-containerd2: 설치합니다 / installing containerd $version into $bin"
     mkdir -p "$bin"
-    GOBIN="$bin" CGO_ENABLED=0 GOFLAGS=-mod=mod go install "github.com/containerd/containerd/v2/cmd/containerd@v$version"
+    GOBIN="$bin" CGO_ENABLED=0 go install "github.com/containerd/containerd/v2/cmd/containerd@v$version"
 done
 echo "install-containerd2: 완료 / done"

@@ -112,17 +112,19 @@ def _assert_second_run_unchanged(root: Path) -> None:
     assert {k: v for k, v in after.items() if "lock" not in k} == {k: v for k, v in before.items() if "lock" not in k}
 
 
-def test_utf8_bom_is_kept_and_containerd_reads_it(tmp_path):
-    """containerd 1.6 reads a config that starts with a UTF-8 BOM as if the BOM were not there (checked with
-    `containerd config dump`), so the runbook keeps the BOM: it changes only what it means to change."""
+def test_a_utf8_bom_is_refused_before_any_write(tmp_path):
+    """containerd 1.6 reads a config that starts with a UTF-8 BOM as if it were not there, but containerd 2.x
+    refuses the whole file (tests/real/test_real_2x_layouts.py): the BOM is a finding at line 1, column 1, with
+    the command that deletes it, and nothing is written (issue 21; it used to be kept and the run "passed")."""
     original = b"\xef\xbb\xbf" + BASE
     root = make_root(tmp_path, original)
     assert containerd_reads(root, "runc")["runtime"] is not None, "containerd 1.6 reads a file with a BOM"
-    new = _assert_edited(root, original, run_apply(root))
-    assert new.startswith(b"\xef\xbb\xbf") and not new[3:].startswith(b"\xef\xbb\xbf")
-    assert new.count("\ufeff".encode()) == 1
-    _assert_lines_kept(BASE.decode(), new[3:].decode())
-    _assert_second_run_unchanged(root)
+    before = snapshot(root)
+    results = run_apply(root)
+    step2 = next(r for r in results if r.step == 2)
+    assert [(p.code, p.line, p.col) for p in step2.problems] == [("toml.bom", 1, 1)]
+    assert "sed -i '1s/^\\xEF\\xBB\\xBF//' /etc/containerd/config.toml" in step2.problems[0].fix.en
+    assert_nothing_changed(root, before)
 
 
 def test_crlf_line_endings_are_kept(tmp_path):

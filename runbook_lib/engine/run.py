@@ -54,7 +54,8 @@ class Run:
         self._lock = RootLock(self.target, shared=self.p.check_only).acquire()
         if not self.p.check_only:
             try:  # temp files sit next to the file they replace: through a symlink, that is the link's folder
-                for folder in {posixpath.dirname(self.p.config_path), self.p.toolkit_dir,
+                from runbook_lib.fs.applied_record import RECORD
+                for folder in {posixpath.dirname(self.p.config_path), self.p.toolkit_dir, posixpath.dirname(RECORD),
                                posixpath.dirname(self.p.cdi_spec), posixpath.join(posixpath.dirname(self.p.config_path), "conf.d")}:
                     sweep_stale_temps(self.target.resolve(folder))
             except BaseException:

@@ -1,0 +1,72 @@
+"""Every assertion a check cell makes, given a value of every TOML type (issue 25: with `expect.boolean`
+comparing by `==`, `SystemdCgroup = 1` showed a ✓ while the step's verdict failed it).
+
+An assertion holds only for the one value of the one type it names: 1 is not true, 1.0 is not 1, "true" is not
+true, [true] is not true. tests/test_check_cells_agree_with_the_verdict.py runs the notebook's own check cells
+on configs holding each of these values."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from runbook_lib.expect import MISSING, Expect
+
+# one value of every type TOML has, as tomllib reads it (a key with each)
+VALUES = tomllib.loads('''
+boolean_true = true
+boolean_false = false
+integer_one = 1
+integer_zero = 0
+float_one = 1.0
+string_true = "true"
+string_runc = "runc"
+string_nvidia = "nvidia"
+offset_datetime = 1979-05-27T07:32:00Z
+local_datetime = 1979-05-27T07:32:00
+local_date = 1979-05-27
+local_time = 07:32:00
+array = [true]
+inline_table = { nvidia = true }
+''')
+
+
+def _same(a, b) -> bool:
+    return type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize("expected", [True, False])
+@pytest.mark.parametrize("name", sorted(VALUES) + ["(missing)"])
+def test_boolean_holds_only_for_that_boolean(name, expected):
+    table = {"k": VALUES[name]} if name in VALUES else {}
+    checks = Expect()
+    assert checks.boolean(table, "k", expected) is _same(table.get("k", MISSING), expected), name
+    assert checks.checks[0].ok is _same(table.get("k", MISSING), expected)
+
+
+@pytest.mark.parametrize("expected", [True, 1, 1.0, "true", "runc", [True]])
+@pytest.mark.parametrize("name", sorted(VALUES) + ["(missing)"])
+def test_equal_holds_only_for_that_value_of_that_type(name, expected):
+    table = {"k": VALUES[name]} if name in VALUES else {}
+    assert Expect().equal(table, "k", expected) is _same(table.get("k", MISSING), expected), name
+
+
+@pytest.mark.parametrize("unwanted", ["nvidia", True, 1])
+@pytest.mark.parametrize("name", sorted(VALUES) + ["(missing)"])
+def test_not_equal_fails_only_for_that_value_of_that_type(name, unwanted):
+    table = {"k": VALUES[name]} if name in VALUES else {}
+    assert Expect().not_equal(table, "k", unwanted) is not _same(table.get("k", MISSING), unwanted), name
+
+
+def test_a_nested_key_and_a_missing_part_of_it():
+    table = {"options": {"SystemdCgroup": True}, "flat": 1}
+    checks = Expect()
+    assert checks.boolean(table, "options.SystemdCgroup", True) is True
+    assert checks.boolean(table, "options.Nothing", True) is False
+    assert checks.boolean(table, "flat.deeper", True) is False  # a value where a table should be
+    assert [c.actual for c in checks.checks] == ["true", "(없음 / missing)", "(없음 / missing)"]
+    assert checks.text().splitlines() == ["  ✓ options.SystemdCgroup is true (boolean)",
+                                          "  ✗ options.Nothing is true (boolean)   ← (없음 / missing)",
+                                          "  ✗ flat.deeper is true (boolean)   ← (없음 / missing)"]
+    assert [c.text for c in checks.failed()] == ["options.Nothing is true (boolean)", "flat.deeper is true (boolean)"]

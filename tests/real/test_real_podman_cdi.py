@@ -30,6 +30,7 @@ t=$1; shift
 mount -t tmpfs runbook-run /run
 mkdir /run/cdi && cp "$t/spec.yaml" /run/cdi/nvidia.yaml
 if [ -n "${SECOND:-}" ]; then cp "$t/spec.yaml" "/run/cdi/$SECOND"; fi
+if [ -d "$t/others" ]; then cp "$t"/others/* /run/cdi/; fi
 for d in etc var/lib; do
     up="$t/overlay/$d"; mkdir -p "$up/upper" "$up/work"
     mount -t overlay runbook-ov -o "lowerdir=/$d,upperdir=$up/upper,workdir=$up/work" "/$d"
@@ -74,13 +75,16 @@ def null_copy(spec: dict) -> dict:
     return spec
 
 
-def run_in_podman(tmp_path, spec, *args, name="nvidia.yaml", second: str = ""):
+def run_in_podman(tmp_path, spec, *args, name="nvidia.yaml", second: str = "", others: dict | None = None):
     """``spec``: a dict, or the spec's text as written, as /run/cdi/``name``; ``second``: a copy of it under that
-    name beside it."""
+    name beside it; ``others``: more files beside it (name -> text), another vendor's spec."""
     realenv.need_root()
     realenv.need_program("podman")
     unshare = realenv.need_program("unshare")
     (tmp_path / "spec.yaml").write_text(spec if isinstance(spec, str) else yaml.safe_dump(spec))
+    for other, text in (others or {}).items():
+        (tmp_path / "others").mkdir(exist_ok=True)
+        (tmp_path / "others" / other).write_text(text)
     make_rootfs_tar(tmp_path / "rootfs.tar")
     env = dict(os.environ, IMAGE=IMAGE, TMPDIR=str(tmp_path / "tmp"), SECOND=second)
     (tmp_path / "tmp").mkdir()
@@ -174,3 +178,12 @@ def test_podman_4_3_skips_a_spec_of_a_newer_cdi_version(tmp_path, version):
         assert proc.returncode == 0, proc.stderr
     else:
         assert proc.returncode != 0 and "unresolvable CDI devices nvidia.com/gpu=all" in proc.stderr
+
+
+def test_another_vendors_spec_beside_ours_leaves_our_device_resolvable(tmp_path):
+    """tests/test_cdi_other_vendors.py: a spec of another kind that also names a device `all` (amd.com/gpu=all)
+    is no conflict; the registry resolves nvidia.com/gpu=all beside it, as the runbook says."""
+    from test_cdi_other_vendors import other_spec
+    proc = run_in_podman(tmp_path, null_copy(written_spec()), "--device", "nvidia.com/gpu=all", IMAGE,
+                         "/bin/sh", "-c", "stat -c %F /dev/nvidia0", others={"amd.yaml": other_spec("amd.com/gpu")})
+    assert proc.returncode == 0 and "character special file" in proc.stdout, proc.stderr

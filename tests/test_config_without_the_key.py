@@ -15,8 +15,8 @@ import pytest
 
 from grading_helpers import GOOD
 from layouts import fixture, make_root, run_steps
-from runbook_lib.params import validate
-from runbook_lib.run import Run
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
 
 CONTAINERD_DEFAULT = "runc"  # containerd's built-in default_runtime_name (1.6 to 2.x)
 CONFIGS = {

@@ -17,11 +17,12 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from runbook_lib import grade, summary
-from runbook_lib.archive import RunResult, build_manifest
-from runbook_lib.class_view import page
-from runbook_lib.parallel import Job
-from runbook_lib.result import STEP_MIME, SUMMARY_MIME
+from runbook_lib.grading import grade
+from runbook_lib.evidence import summary
+from runbook_lib.evidence.archive import RunResult, build_manifest
+from runbook_lib.grading.class_view import page
+from runbook_lib.evidence.parallel import Job
+from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME
 
 STEPS = ["prepare", "runtime", "options", "default", "parse", "cdi", "runtimeclass", "report"]
 STARTED = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)

@@ -11,7 +11,7 @@ import tomllib
 
 import pytest
 
-from runbook_lib.expect import MISSING, Expect
+from runbook_lib.notebook.expect import MISSING, Expect
 
 # one value of every type TOML has, as tomllib reads it (a key with each)
 VALUES = tomllib.loads('''

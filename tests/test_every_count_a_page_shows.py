@@ -60,7 +60,7 @@ def notebook(steps: list[dict], ok: bool | None) -> dict:
             "cells": [{"cell_type": "code", "source": "", "metadata": {}, "outputs": outputs, "execution_count": 1}]}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # made for each test (a fraction of a second): mutmut sees every test reach the grading model
 def graded(tmp_path_factory):
     out = tmp_path_factory.mktemp("grades")
     result = grade.ClassGrade(out)

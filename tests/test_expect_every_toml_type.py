@@ -70,3 +70,43 @@ def test_a_nested_key_and_a_missing_part_of_it():
                                           "  ✗ options.Nothing is true (boolean)   ← (없음 / missing)",
                                           "  ✗ flat.deeper is true (boolean)   ← (없음 / missing)"]
     assert [c.text for c in checks.failed()] == ["options.Nothing is true (boolean)", "flat.deeper is true (boolean)"]
+
+
+def test_what_each_assertion_records():
+    """The text a check cell shows for each assertion, the value read and the value wanted, as TOML writes them."""
+    import datetime as dt
+
+    table = {"s": "true", "b": True, "n": 1, "when": dt.date(2001, 12, 14)}
+    checks = Expect(path="/etc/containerd/config.toml")
+    checks.equal(table, "s", "x")
+    checks.boolean(table, "b", False)
+    checks.not_equal(table, "n", 1)
+    checks.true("", "the config exists and is not empty")
+    checks.true("text", "held", key="k")
+    checks.equal(table, "when", "x")
+    assert [(c.text, c.ok, c.key, c.actual, c.expected) for c in checks.checks] == [
+        ('s == "x"', False, "s", '"true"', '"x"'),
+        ("b is false (boolean)", False, "b", "true", "false"),
+        ("n != 1", False, "n", "1", ""),
+        ("the config exists and is not empty", False, "the config exists and is not empty", "false", ""),
+        ("held", True, "k", "false", ""),
+        ('when == "x"', False, "when", "2001-12-14", '"x"'),
+    ]
+
+
+def test_a_failed_assertion_is_a_finding_only_when_the_verdict_found_nothing():
+    from runbook_lib.findings.problem import Problem
+
+    checks = Expect(path="/etc/containerd/config.toml")
+    checks.boolean({"k": 1}, "options.SystemdCgroup", True)
+    checks.boolean({"options": {"SystemdCgroup": True}}, "options.SystemdCgroup", True)
+    (added,) = checks.uncovered([])
+    assert (added.code, added.path, added.is_error) == ("expect.failed", "/etc/containerd/config.toml", True)
+    assert added.what.en == "the check failed: options.SystemdCgroup is true (boolean) (read: (없음 / missing))"
+    assert added.fix.en == "make options.SystemdCgroup satisfy the check above."
+    verdict = Problem.of("options.systemd_cgroup.wrong", "/etc/containerd/config.toml", 35, expected="true",
+                         actual="1", header="h", runtime="nvidia")
+    assert checks.uncovered([verdict]) == []
+    warning = Problem.of("cdi.version_newer", "/etc/cdi/nvidia.yaml", severity="warning", version="9.9.9",
+                         supported="0.5.0", spec="/etc/cdi/nvidia.yaml")
+    assert [p.code for p in checks.uncovered([warning])] == ["expect.failed"]  # a warning explains no failure

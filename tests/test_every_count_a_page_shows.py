@@ -62,7 +62,11 @@ def notebook(steps: list[dict], ok: bool | None) -> dict:
 
 @pytest.fixture  # made for each test (a fraction of a second): mutmut sees every test reach the grading model
 def graded(tmp_path_factory):
-    out = tmp_path_factory.mktemp("grades")
+    return build_class(tmp_path_factory.mktemp("grades"))
+
+
+def build_class(out):
+    """CLASS graded into `out`, every output file written."""
     result = grade.ClassGrade(out)
     for label, (steps, ok, error, _) in CLASS.items():
         job = Job(f"/srv/class/{label}", label, {"mode": "check"}, run_dir=out / label, kind="grade")

@@ -110,3 +110,39 @@ def test_a_failed_assertion_is_a_finding_only_when_the_verdict_found_nothing():
     warning = Problem.of("cdi.version_newer", "/etc/cdi/nvidia.yaml", severity="warning", version="9.9.9",
                          supported="0.5.0", spec="/etc/cdi/nvidia.yaml")
     assert [p.code for p in checks.uncovered([warning])] == ["expect.failed"]  # a warning explains no failure
+
+
+def test_a_toolkit_file_check_records_the_file_as_read(tmp_path):
+    """expect.file on a finished lab: the file as planned, missing, different, a folder in its place, and a step
+    with no plan (nothing planned: the file must be empty)."""
+    import shutil
+
+    from grading_helpers import TOOLKIT, lab_root
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    root = lab_root(tmp_path)
+    lab = f"/{TOOLKIT}/default.txt"
+
+    def check(step="default"):
+        rb = Run(validate(root=str(root), mode="check")).start()
+        try:
+            rb.preflight()
+            checks = Expect(rb, step)
+            checks.file(lab)
+            return [(c.text, c.ok, c.key, c.actual, c.expected) for c in checks.checks]
+        finally:
+            rb.finish()
+
+    said = f"{lab} == DEFAULT=runc / WHY=runtimeclass"
+    assert check() == [(said, True, lab, "DEFAULT=runc / WHY=runtimeclass", "")]
+    (root / lab[1:]).write_text("DEFAULT=nvidia\nWHY=x\n")
+    assert check() == [(said, False, lab, "DEFAULT=nvidia / WHY=x", "")]
+    (root / lab[1:]).unlink()
+    assert check() == [(said, False, lab, "(없음 / missing)", "")]
+    assert check("no-such-step") == [(f"{lab} == ", False, lab, "(없음 / missing)", "")]
+    (root / lab[1:]).mkdir()
+    ((text, ok, key, actual, expected),) = check()
+    assert (text, ok, key, expected) == (f"{lab} == ", False, lab, "")  # a folder there: nothing can be planned
+    assert "folder" in actual and "폴더" in actual and " / " in actual
+    shutil.rmtree(root / lab[1:])

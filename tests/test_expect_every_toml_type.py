@@ -146,3 +146,12 @@ def test_a_toolkit_file_check_records_the_file_as_read(tmp_path):
     assert (text, ok, key, expected) == (f"{lab} == ", False, lab, "")  # a folder there: nothing can be planned
     assert "folder" in actual and "폴더" in actual and " / " in actual
     shutil.rmtree(root / lab[1:])
+
+
+def test_the_whole_table_and_a_value_toml_cannot_write():
+    from runbook_lib.notebook.expect import dig, shown
+    import yaml
+
+    table = {"a": 1}
+    assert dig(table, "") is table  # no key: the table itself
+    assert shown(yaml.safe_load("!!set {a}")) == "{'a'}"  # a YAML set, which TOML has no way to write: as text

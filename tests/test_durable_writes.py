@@ -222,3 +222,13 @@ def test_no_writer_bypasses_safe_write():
         if hits:
             found[rel] = hits
     assert found == {}, "write through runbook_lib/fs/safe_write.py (commit, write_file): " + str(found)
+
+
+def test_write_file_writes_utf8_with_the_mode_it_is_given(tmp_path):
+    from runbook_lib.fs.safe_write import write_file
+    write_file(tmp_path / "page.html", "학생 / student")
+    write_file(tmp_path / "grades.json", b"{}\n", mode=0o600)
+    assert (tmp_path / "page.html").read_bytes() == "학생 / student".encode("utf-8")
+    assert [oct((tmp_path / n).stat().st_mode & 0o777) for n in ("page.html", "grades.json")] == ["0o644", "0o600"]
+    write_file(tmp_path / "page.html", "again")  # over an existing file: replaced, same mode
+    assert (tmp_path / "page.html").read_text() == "again" and (tmp_path / "page.html").stat().st_mode & 0o777 == 0o644

@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 OUT ?= out
 ROOT ?=
 
-.PHONY: run test venv clean-lab notebook bench
+.PHONY: run test venv clean-lab notebook bench mutate
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,3 +49,9 @@ clean-lab:
 # The benchmark (bench/run.py, docs/BENCHMARKS.md): minutes, never part of `make test`.
 bench: $(STAMP)
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
+
+# Mutation testing (docs/TESTING.md): the modules that decide verdicts and writes ([tool.mutmut] in pyproject.toml),
+# on 2 workers; a second run retries only what changed. Fails while a survivor is neither killed nor explained.
+mutate: $(STAMP)
+	$(BIN)/mutmut run --max-children 2
+	$(BIN)/python tools/mutation_report.py --check

@@ -68,7 +68,8 @@ def test_the_class_notebook_grades_a_small_class_headless(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert {r: tree_state(r) for r in roots} == before
     outputs = [o for c in json.loads(out_nb.read_text())["cells"] for o in c.get("outputs", [])]
-    assert not [o for o in outputs if o["output_type"] == "error" or o.get("name") == "stderr"]
+    assert [o for o in outputs if o["output_type"] == "error"] == []
+    assert [o for o in outputs if o.get("name") == "stderr"] == []
     svgs = ["".join(o["data"]["image/svg+xml"]) for o in outputs if "image/svg+xml" in o.get("data", {})]
     assert len(svgs) == 1
     squares = [e for e in ET.fromstring(svgs[0]).iter("{http://www.w3.org/2000/svg}rect") if e.find(

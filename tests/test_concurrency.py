@@ -46,8 +46,28 @@ open(os.path.join(os.path.dirname(log), "ready-" + name), "w").close()  # import
 while not os.path.exists(go):
     time.sleep(0.001)
 results = run_apply(root, runtime_name=name, binary_name=f"/usr/bin/{name}-container-runtime")
+open(os.path.join(os.path.dirname(log), "done-" + name), "w").close()
 print(json.dumps([[r.step, r.status, r.message.en] for r in results]))
 sys.exit(0 if all(r.status != "failed" for r in results) else 1)
+"""
+
+
+# Without the lock, one interleaving made certain: both runs plan from the same old config, then nvidia writes
+# everything while nvidia-cdi waits, and only then does nvidia-cdi commit its stale plan.
+STALE_PLAN = r"""
+preflight = run_context.Run.preflight
+def wait_for(what):
+    while not os.path.exists(os.path.join(os.path.dirname(log), what)):
+        time.sleep(0.005)
+def planned_then_wait(self):
+    plans = preflight(self)
+    if name == "nvidia-cdi":
+        open(os.path.join(os.path.dirname(log), "planned-" + name), "w").close()
+        wait_for("done-nvidia")
+    else:
+        wait_for("planned-nvidia-cdi")
+    return plans
+run_context.Run.preflight = planned_then_wait
 """
 
 
@@ -93,20 +113,25 @@ def test_two_runs_at_once_are_serialized_and_both_updates_kept(tmp_path):
 
 def test_unserialized_runs_would_clash(tmp_path, monkeypatch):
     """The same two runs with the lock taken away: the test above is not vacuous, because without the lock the
-    runs overlap (and one of them loses or is refused its update)."""
+    runs overlap, and the one that planned from the old config is refused its update."""
     root = make_root(tmp_path, BASE)
     log = tmp_path / "lock.log"
     child = CHILD.replace("acquire(self); note", "self; note").replace("note(\"unlocked\"); release(self)",
                                                                     "note(\"unlocked\")")
+    child = child.replace("go = os.path.join", STALE_PLAN + "go = os.path.join", 1)
     procs = {name: subprocess.Popen([sys.executable, "-c", child, str(root), name, str(log), str(REPO / "tests")],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for name in ("nvidia", "nvidia-cdi")}
     _go_when_ready(tmp_path, procs)
-    codes = {name: (p.communicate(timeout=120), p.returncode)[1] for name, p in procs.items()}
+    outputs = {name: p.communicate(timeout=120) for name, p in procs.items()}
+    codes = {name: p.returncode for name, p in procs.items()}
     events = [json.loads(line) for line in log.read_text().splitlines()]
     assert [e[1] for e in events][:2] == ["locked", "locked"], "without the lock both runs are inside at once"
     table = runtimes(tomllib.loads((root / CONFIG).read_text()))
-    assert 1 in codes.values() or not {"nvidia", "nvidia-cdi"} <= set(table), (codes, sorted(table))
+    # the stale plan is refused at its commit (the file changed after the plan was made): no update is lost
+    assert codes == {"nvidia": 0, "nvidia-cdi": 1}, outputs
+    assert "the file changed after the plan was made" in outputs["nvidia-cdi"][0], outputs["nvidia-cdi"]
+    assert "nvidia" in table and "nvidia-cdi" not in table, sorted(table)
 
 
 def test_a_live_lock_blocks_and_says_so(tmp_path):

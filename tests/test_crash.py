@@ -11,6 +11,7 @@ not deterministic) are a soak run in bench/crash_soak.py, not a test.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import sys
@@ -100,8 +101,10 @@ def _assert_parseable(rel: str, data: bytes) -> None:
         tomllib.loads(data.decode())
     elif rel.endswith(".yaml"):
         assert isinstance(yaml.safe_load(data), dict)
-    else:
-        assert data.endswith(b"\n") and b"=" in data or rel.endswith("cdi-keys.txt")
+    elif rel.endswith("cdi-keys.txt"):  # one top-level key of the spec a line
+        assert data.endswith(b"\n") and all(re.fullmatch(rb"[A-Za-z]+", k) for k in data.splitlines()), data
+    else:  # KEY=value lines
+        assert data.endswith(b"\n") and all(re.fullmatch(rb"[A-Z_]+=.*", k) for k in data.splitlines()), data
 
 
 def _assert_old_or_new(root: Path, old: dict, new: dict, where: str, between: dict | None = None) -> None:

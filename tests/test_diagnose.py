@@ -117,7 +117,7 @@ def test_runtimeclass_handler_and_name(tmp_path):
 
 
 @pytest.mark.parametrize("spec, en, line, fix", [
-    ("cdiVersion: 0.5.0\nkind: [nvidia.com/gpu\n", "not readable as YAML", 3, None),
+    ("cdiVersion: 0.5.0\nkind: [nvidia.com/gpu\n", "not readable as YAML", 3, "the space after each colon"),
     ('cdiVersion: "0.5.0"\ndevices:\n  - name: all\n    containerEdits:\n      env: [A=1]\n', "cdi.kind_missing", None,
      "kind: nvidia.com/gpu"),
     ('cdiVersion: "0.5.0"\nkind: example.com/net\ndevices:\n  - name: all\n    containerEdits:\n      env: [A=1]\n',
@@ -132,7 +132,7 @@ def test_cdi_spec_verdicts(tmp_path, spec, en, line, fix):
     assert failed_steps(results) == [6]
     p = verdict(results, 6, en)
     assert p.path == "/etc/cdi/nvidia.yaml" and p.line == line
-    assert fix is None or fix in p.fix.en
+    assert fix in p.fix.en, p.fix.en
     assert "{'path'" not in p.what.en  # findings become sentences, not a dict's repr
 
 

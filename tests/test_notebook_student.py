@@ -98,10 +98,12 @@ def test_cells_run_before_the_write_cells_they_follow_write_nothing_and_say_whic
         assert "unchanged" not in shown and "Traceback" not in shown
     assert "(없음 / missing)" in student.cell("runtime?")[0]  # the assertion, as the disk answers it now
     assert tree_state(tmp_path) == before
+    shown = {}
     for name in ("prepare", "prepare?", "runtime", "runtime?", "options", "options?"):
-        shown, error = student.cell(name)
-        assert error is None, shown
-    assert "[CHANGED] 2." in shown or "[UNCHANGED] 3." in shown
+        shown[name], error = student.cell(name)
+        assert error is None, shown[name]
+    assert "[CHANGED] 2." in shown["runtime?"], shown["runtime?"]  # the write cell, run in its turn, wrote
+    assert "[UNCHANGED] 3." in shown["options?"], shown["options?"]  # step 2 wrote the options with the table
 
 
 def test_a_write_cell_run_twice_says_unchanged_and_the_run_still_says_what_it_changed(student, tmp_path):

@@ -37,8 +37,8 @@ def assert_nothing_changed(root: Path, before: dict) -> None:
     after = snapshot(root)
     for rel, entry in before.items():
         assert after.get(rel) == entry, f"{rel} changed"
-    for rel in set(after) - set(before):
-        assert after[rel][0] == "dir" or rel == "run/lock/nvidia-runtime-runbook.lock", f"new file {rel}"
+    new_files = sorted(rel for rel in set(after) - set(before) if after[rel][0] != "dir")
+    assert new_files == ["run/lock/nvidia-runtime-runbook.lock"], new_files  # the lock, and only the lock
     for name in TOOLKIT_FILES:
         assert not (root / TOOLKIT / name).exists(), f"{name} written by a failed run"
 

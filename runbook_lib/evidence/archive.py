@@ -54,9 +54,11 @@ def new_run_dir(archive_root: Path, label: str, started: _dt.datetime) -> Path:
         candidate = base / (stamp if n == 1 else f"{stamp}-{n}")
         try:
             candidate.mkdir()
-            return candidate
         except FileExistsError:
             continue
+        from runbook_lib.fs.safe_write import sync_folder
+        sync_folder(base)  # the run's folder itself survives a power cut, not only the files in it
+        return candidate
     raise FileExistsError(f"too many runs in one second under {base}")
 
 
@@ -166,6 +168,7 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
     import papermill as pm
 
     from runbook_lib.kernel.manager import ENGINE_NAME, register
+    from runbook_lib.fs.safe_write import sync_in_place, write_file
 
     register()  # private IPC sockets, the early kernel when one was started, a quick stop
     engine_kwargs.setdefault("engine_name", ENGINE_NAME)
@@ -189,6 +192,8 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
         from runbook_lib.kernel.app import explain_missing
         error["evalue"] = explain_missing(exc) or error["evalue"]
     ended = utc_now()
+    if out_nb.exists():
+        sync_in_place(out_nb)  # papermill writes it in place, during the run too: flushed once it is done
     nb = nbformat.read(str(out_nb), as_version=4) if out_nb.exists() else None
     return keep(run_dir, nb, label=label, notebook=notebook, parameters=parameters, started=started, ended=ended,
                 error=error, version=version, kind=kind)
@@ -211,8 +216,8 @@ def keep(run_dir: Path, nb, *, label: str, notebook: Path, parameters: dict, sta
         if (run_dir / name).exists()
     }
     manifest["html_error"] = html_error
-    (run_dir / MANIFEST_NAME).write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n",
-                                         encoding="utf-8")
+    # the manifest last, atomically: a run folder with one is a finished run (load_manifests)
+    write_file(run_dir / MANIFEST_NAME, json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
     return RunResult(run_dir, manifest["ok"], manifest)
 
 

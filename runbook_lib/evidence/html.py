@@ -128,7 +128,8 @@ def render(nb: dict, title: str = "run.ipynb") -> str:
 def write(nb: dict, dest: Path, title: str = "run.ipynb") -> str | None:
     """Write the page; returns an error text instead of raising (the run's verdict does not depend on it)."""
     try:
-        dest.write_text(render(nb, title), encoding="utf-8")
+        from runbook_lib.fs.safe_write import write_file
+        write_file(dest, render(nb, title))
         return None
     except Exception as exc:  # noqa: BLE001 - reported in the manifest's html_error
         return f"{type(exc).__name__}: {exc}"

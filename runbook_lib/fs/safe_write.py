@@ -142,6 +142,11 @@ def unwritable(plan: WritePlan, *, will_exist: set[Path] = frozenset()) -> Write
         path=plan.lab_path)
 
 
+def sync_folder(folder: Path) -> None:
+    """A folder's entries flushed to disk: a folder just created under it, a file renamed into it."""
+    _fsync_dir(folder)
+
+
 def _fsync_dir(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -191,6 +196,26 @@ def _atomic_replace(host: Path, data: bytes, mode: int, st: os.stat_result | Non
         os.unlink(tmp)
         raise
     _fsync_dir(host.parent)
+
+
+def write_file(path: Path, data: bytes | str, *, mode: int = 0o644) -> None:
+    """A file the runbook makes outside a target root (the archive's manifest.json and run.html, the grading
+    folder's pages and grades): the same temporary file, fsync, rename and fsync of the folder as a commit, so a
+    crash or a power cut leaves the old file or the new one, and a written one stays written. No plan, no
+    backup: these files are the runbook's own, made again by the next run."""
+    path = Path(path)
+    _atomic_replace(path, data.encode("utf-8") if isinstance(data, str) else data, mode, None)
+
+
+def sync_in_place(path: Path) -> None:
+    """A file another program wrote in place (papermill's executed notebook, rewritten during the run so that a
+    killed run still leaves its evidence): its bytes and its folder's entry flushed to disk once it is done."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _fsync_dir(Path(path).parent)
 
 
 def backup_name(host: Path, when: float | None = None) -> str:

@@ -23,6 +23,7 @@ from runbook_lib.evidence import labels as _labels
 from runbook_lib.evidence.archive import NOTEBOOK_NAME, packaged_notebook, records
 from runbook_lib.grading import class_view, feedback, junit
 from runbook_lib.grading.gradescope import class_grades, student_results
+from runbook_lib.fs.safe_write import write_file  # atomic and durable: a grade written is a grade kept
 from runbook_lib.grading.model import FEEDBACK_NAME, GRADES_NAME, INDEX_NAME, JUNIT_NAME, RESULTS_NAME, ClassGrade, Student
 
 def expand_roots(roots) -> list[str]:
@@ -112,12 +113,13 @@ def student_from(job, run) -> Student:
 def write_outputs(result: ClassGrade) -> None:
     for s in result.students:
         s.folder.mkdir(parents=True, exist_ok=True)
-        (s.folder / FEEDBACK_NAME).write_text(feedback.render(s), encoding="utf-8")
+        write_file(s.folder / FEEDBACK_NAME, feedback.render(s))
         _write_json(s.folder / RESULTS_NAME, student_results(s))
     _write_json(result.out / GRADES_NAME, class_grades(result))
-    (result.out / JUNIT_NAME).write_bytes(junit.render(result))
-    (result.out / INDEX_NAME).write_text(class_view.page(result), encoding="utf-8")
+    write_file(result.out / JUNIT_NAME, junit.render(result))
+    write_file(result.out / INDEX_NAME, class_view.page(result))
 
 
 def _write_json(path: Path, data) -> None:
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    from runbook_lib.fs.safe_write import write_file
+    write_file(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")

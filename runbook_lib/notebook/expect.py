@@ -73,8 +73,10 @@ class Expect:
         return self._add(f"{key} is {shown(expected)} (boolean)", actual is expected, key, actual, expected)
 
     def not_equal(self, table, key: str, unwanted) -> bool:
+        """table[key] is anything but `unwanted` of its type (1 is not true: `1 != True` alone would say it is)."""
         actual = dig(table, key)
-        return self._add(f"{key} != {shown(unwanted)}", actual != unwanted, key, actual, MISSING)
+        same = actual is not MISSING and actual == unwanted and type(actual) is type(unwanted)
+        return self._add(f"{key} != {shown(unwanted)}", not same, key, actual, MISSING)
 
     def true(self, condition, text: str, *, key: str = "") -> bool:
         return self._add(text, bool(condition), key or text, condition, MISSING, actual_text="false")

@@ -143,7 +143,10 @@ def test_a_feedback_page_is_written_for_the_student(graded):
 def test_the_class_page_shows_the_picture_and_the_common_mistakes(graded):
     page = (graded["out"] / "index.html").read_text(encoding="utf-8")
     assert "<svg" in page and 'href="a-kim/feedback.html"' in page
-    assert "18 of 19 students have something to fix" in page or "students have something to fix" in page
+    verdicts = [s["extra_data"]["ok"] for s in graded["grades"]["students"]]
+    n, bad = len(verdicts), verdicts.count(False)
+    assert (n, bad) == (len(MISTAKES) + 3, len(MISTAKES) + 1)  # every mistake kind and the empty root fail
+    assert f"{bad} of {n} students have something to fix." in page and f"학생 {n}명 중 {bad}명이" in page
     assert "The most common mistakes" in page and "Step 2: add the runtime table" in page
 
 

@@ -135,10 +135,11 @@ def test_an_archive_that_cannot_be_made_is_refused_before_any_run(lab_root, tmp_
     """--archive naming a file (or a path through one) ended in a NotADirectoryError traceback."""
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder\n")
-    for archive, text in ((blocker, "--archive is a file, not a folder"), (blocker / "runs", "Not a directory")):
+    for archive, en, ko in ((blocker, "--archive is a file, not a folder", "파일입니다"),
+                            (blocker / "runs", "Not a directory", "만들 수 없습니다")):
         proc = runbook("run", "--root", lab_root, "--archive", archive, "--notebook", STANDIN)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
-        assert text in proc.stderr and ("파일입니다" in proc.stderr or "만들 수 없습니다" in proc.stderr)
+        assert en in proc.stderr and ko in proc.stderr, proc.stderr
     assert blocker.read_text() == "not a folder\n"
 
 

@@ -1,0 +1,157 @@
+"""Every assertion a check cell makes, given a value of every TOML type (issue 25: with `expect.boolean`
+comparing by `==`, `SystemdCgroup = 1` showed a ✓ while the step's verdict failed it).
+
+An assertion holds only for the one value of the one type it names: 1 is not true, 1.0 is not 1, "true" is not
+true, [true] is not true. tests/test_check_cells_agree_with_the_verdict.py runs the notebook's own check cells
+on configs holding each of these values."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from runbook_lib.notebook.expect import MISSING, Expect
+
+# one value of every type TOML has, as tomllib reads it (a key with each)
+VALUES = tomllib.loads('''
+boolean_true = true
+boolean_false = false
+integer_one = 1
+integer_zero = 0
+float_one = 1.0
+string_true = "true"
+string_runc = "runc"
+string_nvidia = "nvidia"
+offset_datetime = 1979-05-27T07:32:00Z
+local_datetime = 1979-05-27T07:32:00
+local_date = 1979-05-27
+local_time = 07:32:00
+array = [true]
+inline_table = { nvidia = true }
+''')
+
+
+def _same(a, b) -> bool:
+    return type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize("expected", [True, False])
+@pytest.mark.parametrize("name", sorted(VALUES) + ["(missing)"])
+def test_boolean_holds_only_for_that_boolean(name, expected):
+    table = {"k": VALUES[name]} if name in VALUES else {}
+    checks = Expect()
+    assert checks.boolean(table, "k", expected) is _same(table.get("k", MISSING), expected), name
+    assert checks.checks[0].ok is _same(table.get("k", MISSING), expected)
+
+
+@pytest.mark.parametrize("expected", [True, 1, 1.0, "true", "runc", [True]])
+@pytest.mark.parametrize("name", sorted(VALUES) + ["(missing)"])
+def test_equal_holds_only_for_that_value_of_that_type(name, expected):
+    table = {"k": VALUES[name]} if name in VALUES else {}
+    assert Expect().equal(table, "k", expected) is _same(table.get("k", MISSING), expected), name
+
+
+@pytest.mark.parametrize("unwanted", ["nvidia", True, 1])
+@pytest.mark.parametrize("name", sorted(VALUES) + ["(missing)"])
+def test_not_equal_fails_only_for_that_value_of_that_type(name, unwanted):
+    table = {"k": VALUES[name]} if name in VALUES else {}
+    assert Expect().not_equal(table, "k", unwanted) is not _same(table.get("k", MISSING), unwanted), name
+
+
+def test_a_nested_key_and_a_missing_part_of_it():
+    table = {"options": {"SystemdCgroup": True}, "flat": 1}
+    checks = Expect()
+    assert checks.boolean(table, "options.SystemdCgroup", True) is True
+    assert checks.boolean(table, "options.Nothing", True) is False
+    assert checks.boolean(table, "flat.deeper", True) is False  # a value where a table should be
+    assert [c.actual for c in checks.checks] == ["true", "(없음 / missing)", "(없음 / missing)"]
+    assert checks.text().splitlines() == ["  ✓ options.SystemdCgroup is true (boolean)",
+                                          "  ✗ options.Nothing is true (boolean)   ← (없음 / missing)",
+                                          "  ✗ flat.deeper is true (boolean)   ← (없음 / missing)"]
+    assert [c.text for c in checks.failed()] == ["options.Nothing is true (boolean)", "flat.deeper is true (boolean)"]
+
+
+def test_what_each_assertion_records():
+    """The text a check cell shows for each assertion, the value read and the value wanted, as TOML writes them."""
+    import datetime as dt
+
+    table = {"s": "true", "b": True, "n": 1, "when": dt.date(2001, 12, 14)}
+    checks = Expect(path="/etc/containerd/config.toml")
+    checks.equal(table, "s", "x")
+    checks.boolean(table, "b", False)
+    checks.not_equal(table, "n", 1)
+    checks.true("", "the config exists and is not empty")
+    checks.true("text", "held", key="k")
+    checks.equal(table, "when", "x")
+    assert [(c.text, c.ok, c.key, c.actual, c.expected) for c in checks.checks] == [
+        ('s == "x"', False, "s", '"true"', '"x"'),
+        ("b is false (boolean)", False, "b", "true", "false"),
+        ("n != 1", False, "n", "1", ""),
+        ("the config exists and is not empty", False, "the config exists and is not empty", "false", ""),
+        ("held", True, "k", "false", ""),
+        ('when == "x"', False, "when", "2001-12-14", '"x"'),
+    ]
+
+
+def test_a_failed_assertion_is_a_finding_only_when_the_verdict_found_nothing():
+    from runbook_lib.findings.problem import Problem
+
+    checks = Expect(path="/etc/containerd/config.toml")
+    checks.boolean({"k": 1}, "options.SystemdCgroup", True)
+    checks.boolean({"options": {"SystemdCgroup": True}}, "options.SystemdCgroup", True)
+    (added,) = checks.uncovered([])
+    assert (added.code, added.path, added.is_error) == ("expect.failed", "/etc/containerd/config.toml", True)
+    assert added.what.en == "the check failed: options.SystemdCgroup is true (boolean) (read: (없음 / missing))"
+    assert added.fix.en == "make options.SystemdCgroup satisfy the check above."
+    verdict = Problem.of("options.systemd_cgroup.wrong", "/etc/containerd/config.toml", 35, expected="true",
+                         actual="1", header="h", runtime="nvidia")
+    assert checks.uncovered([verdict]) == []
+    warning = Problem.of("cdi.version_newer", "/etc/cdi/nvidia.yaml", severity="warning", version="9.9.9",
+                         supported="0.5.0", spec="/etc/cdi/nvidia.yaml")
+    assert [p.code for p in checks.uncovered([warning])] == ["expect.failed"]  # a warning explains no failure
+
+
+def test_a_toolkit_file_check_records_the_file_as_read(tmp_path):
+    """expect.file on a finished lab: the file as planned, missing, different, a folder in its place, and a step
+    with no plan (nothing planned: the file must be empty)."""
+    import shutil
+
+    from grading_helpers import TOOLKIT, lab_root
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    root = lab_root(tmp_path)
+    lab = f"/{TOOLKIT}/default.txt"
+
+    def check(step="default"):
+        rb = Run(validate(root=str(root), mode="check")).start()
+        try:
+            rb.preflight()
+            checks = Expect(rb, step)
+            checks.file(lab)
+            return [(c.text, c.ok, c.key, c.actual, c.expected) for c in checks.checks]
+        finally:
+            rb.finish()
+
+    said = f"{lab} == DEFAULT=runc / WHY=runtimeclass"
+    assert check() == [(said, True, lab, "DEFAULT=runc / WHY=runtimeclass", "")]
+    (root / lab[1:]).write_text("DEFAULT=nvidia\nWHY=x\n")
+    assert check() == [(said, False, lab, "DEFAULT=nvidia / WHY=x", "")]
+    (root / lab[1:]).unlink()
+    assert check() == [(said, False, lab, "(없음 / missing)", "")]
+    assert check("no-such-step") == [(f"{lab} == ", False, lab, "(없음 / missing)", "")]
+    (root / lab[1:]).mkdir()
+    ((text, ok, key, actual, expected),) = check()
+    assert (text, ok, key, expected) == (f"{lab} == ", False, lab, "")  # a folder there: nothing can be planned
+    assert "folder" in actual and "폴더" in actual and " / " in actual
+    shutil.rmtree(root / lab[1:])
+
+
+def test_the_whole_table_and_a_value_toml_cannot_write():
+    from runbook_lib.notebook.expect import dig, shown
+    import yaml
+
+    table = {"a": 1}
+    assert dig(table, "") is table  # no key: the table itself
+    assert shown(yaml.safe_load("!!set {a}")) == "{'a'}"  # a YAML set, which TOML has no way to write: as text

@@ -1,0 +1,81 @@
+"""The mutation score of `make mutate`, and every surviving mutant (mutmut's results under mutants/).
+
+    python tools/mutation_report.py            # the score per module and the survivors, as markdown
+    python tools/mutation_report.py --check    # ... and exit 1 when a survivor is not explained in docs/TESTING.md
+
+A survivor is a change to a module that decides verdicts or writes that no test noticed: it is either killed by a
+new test or named in docs/TESTING.md (its mutant name, in backticks) with why it is equivalent, that is, why no
+behaviour can tell it from the original. A mutant mutmut could not judge (a timeout, "suspicious") counts as a
+survivor too: it proves nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MUTANTS = ROOT / "mutants"
+DOC = ROOT / "docs" / "TESTING.md"
+KILLED = {1, 3, 37}  # a failing test, pytest's internal error, the type check (mutmut's stats.py)
+NOT_CHECKED = {None}
+
+
+def results() -> dict[str, dict[str, int | None]]:
+    """{module path: {mutant name: mutmut's exit code}}."""
+    out = {}
+    for meta in sorted(MUTANTS.rglob("*.py.meta")):
+        data = json.loads(meta.read_text())
+        rel = str(meta.relative_to(MUTANTS))[: -len(".meta")]
+        if data.get("exit_code_by_key"):
+            out[rel] = data["exit_code_by_key"]
+    return out
+
+
+def survivors(found) -> list[str]:
+    return sorted(name for codes in found.values() for name, code in codes.items()
+                  if code not in KILLED | NOT_CHECKED)
+
+
+def report(found) -> str:
+    lines = ["| module | mutants | killed | survived | score |", "| --- | ---: | ---: | ---: | ---: |"]
+    total = Counter()
+    for module, codes in found.items():
+        killed = sum(c in KILLED for c in codes.values())
+        judged = sum(c not in NOT_CHECKED for c in codes.values())
+        total.update(mutants=judged, killed=killed)
+        lines.append(f"| `{module}` | {judged} | {killed} | {judged - killed} | {killed / judged:.1%} |"
+                     if judged else f"| `{module}` | 0 | 0 | 0 | - |")
+    if total["mutants"]:
+        lines.append(f"| **all** | {total['mutants']} | {total['killed']} | {total['mutants'] - total['killed']} | "
+                     f"{total['killed'] / total['mutants']:.1%} |")
+    unchecked = sum(c in NOT_CHECKED for codes in found.values() for c in codes.values())
+    if unchecked:
+        lines.append(f"\n{unchecked} mutants not checked yet: the run did not finish.")
+    lines += ["", "Survivors:", ""] + [f"- `{name}`" for name in survivors(found)]
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    found = results()
+    if not found:
+        print("no mutmut results under mutants/: run `make mutate` first", file=sys.stderr)
+        return 2
+    print(report(found))
+    if "--check" in argv:
+        doc = DOC.read_text(encoding="utf-8")
+        unexplained = [name for name in survivors(found) if f"`{name}`" not in doc.split("## Equivalent mutants", 1)[-1]]
+        unchecked = [n for codes in found.values() for n, c in codes.items() if c in NOT_CHECKED]
+        if unexplained or unchecked:
+            print(f"\n{len(unexplained)} survivors not explained in docs/TESTING.md (## Equivalent mutants), "
+                  f"{len(unchecked)} not checked:", file=sys.stderr)
+            for name in unexplained:
+                print(f"  {name}", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

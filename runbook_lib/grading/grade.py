@@ -121,5 +121,4 @@ def write_outputs(result: ClassGrade) -> None:
 
 
 def _write_json(path: Path, data) -> None:
-    from runbook_lib.fs.safe_write import write_file
     write_file(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -19,7 +19,8 @@ from runbook_lib.findings.messages import display_width
 
 # PASS covers "passed" and "unchanged": both mean the host is in the wanted state; "changed" is shown
 # as such because an operator wants to see which hosts a run actually touched.
-CELL = {"passed": "PASS", "unchanged": "PASS", "changed": "changed", "failed": "FAIL", "skipped": "skip"}
+CELL = {"passed": "PASS", "unchanged": "PASS", "changed": "changed", "failed": "FAIL", "skipped": "skip",
+        "blocked": "blocked"}  # a blocked step waits for an earlier step's fix: its message says which
 NOT_RUN = "-"
 
 

@@ -118,8 +118,8 @@ class OutOfOrder(Feedback):
 
 class _NotInThisMode:
     """The stand-in step of a section that a mode does not run (the apply steps in mode=remove)."""
-    NUMBER = ID = "-"
-    TITLE = Msg("remove 모드에서는 이 단계를 하지 않습니다. 되돌린 내용은 맨 위 셀에 있습니다.",
+    NUMBER = ID = number = id = "-"
+    TITLE = title = Msg("remove 모드에서는 이 단계를 하지 않습니다. 되돌린 내용은 맨 위 셀에 있습니다.",
                 "remove mode does not run this step: what was removed is in the first cell.")
 
 
@@ -161,7 +161,7 @@ class Runbook(Run):
         for s in self.steps:
             if s.ID == step.ID and not own:
                 return None
-            if self.plans[s.ID].changed and s.NUMBER not in self.results:
+            if self.plans[s.id].changed and s.id not in self.results:
                 return s
             if s.ID == step.ID:
                 return None
@@ -195,7 +195,7 @@ class Runbook(Run):
         pending = self._unwritten(plan.step, own=False)
         if pending is not None:
             raise self._out_of_order(pending)
-        earlier = self.results.get(plan.step.NUMBER)
+        earlier = self.results.get(plan.step.id)
         before = list(earlier.files) if earlier else []  # the cell run again: only what this time wrote is shown
         made = [d for d in plan.plan.dirs if not self.is_dir(d)]
         self._locked()
@@ -385,7 +385,7 @@ def start(**params) -> Runbook:
     if rb.refused:
         for step in rb.steps:
             if rb.verdict(step).failed:
-                show(rb.results[step.NUMBER])  # the refusing steps' records, for the archive and grading
+                show(rb.results[step.id])  # the refusing steps' records, for the archive and grading
         text = refusal_text(rb)
         first = rb.failed_steps()[0]
         _status(rb, "failed", f"계획 단계에서 거부했습니다 ({first.step}단계): {first.message.ko} 아무것도 쓰지 않았습니다.",
@@ -461,7 +461,7 @@ def summary(rb: Run, *, final: bool = True) -> None:
     """The last cell: the only reliable proof in an archived notebook that the run reached the end."""
     if isinstance(rb, Runbook):
         rb._current()
-    results = [rb.results[k] for k in sorted(rb.results, key=str)]
+    results = in_order(rb)
     missing = not_run(rb) if final else []
     record = {"ok": rb.ok() and not rb.refused and not missing, "final": final, "mode": rb.p.mode,
               "root": str(rb.target.root), "refused": rb.refused, "runbook_version": __import__("runbook_lib").__version__,
@@ -480,9 +480,14 @@ def summary(rb: Run, *, final: bool = True) -> None:
               + (f"<pre>{html.escape(late)}</pre>" if late else "")})
 
 
+def in_order(rb: Run) -> list[StepResult]:
+    """The results so far, in the order of the steps."""
+    return [rb.results[s.id] for s in rb.steps if s.id in rb.results]
+
+
 def not_run(rb: Run) -> list:
     """The steps whose cells have not run yet (a step of a refused run has its refusal as its result)."""
-    return [s.NUMBER for s in rb.steps if s.NUMBER not in rb.results]
+    return [s.number for s in rb.steps if s.id not in rb.results]
 
 
 def finish(rb: Run) -> None:
@@ -518,7 +523,7 @@ def _status(rb: Run, state: str, ko: str, en: str, *, failed: StepResult | None 
     # the steps done, and their table, once the run has stopped: while it runs, the box is one line that
     # every step rewrites (and papermill saves again at every cell)
     stopped = state in ("failed", "finished")
-    done = [rb.results[k] for k in sorted(rb.results, key=str)] if stopped else []
+    done = in_order(rb) if stopped else []
     steps = [{"step": r.step, "status": r.status, "title": r.title.as_dict()} for r in done]
     record = {"state": state, "mode": rb.p.mode, "message": {"ko": ko, "en": en}, "steps": steps,
               "failed": failed.as_record() if failed else None}

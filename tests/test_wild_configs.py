@@ -21,7 +21,7 @@ def _without_lock(state: dict) -> dict:
 
 
 def _problems(rb, step: int) -> list:
-    return [p for p in rb.results[step].problems]
+    return [p for p in rb.results[rb.steps[step - 1].id].problems]  # the lab's step number
 
 
 def _relative_glob_root(tmp_path: Path, imports: str = '"conf.d/*.toml"') -> Path:
@@ -239,7 +239,7 @@ def test_nvidia_ctks_drop_in_that_already_registers_the_runtime_is_left_alone(tm
     before = (root / DROPIN).read_bytes()
     rb = run_steps(root, layout="dropin")
     assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
-    assert (root / DROPIN).read_bytes() == before and rb.results[2].status == UNCHANGED
+    assert (root / DROPIN).read_bytes() == before and rb.results["runtime"].status == UNCHANGED
 
 
 def test_nvidia_ctks_drop_in_with_another_value_is_not_overwritten(tmp_path):

@@ -116,13 +116,13 @@ STEPS = {
 **Why:** with nvidia as the default, every pod — GPU or not — would go through that runtime, and one runtime problem would spread to the whole cluster. Selecting only the workloads that need a GPU through a RuntimeClass is the safe way. The runbook therefore never changes the default, and stops with the reason if it is already nvidia.""",
     5: """## 5단계 — TOML 이 제대로 읽히는지 증명합니다 (`parsed.txt`)
 
-**무엇을:** 방금 쓴 설정을 편집에 쓴 도구와는 별개인 표준 라이브러리 `tomllib` 으로 다시 읽어, `VERSION=<버전>` 과 `RUNTIMES=<런타임 이름들, 정렬, 쉼표로 구분>` 두 줄을 `parsed.txt` 에 적습니다. 기본 런타임과 새 런타임이 둘 다 있어야 합니다.
+**무엇을:** 방금 쓴 설정을 편집에 쓴 도구와는 별개인 표준 라이브러리 `tomllib` 으로 다시 읽어, `VERSION=<버전>` 과 `RUNTIMES=<런타임 이름들, 쉼표로 구분, 순서는 자유>` 두 줄을 `parsed.txt` 에 적습니다. 기본 런타임과 새 런타임이 둘 다 있어야 합니다.
 
 **왜:** 파싱에 성공해야 문법이 맞다는 증거가 됩니다. 섹션 헤더의 따옴표를 빠뜨리면(`[plugins.io.containerd.grpc.v1.cri...]`) 파싱은 되지만 전혀 다른 테이블이 되는데, 런타임 목록을 직접 보면 그런 실수가 바로 드러납니다.
 
 ## Step 5 — Prove the TOML parses (`parsed.txt`)
 
-**What:** read the written config back with the standard library's `tomllib` — a parser independent of the one that edited it — and write `parsed.txt` as two lines: `VERSION=<version>` and `RUNTIMES=<runtime names, sorted, comma-separated>`. Both the default runtime and the new one must be there.
+**What:** read the written config back with the standard library's `tomllib` — a parser independent of the one that edited it — and write `parsed.txt` as two lines: `VERSION=<version>` and `RUNTIMES=<runtime names, comma-separated, in any order>`. Both the default runtime and the new one must be there.
 
 **Why:** a successful parse is the proof that the syntax is right. A header without its quotes (`[plugins.io.containerd.grpc.v1.cri...]`) still parses, but into completely different tables; listing the runtimes makes that mistake visible at once.""",
     6: """## 6단계 — CDI 스펙을 확인합니다 (`cdi-keys.txt`)
@@ -236,11 +236,13 @@ with rb.expect("options") as expect:
     "default": """cri = rb.containerd_table(rb.containerd_config())
 with rb.expect("default") as expect:
     expect.not_equal(cri, "default_runtime_name", runtime_name)    # GPU pods opt in via a RuntimeClass
-    expect.file(rb.tk("default.txt"))""",
-    "parse": """cfg = rb.load_toml(rb.config_path)   # tomllib.load(open(path, "rb")) of the config containerd reads
-print("version =", cfg.get("version"))
+    expect.line(rb.tk("default.txt"), "DEFAULT", cri.get("default_runtime_name", "runc"))
+    expect.line(rb.tk("default.txt"), "WHY", "runtimeclass")""",
+    "parse": """cfg = rb.containerd_config()             # what containerd reads: config.toml merged with its imports
 with rb.expect("parse") as expect:
-    expect.file(rb.tk("parsed.txt"))""",
+    parsed = expect.toml(rb.config_path)   # tomllib.load(open(path, "rb")): a syntax error is this step's finding
+    expect.line(rb.tk("parsed.txt"), "VERSION", rb.version(parsed))
+    expect.line(rb.tk("parsed.txt"), "RUNTIMES", rb.runtime_names(cfg))   # in any order (docs/GRADING.md)""",
     "cdi": """spec = rb.load_yaml(cdi_spec)     # yaml.safe_load; the verdict also checks the CDI schema
 with rb.expect("cdi") as expect:
     expect.equal(spec, "kind", "nvidia.com/gpu")
@@ -249,9 +251,19 @@ with rb.expect("cdi") as expect:
 with rb.expect("runtimeclass") as expect:
     expect.equal(rc, "kind", "RuntimeClass")
     expect.equal(rc, "handler", runtime_name)    # must name a runtime in containerd's config""",
-    "report": """with rb.expect("report") as expect:
-    expect.file(rb.tk("report.txt"))""",
-    "containerd": """rb.check("containerd")   # containerd's own reading, beside what the runbook expects (the table below)""",
+    "report": """cfg, rc = rb.containerd_config(), rb.load_yaml(rb.tk("runtimeclass.yaml"))
+nvidia = rb.runtime_table(cfg, rc.get("handler", runtime_name))
+report = rb.tk("report.txt")                   # every value parsed back from the files, never the parameters
+with rb.expect("report") as expect:
+    expect.line(report, "CONFIG_VERSION", rb.version(cfg))
+    expect.line(report, "RUNTIME", rc.get("handler"))
+    expect.line(report, "RUNTIME_TYPE", nvidia.get("runtime_type"))
+    expect.line(report, "SYSTEMD_CGROUP", nvidia.get("options", {}).get("SystemdCgroup"))
+    expect.line(report, "HANDLER", rc.get("handler"))""",
+    "containerd": """# containerd --config <config> config dump must report, for runtimes.<runtime_name>: runtime_type
+# "io.containerd.runc.v2", options.BinaryName = binary_name, options.SystemdCgroup = systemd_cgroup (a boolean,
+# not a string), and the default runtime as it was (the table below puts its reading beside these)
+rb.check("containerd")""",
 }
 
 SUMMARY = """nb.summary(rb)

@@ -243,6 +243,22 @@ class Runbook(Run):
         table = get_in(cfg, path)
         return table if isinstance(table, dict) else {}
 
+    def version(self, cfg: dict) -> int | None:
+        """cfg's config version as containerd reads it (no version line: 1)."""
+        from runbook_lib.containerd.versions import detect_version
+        try:
+            return detect_version(cfg, path=self.p.config_path, empty=not cfg)
+        except RunbookError:
+            return None
+
+    def runtime_names(self, cfg: dict) -> list[str]:
+        """The names of the runtimes in cfg at its version's path, in the order tomllib gives them."""
+        from runbook_lib.containerd.tables import get_in
+        from runbook_lib.containerd.versions import runtimes_path
+        version = self.version(cfg)
+        table = get_in(cfg, runtimes_path(version)) if version is not None else None
+        return list(table) if isinstance(table, dict) else []
+
     def containerd_table(self, cfg: dict) -> dict:
         """cfg's containerd table of the CRI plugin (default_runtime_name, runtimes), at the version's path."""
         from runbook_lib.containerd.tables import get_in

@@ -14,6 +14,7 @@ from typing import Callable
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.safe_write import WritePlan
+from runbook_lib.steps.lines import EXACT, Rule
 
 CHANGED, UNCHANGED, PASSED, FAILED, SKIPPED = "changed", "unchanged", "passed", "failed", "skipped"
 # A step whose findings only follow from an earlier step's failure: scored as neither pass nor fail, shown as
@@ -66,6 +67,7 @@ class Step:
     writes: bool = True                        # False: it only asks, so its status is its verdict
     judged_in_plan: bool = True                # False: it asks a program or acts on the node (after the writes)
     depends: tuple[str, ...] = ()              # the steps whose failure blocks it (a derived file's inputs)
+    rule: Rule = EXACT                         # how its toolkit file is compared, by verdict and cell alike
 
     # the names the cells and the records have always shown
     @property

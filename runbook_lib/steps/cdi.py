@@ -101,4 +101,4 @@ def evidence(run) -> dict[str, str]:
     return file_evidence(run, FILE)
 
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence)
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, rule=RULE)

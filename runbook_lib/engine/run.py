@@ -19,6 +19,7 @@ from dataclasses import replace
 from runbook_lib.containerd.edit import RuntimeWanted
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem, unique, words
+from runbook_lib.fs import writable
 from runbook_lib.fs.lock import RootLock
 from runbook_lib.findings.messages import Msg
 from runbook_lib.engine.params import Params
@@ -65,6 +66,12 @@ class Run:
     def finish(self) -> None:
         if self._lock:
             self._lock.release()
+
+    def relock(self) -> None:
+        """Take the root's lock again after finish() released it (a run a failed check stopped, which a
+        student goes on with in JupyterLab); a run that holds it, or never took it, is left as it is."""
+        if self._lock is not None and self._lock.fd is None:
+            self._lock.acquire()
 
     # --- what the steps read: the planned state during preflight, the disk otherwise ----------------
 
@@ -176,11 +183,13 @@ class Run:
                     plan = step.plan(self)
                 except RunbookError as exc:
                     plan = Plan(exc.what, refusals=[Problem.from_error(exc)])
-                self.plans[step.ID] = plan
-                plan.refusals += self._unwritable(plan)
+                self.plans[step.id] = plan
+                # what cannot be written (a link out of the root, a read-only mount, chattr +i): refused now
+                plan.refusals += writable.refusals(self.target, plan, self.plans.values(), check_only=self.p.check_only)
                 for write in plan.writes:
                     self._overlay[write.lab_path] = write.new
-            self._refuse_when_short_of_space()
+            if not self.p.check_only and not self.refusals():  # all the writes must fit, or none is made
+                writable.refuse_when_short_of_space(self.target, [self.plans[s.id] for s in self.steps])
             self._judge_planned_state()
         return self.plans
 
@@ -196,70 +205,11 @@ class Run:
                 found = step.verdict(self)
             except RunbookError as exc:
                 found = [Problem.from_error(exc)]
-            self.plans[step.ID].refusals += [p for p in unique(found) if p.is_error]
-
-    def _unwritable(self, plan: Plan) -> list[Problem]:
-        """A planned write that could not happen (a link out of the root, a folder that will not exist) is a
-        refusal now, not an error halfway through the run."""
-        from runbook_lib.fs.safe_write import unwritable
-        will_exist = {self.target.resolve(d) for p in self.plans.values() for d in p.dirs}
-        out = []
-        for write in plan.writes:
-            if not write.changed:
-                continue
-            try:
-                problem = unwritable(write, will_exist=will_exist)
-            except RunbookError as exc:
-                problem = exc
-            if problem:
-                out.append(Problem.from_error(problem))
-        if not self.p.check_only:
-            out += self._blocked(plan, will_exist)
-        return out
-
-    def _refuse_when_short_of_space(self) -> None:
-        """All the planned writes must fit on their file systems, or the run refuses (at the first step that
-        writes) instead of failing with ENOSPC after step 1 has created folders."""
-        from runbook_lib.fs.writable import short_of_space
-        if self.p.check_only or self.refusals():
-            return
-        needs, first = [], None
-        for step in self.steps:
-            plan = self.plans[step.ID]
-            mine = [(self.target.resolve(d), 0) for d in plan.dirs]
-            mine += [(w.host_path.parent, len(w.new) + len(w.old or b"")) for w in plan.writes if w.changed]
-            mine += [(w.host_path.parent, len(w.old or b"")) for w in plan.retired]
-            if mine and first is None:
-                first = plan
-            needs += mine
-        problem = short_of_space(self.target, needs) if needs else None
-        if problem is not None:
-            first.refusals.append(Problem.from_error(problem))
-
-    def _blocked(self, plan: Plan, will_exist: set) -> list[Problem]:
-        """What even root cannot write (a read-only mount, chattr +i): refused now, not after step 1 has written."""
-        from runbook_lib.fs.writable import file_blocked, folder_blocked, nearest_existing
-        found = []
-        for lab in plan.dirs:
-            host = self.target.resolve(lab)  # the step resolved it already: it cannot fail here
-            if host.parent not in will_exist:
-                found.append(folder_blocked(self.target, nearest_existing(host.parent), replacing=False))
-        replaced = [(w.host_path, w.old is not None) for w in plan.writes if w.changed]
-        for lab in plan.retire:
-            try:
-                replaced.append((self.target.resolve(lab), True))
-            except RunbookError:
-                continue  # a path that cannot be resolved is refused by the step itself
-        for host, exists in replaced:
-            if host.parent.is_dir():
-                found.append(folder_blocked(self.target, host.parent, replacing=exists))
-            if exists:
-                found.append(file_blocked(self.target, host))
-        return [Problem.from_error(e) for e in found if e is not None][:1]
+            self.plans[step.id].refusals += [p for p in unique(found) if p.is_error]
 
     def refusals(self) -> list[tuple[object, Problem]]:
         """(step, problem) for every plan that refuses: an apply run then writes nothing at all."""
-        return [(step, prob) for step in self.steps for prob in self.plans.get(step.ID, Plan(Msg("", ""))).refusals]
+        return [(step, prob) for step in self.steps for prob in self.plans.get(step.id, Plan()).refusals]
 
     @property
     def refused(self) -> bool:
@@ -273,7 +223,7 @@ class Run:
     def commit(self, step) -> StepResult:
         """Apply mode: create the planned folders and write the planned files (backup first, atomic rename).
         Check mode, or a refused run: nothing. The result starts as changed or unchanged."""
-        plan = self.plans[step.ID]
+        plan = self.plans[step.id]
         result = StepResult(step.number, step.id, step.title, UNCHANGED, plan.message, notes=list(plan.notes))
         result.diff = plan.diff or None
         if self.p.check_only and plan.changed:  # check mode speaks of what apply *would* do

@@ -132,10 +132,10 @@ class Runbook(Run):
     def _locked(self) -> None:
         """Apply mode: a run that a failed check or an early summary cell stopped released its lock; a student who
         goes on (after a fix, in JupyterLab) writes under the lock again."""
-        if not self.p.check_only and self._lock is not None and self._lock.fd is None:
-            self._lock.acquire()
+        if not self.p.check_only:
+            self.relock()
 
-    def _current(self) -> None:
+    def ensure_current(self) -> None:
         """A cell of a run that a later nb.start ended (its lock released) must not write or judge: the student
         re-ran the validation cell, it stopped (a bad value, a refusal), and `rb` still names the old run."""
         if self.replaced:
@@ -178,7 +178,7 @@ class Runbook(Run):
 
     def plan(self, step_id: str) -> PlanView:
         """The plan made for this step before anything was written (the preflight's)."""
-        self._current()
+        self.ensure_current()
         self._known(step_id)
         if step_id not in self.plans:  # mode=remove has its own steps: the removal was shown at the top
             return PlanView(self, _NotInThisMode, Plan(_NotInThisMode.TITLE))
@@ -189,7 +189,7 @@ class Runbook(Run):
 
     def write(self, plan: PlanView) -> None:
         """Apply mode: write what the plan says (backup first, then an atomic rename). Check mode: nothing."""
-        self._current()
+        self.ensure_current()
         if plan.step is _NotInThisMode:
             return
         pending = self._unwritten(plan.step, own=False)
@@ -306,7 +306,7 @@ class Runbook(Run):
 
     @contextmanager
     def expect(self, step_id: str, path: str | None = None):
-        self._current()
+        self.ensure_current()
         self._known(step_id)
         if step_id not in self.plans:  # mode=remove: nothing of this step is judged
             try:
@@ -363,7 +363,7 @@ class Runbook(Run):
 
     def restart(self) -> None:
         """The restart section: commit (apply mode, real node, asked), then its verdict."""
-        self._current()
+        self.ensure_current()
         step = self.step("restart")
         pending = self._unwritten(step, own=False)
         if pending is not None:  # run early, it would decide on a config not written yet ("no restart needed")
@@ -476,7 +476,7 @@ def show(result: StepResult, checks: Expect | None = None) -> None:
 def summary(rb: Run, *, final: bool = True) -> None:
     """The last cell: the only reliable proof in an archived notebook that the run reached the end."""
     if isinstance(rb, Runbook):
-        rb._current()
+        rb.ensure_current()
     results = in_order(rb)
     missing = not_run(rb) if final else []
     record = {"ok": rb.ok() and not rb.refused and not missing, "final": final, "mode": rb.p.mode,
@@ -509,7 +509,7 @@ def not_run(rb: Run) -> list:
 def finish(rb: Run) -> None:
     """Release the lock; in check mode, fail the run when any step failed, with every finding shown."""
     if isinstance(rb, Runbook):
-        rb._current()
+        rb.ensure_current()
     rb.finish()
     missing = not_run(rb)
     if missing:

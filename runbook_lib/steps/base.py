@@ -1,5 +1,6 @@
-"""The contract between the engine and the steps: the one plan shape every planner returns, the statuses a
-step's result can have, and the ``Step`` every step module declares (every hook named, none probed for).
+"""The contract between the engine and the steps: the one plan shape every planner returns (``Plan``, defined in
+runbook_lib/fs/plan.py so that the domain planners build it too), the statuses a step's result can have, and the
+``Step`` every step module declares (every hook named, none probed for).
 
 A step module ends with ``STEP = Step(...)``; runbook_lib/steps/__init__.py lists them in order. A step is keyed
 by its ``id`` (its module's name) everywhere: plans, results, the notebook's cells; its ``number`` is the lab's,
@@ -8,12 +9,12 @@ for display only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.problem import Problem
-from runbook_lib.fs.safe_write import WritePlan
+from runbook_lib.fs.plan import Plan  # noqa: F401 - the one plan shape, below the domains that build it too
 from runbook_lib.steps.lines import EXACT, Rule
 
 CHANGED, UNCHANGED, PASSED, FAILED, SKIPPED = "changed", "unchanged", "passed", "failed", "skipped"
@@ -81,31 +82,3 @@ class Step:
     @property
     def TITLE(self) -> Msg:  # noqa: N802
         return self.title
-
-
-@dataclass
-class Plan:
-    """What a step would change and why, computed in memory."""
-    message: Msg
-    writes: list[WritePlan] = field(default_factory=list)
-    dirs: list[str] = field(default_factory=list)           # folders to create, parents first
-    refusals: list[Problem] = field(default_factory=list)   # any refusal stops an apply run before its first write
-    notes: list[Msg] = field(default_factory=list)
-    subject: str | None = None                               # what the step is about, e.g. the runtime's table path
-    retire: list[str] = field(default_factory=list)          # files to move to a backup (mode=remove)
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.dirs) or bool(self.retire) or any(w.changed for w in self.writes)
-
-    @property
-    def diff(self) -> str:
-        out = [w.diff() for w in self.writes if w.changed]
-        for w in self.retired:
-            out.append(w.diff().replace(f"+++ b{w.lab_path}", "+++ /dev/null"))
-        return "".join(out)
-
-    retired: list[WritePlan] = field(default_factory=list)   # the retired files' old bytes, for the diff only
-
-    def new(self, lab_path: str) -> bytes | None:
-        return next((w.new for w in self.writes if w.lab_path == lab_path), None)

@@ -259,8 +259,10 @@ def test_a_crlf_microk8s_template_keeps_its_line_ends(tmp_path):
     """The runtime's lines went into a CRLF containerd-template.toml with LF ends (planned on the raw text)."""
     from distro_helpers import distro_fixture, write_root
     rel = "var/snap/microk8s/current/args/containerd-template.toml"
+    from runbook_lib.containerd.distro.render import render_microk8s
     old = distro_fixture("microk8s/containerd-template.toml").replace("\n", "\r\n").encode()
-    root = write_root(tmp_path, {rel: old})
+    generated = render_microk8s(distro_fixture("microk8s/containerd-template.toml"))  # microk8s has started once
+    root = write_root(tmp_path, {rel: old, rel.replace("-template", ""): generated})
     rb = run_steps(root)
     assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
     new = (root / rel).read_bytes()

@@ -14,6 +14,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import notebook_cells  # noqa: E402
+from runbook_lib.notebook import cells as check_cells  # noqa: E402
 from runbook_lib.engine.params import PARAMETERS, markdown_table  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "notebooks" / "run.ipynb"
@@ -221,50 +222,7 @@ display(plan)
 rb.write(plan)                # it only asks: nothing is written""",
 }
 
-CHECKS = {
-    "prepare": """with rb.expect("prepare") as expect:
-    expect.true(rb.path(toolkit_dir).is_dir(), "toolkit_dir exists")
-    expect.true((rb.read(rb.config_path) or "").strip(), "the config exists and is not empty")""",
-    "runtime": """cfg = rb.containerd_config()                  # tomllib: config.toml merged with its imports
-nvidia = rb.runtime_table(cfg, runtime_name)     # at the path of the config's version
-with rb.expect("runtime") as expect:
-    expect.equal(nvidia, "runtime_type", "io.containerd.runc.v2")""",
-    "options": """nvidia = rb.runtime_table(rb.containerd_config(), runtime_name)
-with rb.expect("options") as expect:
-    expect.equal(nvidia, "options.BinaryName", binary_name)
-    expect.boolean(nvidia, "options.SystemdCgroup", systemd_cgroup)   # the string "true" is not a boolean""",
-    "default": """cri = rb.containerd_table(rb.containerd_config())
-with rb.expect("default") as expect:
-    expect.not_equal(cri, "default_runtime_name", runtime_name)    # GPU pods opt in via a RuntimeClass
-    expect.line(rb.tk("default.txt"), "DEFAULT", cri.get("default_runtime_name", "runc"))
-    expect.line(rb.tk("default.txt"), "WHY", "runtimeclass")""",
-    "parse": """cfg = rb.containerd_config()             # what containerd reads: config.toml merged with its imports
-with rb.expect("parse") as expect:
-    parsed = expect.toml(rb.config_path)   # tomllib.load(open(path, "rb")): a syntax error is this step's finding
-    expect.line(rb.tk("parsed.txt"), "VERSION", rb.version(parsed))
-    expect.line(rb.tk("parsed.txt"), "RUNTIMES", rb.runtime_names(cfg))   # in any order (docs/GRADING.md)""",
-    "cdi": """spec = rb.load_yaml(cdi_spec)     # yaml.safe_load; the verdict also checks the CDI schema
-with rb.expect("cdi") as expect:
-    expect.equal(spec, "kind", "nvidia.com/gpu")
-    expect.file(rb.tk("cdi-keys.txt"))""",
-    "runtimeclass": """rc = rb.load_yaml(rb.tk("runtimeclass.yaml"))
-with rb.expect("runtimeclass") as expect:
-    expect.equal(rc, "kind", "RuntimeClass")
-    expect.equal(rc, "handler", runtime_name)    # must name a runtime in containerd's config""",
-    "report": """cfg, rc = rb.containerd_config(), rb.load_yaml(rb.tk("runtimeclass.yaml"))
-nvidia = rb.runtime_table(cfg, rc.get("handler", runtime_name))
-report = rb.tk("report.txt")                   # every value parsed back from the files, never the parameters
-with rb.expect("report") as expect:
-    expect.line(report, "CONFIG_VERSION", rb.version(cfg))
-    expect.line(report, "RUNTIME", rc.get("handler"))
-    expect.line(report, "RUNTIME_TYPE", nvidia.get("runtime_type"))
-    expect.line(report, "SYSTEMD_CGROUP", nvidia.get("options", {}).get("SystemdCgroup"))
-    expect.line(report, "HANDLER", rc.get("handler"))""",
-    "containerd": """# containerd --config <config> config dump must report, for runtimes.<runtime_name>: runtime_type
-# "io.containerd.runc.v2", options.BinaryName = binary_name, options.SystemdCgroup = systemd_cgroup (a boolean,
-# not a string), and the default runtime as it was (the table below puts its reading beside these)
-rb.check("containerd")""",
-}
+CHECKS = check_cells.CHECKS  # the check cells' code lives with the library, which also runs it on the planned state
 
 SUMMARY = """nb.summary(rb)
 nb.finish(rb)"""

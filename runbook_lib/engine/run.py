@@ -191,7 +191,13 @@ class Run:
             if not self.p.check_only and not self.refusals():  # all the writes must fit, or none is made
                 writable.refuse_when_short_of_space(self.target, [self.plans[s.id] for s in self.steps])
             self._judge_planned_state()
+            if not self.p.check_only and not self.refusals():
+                self.judge_on_plan()
         return self.plans
+
+    def judge_on_plan(self) -> None:
+        """What else must hold on the planned state before the first write: nothing here; the notebook's run
+        context runs its check cells' assertions (runbook_lib/notebook/cells.py)."""
 
     def _judge_planned_state(self) -> None:
         """Every step's verdict on the state the plans would leave: a finding there would fail the run after

@@ -128,7 +128,8 @@ def _failures(man: dict) -> list[dict[str, str]]:
     if man.get("ok"):
         return []
     out = []
-    for failed in [r for r in man.get("steps") or [] if r.get("status") == "failed"] or \
+    # a blocked step is listed with its message, "fix step N first", after the failure it waits for
+    for failed in [r for r in man.get("steps") or [] if r.get("status") in ("failed", "blocked")] or \
             ([man["failed_step"]] if man.get("failed_step") else []):
         msg = failed.get("message") or {}
         prefix = f"[{failed.get('step')} {failed.get('id')}] "

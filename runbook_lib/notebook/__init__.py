@@ -20,6 +20,7 @@ import uuid
 from contextlib import contextmanager
 
 from runbook_lib.findings.errors import ParameterError, RunbookError
+from runbook_lib.notebook import cells
 from runbook_lib.notebook.expect import Expect
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
@@ -30,7 +31,12 @@ from runbook_lib.engine.run import Plan, Run
 STATUS_MIME = "application/vnd.runbook.status+json"
 
 
+_quiet: list[bool] = [False]  # set while the preflight runs the check cells on the planned state: they show nothing
+
+
 def _display(bundle: dict, **kw) -> None:
+    if _quiet[0]:
+        return
     try:
         from IPython import get_ipython
         from IPython.display import display
@@ -128,6 +134,15 @@ class Runbook(Run):
 
     replaced = False  # set when the validation cell starts another run in this kernel (see start())
     given: dict = {}  # the parameters as the validation cell passed them
+
+    def judge_on_plan(self) -> None:
+        """The check cells' own assertions, run on the planned state: a cell that would fail after the writes
+        refuses the run before the first one (runbook_lib/notebook/cells.py)."""
+        _quiet[0] = True
+        try:
+            cells.judge_planned(self)
+        finally:
+            _quiet[0] = False
 
     def _locked(self) -> None:
         """Apply mode: a run that a failed check or an early summary cell stopped released its lock; a student who

@@ -95,7 +95,8 @@ class Expect:
         plan = self.run.plans.get(self.step_id)
         planned = plan.new(lab_path) if plan is not None else None
         expected = planned.decode() if planned is not None else ""
-        rule = self.run.step(self.step_id).rule
+        # the step's rule; a mode that does not run the step (mode=remove) compares exactly
+        rule = next((s.rule for s in self.run.steps if s.id == self.step_id), lines.EXACT)
         text = f"{lab_path} == {expected.strip().replace(chr(10), ' / ')}" + (" (순서 무관 / any order)" if rule.unordered else "")
         got, unreadable = self._read(lab_path)
         if unreadable:

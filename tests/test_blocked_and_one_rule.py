@@ -95,7 +95,7 @@ def test_step_8s_fix_never_holds_an_empty_or_quoted_value(tmp_path):
 
 
 def test_the_grade_counts_one_mistake_once(tmp_path):
-    from runbook_lib.grading import class_view, gradescope
+    from runbook_lib.grading import class_view, feedback, gradescope
     from runbook_lib.grading.model import ClassGrade, Student
     root = lab_root(tmp_path)
     _string_cgroup(root)
@@ -108,6 +108,9 @@ def test_the_grade_counts_one_mistake_once(tmp_path):
     assert all(t["max_score"] == 0 for t in tests if t["extra_data"]["runbook_status"] == "blocked")
     mistakes = class_view.common_mistakes(ClassGrade(tmp_path / "out", [student]))
     assert [m.key for m in mistakes] == ["options.systemd_cgroup.string"]
+    page = feedback.render(student)
+    assert "고칠 단계가 1개" in page and "1 step(s) to fix" in page
+    assert page.count("3단계를 먼저 고치세요") == 2 and page.count("fix step 3 first") == 2
 
 
 def test_junit_skips_a_blocked_step_with_fix_step_n_first(tmp_path):
@@ -129,3 +132,42 @@ def test_microk8s_with_only_its_template_refuses_before_any_write(tmp_path):
     assert {k: v for k, v in tree(root).items() if not k.startswith("run")} == \
         {k: v for k, v in before.items() if not k.startswith("run")}
     assert not (root / "root").exists()
+
+
+def test_runbook_grade_passes_runtimes_in_the_configs_order(tmp_path):
+    from runbook_lib.grading.grade import grade_class
+    root = lab_root(tmp_path / "kim")
+    (root / TOOLKIT / "parsed.txt").write_text("VERSION=2\nRUNTIMES=runc,nvidia\n")
+    result = grade_class([str(root)], tmp_path / "grades", {"mode": "check"})
+    (student,) = result.students
+    assert student.ok and student.failed_steps() == [], [s.get("message") for s in student.failed_steps()]
+    assert next(s for s in student.steps if s["id"] == "parse")["status"] == "passed"
+
+
+def _config_root(tmp_path):
+    from grading_helpers import GOOD
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG).write_bytes(GOOD.read_bytes())
+    return root
+
+
+def test_a_check_cell_that_would_fail_after_the_writes_refuses_before_the_first(tmp_path, monkeypatch):
+    """The preflight runs the cells' own assertions on the planned state (runbook_lib/notebook/cells.py): here a
+    step 1 cell asserting a file no step writes."""
+    import pytest
+    from runbook_lib import notebook as nb
+    from runbook_lib.notebook import cells
+    fine = _config_root(tmp_path / "fine")
+    rb = nb.start(root=str(fine))  # the cells as they are: the plan is not refused
+    assert not rb.refused
+    rb.finish()
+    root = _config_root(tmp_path / "refused")
+    before = tree(root)
+    monkeypatch.setitem(cells.CHECKS, "prepare", cells.CHECKS["prepare"] +
+                        '\n    expect.true(rb.read(rb.tk("nothing.txt")), "a file no step writes exists")')
+    with pytest.raises(nb.Refused) as refused:
+        nb.start(root=str(root))
+    assert "a file no step writes exists" in refused.value.text
+    assert {k: v for k, v in tree(root).items() if not k.startswith("run")} == \
+        {k: v for k, v in before.items() if not k.startswith("run")}

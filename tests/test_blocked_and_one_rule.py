@@ -171,3 +171,42 @@ def test_a_check_cell_that_would_fail_after_the_writes_refuses_before_the_first(
     assert "a file no step writes exists" in refused.value.text
     assert {k: v for k, v in tree(root).items() if not k.startswith("run")} == \
         {k: v for k, v in before.items() if not k.startswith("run")}
+
+
+def _cell_text(nb, marker: str) -> str:
+    return "".join(o.get("data", {}).get("text/plain", "") + o.get("text", "")
+                   for c in nb.cells if c.cell_type == "code" and marker in c.source for o in c.outputs)
+
+
+def test_the_notebook_shows_blocked_steps_as_fix_step_n_first(tmp_path):
+    import papermill as pm
+    import pytest
+    from helpers import run_notebook, step_records
+    root = lab_root(tmp_path)
+    _string_cgroup(root)
+    out = tmp_path / "out.ipynb"
+    with pytest.raises(pm.PapermillExecutionError):  # check mode: the last cell fails the run (step 3)
+        run_notebook(root, out, mode="check")
+    import nbformat
+    nb = nbformat.read(out, as_version=4)
+    records = step_records(nb)
+    assert {n: r["status"] for n, r in records.items() if n in (3, 5, 8)} == {3: "failed", 5: "blocked", 8: "blocked"}
+    summary = _cell_text(nb, "nb.summary(rb)")
+    assert summary.count("blocked  (3단계를 먼저 고치세요 / fix step 3 first)") == 2, summary
+
+
+def test_step_5s_cell_shows_tomllib_load_and_its_syntax_error(tmp_path):
+    import papermill as pm
+    import pytest
+    import nbformat
+    from helpers import run_notebook, step_records
+    root = lab_root(tmp_path)
+    edit(root, CONFIG, 'BinaryName = "/usr/bin/nvidia-container-runtime"', 'BinaryName = "/usr/bin/nvidia-container-runtime')
+    out = tmp_path / "out.ipynb"
+    with pytest.raises(pm.PapermillExecutionError):
+        run_notebook(root, out, mode="check")
+    nb = nbformat.read(out, as_version=4)
+    parse = step_records(nb)[5]
+    assert parse["status"] == "blocked" and parse["problems"][0]["line"] == 34, parse["problems"]
+    cell = _cell_text(nb, 'rb.expect("parse")')
+    assert "✗ tomllib.load(open('/etc/containerd/config.toml', 'rb'))" in cell and "{}" not in cell

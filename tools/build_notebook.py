@@ -178,7 +178,7 @@ RESTART_MD = """## containerd 재시작 — 실제 노드에서, 요청받았을
 
 **왜:** 재시작은 운영자가 정할 일입니다. 실행 중인 컨테이너는 shim 아래에서 계속 돌지만, 그동안 CRI API 가 잠시 멈춥니다. 반대로 재시작을 잊으면 "설정은 맞는데 GPU 파드가 `no runtime for nvidia` 로 실패한다" 는 문제가 생깁니다. 그래서 필요 여부는 항상 알려 주고, 실제 재시작은 요청받았을 때만 하며, 재시작한 뒤에는 containerd 가 돌아왔는지 꼭 확인합니다.
 
-**마지막 셀, 요약:** 요약 표는 단계마다 바뀜(changed), 그대로(unchanged), 통과(passed), 실패(failed) 가운데 하나를 보여 줍니다. 보관된 노트북에서 이 표가 보이면 실행이 끝까지 갔다는 증거입니다. 같은 루트에서 다시 실행하면 모든 단계가 unchanged 로 나와야 합니다. check 모드에서는 실패한 단계가 하나라도 있으면 이 셀이 실행을 실패로 끝냅니다.
+**마지막 셀, 요약:** 요약 표는 단계마다 바뀜(changed), 그대로(unchanged), 통과(passed), 실패(failed), 막힘(blocked: 앞 단계의 실패에서만 따라 나온 것이라 "N단계를 먼저 고치세요"), 건너뜀(skipped) 가운데 하나를 보여 줍니다. 보관된 노트북에서 이 표가 보이면 실행이 끝까지 갔다는 증거입니다. 같은 루트에서 다시 실행하면 모든 단계가 unchanged 로 나와야 합니다. check 모드에서는 실패한 단계가 하나라도 있으면 이 셀이 실행을 실패로 끝냅니다.
 
 ## Restarting containerd — on a real node, and only when asked
 
@@ -186,7 +186,7 @@ RESTART_MD = """## containerd 재시작 — 실제 노드에서, 요청받았을
 
 **Why:** a restart is the operator's decision: running containers keep running under their shims, but the CRI API is away for a moment. Forgetting it gives "the config is right, yet GPU pods fail with `no runtime for nvidia`". So the runbook always says whether a restart is needed, restarts only when asked, and after a restart always checks that containerd came back.
 
-**The last cell, the summary:** its table shows each step as changed, unchanged, passed or failed. In an archived notebook this table is the proof that the run reached the end; a second run on the same root shows every step unchanged. In check mode this cell fails the run when any step failed."""
+**The last cell, the summary:** its table shows each step as changed, unchanged, passed, failed, blocked (it only follows from an earlier step's failure: "fix step N first") or skipped. In an archived notebook this table is the proof that the run reached the end; a second run on the same root shows every step unchanged. In check mode this cell fails the run when any step failed."""
 
 RESTART = """rb.restart()  # apply mode on a real node, with restart_containerd: systemctl restart, then confirm it is back"""
 

@@ -25,8 +25,8 @@ from runbook_lib.notebook.expect import Expect
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.engine.params import validate
-from runbook_lib.engine.result import FAILED, STEP_MIME, SUMMARY_MIME, StepResult, summary_html, summary_text
-from runbook_lib.engine.run import Plan, Run
+from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME, StepResult, summary_html, summary_text
+from runbook_lib.engine.run import Plan, Run, judge
 
 STATUS_MIME = "application/vnd.runbook.status+json"
 
@@ -351,8 +351,7 @@ class Runbook(Run):
         result.problems += [p for p in raised if not any(p.same(q) or q.code == "depends.earlier" for q in result.problems)]
         result.problems += checks.uncovered(result.problems)
         if any(p.is_error for p in result.problems):
-            result.status = FAILED
-            result.message = next(p for p in result.problems if p.is_error).what
+            judge(result)  # failed, or blocked when every error only follows from an earlier step's failure
         show(result, checks)
         if result.failed and not self.p.check_only:
             summary(self, final=False)

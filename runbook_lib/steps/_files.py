@@ -37,8 +37,8 @@ def file_problems(run, lab_path: str, expected: str, *, depends: tuple[str, ...]
     ok_lines = derivable(expected)
     earlier = _failed_earlier(run, depends)
     if got is None:  # missing whatever else is wrong: said now, with the lines it holds once that is fixed
-        return [Problem.of("file.missing" if ok_lines else "file.missing.after_earlier_step", lab_path,
-                           file=lab_path, expected=shown, step=earlier or "-")]
+        code = "file.missing" if ok_lines else "file.missing.after_earlier_step" if earlier else "file.missing.no_lines"
+        return [Problem.of(code, lab_path, file=lab_path, expected=shown, step=earlier)]
     if same(rule, got, expected):
         if earlier is None:
             return []

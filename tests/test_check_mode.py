@@ -31,7 +31,9 @@ def test_check_mode_on_an_empty_root_creates_nothing(tmp_path):
     root.mkdir()
     results = check(root)
     assert list(root.iterdir()) == []  # no folders, no lock, no config, no spec, no toolkit files
-    assert failed_steps(results) == list(range(1, 9))  # every step evaluated, none skipped
+    # every step evaluated, none skipped: what only follows from the missing config waits for it (blocked)
+    assert failed_steps(results) == [1, 2, 6, 7, 8]
+    assert [n for n, r in results.items() if r.status == "blocked"] == [3, 4, 5]
     assert "missing" in results[1].problems[0].what.en
 
 

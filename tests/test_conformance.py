@@ -58,10 +58,10 @@ def test_a_cgroup_driver_that_disagrees_with_the_default_runtime_is_warned_about
     case = next(c for c in CASES if "1.6.20" in c.name)  # runc there has SystemdCgroup = false
     root = make_root(tmp_path, case / "input.toml")
     rb = run_steps(root, steps=[1, 2, 3], systemd_cgroup=True)
-    warned = [p for p in rb.results[3].problems if p.code == "options.systemd_cgroup.differs_from_default"]
-    assert warned and not warned[0].is_error and not rb.results[3].failed, rb.results[3].text()
+    warned = [p for p in rb.results["options"].problems if p.code == "options.systemd_cgroup.differs_from_default"]
+    assert warned and not warned[0].is_error and not rb.results["options"].failed, rb.results["options"].text()
     assert "(false)" in warned[0].what.en and "주의" in warned[0].what.ko
     assert (root / CONFIG).read_text().count("SystemdCgroup = true") == 1
     # one rule: check mode on that very result warns the same way and passes (docs/GUARANTEES.md)
     again = run_steps(root, steps=[1, 2, 3], systemd_cgroup=True, mode="check")
-    assert [p.code for p in again.results[3].problems] == [warned[0].code] and again.results[3].status == "passed"
+    assert [p.code for p in again.results["options"].problems] == [warned[0].code] and again.results["options"].status == "passed"

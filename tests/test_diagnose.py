@@ -106,7 +106,8 @@ def test_runtimeclass_handler_and_name(tmp_path):
     rc = root / TOOLKIT / "runtimeclass.yaml"
     rc.write_text(rc.read_text().replace("handler: nvidia", "handler: nvidai"))
     results = check(root)
-    assert failed_steps(results) == [7, 8]
+    assert failed_steps(results) == [7]  # report.txt's HANDLER=nvidia is right once step 7 is: blocked by it
+    assert results[8].status == "blocked"
     p = verdict(results, 7, "runtimeclass.handler_not_a_runtime")
     assert "RunContainerError" in p.what.en and "RunContainerError" in p.what.ko
     assert p.line == 7 and "handler: nvidia" in p.fix.en

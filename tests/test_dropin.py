@@ -73,7 +73,7 @@ def test_an_import_glob_that_already_covers_the_dropin_leaves_config_toml_alone(
     root = make_root(tmp_path, main.encode())
     rb = run_steps(root, steps=[1, 2], layout="dropin")
     assert (root / CONFIG).read_text() == main
-    assert any("already cover" in n.en for n in rb.results[2].notes)
+    assert any("already cover" in n.en for n in rb.results["runtime"].notes)
     assert "nvidia" in runtimes(root)
 
 
@@ -96,9 +96,9 @@ def test_a_later_import_that_replaces_the_cri_table_stops_before_writing(tmp_pat
     root = make_root(tmp_path, main.encode(), {"etc/containerd/conf.d/zz-site.toml": site})
     state = tree_state(root / "etc")
     rb = run_steps(root, steps=[2], layout="dropin")
-    assert rb.results[2].status == FAILED and "nothing was written" in rb.results[2].message.en
-    assert "after merging imports" in rb.results[2].message.en and "imports 병합" in rb.results[2].message.ko
-    assert "overrides the CRI plugin table" in rb.results[2].problems[0].fix.en
+    assert rb.results["runtime"].status == FAILED and "nothing was written" in rb.results["runtime"].message.en
+    assert "after merging imports" in rb.results["runtime"].message.en and "imports 병합" in rb.results["runtime"].message.ko
+    assert "overrides the CRI plugin table" in rb.results["runtime"].problems[0].fix.en
     assert tree_state(root / "etc") == state
 
 
@@ -107,7 +107,7 @@ def test_check_mode_writes_nothing_and_reports_the_dropin_needed(tmp_path):
     run_steps(root, steps=[1], layout="dropin")
     state = tree_state(root)
     rb = run_steps(root, steps=[2], layout="dropin", mode="check")
-    assert rb.results[2].status == FAILED and "99-nvidia.toml" in rb.results[2].diff
+    assert rb.results["runtime"].status == FAILED and "99-nvidia.toml" in rb.results["runtime"].diff
     assert tree_state(root) == state
 
 
@@ -133,6 +133,6 @@ def test_a_runtime_already_registered_in_place_gets_no_dropin(tmp_path):
     run_steps(root, steps=[1, 2])
     config = (root / CONFIG).read_bytes()
     rb = run_steps(root, steps=[2], layout="dropin")
-    assert rb.results[2].status == UNCHANGED and "already registered correctly in /etc/containerd/config.toml" in \
-        rb.results[2].message.en
+    assert rb.results["runtime"].status == UNCHANGED and "already registered correctly in /etc/containerd/config.toml" in \
+        rb.results["runtime"].message.en
     assert (root / CONFIG).read_bytes() == config and not (root / DROPIN).exists()

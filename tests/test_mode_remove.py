@@ -6,6 +6,7 @@ import pytest
 
 from grading_helpers import run_all
 from helpers import FIXTURES, run_notebook, tree_state
+from runbook_lib.containerd.distro.render import render_microk8s
 
 CONFIG = "etc/containerd/config.toml"
 TOOLKIT = "root/toolkit"
@@ -78,7 +79,9 @@ def _distro_cases():
                               f"{K3S}/config.toml.tmpl", {}),
         "k3s-dropin": ({f"{K3S}/config.toml": distro_fixture("k3s-v3-dropin/config.toml")},
                        f"{K3S}/config-v3.toml.d/99-nvidia.toml", {"replace_runtime": True}),
-        "microk8s": ({f"{MK8S}/containerd-template.toml": distro_fixture("microk8s/containerd-template.toml")},
+        "microk8s": ({f"{MK8S}/containerd-template.toml": distro_fixture("microk8s/containerd-template.toml"),
+                      # microk8s has started once: its generated config is there
+                      f"{MK8S}/containerd.toml": render_microk8s(distro_fixture("microk8s/containerd-template.toml"))},
                      f"{MK8S}/containerd-template.toml", {}),
         "k0s": ({"etc/k0s/containerd.toml": distro_fixture("k0s/containerd.toml"), "etc/k0s/containerd.d/.keep": ""},
                 "etc/k0s/containerd.d/nvidia.toml", {}),

@@ -126,4 +126,4 @@ def test_report_values_come_from_the_files_not_the_parameters(tmp_path):
     rc = root / TOOLKIT / "runtimeclass.yaml"
     rc.write_text(rc.read_text().replace("handler: nvidia", "handler: nvidia-typo"))
     assert "HANDLER=nvidia-typo" in report.report(rb)
-    assert rb.verdict(runtimeclass).failed
+    assert rb.verdict(runtimeclass.STEP).failed

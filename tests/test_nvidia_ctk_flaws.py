@@ -19,7 +19,7 @@ CRI_V2 = '[plugins."io.containerd.grpc.v1.cri".containerd]'
 
 
 def problems(rb, n):
-    return [p.what.en for p in rb.results[n].problems]
+    return [p.what.en for p in rb.results[rb.steps[n - 1].id].problems]  # the lab's step n
 
 
 def test_flaw1_a_v1_config_in_dropin_layout_is_imported_and_effective(tmp_path):
@@ -47,8 +47,8 @@ def test_flaw3_no_version_line_with_v2_tables_stops_clearly(tmp_path, layout):
     text = V2.read_text().replace("version = 2\n", "")
     root = make_root(tmp_path, text.encode())
     rb = run_steps(root, steps=[1, 2], layout=layout)
-    assert rb.results[2].status == FAILED
-    (found,) = [p for p in rb.results[2].problems if "version line" in p.what.en]
+    assert rb.results["runtime"].status == FAILED
+    (found,) = [p for p in rb.results["runtime"].problems if "version line" in p.what.en]
     assert "version = 2" in found.fix.en and "version = 2" in found.fix.ko and found.line == 1
     assert (root / CONFIG).read_text() == text and not (root / DROPIN).exists()
 
@@ -91,8 +91,8 @@ def test_flaw6_a_node_where_nvidia_was_the_default_keeps_it_and_is_told(tmp_path
     root = make_root(tmp_path, text.encode())
     rb = run_steps(root, layout=layout)
     assert (root / CONFIG).read_text() == text and not (root / DROPIN).exists()
-    assert rb.results[4].status == FAILED
-    p = rb.results[4].problems[0]
+    assert rb.results["default"].status == FAILED
+    p = rb.results["default"].problems[0]
     assert "default_runtime_name" in p.what.en and "default_runtime_name" in p.what.ko and p.line is not None
     assert "runc" in p.fix.en and "RuntimeClass" in p.fix.ko + (p.why.ko if p.why else "")
 
@@ -102,7 +102,7 @@ def test_flaw7_cri_in_disabled_plugins_is_a_failure(tmp_path, layout):
     text = 'disabled_plugins = ["io.containerd.grpc.v1.cri"]\n' + V2.read_text()
     root = make_root(tmp_path, text.encode())
     rb = run_steps(root, layout=layout)
-    assert not rb.ok() and rb.results[2].status == FAILED
+    assert not rb.ok() and rb.results["runtime"].status == FAILED
     assert any("disabled_plugins" in w for w in problems(rb, 2))
     assert (root / CONFIG).read_text() == text and not (root / DROPIN).exists()
 

@@ -75,7 +75,7 @@ def test_a_lab_root_never_restarts_even_when_asked(tmp_path, fake_path):
     fake_bin(folder, "systemctl", "exit 0\n")
     root = make_root(tmp_path, fixture("containerd-1.6.20-default.toml"))
     rb = run_steps(root, steps=[1, 2, "restart"], restart_containerd=True)
-    assert rb.results[2].status == CHANGED
+    assert rb.results["runtime"].status == CHANGED
     result = rb.results["restart"]
     assert result.status == SKIPPED and "outside a lab root" in result.message.en
     assert "실습 루트" in result.message.ko

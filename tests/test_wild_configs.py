@@ -21,7 +21,7 @@ def _without_lock(state: dict) -> dict:
 
 
 def _problems(rb, step: int) -> list:
-    return [p for p in rb.results[step].problems]
+    return [p for p in rb.results[rb.steps[step - 1].id].problems]  # the lab's step number
 
 
 def _relative_glob_root(tmp_path: Path, imports: str = '"conf.d/*.toml"') -> Path:
@@ -239,7 +239,7 @@ def test_nvidia_ctks_drop_in_that_already_registers_the_runtime_is_left_alone(tm
     before = (root / DROPIN).read_bytes()
     rb = run_steps(root, layout="dropin")
     assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
-    assert (root / DROPIN).read_bytes() == before and rb.results[2].status == UNCHANGED
+    assert (root / DROPIN).read_bytes() == before and rb.results["runtime"].status == UNCHANGED
 
 
 def test_nvidia_ctks_drop_in_with_another_value_is_not_overwritten(tmp_path):
@@ -259,8 +259,10 @@ def test_a_crlf_microk8s_template_keeps_its_line_ends(tmp_path):
     """The runtime's lines went into a CRLF containerd-template.toml with LF ends (planned on the raw text)."""
     from distro_helpers import distro_fixture, write_root
     rel = "var/snap/microk8s/current/args/containerd-template.toml"
+    from runbook_lib.containerd.distro.render import render_microk8s
     old = distro_fixture("microk8s/containerd-template.toml").replace("\n", "\r\n").encode()
-    root = write_root(tmp_path, {rel: old})
+    generated = render_microk8s(distro_fixture("microk8s/containerd-template.toml"))  # microk8s has started once
+    root = write_root(tmp_path, {rel: old, rel.replace("-template", ""): generated})
     rb = run_steps(root)
     assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems]
     new = (root / rel).read_bytes()

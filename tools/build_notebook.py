@@ -14,6 +14,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import notebook_cells  # noqa: E402
+from runbook_lib.notebook import cells as check_cells  # noqa: E402
 from runbook_lib.engine.params import PARAMETERS, markdown_table  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "notebooks" / "run.ipynb"
@@ -116,13 +117,13 @@ STEPS = {
 **Why:** with nvidia as the default, every pod — GPU or not — would go through that runtime, and one runtime problem would spread to the whole cluster. Selecting only the workloads that need a GPU through a RuntimeClass is the safe way. The runbook therefore never changes the default, and stops with the reason if it is already nvidia.""",
     5: """## 5단계 — TOML 이 제대로 읽히는지 증명합니다 (`parsed.txt`)
 
-**무엇을:** 방금 쓴 설정을 편집에 쓴 도구와는 별개인 표준 라이브러리 `tomllib` 으로 다시 읽어, `VERSION=<버전>` 과 `RUNTIMES=<런타임 이름들, 정렬, 쉼표로 구분>` 두 줄을 `parsed.txt` 에 적습니다. 기본 런타임과 새 런타임이 둘 다 있어야 합니다.
+**무엇을:** 방금 쓴 설정을 편집에 쓴 도구와는 별개인 표준 라이브러리 `tomllib` 으로 다시 읽어, `VERSION=<버전>` 과 `RUNTIMES=<런타임 이름들, 쉼표로 구분, 순서는 자유>` 두 줄을 `parsed.txt` 에 적습니다. 기본 런타임과 새 런타임이 둘 다 있어야 합니다.
 
 **왜:** 파싱에 성공해야 문법이 맞다는 증거가 됩니다. 섹션 헤더의 따옴표를 빠뜨리면(`[plugins.io.containerd.grpc.v1.cri...]`) 파싱은 되지만 전혀 다른 테이블이 되는데, 런타임 목록을 직접 보면 그런 실수가 바로 드러납니다.
 
 ## Step 5 — Prove the TOML parses (`parsed.txt`)
 
-**What:** read the written config back with the standard library's `tomllib` — a parser independent of the one that edited it — and write `parsed.txt` as two lines: `VERSION=<version>` and `RUNTIMES=<runtime names, sorted, comma-separated>`. Both the default runtime and the new one must be there.
+**What:** read the written config back with the standard library's `tomllib` — a parser independent of the one that edited it — and write `parsed.txt` as two lines: `VERSION=<version>` and `RUNTIMES=<runtime names, comma-separated, in any order>`. Both the default runtime and the new one must be there.
 
 **Why:** a successful parse is the proof that the syntax is right. A header without its quotes (`[plugins.io.containerd.grpc.v1.cri...]`) still parses, but into completely different tables; listing the runtimes makes that mistake visible at once.""",
     6: """## 6단계 — CDI 스펙을 확인합니다 (`cdi-keys.txt`)
@@ -177,7 +178,7 @@ RESTART_MD = """## containerd 재시작 — 실제 노드에서, 요청받았을
 
 **왜:** 재시작은 운영자가 정할 일입니다. 실행 중인 컨테이너는 shim 아래에서 계속 돌지만, 그동안 CRI API 가 잠시 멈춥니다. 반대로 재시작을 잊으면 "설정은 맞는데 GPU 파드가 `no runtime for nvidia` 로 실패한다" 는 문제가 생깁니다. 그래서 필요 여부는 항상 알려 주고, 실제 재시작은 요청받았을 때만 하며, 재시작한 뒤에는 containerd 가 돌아왔는지 꼭 확인합니다.
 
-**마지막 셀, 요약:** 요약 표는 단계마다 바뀜(changed), 그대로(unchanged), 통과(passed), 실패(failed) 가운데 하나를 보여 줍니다. 보관된 노트북에서 이 표가 보이면 실행이 끝까지 갔다는 증거입니다. 같은 루트에서 다시 실행하면 모든 단계가 unchanged 로 나와야 합니다. check 모드에서는 실패한 단계가 하나라도 있으면 이 셀이 실행을 실패로 끝냅니다.
+**마지막 셀, 요약:** 요약 표는 단계마다 바뀜(changed), 그대로(unchanged), 통과(passed), 실패(failed), 막힘(blocked: 앞 단계의 실패에서만 따라 나온 것이라 "N단계를 먼저 고치세요"), 건너뜀(skipped) 가운데 하나를 보여 줍니다. 보관된 노트북에서 이 표가 보이면 실행이 끝까지 갔다는 증거입니다. 같은 루트에서 다시 실행하면 모든 단계가 unchanged 로 나와야 합니다. check 모드에서는 실패한 단계가 하나라도 있으면 이 셀이 실행을 실패로 끝냅니다.
 
 ## Restarting containerd — on a real node, and only when asked
 
@@ -185,7 +186,7 @@ RESTART_MD = """## containerd 재시작 — 실제 노드에서, 요청받았을
 
 **Why:** a restart is the operator's decision: running containers keep running under their shims, but the CRI API is away for a moment. Forgetting it gives "the config is right, yet GPU pods fail with `no runtime for nvidia`". So the runbook always says whether a restart is needed, restarts only when asked, and after a restart always checks that containerd came back.
 
-**The last cell, the summary:** its table shows each step as changed, unchanged, passed or failed. In an archived notebook this table is the proof that the run reached the end; a second run on the same root shows every step unchanged. In check mode this cell fails the run when any step failed."""
+**The last cell, the summary:** its table shows each step as changed, unchanged, passed, failed, blocked (it only follows from an earlier step's failure: "fix step N first") or skipped. In an archived notebook this table is the proof that the run reached the end; a second run on the same root shows every step unchanged. In check mode this cell fails the run when any step failed."""
 
 RESTART = """rb.restart()  # apply mode on a real node, with restart_containerd: systemctl restart, then confirm it is back"""
 
@@ -221,38 +222,7 @@ display(plan)
 rb.write(plan)                # it only asks: nothing is written""",
 }
 
-CHECKS = {
-    "prepare": """with rb.expect("prepare") as expect:
-    expect.true(rb.path(toolkit_dir).is_dir(), "toolkit_dir exists")
-    expect.true((rb.read(rb.config_path) or "").strip(), "the config exists and is not empty")""",
-    "runtime": """cfg = rb.containerd_config()                  # tomllib: config.toml merged with its imports
-nvidia = rb.runtime_table(cfg, runtime_name)     # at the path of the config's version
-with rb.expect("runtime") as expect:
-    expect.equal(nvidia, "runtime_type", "io.containerd.runc.v2")""",
-    "options": """nvidia = rb.runtime_table(rb.containerd_config(), runtime_name)
-with rb.expect("options") as expect:
-    expect.equal(nvidia, "options.BinaryName", binary_name)
-    expect.boolean(nvidia, "options.SystemdCgroup", systemd_cgroup)   # the string "true" is not a boolean""",
-    "default": """cri = rb.containerd_table(rb.containerd_config())
-with rb.expect("default") as expect:
-    expect.not_equal(cri, "default_runtime_name", runtime_name)    # GPU pods opt in via a RuntimeClass
-    expect.file(rb.tk("default.txt"))""",
-    "parse": """cfg = rb.load_toml(rb.config_path)   # tomllib.load(open(path, "rb")) of the config containerd reads
-print("version =", cfg.get("version"))
-with rb.expect("parse") as expect:
-    expect.file(rb.tk("parsed.txt"))""",
-    "cdi": """spec = rb.load_yaml(cdi_spec)     # yaml.safe_load; the verdict also checks the CDI schema
-with rb.expect("cdi") as expect:
-    expect.equal(spec, "kind", "nvidia.com/gpu")
-    expect.file(rb.tk("cdi-keys.txt"))""",
-    "runtimeclass": """rc = rb.load_yaml(rb.tk("runtimeclass.yaml"))
-with rb.expect("runtimeclass") as expect:
-    expect.equal(rc, "kind", "RuntimeClass")
-    expect.equal(rc, "handler", runtime_name)    # must name a runtime in containerd's config""",
-    "report": """with rb.expect("report") as expect:
-    expect.file(rb.tk("report.txt"))""",
-    "containerd": """rb.check("containerd")   # containerd's own reading, beside what the runbook expects (the table below)""",
-}
+CHECKS = check_cells.CHECKS  # the check cells' code lives with the library, which also runs it on the planned state
 
 SUMMARY = """nb.summary(rb)
 nb.finish(rb)"""

@@ -210,7 +210,7 @@ def render_run(manifest: dict) -> str:
     for rec in manifest["steps"]:
         title = (rec.get("title") or {}).get("en", "")
         lines.append(f"  [{rec.get('step')}] {rec.get('id', ''):<14} {rec.get('status', ''):<10} {title}")
-        if rec.get("status") == "failed":
+        if rec.get("status") in ("failed", "blocked"):  # a blocked step's message: "fix step N first"
             message = rec.get("message") or {}
             lines.append(f"      {message.get('ko', '')}\n      {message.get('en', '')}")
     err = manifest.get("error")

@@ -316,7 +316,10 @@ def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | No
             return out or [_misspelt_runtime(eff, p, hdr) or
                            Problem.of("runtime.missing", eff.main.lab_path, runtime=p.runtime_name, header=hdr,
                                       runtime_type=RUNTIME_TYPE)]
-        return out + _table_problems(eff, path, table, hdr)
+        said = [q.code for q in out if q.code.startswith("runtime.misplaced")]
+        # a misplaced header (its quotes lost) holds the runtime's keys: moving it is the one fix, so the keys it
+        # holds are not also "missing" where containerd looks (adding them there would make a duplicate)
+        return out + [q for q in _table_problems(eff, path, table, hdr) if not (said and q.code == "runtime.type_missing")]
     if not isinstance(table, dict):
         return []
     options = table.get("options")

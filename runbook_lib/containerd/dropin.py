@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import copy
 import posixpath
-from dataclasses import dataclass, field
 
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
-from runbook_lib.fs.safe_write import WritePlan, plan_write
+from runbook_lib.fs.plan import Plan
+from runbook_lib.fs.safe_write import plan_write
 from runbook_lib.fs.target import Target
 from runbook_lib.containerd import diagnose, render
 from runbook_lib.containerd.edit import OPTIONS, RuntimeWanted, default_runtime_name, template_runtime
@@ -38,20 +38,8 @@ def dropin_path(config_path: str, runtime_name: str) -> str:
     return posixpath.join(posixpath.dirname(config_path), DROPIN_DIR, f"99-{runtime_name}.toml")
 
 
-@dataclass
-class DropinPlan:
-    folder: str                      # conf.d, created before the writes
-    writes: list[WritePlan]          # the drop-in first: a crash before config.toml imports it changes nothing
-    message: Msg
-    notes: list[Msg] = field(default_factory=list)
-
-    @property
-    def changed(self) -> bool:
-        return any(w.changed for w in self.writes)
-
-
 def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
-                replace_runtime: bool | None = None) -> DropinPlan:
+                replace_runtime: bool | None = None) -> Plan:
     """``replace_runtime`` (default: the parameter of that name when ``p`` has it, else False) allows
     rewriting another owner's runtime of the same name (owner.py); without it that raises."""
     if replace_runtime is None:
@@ -66,11 +54,11 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
         # now): rendering the drop-in again would change a working node for nothing.
         where = locate(eff, runtimes_path(eff.version) + (p.runtime_name,))[0]
         if eff.file(path) is not None:
-            return DropinPlan(posixpath.dirname(path), [], Msg(
+            return Plan(folder=posixpath.dirname(path), message=Msg(
                 f"{p.runtime_name} 런타임이 이미 {where} 에 올바르게 등록되어 있어 드롭인을 그대로 둡니다 (손으로 고친 줄과 주석도 그대로).",
                 f"the {p.runtime_name} runtime is already registered correctly in {where}, so the drop-in is kept as it is "
                 "(lines and comments edited by hand too)."))
-        return DropinPlan(posixpath.dirname(path), [], Msg(
+        return Plan(folder=posixpath.dirname(path), message=Msg(
             f"{p.runtime_name} 런타임이 이미 {where} 에 올바르게 등록되어 있어 드롭인 파일을 쓰지 않습니다.",
             f"the {p.runtime_name} runtime is already registered correctly in {where}, so no drop-in is written."))
     if foreign:  # another tool's file at the runbook's path (nvidia-ctk writes conf.d/99-nvidia.toml too)
@@ -102,7 +90,7 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
             f"containerd 1.x replaces a whole plugin table with an imported file's, so the drop-in carries the complete "
             f"CRI plugin config; from now on, change CRI settings in {path}, not in {p.config_path}."))
     message = Msg(f"드롭인 {path} 에 {p.runtime_name} 런타임을 적습니다.", f"write the {p.runtime_name} runtime to the drop-in {path}.")
-    return DropinPlan(posixpath.dirname(path), writes, message, notes)
+    return Plan(message, writes=writes, notes=notes, folder=posixpath.dirname(path))
 
 
 DROPIN_MARK = "# runbook (layout=dropin)"  # the first line of every drop-in the runbook writes (_comment; remove.py)

@@ -15,12 +15,12 @@ file byte for byte. Every result is also checked to read as the current data min
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
-from runbook_lib.fs.safe_write import Committed, WritePlan, commit, plan_write, read_bytes, retire
+from runbook_lib.fs.plan import Plan
+from runbook_lib.fs.safe_write import Committed, commit, plan_write, read_bytes, retire
 from runbook_lib.fs.target import Target
 from runbook_lib.containerd.cdi_config import CDI_KEYS
 from runbook_lib.containerd.dropin import DROPIN_MARK, add_import, dropin_path
@@ -32,23 +32,10 @@ from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import CRI_RUNTIME_PLUGIN, RUNTIME_TYPE, detect_version, format_path, runtime_path
 
 
-@dataclass
-class RemovePlan:
-    writes: list[WritePlan] = field(default_factory=list)   # config files with the runbook's lines taken out
-    retire: list[str] = field(default_factory=list)         # lab paths moved to a backup (the runbook's drop-in)
-    notes: list[Msg] = field(default_factory=list)          # what will be removed
-    kept: list[Msg] = field(default_factory=list)           # what was found but is not the runbook's
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.retire) or any(w.changed for w in self.writes)
-
-    def diff(self, target: Target) -> str:
-        out = [w.diff() for w in self.writes if w.changed]
-        for lab in self.retire:
-            old = read_bytes(target.resolve(lab)) or b""
-            out.append(plan_write(target, lab, b"").diff().replace(f"+++ b{lab}", "+++ /dev/null") if old else "")
-        return "".join(out)
+def with_retired(target: Target, plan: Plan) -> Plan:
+    """The plan with its retired files' current bytes, so its diff shows them going (+++ /dev/null)."""
+    plan.retired = [plan_write(target, lab, b"") for lab in plan.retire]
+    return plan
 
 
 def is_runbooks_runtime(table, wanted: RuntimeWanted) -> bool:
@@ -58,15 +45,15 @@ def is_runbooks_runtime(table, wanted: RuntimeWanted) -> bool:
 
 
 def plan_remove(target: Target, config_path: str, wanted: RuntimeWanted, *,
-                base: dict[str, bytes] | None = None) -> RemovePlan:
+                base: dict[str, bytes] | None = None) -> Plan:
     """The plan that takes the runbook's runtime out of ``config_path`` and its imports (both layouts).
     ``base`` holds planned bytes not on disk yet (another runtime's removal), so several removals compose."""
-    plan = RemovePlan()
+    plan = Plan()
     if _config_missing(target, config_path, base):  # containerd runs on its defaults: no runtime of ours in them
         plan.notes.append(Msg(f"설정 파일이 없어서 뺄 런타임 테이블도 없습니다: {config_path}",
                               f"there is no config file, so there is no runtime table to take out: {config_path}"))
         _retire_marked_dropin(target, config_path, wanted, plan)
-        return plan
+        return with_retired(target, plan)
     eff = load_effective(target, config_path, overlay=base)
     overlay: dict[str, bytes] = {}
     drop = dropin_path(config_path, wanted.name)
@@ -117,11 +104,11 @@ def plan_remove(target: Target, config_path: str, wanted: RuntimeWanted, *,
         plan.writes.append(plan_write(target, lab, new))
     if not plan.changed:
         plan.notes.append(Msg("runbook 이 더한 것이 없어 뺄 것이 없습니다.", "nothing the runbook added is there: nothing to remove."))
-    return plan
+    return with_retired(target, plan)
 
 
 def _without_written_default(f: TomlFile, eff: Effective, wanted: RuntimeWanted, rest: dict,
-                             plan: RemovePlan) -> str | None:
+                             plan: Plan) -> str | None:
     """When the config had no runtimes, the runbook also wrote the default one as just
     `runtime_type = "io.containerd.runc.v2"` (containerd's built-in default is gone once any runtime table
     exists). That table goes too when it is the only runtime left, is exactly that, and taking it out is what
@@ -143,7 +130,7 @@ def _without_written_default(f: TomlFile, eff: Effective, wanted: RuntimeWanted,
     return text
 
 
-def commit_remove(target: Target, plan: RemovePlan, *, backup: bool = True) -> list[Committed | Path]:
+def commit_remove(target: Target, plan: Plan, *, backup: bool = True) -> list[Committed | Path]:
     """Write the edited configs first (a crash then leaves an unused drop-in, never an import of a missing
     file), then retire the drop-in; returns what safe_write did (Committed, or the drop-in's backup path)."""
     done: list[Committed | Path] = [commit(w, backup=backup) for w in plan.writes]
@@ -213,7 +200,7 @@ def _config_missing(target: Target, config_path: str, base: dict[str, bytes] | N
     return (base or {}).get(config_path) is None and read_bytes(target.resolve(config_path)) is None
 
 
-def _retire_marked_dropin(target: Target, config_path: str, wanted: RuntimeWanted, plan: RemovePlan) -> None:
+def _retire_marked_dropin(target: Target, config_path: str, wanted: RuntimeWanted, plan: Plan) -> None:
     """The runbook's drop-in, left behind with no config to import it (someone removed config.toml)."""
     drop = dropin_path(config_path, wanted.name)
     f = _read(target, drop)
@@ -364,5 +351,5 @@ def _indent_of(raw: str, item: str) -> str:
     return raw[line_start:at] if not raw[line_start:at].strip() else ""
 
 
-__all__ = ["RemovePlan", "plan_remove", "commit_remove", "confirm_removed", "remove_runtime_text", "remove_import",
+__all__ = ["with_retired", "plan_remove", "commit_remove", "confirm_removed", "remove_runtime_text", "remove_import",
            "is_runbooks_runtime", "DROPIN_MARK"]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg, display_width
-from runbook_lib.steps.base import CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED  # noqa: F401 - the statuses, defined with the steps
+from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED  # noqa: F401 - the statuses, defined with the steps
 
 STEP_MIME = "application/vnd.runbook.step+json"
 SUMMARY_MIME = "application/vnd.runbook.summary+json"
@@ -73,12 +73,14 @@ def summary_text(results: list[StepResult]) -> str:
     width = max((display_width(r[1]) for r in rows), default=10)
     pad = lambda text: text + " " * (width - display_width(text))  # noqa: E731 - Hangul takes two columns
     out = [f"{'#':>3}  {pad('step')}  status"]
-    out += [f"{s:>3}  {pad(t)}  {st}" for s, t, st, _ in rows]
+    # a blocked step says which step to fix first ("fix step 3 first"), the words of its message
+    out += [f"{s:>3}  {pad(t)}  {st}" + (f"  ({m})" if st == BLOCKED else "") for s, t, st, m in rows]
     return "\n".join(out)
 
 
 def summary_html(results: list[StepResult], *, ok: bool, mode: str) -> str:
-    colour = {CHANGED: "#1f6feb", UNCHANGED: "#57606a", PASSED: "#1a7f37", FAILED: "#cf222e", SKIPPED: "#9a6700"}
+    colour = {CHANGED: "#1f6feb", UNCHANGED: "#57606a", PASSED: "#1a7f37", FAILED: "#cf222e", SKIPPED: "#9a6700",
+              BLOCKED: "#8c959f"}
     rows = "".join(
         f"<tr><td>{html.escape(str(r.step))}</td><td>{html.escape(r.title.ko)}<br><small>{html.escape(r.title.en)}</small></td>"
         f"<td style='color:{colour.get(r.status, '#000')};font-weight:bold'>{r.status}</td>"

@@ -18,7 +18,8 @@ from dataclasses import replace
 
 from runbook_lib.containerd.edit import RuntimeWanted
 from runbook_lib.findings.errors import RunbookError
-from runbook_lib.findings.problem import Problem, unique
+from runbook_lib.findings.problem import Problem, unique, words
+from runbook_lib.fs import writable
 from runbook_lib.fs.lock import RootLock
 from runbook_lib.findings.messages import Msg
 from runbook_lib.engine.params import Params
@@ -26,7 +27,7 @@ from runbook_lib.engine.result import StepResult
 from runbook_lib.fs.safe_write import WritePlan, commit, ensure_dir, read_bytes, retire, sha256, sweep_stale_temps
 from runbook_lib.fs.target import Target
 from runbook_lib.steps import REMOVE_STEPS, STEPS
-from runbook_lib.steps.base import CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, Plan
+from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, Plan, Step, blocked_by
 
 
 class Run:
@@ -36,8 +37,8 @@ class Run:
         self.wanted = RuntimeWanted(params.runtime_name, params.binary_name, params.systemd_cgroup)
         self.steps = REMOVE_STEPS if params.removing else STEPS
         self.plans: dict[str, Plan] = {}
-        self.results: dict[int | str, StepResult] = {}
-        self._committed: dict[int | str, tuple] = {}  # each step's (status, message) as its commit left them
+        self.results: dict[str, StepResult] = {}    # by step id, as the plans are
+        self._committed: dict[str, tuple] = {}  # each step's (status, message) as its commit left them
         self.written: list[str] = []            # lab paths this run wrote (the restart decision reads it)
         self._overlay: dict[str, bytes] | None = None
         self._lock: RootLock | None = None
@@ -66,6 +67,12 @@ class Run:
     def finish(self) -> None:
         if self._lock:
             self._lock.release()
+
+    def relock(self) -> None:
+        """Take the root's lock again after finish() released it (a run a failed check stopped, which a
+        student goes on with in JupyterLab); a run that holds it, or never took it, is left as it is."""
+        if self._lock is not None and self._lock.fd is None:
+            self._lock.acquire()
 
     # --- what the steps read: the planned state during preflight, the disk otherwise ----------------
 
@@ -177,13 +184,21 @@ class Run:
                     plan = step.plan(self)
                 except RunbookError as exc:
                     plan = Plan(exc.what, refusals=[Problem.from_error(exc)])
-                self.plans[step.ID] = plan
-                plan.refusals += self._unwritable(plan)
+                self.plans[step.id] = plan
+                # what cannot be written (a link out of the root, a read-only mount, chattr +i): refused now
+                plan.refusals += writable.refusals(self.target, plan, self.plans.values(), check_only=self.p.check_only)
                 for write in plan.writes:
                     self._overlay[write.lab_path] = write.new
-            self._refuse_when_short_of_space()
+            if not self.p.check_only and not self.refusals():  # all the writes must fit, or none is made
+                writable.refuse_when_short_of_space(self.target, [self.plans[s.id] for s in self.steps])
             self._judge_planned_state()
+            if not self.p.check_only and not self.refusals():
+                self.judge_on_plan()
         return self.plans
+
+    def judge_on_plan(self) -> None:
+        """What else must hold on the planned state before the first write: nothing here; the notebook's run
+        context runs its check cells' assertions (runbook_lib/notebook/cells.py)."""
 
     def _judge_planned_state(self) -> None:
         """Every step's verdict on the state the plans would leave: a finding there would fail the run after
@@ -191,76 +206,17 @@ class Run:
         if self.refusals():
             return
         for step in self.steps:
-            if not getattr(step, "JUDGED_IN_PLAN", True):
+            if not step.judged_in_plan:
                 continue  # it asks a program or acts on the node: judged after the writes
             try:
                 found = step.verdict(self)
             except RunbookError as exc:
                 found = [Problem.from_error(exc)]
-            self.plans[step.ID].refusals += [p for p in unique(found) if p.is_error]
-
-    def _unwritable(self, plan: Plan) -> list[Problem]:
-        """A planned write that could not happen (a link out of the root, a folder that will not exist) is a
-        refusal now, not an error halfway through the run."""
-        from runbook_lib.fs.safe_write import unwritable
-        will_exist = {self.target.resolve(d) for p in self.plans.values() for d in p.dirs}
-        out = []
-        for write in plan.writes:
-            if not write.changed:
-                continue
-            try:
-                problem = unwritable(write, will_exist=will_exist)
-            except RunbookError as exc:
-                problem = exc
-            if problem:
-                out.append(Problem.from_error(problem))
-        if not self.p.check_only:
-            out += self._blocked(plan, will_exist)
-        return out
-
-    def _refuse_when_short_of_space(self) -> None:
-        """All the planned writes must fit on their file systems, or the run refuses (at the first step that
-        writes) instead of failing with ENOSPC after step 1 has created folders."""
-        from runbook_lib.fs.writable import short_of_space
-        if self.p.check_only or self.refusals():
-            return
-        needs, first = [], None
-        for step in self.steps:
-            plan = self.plans[step.ID]
-            mine = [(self.target.resolve(d), 0) for d in plan.dirs]
-            mine += [(w.host_path.parent, len(w.new) + len(w.old or b"")) for w in plan.writes if w.changed]
-            mine += [(w.host_path.parent, len(w.old or b"")) for w in plan.retired]
-            if mine and first is None:
-                first = plan
-            needs += mine
-        problem = short_of_space(self.target, needs) if needs else None
-        if problem is not None:
-            first.refusals.append(Problem.from_error(problem))
-
-    def _blocked(self, plan: Plan, will_exist: set) -> list[Problem]:
-        """What even root cannot write (a read-only mount, chattr +i): refused now, not after step 1 has written."""
-        from runbook_lib.fs.writable import file_blocked, folder_blocked, nearest_existing
-        found = []
-        for lab in plan.dirs:
-            host = self.target.resolve(lab)  # the step resolved it already: it cannot fail here
-            if host.parent not in will_exist:
-                found.append(folder_blocked(self.target, nearest_existing(host.parent), replacing=False))
-        replaced = [(w.host_path, w.old is not None) for w in plan.writes if w.changed]
-        for lab in plan.retire:
-            try:
-                replaced.append((self.target.resolve(lab), True))
-            except RunbookError:
-                continue  # a path that cannot be resolved is refused by the step itself
-        for host, exists in replaced:
-            if host.parent.is_dir():
-                found.append(folder_blocked(self.target, host.parent, replacing=exists))
-            if exists:
-                found.append(file_blocked(self.target, host))
-        return [Problem.from_error(e) for e in found if e is not None][:1]
+            self.plans[step.id].refusals += [p for p in unique(found) if p.is_error]
 
     def refusals(self) -> list[tuple[object, Problem]]:
         """(step, problem) for every plan that refuses: an apply run then writes nothing at all."""
-        return [(step, prob) for step in self.steps for prob in self.plans.get(step.ID, Plan(Msg("", ""))).refusals]
+        return [(step, prob) for step in self.steps for prob in self.plans.get(step.id, Plan()).refusals]
 
     @property
     def refused(self) -> bool:
@@ -274,8 +230,8 @@ class Run:
     def commit(self, step) -> StepResult:
         """Apply mode: create the planned folders and write the planned files (backup first, atomic rename).
         Check mode, or a refused run: nothing. The result starts as changed or unchanged."""
-        plan = self.plans[step.ID]
-        result = StepResult(step.NUMBER, step.ID, step.TITLE, UNCHANGED, plan.message, notes=list(plan.notes))
+        plan = self.plans[step.id]
+        result = StepResult(step.number, step.id, step.title, UNCHANGED, plan.message, notes=list(plan.notes))
         result.diff = plan.diff or None
         if self.p.check_only and plan.changed:  # check mode speaks of what apply *would* do
             result.message = Msg(f"apply 모드라면 이렇게 합니다: {plan.message.ko}", f"apply mode would: {plan.message.en}")
@@ -313,11 +269,10 @@ class Run:
                 result.status = CHANGED
                 result.files.append({"path": self.target.lab_path(moved), "host_path": str(moved), "action": "backup",
                                      "sha256": sha256(read_bytes(moved))})
-        if hasattr(step, "act"):  # a step that acts on the node rather than on files (the restart)
-            step.act(self, result)
-        if result.status == UNCHANGED and self._committed.get(step.NUMBER, (None,))[0] == CHANGED:
+        step.act(self, result)  # a step that acts on the node rather than on files (the restart); else nothing
+        if result.status == UNCHANGED and self._committed.get(step.id, (None,))[0] == CHANGED:
             # the write cell run again (JupyterLab): what this run wrote the first time is still what it changed
-            earlier = self.results[step.NUMBER]
+            earlier = self.results[step.id]
             result.status, result.backup = CHANGED, earlier.backup
             result.files = earlier.files + [f for f in result.files if f not in earlier.files]
         self._keep(result)
@@ -333,42 +288,43 @@ class Run:
                                               record=applied_record.RECORD, reason=reason))
 
     def _keep(self, result: StepResult) -> None:
-        self.results[result.step] = result
-        self._committed[result.step] = (result.status, result.message)
+        self.results[result.id] = result
+        self._committed[result.id] = (result.status, result.message)
 
     def verdict(self, step) -> StepResult:
         """Read the outcome back from disk: the same rules in apply and check mode."""
-        result = self.results.get(step.NUMBER) or self.commit(step)
+        result = self.results.get(step.id) or self.commit(step)
         if self.refused:
-            own = [self._refer_to_earlier(step.NUMBER, p) for p in self.plans[step.ID].refusals]
-            result.status = FAILED if own else SKIPPED
-            result.problems = own
-            result.message = own[0].what if own else Msg(
-                "실행하지 않았습니다: 다른 단계가 거부해서, 아무것도 쓰기 전에 실행을 멈췄습니다.",
-                "not run: another step refused, so the run stopped before its first write.")
+            own = [self._refer_to_earlier(step, p) for p in self.plans[step.id].refusals]
+            result.status, result.problems = SKIPPED, own
+            if own:
+                judge(result)
+            else:
+                result.message = Msg(
+                    "실행하지 않았습니다: 다른 단계가 거부해서, 아무것도 쓰기 전에 실행을 멈췄습니다.",
+                    "not run: another step refused, so the run stopped before its first write.")
             return result
         # judged afresh from the commit's outcome: a check cell run again after a fix by hand says what the disk
         # holds now, not the failure it showed before
-        result.status, result.message = self._committed.get(step.NUMBER, (result.status, result.message))
+        result.status, result.message = self._committed.get(step.id, (result.status, result.message))
         try:
             found = [p for p in result.problems if p.code == "write.failed"] + step.verdict(self)
         except RunbookError as exc:
             found = [Problem.from_error(exc)]
-        result.problems = [self._refer_to_earlier(step.NUMBER, prob) for prob in unique(found)]
+        result.problems = [self._refer_to_earlier(step, prob) for prob in unique(found)]
         errors = [prob for prob in result.problems if prob.is_error]
         if errors:
-            result.status = FAILED
-            result.message = errors[0].what
-        elif result.status == UNCHANGED and (self.p.check_only or not getattr(step, "WRITES", True)):
+            judge(result)
+        elif result.status == UNCHANGED and (self.p.check_only or not step.writes):
             result.status = PASSED  # nothing to write: the verdict is all there is
-        said = step.message(self) if hasattr(step, "message") and not errors else None
+        said = step.message(self) if not errors else None
         if said is not None:  # what the step learnt (containerd's own reading) says more than its plan
             result.message = said
-        reason = step.skipped(self) if hasattr(step, "skipped") and not errors else None
+        reason = step.skipped(self) if not errors else None
         if reason is not None:
             result.status, result.message = SKIPPED, reason
         try:  # evidence only shows what the files hold: one that cannot be read is the verdict's finding
-            result.evidence = step.evidence(self) if hasattr(step, "evidence") else {}
+            result.evidence = step.evidence(self)
         except RunbookError:
             result.evidence = {}
         return result
@@ -377,7 +333,7 @@ class Run:
         self.commit(step)
         return self.verdict(step)
 
-    def run_all(self) -> dict[int | str, StepResult]:
+    def run_all(self) -> dict[str, StepResult]:
         """Every step, as the notebook runs them (the CLI and the tests)."""
         if not self.plans:
             self.preflight()
@@ -386,20 +342,24 @@ class Run:
         return self.results
 
     def ok(self) -> bool:
+        """No step failed (a blocked step's cause is an earlier step's failure, which is counted there)."""
         return not any(r.failed for r in self.results.values())
 
     def failed_steps(self) -> list[StepResult]:
         return [r for r in self.results.values() if r.failed]
 
-    def _refer_to_earlier(self, n, prob: Problem) -> Problem:
+    def _refer_to_earlier(self, step: Step, prob: Problem) -> Problem:
         """A problem already shown in full by an earlier step (an unreadable config breaks every later step) is
-        named again briefly, so a student reads its explanation and fix once."""
-        for k, earlier in self.results.items():
-            if not isinstance(k, int) or not isinstance(n, int) or k >= n:
+        named again briefly, so a student reads its explanation and fix once, and the later step is blocked."""
+        for earlier_step in self.steps:
+            if earlier_step.id == step.id:
+                break
+            earlier = self.results.get(earlier_step.id)
+            if earlier is None or not any(q.code == prob.code and q.what == prob.what and q.path == prob.path
+                                          for q in earlier.problems):
                 continue
-            if any(q.code == prob.code and q.what == prob.what and q.path == prob.path for q in earlier.problems):
-                return Problem.of("depends.earlier", prob.path, prob.line, col=prob.col, step=k,
-                                  what_ko=prob.what.ko, what_en=prob.what.en)
+            return Problem.of("depends.earlier", prob.path, prob.line, col=prob.col, step=earlier_step.number,
+                              what_ko=prob.what.ko, what_en=prob.what.en)
         return prob
 
     def _file(self, lab_path: str, action: str, data: bytes | None) -> dict:
@@ -414,3 +374,11 @@ class Run:
         from runbook_lib.fs.safe_write import retire
         backup = retire(self.target, self.tk("report.txt"))
         return self.target.lab_path(backup) if backup else None
+
+
+def judge(result: StepResult) -> None:
+    """A result with errors: failed, or blocked when every error only follows from an earlier step's failure."""
+    errors = [p for p in result.problems if p.is_error]
+    cause = blocked_by(result.problems)
+    result.status = BLOCKED if cause is not None else FAILED
+    result.message = words("status.blocked", step=cause)[0] if cause is not None else errors[0].what

@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     final = {str(s["step"]): s for s in (summary or {}).get("steps", [])} or {str(s["step"]): s for s in steps}
     for key, rec in final.items():
         print(f"  {key:>2}. [{rec['status']:^9}] {rec['title']['ko']} / {rec['title']['en']}")
-        if rec["status"] == "failed":
+        if rec["status"] in ("failed", "blocked"):  # a blocked step's message: "fix step N first"
             print(f"      {rec['message']['ko']}\n      {rec['message']['en']}")
     ok = bool(summary and summary.get("ok") and summary.get("final"))
     if not summary or not summary.get("final"):

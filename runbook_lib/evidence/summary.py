@@ -19,7 +19,8 @@ from runbook_lib.findings.messages import display_width
 
 # PASS covers "passed" and "unchanged": both mean the host is in the wanted state; "changed" is shown
 # as such because an operator wants to see which hosts a run actually touched.
-CELL = {"passed": "PASS", "unchanged": "PASS", "changed": "changed", "failed": "FAIL", "skipped": "skip"}
+CELL = {"passed": "PASS", "unchanged": "PASS", "changed": "changed", "failed": "FAIL", "skipped": "skip",
+        "blocked": "blocked"}  # a blocked step waits for an earlier step's fix: its message says which
 NOT_RUN = "-"
 
 
@@ -127,7 +128,8 @@ def _failures(man: dict) -> list[dict[str, str]]:
     if man.get("ok"):
         return []
     out = []
-    for failed in [r for r in man.get("steps") or [] if r.get("status") == "failed"] or \
+    # a blocked step is listed with its message, "fix step N first", after the failure it waits for
+    for failed in [r for r in man.get("steps") or [] if r.get("status") in ("failed", "blocked")] or \
             ([man["failed_step"]] if man.get("failed_step") else []):
         msg = failed.get("message") or {}
         prefix = f"[{failed.get('step')} {failed.get('id')}] "

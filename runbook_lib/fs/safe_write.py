@@ -21,6 +21,7 @@ from pathlib import Path
 from runbook_lib.findings.errors import WriteError
 from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.target import Target
+from runbook_lib.fs.writable import folder_blocked, unwritable  # planned there; the write is guarded here too
 
 TMP_PREFIX = ".runbook-tmp."
 BACKUP_INFIX = ".runbook-backup-"  # never ends in .toml/.yaml, so no import glob or CDI scan picks it up
@@ -123,23 +124,6 @@ def commit(plan: WritePlan, *, backup: bool = True) -> Committed:
             Msg("디스크 공간과 권한을 확인하고 다시 실행하세요.",
                 "check disk space and permissions, then run again."), path=str(host)) from exc
     return Committed(host, backup_path, sha256(plan.new))
-
-
-def unwritable(plan: WritePlan, *, will_exist: set[Path] = frozenset()) -> WriteError | None:
-    """Why the planned file cannot be written (its folder is outside the root, or missing and not about to be
-    created), or None. The plan asks this before any write, so a run that would fail here refuses instead."""
-    parent = plan.host_path.parent
-    plan.target.ensure_inside(parent)
-    if parent.is_dir() or parent in will_exist:
-        return None
-    return WriteError(
-        plan.target.explain_missing_parent(plan.lab_path),
-        Msg(f"링크를 root 안의 파일을 가리키게 고치거나, 링크를 실제 파일로 바꾸세요 (ls -l {plan.lab_path}).",
-            f"make the link point at a file inside the root, or replace it with a real file (ls -l {plan.lab_path}).")
-        if plan.target.walk(plan.lab_path)[1] else
-        Msg(f"폴더를 만든 뒤 다시 실행하세요: mkdir -p {plan.target.lab_path(parent)}",
-            f"create the folder, then run again: mkdir -p {plan.target.lab_path(parent)}"),
-        path=plan.lab_path)
 
 
 def sync_folder(folder: Path) -> None:
@@ -281,7 +265,6 @@ def ensure_dir(target: Target, lab_path: str, *, dry_run: bool = False) -> list[
 
 
 def _mkdir_failed(target: Target, folder: Path, exc: OSError) -> WriteError:
-    from runbook_lib.fs.writable import folder_blocked
     blocked = folder_blocked(target, folder.parent, replacing=False)
     if blocked is not None:  # a read-only mount or chattr +i, named with its fix
         return blocked

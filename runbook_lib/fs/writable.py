@@ -1,5 +1,6 @@
-"""What even root cannot write: a read-only mount, an immutable or append-only file or folder (chattr +i / +a),
-a file that is a mount point of its own, a full file system.
+"""Writability, planned in one place: what cannot be written at all (a folder outside the root or one that will
+not exist), and what even root cannot write (a read-only mount, an immutable or append-only file or folder,
+chattr +i / +a, a file that is a mount point of its own, a full file system).
 
 A run asks this while it plans, so a node whose /etc is read-only (or whose config.toml an administrator locked
 with chattr +i) refuses before its first write, instead of creating folders in step 1 and failing in step 2.
@@ -13,8 +14,9 @@ import re
 import sys
 from pathlib import Path
 
-from runbook_lib.findings.errors import WriteError
+from runbook_lib.findings.errors import RunbookError, WriteError
 from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.problem import Problem
 
 FS_IOC_GETFLAGS = 0x80086601  # <linux/fs.h>; the flags are an int, read from the first four bytes
 IMMUTABLE_FL, APPEND_FL = 0x10, 0x20
@@ -163,3 +165,77 @@ def short_of_space(target, needs: list[tuple[Path, int]]) -> WriteError | None:
                 f"free some space, then run again (df -h {probe}; df -i {probe}; e.g. crictl rmi --prune, "
                 "journalctl --vacuum-size=200M)."), path=lab)
     return None
+
+
+def unwritable(plan: WritePlan, *, will_exist: set[Path] = frozenset()) -> WriteError | None:
+    """Why the planned file cannot be written (its folder is outside the root, or missing and not about to be
+    created), or None. The plan asks this before any write, so a run that would fail here refuses instead."""
+    parent = plan.host_path.parent
+    plan.target.ensure_inside(parent)
+    if parent.is_dir() or parent in will_exist:
+        return None
+    return WriteError(
+        plan.target.explain_missing_parent(plan.lab_path),
+        Msg(f"링크를 root 안의 파일을 가리키게 고치거나, 링크를 실제 파일로 바꾸세요 (ls -l {plan.lab_path}).",
+            f"make the link point at a file inside the root, or replace it with a real file (ls -l {plan.lab_path}).")
+        if plan.target.walk(plan.lab_path)[1] else
+        Msg(f"폴더를 만든 뒤 다시 실행하세요: mkdir -p {plan.target.lab_path(parent)}",
+            f"create the folder, then run again: mkdir -p {plan.target.lab_path(parent)}"),
+        path=plan.lab_path)
+
+
+def refusals(target, plan, plans, *, check_only: bool) -> list[Problem]:
+    """A plan's writes that could not happen, as refusals now instead of errors halfway through the run:
+    a link out of the root, a folder that will not exist (``plans``: every plan so far, whose folders will);
+    in apply mode also what even root cannot write (the first such reason)."""
+    will_exist = {target.resolve(d) for p in plans for d in p.dirs}
+    out = []
+    for write in plan.writes:
+        if not write.changed:
+            continue
+        try:
+            problem = unwritable(write, will_exist=will_exist)
+        except RunbookError as exc:
+            problem = exc
+        if problem:
+            out.append(Problem.from_error(problem))
+    if not check_only:
+        out += _root_cannot(target, plan, will_exist)
+    return out
+
+
+def _root_cannot(target, plan, will_exist: set) -> list[Problem]:
+    """What even root cannot write (a read-only mount, chattr +i): refused now, not after step 1 has written."""
+    found = []
+    for lab in plan.dirs:
+        host = target.resolve(lab)  # the step resolved it already: it cannot fail here
+        if host.parent not in will_exist:
+            found.append(folder_blocked(target, nearest_existing(host.parent), replacing=False))
+    replaced = [(w.host_path, w.old is not None) for w in plan.writes if w.changed]
+    for lab in plan.retire:
+        try:
+            replaced.append((target.resolve(lab), True))
+        except RunbookError:
+            continue  # a path that cannot be resolved is refused by the step itself
+    for host, exists in replaced:
+        if host.parent.is_dir():
+            found.append(folder_blocked(target, host.parent, replacing=exists))
+        if exists:
+            found.append(file_blocked(target, host))
+    return [Problem.from_error(e) for e in found if e is not None][:1]
+
+
+def refuse_when_short_of_space(target, plans: list) -> None:
+    """All the planned writes of a run (``plans``, in step order) must fit on their file systems, or the first
+    plan that writes refuses, instead of the run failing with ENOSPC after step 1 has created folders."""
+    needs, first = [], None
+    for plan in plans:
+        mine = [(target.resolve(d), 0) for d in plan.dirs]
+        mine += [(w.host_path.parent, len(w.new) + len(w.old or b"")) for w in plan.writes if w.changed]
+        mine += [(w.host_path.parent, len(w.old or b"")) for w in plan.retired]
+        if mine and first is None:
+            first = plan
+        needs += mine
+    problem = short_of_space(target, needs) if needs else None
+    if problem is not None:
+        first.refusals.append(Problem.from_error(problem))

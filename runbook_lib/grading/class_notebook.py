@@ -83,7 +83,7 @@ def picture(result: ClassGrade) -> None:
 
 def _grid_text(result: ClassGrade) -> str:
     steps, rows = class_view.matrix(result)
-    mark = {"passed": "✓", "failed": "✗", "skipped": "-", "missing": "?"}
+    mark = {"passed": "✓", "failed": "✗", "blocked": "…", "skipped": "-", "missing": "?"}  # blocked: fix an earlier step first
     width = max([len(label) for label, _ in rows] + [7])
     lines = [f"{'student':<{width}}  " + " ".join(str(n)[:2].rjust(2) for _, n, _ in steps)]
     lines += [f"{label:<{width}}  " + " ".join(mark[s].rjust(2) for s in states) for label, states in rows]

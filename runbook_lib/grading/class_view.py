@@ -9,19 +9,20 @@ from collections import Counter
 from dataclasses import dataclass
 
 from runbook_lib.findings.text import code
-from runbook_lib.grading.model import FEEDBACK_NAME, PASSING, ClassGrade
+from runbook_lib.grading.model import FEEDBACK_NAME, PASSING, ClassGrade, root_causes
 from runbook_lib.lab.lessons import lesson
 from runbook_lib.findings.messages import Msg, display_width
 
-COLOURS = {"passed": "#2da44e", "failed": "#cf222e", "skipped": "#d4a72c", "missing": "#d0d7de"}
-LEGEND = {"passed": Msg("통과", "passed"), "failed": Msg("실패", "failed"), "skipped": Msg("건너뜀", "skipped"),
+COLOURS = {"passed": "#2da44e", "failed": "#cf222e", "blocked": "#8c959f", "skipped": "#d4a72c", "missing": "#d0d7de"}
+LEGEND = {"passed": Msg("통과", "passed"), "failed": Msg("실패", "failed"),
+          "blocked": Msg("앞 단계를 먼저 고칠 것", "fix an earlier step first"), "skipped": Msg("건너뜀", "skipped"),
           "missing": Msg("기록 없음", "no record")}
 
 
 def cell_state(status: str | None) -> str:
     if status in PASSING:
         return "passed"
-    return status if status in ("failed", "skipped") else "missing"
+    return status if status in ("failed", "blocked", "skipped") else "missing"
 
 
 def matrix(result: ClassGrade) -> tuple[list[tuple[str, object, dict]], list[tuple[str, list[str]]]]:
@@ -47,7 +48,7 @@ def table_html(result: ClassGrade, base: str = "") -> str:
            f'<tr><th style="text-align:left">학생 / student</th>{head}<th>결과 / result</th></tr>']
     for (label, states), s in zip(rows, result.students):
         tds = "".join(f'<td style="background:{COLOURS[st]};width:2.2rem;text-align:center;color:#fff" '
-                      f'title="{st}">{"✓" if st == "passed" else "✗" if st == "failed" else "–"}</td>'
+                      f'title="{st}">{"✓" if st == "passed" else "✗" if st == "failed" else "…" if st == "blocked" else "–"}</td>'
                       for st in states)
         verdict = "통과 / passed" if s.ok else "실패 / failed"
         link = f'<a href="{_e(base + s.href(FEEDBACK_NAME))}">{_e(label)}</a>'
@@ -104,7 +105,8 @@ def common_mistakes(result: ClassGrade) -> list[Mistake]:
     for s in result.students:
         seen = set()
         for rec in s.failed_steps():
-            problems = rec.get("problems") or [{"what": rec.get("message")}]
+            # root causes only: a finding that names an earlier step's again is that step's mistake, counted there
+            problems = root_causes(rec) if rec.get("problems") else [{"what": rec.get("message")}]
             for p in problems:
                 key = code(p) or str(rec.get("id"))
                 if key in seen:

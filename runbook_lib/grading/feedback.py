@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 
 from runbook_lib.findings.text import where
-from runbook_lib.grading.model import PASSING, Student
+from runbook_lib.grading.model import PASSING, Student, blocked_words
 from runbook_lib.lab.lessons import lesson
 
 STYLE = """
@@ -56,6 +56,7 @@ def render(s: Student) -> str:
     failed = [r for r in s.steps if r.get("status") == "failed"]
     passed = [r for r in s.steps if r.get("status") in PASSING]
     skipped = [r for r in s.steps if r.get("status") == "skipped"]
+    blocked = [r for r in s.steps if r.get("status") == "blocked"]
     if s.ok:
         verdict = ('<p class="verdict ok">모든 단계를 통과했습니다. 잘했습니다!<br>'
                    '<span class="en">Every step passed. Well done!</span></p>')
@@ -73,6 +74,9 @@ def render(s: Student) -> str:
         body.append(_both(rec.get("message")))
         body += [_finding(p) for p in rec.get("problems") or []]
         body.append(f'<div class="lesson">📖 {_both(lesson(rec.get("id"), rec.get("title")).as_dict(), "span")}</div>')
+    if blocked:  # what waits for an earlier fix: its own words are the earlier step's, shown above
+        body.append("<h2>앞 단계를 고친 뒤 확인할 단계 / Checked once an earlier step is fixed</h2>")
+        body += [f'<div class="skipped"><b>{_title(r)}</b>{_both(blocked_words(r))}</div>' for r in blocked]
     if passed:
         body.append("<h2>통과한 단계 / What passed</h2><ul class=\"passed\">")
         body += [f"<li>{_title(r)}</li>" for r in passed]

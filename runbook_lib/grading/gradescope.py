@@ -4,29 +4,34 @@ take them as they are: per student `score`, `max_score`, `output` and `tests[]`,
 `extra_data`. The shape is documented in docs/GRADING.md and pinned by tests/fixtures/schemas/.
 
 Points: a step is worth 1 point; a skipped step (step 9 without containerd, the restart in a lab) is worth 0,
-so a lab sandbox can still reach full marks.
+so a lab sandbox can still reach full marks; a blocked step (it waits for an earlier step's fix) is worth 0 too,
+its output saying which step to fix first, so one mistake costs one point.
 """
 
 from __future__ import annotations
 
 from runbook_lib.findings.text import code, step_name, step_text, where
-from runbook_lib.grading.model import GRADES_SCHEMA, PASSING, ClassGrade, Student
+from runbook_lib.grading.model import BLOCKED, GRADES_SCHEMA, NOT_SCORED, PASSING, ClassGrade, Student, blocked_words
 
 POINTS = 1.0
 
 
 def _test(rec: dict) -> dict:
     status = rec.get("status")
-    max_score = 0.0 if status == "skipped" else POINTS
-    passed = status in PASSING or status == "skipped"
+    max_score = 0.0 if status in NOT_SCORED else POINTS
+    passed = status in PASSING or status in NOT_SCORED
     problems = rec.get("problems") or []
+    output = step_text(rec)
+    if status == BLOCKED:  # not counted: the earlier step it waits for is
+        said = blocked_words(rec)
+        output = f"{said['ko']} / {said['en']}\n{output}"
     return {
         "name": step_name(rec),
         "number": str(rec.get("step")),
         "score": max_score if passed else 0.0,
         "max_score": max_score,
         "status": "passed" if passed else "failed",
-        "output": step_text(rec),
+        "output": output,
         "tags": [str(rec.get("id"))],
         "extra_data": {
             "step": rec.get("step"), "id": rec.get("id"), "runbook_status": status,

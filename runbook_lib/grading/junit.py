@@ -1,6 +1,7 @@
 """The class as JUnit XML, the format every CI system reads: `<testsuites>`, a `<testsuite>` per student, a
 `<testcase>` per step; a failed step has a `<failure>` whose message is the first finding and whose text is
-every finding with where, why and the fix (Korean and English); a skipped step has `<skipped>`.
+every finding with where, why and the fix (Korean and English); a skipped step has `<skipped>`, and so has a
+blocked one, its message "fix step N first".
 
 The file follows the strictest common schema, Apache Ant's (windyroad's JUnit.xsd, which the tests validate
 against, tests/fixtures/junit/): `<testsuites>` without attributes, and every `<testsuite>` with its `id`,
@@ -15,14 +16,15 @@ import socket
 import xml.etree.ElementTree as ET
 
 from runbook_lib.findings.text import step_name, step_text
-from runbook_lib.grading.model import PASSING, ClassGrade, Student
+from runbook_lib.grading.model import BLOCKED, NOT_SCORED, PASSING, ClassGrade, Student, blocked_words
 
 
 def _case(suite: ET.Element, s: Student, rec: dict) -> str:
     case = ET.SubElement(suite, "testcase", name=step_name(rec), classname=f"runbook.{s.label}", time="0")
     status = rec.get("status")
-    if status == "skipped":
-        msg = (rec.get("message") or {}).get("en", "")
+    if status in NOT_SCORED:  # a blocked step is skipped with "fix step N first"
+        said = blocked_words(rec) if status == BLOCKED else (rec.get("message") or {})
+        msg = f"{said.get('ko', '')} / {said.get('en', '')}" if status == BLOCKED else said.get("en", "")
         ET.SubElement(case, "skipped", message=msg)
         return "skipped"
     if status in PASSING:

@@ -7,6 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runbook_lib.findings.problem import words
+from runbook_lib.steps.base import BLOCKED, BLOCKING_CODES, SKIPPED
+
 FEEDBACK_NAME = "feedback.html"
 RESULTS_NAME = "results.json"
 GRADES_NAME = "grades.json"
@@ -14,6 +17,21 @@ JUNIT_NAME = "junit.xml"
 INDEX_NAME = "index.html"
 GRADES_SCHEMA = "nvidia-runtime-runbook/grades/1"
 PASSING = ("passed", "unchanged", "changed")
+# Scored as neither pass nor fail: a skipped step (nothing to judge here) and a blocked one (its findings only
+# follow from an earlier step's failure, which is the one counted: runbook_lib/steps/base.py).
+NOT_SCORED = (SKIPPED, BLOCKED)
+
+
+def blocked_words(rec: dict) -> dict:
+    """"fix step N first" (the catalog's status.blocked) for a blocked step's record, as {ko, en}."""
+    step = next(((p.get("values") or {}).get("step") for p in rec.get("problems") or []
+                 if p.get("code") in BLOCKING_CODES), None)
+    return words("status.blocked", step=step if step is not None else "?")[0].as_dict()
+
+
+def root_causes(rec: dict) -> list[dict]:
+    """A failed step's findings that are its own (not an earlier step's, named again)."""
+    return [p for p in rec.get("problems") or [] if p.get("code") not in BLOCKING_CODES]
 
 
 @dataclass

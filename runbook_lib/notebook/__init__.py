@@ -20,17 +20,23 @@ import uuid
 from contextlib import contextmanager
 
 from runbook_lib.findings.errors import ParameterError, RunbookError
+from runbook_lib.notebook import cells
 from runbook_lib.notebook.expect import Expect
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.engine.params import validate
-from runbook_lib.engine.result import FAILED, STEP_MIME, SUMMARY_MIME, StepResult, summary_html, summary_text
-from runbook_lib.engine.run import Plan, Run
+from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME, StepResult, summary_html, summary_text
+from runbook_lib.engine.run import Plan, Run, judge
 
 STATUS_MIME = "application/vnd.runbook.status+json"
 
 
+_quiet: list[bool] = [False]  # set while the preflight runs the check cells on the planned state: they show nothing
+
+
 def _display(bundle: dict, **kw) -> None:
+    if _quiet[0]:
+        return
     try:
         from IPython import get_ipython
         from IPython.display import display
@@ -118,8 +124,8 @@ class OutOfOrder(Feedback):
 
 class _NotInThisMode:
     """The stand-in step of a section that a mode does not run (the apply steps in mode=remove)."""
-    NUMBER = ID = "-"
-    TITLE = Msg("remove 모드에서는 이 단계를 하지 않습니다. 되돌린 내용은 맨 위 셀에 있습니다.",
+    NUMBER = ID = number = id = "-"
+    TITLE = title = Msg("remove 모드에서는 이 단계를 하지 않습니다. 되돌린 내용은 맨 위 셀에 있습니다.",
                 "remove mode does not run this step: what was removed is in the first cell.")
 
 
@@ -129,13 +135,22 @@ class Runbook(Run):
     replaced = False  # set when the validation cell starts another run in this kernel (see start())
     given: dict = {}  # the parameters as the validation cell passed them
 
+    def judge_on_plan(self) -> None:
+        """The check cells' own assertions, run on the planned state: a cell that would fail after the writes
+        refuses the run before the first one (runbook_lib/notebook/cells.py)."""
+        _quiet[0] = True
+        try:
+            cells.judge_planned(self)
+        finally:
+            _quiet[0] = False
+
     def _locked(self) -> None:
         """Apply mode: a run that a failed check or an early summary cell stopped released its lock; a student who
         goes on (after a fix, in JupyterLab) writes under the lock again."""
-        if not self.p.check_only and self._lock is not None and self._lock.fd is None:
-            self._lock.acquire()
+        if not self.p.check_only:
+            self.relock()
 
-    def _current(self) -> None:
+    def ensure_current(self) -> None:
         """A cell of a run that a later nb.start ended (its lock released) must not write or judge: the student
         re-ran the validation cell, it stopped (a bad value, a refusal), and `rb` still names the old run."""
         if self.replaced:
@@ -161,7 +176,7 @@ class Runbook(Run):
         for s in self.steps:
             if s.ID == step.ID and not own:
                 return None
-            if self.plans[s.ID].changed and s.NUMBER not in self.results:
+            if self.plans[s.id].changed and s.id not in self.results:
                 return s
             if s.ID == step.ID:
                 return None
@@ -178,7 +193,7 @@ class Runbook(Run):
 
     def plan(self, step_id: str) -> PlanView:
         """The plan made for this step before anything was written (the preflight's)."""
-        self._current()
+        self.ensure_current()
         self._known(step_id)
         if step_id not in self.plans:  # mode=remove has its own steps: the removal was shown at the top
             return PlanView(self, _NotInThisMode, Plan(_NotInThisMode.TITLE))
@@ -189,13 +204,13 @@ class Runbook(Run):
 
     def write(self, plan: PlanView) -> None:
         """Apply mode: write what the plan says (backup first, then an atomic rename). Check mode: nothing."""
-        self._current()
+        self.ensure_current()
         if plan.step is _NotInThisMode:
             return
         pending = self._unwritten(plan.step, own=False)
         if pending is not None:
             raise self._out_of_order(pending)
-        earlier = self.results.get(plan.step.NUMBER)
+        earlier = self.results.get(plan.step.id)
         before = list(earlier.files) if earlier else []  # the cell run again: only what this time wrote is shown
         made = [d for d in plan.plan.dirs if not self.is_dir(d)]
         self._locked()
@@ -242,6 +257,22 @@ class Runbook(Run):
         _display({"text/plain": f"version {version} → {format_path(path)}"})
         table = get_in(cfg, path)
         return table if isinstance(table, dict) else {}
+
+    def version(self, cfg: dict) -> int | None:
+        """cfg's config version as containerd reads it (no version line: 1)."""
+        from runbook_lib.containerd.versions import detect_version
+        try:
+            return detect_version(cfg, path=self.p.config_path, empty=not cfg)
+        except RunbookError:
+            return None
+
+    def runtime_names(self, cfg: dict) -> list[str]:
+        """The names of the runtimes in cfg at its version's path, in the order tomllib gives them."""
+        from runbook_lib.containerd.tables import get_in
+        from runbook_lib.containerd.versions import runtimes_path
+        version = self.version(cfg)
+        table = get_in(cfg, runtimes_path(version)) if version is not None else None
+        return list(table) if isinstance(table, dict) else []
 
     def containerd_table(self, cfg: dict) -> dict:
         """cfg's containerd table of the CRI plugin (default_runtime_name, runtimes), at the version's path."""
@@ -290,7 +321,7 @@ class Runbook(Run):
 
     @contextmanager
     def expect(self, step_id: str, path: str | None = None):
-        self._current()
+        self.ensure_current()
         self._known(step_id)
         if step_id not in self.plans:  # mode=remove: nothing of this step is judged
             try:
@@ -320,8 +351,7 @@ class Runbook(Run):
         result.problems += [p for p in raised if not any(p.same(q) or q.code == "depends.earlier" for q in result.problems)]
         result.problems += checks.uncovered(result.problems)
         if any(p.is_error for p in result.problems):
-            result.status = FAILED
-            result.message = next(p for p in result.problems if p.is_error).what
+            judge(result)  # failed, or blocked when every error only follows from an earlier step's failure
         show(result, checks)
         if result.failed and not self.p.check_only:
             summary(self, final=False)
@@ -347,7 +377,7 @@ class Runbook(Run):
 
     def restart(self) -> None:
         """The restart section: commit (apply mode, real node, asked), then its verdict."""
-        self._current()
+        self.ensure_current()
         step = self.step("restart")
         pending = self._unwritten(step, own=False)
         if pending is not None:  # run early, it would decide on a config not written yet ("no restart needed")
@@ -385,7 +415,7 @@ def start(**params) -> Runbook:
     if rb.refused:
         for step in rb.steps:
             if rb.verdict(step).failed:
-                show(rb.results[step.NUMBER])  # the refusing steps' records, for the archive and grading
+                show(rb.results[step.id])  # the refusing steps' records, for the archive and grading
         text = refusal_text(rb)
         first = rb.failed_steps()[0]
         _status(rb, "failed", f"계획 단계에서 거부했습니다 ({first.step}단계): {first.message.ko} 아무것도 쓰지 않았습니다.",
@@ -460,8 +490,8 @@ def show(result: StepResult, checks: Expect | None = None) -> None:
 def summary(rb: Run, *, final: bool = True) -> None:
     """The last cell: the only reliable proof in an archived notebook that the run reached the end."""
     if isinstance(rb, Runbook):
-        rb._current()
-    results = [rb.results[k] for k in sorted(rb.results, key=str)]
+        rb.ensure_current()
+    results = in_order(rb)
     missing = not_run(rb) if final else []
     record = {"ok": rb.ok() and not rb.refused and not missing, "final": final, "mode": rb.p.mode,
               "root": str(rb.target.root), "refused": rb.refused, "runbook_version": __import__("runbook_lib").__version__,
@@ -480,15 +510,20 @@ def summary(rb: Run, *, final: bool = True) -> None:
               + (f"<pre>{html.escape(late)}</pre>" if late else "")})
 
 
+def in_order(rb: Run) -> list[StepResult]:
+    """The results so far, in the order of the steps."""
+    return [rb.results[s.id] for s in rb.steps if s.id in rb.results]
+
+
 def not_run(rb: Run) -> list:
     """The steps whose cells have not run yet (a step of a refused run has its refusal as its result)."""
-    return [s.NUMBER for s in rb.steps if s.NUMBER not in rb.results]
+    return [s.number for s in rb.steps if s.id not in rb.results]
 
 
 def finish(rb: Run) -> None:
     """Release the lock; in check mode, fail the run when any step failed, with every finding shown."""
     if isinstance(rb, Runbook):
-        rb._current()
+        rb.ensure_current()
     rb.finish()
     missing = not_run(rb)
     if missing:
@@ -518,7 +553,7 @@ def _status(rb: Run, state: str, ko: str, en: str, *, failed: StepResult | None 
     # the steps done, and their table, once the run has stopped: while it runs, the box is one line that
     # every step rewrites (and papermill saves again at every cell)
     stopped = state in ("failed", "finished")
-    done = [rb.results[k] for k in sorted(rb.results, key=str)] if stopped else []
+    done = in_order(rb) if stopped else []
     steps = [{"step": r.step, "status": r.status, "title": r.title.as_dict()} for r in done]
     record = {"state": state, "mode": rb.p.mode, "message": {"ko": ko, "en": en}, "steps": steps,
               "failed": failed.as_record() if failed else None}

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import posixpath
+
 from runbook_lib.containerd.render import value as toml_value
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
+from runbook_lib.steps import lines
 
 MISSING = object()
 
@@ -81,18 +84,58 @@ class Expect:
     def true(self, condition, text: str, *, key: str = "") -> bool:
         return self._add(text, bool(condition), key or text, condition, MISSING, actual_text="false")
 
+    def _read(self, lab_path: str) -> tuple[str | None, str | None]:
+        """(the file's text, why it cannot be read): a folder where the file should be is the verdict's finding."""
+        try:
+            return self.run.read_text(lab_path), None
+        except RunbookError as exc:
+            return None, f"{exc.what.ko} / {exc.what.en}"
+
     def file(self, lab_path: str) -> bool:
-        """The toolkit file holds exactly the lines the plan derived from the files it reads back."""
+        """The toolkit file holds the lines the plan derived, compared by the step's rule (steps/lines.py: a list
+        of names in any order, a final newline optional), the rule its verdict uses."""
         plan = self.run.plans.get(self.step_id)
         planned = plan.new(lab_path) if plan is not None else None
         expected = planned.decode() if planned is not None else ""
+        # the step's rule; a mode that does not run the step (mode=remove) compares exactly
+        rule = next((s.rule for s in self.run.steps if s.id == self.step_id), lines.EXACT)
+        text = f"{lab_path} == {expected.strip().replace(chr(10), ' / ')}" + (" (순서 무관 / any order)" if rule.unordered else "")
+        got, unreadable = self._read(lab_path)
+        if unreadable:
+            return self._add(text, False, lab_path, None, MISSING, actual_text=unreadable)
+        return self._add(text, lines.same(rule, got, expected), lab_path, got, MISSING,
+                         actual_text="(없음 / missing)" if got is None else got.strip().replace("\n", " / "))
+
+    def line(self, lab_path: str, key: str, expected) -> bool:
+        """The file's line ``KEY=value`` holds ``expected``, written as the lab writes it (a list as its names with
+        commas, in any order; a boolean as TOML's true/false), compared by the rule the step's verdict uses."""
+        listed = isinstance(expected, (list, tuple))
+        want = ",".join(expected) if listed else shown(expected) if isinstance(expected, bool) else str(expected)
+        rule = lines.Rule(lists=(key,)) if listed else lines.EXACT
+        got, unreadable = self._read(lab_path)
+        value = lines.value_of(got, key)
+        said = f"{posixpath.basename(lab_path)}: {key}={want}" + (" (순서 무관 / any order)" if listed else "")
+        actual = unreadable or ("(없음 / missing)" if got is None else
+                                f"{key}={value}" if value is not None else f"(no {key}= line)")
+        return self._add(said, lines.value_matches(rule, key, value, want), f"{lab_path}:{key}", value, MISSING,
+                         actual_text=actual)
+
+    def toml(self, lab_path: str) -> dict:
+        """tomllib.load(open(path, "rb")), as the lab does it: a syntax error is this step's finding (raised inside
+        the `with` block, where the step's verdict records it with its line and column), never an empty {}."""
+        from runbook_lib.containerd.load import load_toml
+        said = f"tomllib.load(open({lab_path!r}, 'rb'))"
+        raw = self.run.read_bytes(lab_path)
+        if raw is None:
+            self._add(said, False, lab_path, None, MISSING, actual_text="(없음 / missing)")
+            return {}
         try:
-            got = self.run.read_text(lab_path)
-        except RunbookError as exc:  # a folder where the file should be: the step's verdict says it, with the fix
-            return self._add(f"{lab_path} == {expected.strip().replace(chr(10), ' / ')}", False, lab_path, None,
-                             MISSING, actual_text=f"{exc.what.ko} / {exc.what.en}")
-        return self._add(f"{lab_path} == {expected.strip().replace(chr(10), ' / ')}", got == expected, lab_path, got,
-                         MISSING, actual_text="(없음 / missing)" if got is None else got.strip().replace("\n", " / "))
+            data = load_toml(raw, lab_path).data
+        except RunbookError as exc:  # shown failed here, and raised: the verdict's finding, with line and column
+            self._add(said, False, lab_path, None, MISSING, actual_text=f"{exc.what.ko} / {exc.what.en}")
+            raise
+        self._add(said, True, lab_path, None, MISSING, actual_text="")
+        return data
 
     def failed(self) -> list[Check]:
         return [c for c in self.checks if not c.ok]

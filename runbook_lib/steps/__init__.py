@@ -1,12 +1,8 @@
-"""The runbook's steps, listed once, in order. Every step is a module with the same small interface:
-
-- ``NUMBER``, ``ID``, ``TITLE``: how the step is shown (the lab's number, a stable id, a bilingual title);
-- ``plan(run) -> Plan``: what would change and why, computed in memory (runbook_lib/engine/run.py);
-- ``verdict(run) -> list[Problem]``: the findings, read back from disk, the same in apply and check mode;
-- ``JUDGED_IN_PLAN = False`` for a step whose verdict cannot be computed on the planned state (it asks
-  containerd, or acts on the node); every other step's verdict is also run on the planned state;
-- optionally ``evidence(run)`` (what a person should see read back), ``skipped(run)`` (why the step cannot
-  run here) and ``act(run, result)`` (a step that acts on the node, not on files: the restart).
+"""The runbook's steps, listed once, in order. Every step is a module that ends with ``STEP = Step(...)``
+(runbook_lib/steps/base.py): its number (the lab's, for display), its id (its module's name, the one key of its
+plan, its result and its cells), its title, ``plan(run) -> Plan`` and ``verdict(run) -> list[Problem]``, and
+whichever other hooks it has (evidence, skipped, message, act, writes, judged_in_plan, depends), each declared
+there with its default: the engine never probes a step for a hook.
 
 Each receives the run context explicitly; no step keeps state of its own.
 
@@ -16,8 +12,9 @@ context it is given, declared in steps/base.py).
 
 from runbook_lib.steps import ask_containerd, cdi, default_runtime, options, parse, prepare, remove, report, restart, runtime, runtimeclass
 
-STEPS = (prepare, runtime, options, default_runtime, parse, cdi, runtimeclass, report, ask_containerd, restart)
+STEPS = tuple(m.STEP for m in (prepare, runtime, options, default_runtime, parse, cdi, runtimeclass, report, ask_containerd,
+                                restart))
 # mode=remove: what the runbook added is taken out, then containerd is asked and restarted as after an apply
-REMOVE_STEPS = (remove, ask_containerd, restart)
+REMOVE_STEPS = (remove.STEP, ask_containerd.STEP, restart.STEP)
 
 __all__ = ["STEPS", "REMOVE_STEPS"]

@@ -1,7 +1,10 @@
-"""What the steps that write a toolkit file share: the file's verdict against what the plan says it must hold.
+"""What the steps that write a toolkit file share: the file's verdict against what the plan says it must hold,
+compared by the one rule of runbook_lib/steps/lines.py.
 
-The expected content is the plan's (computed on the state the earlier plans leave), so when an earlier step
-is wrong the fix shows the lines the file will hold once that step is fixed, never the broken state.
+The expected content is the plan's (computed on the state the earlier plans leave: the corrected inputs), so
+when an earlier step is wrong the fix shows the lines the file will hold once that step is fixed, never the
+broken state; when even the plan cannot know a value, the fix names no lines at all. A file that is right, or
+that faithfully records the broken inputs, is *blocked* by the earlier step's failure, not failed.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import itertools
 
 from runbook_lib.findings.problem import Problem
+from runbook_lib.steps.lines import EXACT, Rule, canonical, derivable, same
 
 
 def expected_text(run, step_id: str, lab_path: str, fallback) -> str:
@@ -19,21 +23,48 @@ def expected_text(run, step_id: str, lab_path: str, fallback) -> str:
     return fallback()
 
 
-def file_problems(run, lab_path: str, expected: str, *, depends: tuple[str, ...] = ()) -> list[Problem]:
+def _failed_earlier(run, depends: tuple[str, ...]):
+    return next((run.results[s.id].step for s in run.steps if s.id in depends and s.id in run.results
+                 and run.results[s.id].failed), None)
+
+
+def file_problems(run, lab_path: str, expected: str, *, depends: tuple[str, ...] = (), rule: Rule = EXACT,
+                  derived=None) -> list[Problem]:
+    """The file's findings. ``expected`` is what it holds once every input is right; ``derived`` (a function)
+    what it would hold if derived from the inputs as they are now (a student's broken config)."""
     got = run.read_text(lab_path)
     shown = expected.strip().replace("\n", " / ")
-    earlier = [r.step for r in run.results.values() if r.id in depends and r.failed]
+    ok_lines = derivable(expected)
+    earlier = _failed_earlier(run, depends)
     if got is None:  # missing whatever else is wrong: said now, with the lines it holds once that is fixed
-        return [Problem.of("file.missing", lab_path, file=lab_path, expected=shown)]
-    if earlier:  # what the file derives from is wrong: it cannot pass, and the fix is the lines after that fix
-        return [Problem.of("file.after_earlier_step", lab_path, step=earlier[0], file=lab_path, expected=shown)]
-    if got == expected:
-        return []
-    wrong = [(i + 1, g, e) for i, (g, e) in enumerate(itertools.zip_longest(got.splitlines(), expected.splitlines()))
-             if g != e]
-    if not wrong:  # the same lines, other line endings or no final newline
+        code = "file.missing" if ok_lines else "file.missing.after_earlier_step" if earlier else "file.missing.no_lines"
+        return [Problem.of(code, lab_path, file=lab_path, expected=shown, step=earlier)]
+    if same(rule, got, expected):
+        if earlier is None:
+            return []
+        return [Problem.of("file.after_earlier_step", lab_path, step=earlier, file=lab_path, expected=shown)]
+    if earlier is not None and (not ok_lines or (derived is not None and same(rule, got, _quiet(derived)))):
+        # what the file says only follows from the earlier failure: blocked, and the fix is the corrected lines
+        code = "file.after_earlier_step" if ok_lines else "file.after_earlier_step.no_lines"
+        return [Problem.of(code, lab_path, step=earlier, file=lab_path, expected=shown)]
+    return _differs(rule, lab_path, got, expected, shown)
+
+
+def _quiet(derived) -> str | None:
+    try:
+        return derived()
+    except Exception:  # noqa: BLE001 - the broken input cannot even be derived from: nothing to compare with
+        return None
+
+
+def _differs(rule: Rule, lab_path: str, got: str, expected: str, shown: str) -> list[Problem]:
+    if got.replace("\r\n", "\n") == expected or got.replace("\r\n", "\n") + "\n" == expected:
         return [Problem.of("file.line_endings", lab_path, file=lab_path, expected=shown)]
-    if all(g is not None and e is not None and g != e and g.replace("True", "true").replace("False", "false") == e
+    got_lines, want_lines = canonical(rule, got), canonical(rule, expected)
+    raw = got.split("\n")
+    wrong = [(i + 1, raw[i] if g is not None else None, e)
+             for i, (g, e) in enumerate(itertools.zip_longest(got_lines, want_lines)) if g != e]
+    if all(g is not None and e is not None and g.replace("True", "true").replace("False", "false") == e
            for _, g, e in wrong):  # print(f"...={value}") of a parsed boolean
         n, g, e = wrong[0]
         return [Problem.of("file.python_boolean", lab_path, n, file=lab_path, at=n, got=g, fixed=e, expected=shown)]
@@ -49,7 +80,7 @@ _INVISIBLE = (("\ufeff", "맨 앞에 보이지 않는 BOM(U+FEFF)", "an invisibl
 def _shown(line: str, lang: int) -> str:
     """A line as written, with what cannot be seen in it named (a space at the end, a BOM, a tab)."""
     said = [words[1 + lang] for words in _INVISIBLE if words[0] in line]
-    body = line.replace("\ufeff", "")
+    body = line.replace("\ufeff", "").replace("\r", "")
     if body != body.rstrip(" "):
         said.append(("줄 끝에 공백", "a space at the end")[lang])
     if body != body.lstrip(" "):

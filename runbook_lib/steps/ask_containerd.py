@@ -13,11 +13,9 @@ from runbook_lib.containerd.versions import runtime_path
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.steps.base import Plan
+from runbook_lib.steps.base import Plan, Step
 
 NUMBER, ID = 9, "containerd"
-WRITES = False  # it only asks: its status is its verdict (passed, failed or skipped)
-JUDGED_IN_PLAN = False  # judged after the writes: it asks containerd / acts on the node
 TITLE = Msg("containerd 에게 직접 확인", "Ask containerd itself")
 
 
@@ -151,3 +149,6 @@ def evidence(run) -> dict[str, str]:
         return {}
     reading, rows = run.readings[ID]
     return ask.evidence(reading, rows, run.p)
+
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, skipped=skipped, message=message, writes=False, judged_in_plan=False)

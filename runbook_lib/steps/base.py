@@ -1,44 +1,84 @@
-"""The contract between the engine and the steps: the one plan shape every planner returns, and the statuses
-a step's result can have.
+"""The contract between the engine and the steps: the one plan shape every planner returns (``Plan``, defined in
+runbook_lib/fs/plan.py so that the domain planners build it too), the statuses a step's result can have, and the
+``Step`` every step module declares (every hook named, none probed for).
 
-A step module declares ``NUMBER``, ``ID``, ``TITLE``, ``plan(run) -> Plan`` and ``verdict(run) ->
-list[Problem]``; runbook_lib/steps/__init__.py lists them in order.
+A step module ends with ``STEP = Step(...)``; runbook_lib/steps/__init__.py lists them in order. A step is keyed
+by its ``id`` (its module's name) everywhere: plans, results, the notebook's cells; its ``number`` is the lab's,
+for display only.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Callable
 
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.problem import Problem
-from runbook_lib.fs.safe_write import WritePlan
+from runbook_lib.fs.plan import Plan  # noqa: F401 - the one plan shape, below the domains that build it too
+from runbook_lib.steps.lines import EXACT, Rule
 
 CHANGED, UNCHANGED, PASSED, FAILED, SKIPPED = "changed", "unchanged", "passed", "failed", "skipped"
+# A step whose findings only follow from an earlier step's failure: scored as neither pass nor fail, shown as
+# "fix step N first" (the catalog's status.blocked). Its result's problems hold the one finding that says so.
+BLOCKED = "blocked"
+STATUSES = (CHANGED, UNCHANGED, PASSED, FAILED, SKIPPED, BLOCKED)
+
+# The findings that say "an earlier step failed, so this cannot be judged": a step whose only errors are these
+# is blocked, not failed, and the class page does not count them as mistakes of their own.
+BLOCKING_CODES = frozenset({"depends.earlier", "depends.runtime_table", "file.after_earlier_step",
+                            "file.after_earlier_step.no_lines", "depends.runtime_missing"})
 
 
-@dataclass
-class Plan:
-    """What a step would change and why, computed in memory."""
-    message: Msg
-    writes: list[WritePlan] = field(default_factory=list)
-    dirs: list[str] = field(default_factory=list)           # folders to create, parents first
-    refusals: list[Problem] = field(default_factory=list)   # any refusal stops an apply run before its first write
-    notes: list[Msg] = field(default_factory=list)
-    subject: str | None = None                               # what the step is about, e.g. the runtime's table path
-    retire: list[str] = field(default_factory=list)          # files to move to a backup (mode=remove)
+def is_blocking(problem: Problem) -> bool:
+    return problem.code in BLOCKING_CODES
+
+
+def blocked_by(problems: list[Problem]) -> int | str | None:
+    """The earlier step that blocks a step with these findings (every error is a blocking one), or None."""
+    errors = [p for p in problems if p.is_error]
+    if errors and all(is_blocking(p) for p in errors):
+        return errors[0].values.get("step")
+    return None
+
+
+def _none(run) -> None:
+    return None
+
+
+def _nothing(run) -> dict:
+    return {}
+
+
+def _no_act(run, result) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Step:
+    """Every hook a step may have; the ones a step does not give have the default said here."""
+    number: int | str                          # the lab's number, for display ("restart" and "remove" have none)
+    id: str                                    # the one key: plans, results, cells (its module's name)
+    title: Msg
+    plan: Callable                             # (run) -> Plan: what would change and why, in memory
+    verdict: Callable                          # (run) -> list[Problem]: read back, the same in apply and check
+    evidence: Callable = _nothing              # (run) -> {lab path: text} a person should see read back
+    skipped: Callable = _none                  # (run) -> Msg | None: why the step cannot run here
+    message: Callable = _none                  # (run) -> Msg | None: what the step learnt, said over its plan's
+    act: Callable = _no_act                    # (run, result): a step that acts on the node (the restart)
+    writes: bool = True                        # False: it only asks, so its status is its verdict
+    judged_in_plan: bool = True                # False: it asks a program or acts on the node (after the writes)
+    depends: tuple[str, ...] = ()              # the steps whose failure blocks it (a derived file's inputs)
+    rule: Rule = EXACT                         # how its toolkit file is compared, by verdict and cell alike
+
+    # the names the cells and the records have always shown
+    @property
+    def NUMBER(self) -> int | str:  # noqa: N802 - kept for the notebook's and the tests' readers
+        return self.number
 
     @property
-    def changed(self) -> bool:
-        return bool(self.dirs) or bool(self.retire) or any(w.changed for w in self.writes)
+    def ID(self) -> str:  # noqa: N802
+        return self.id
 
     @property
-    def diff(self) -> str:
-        out = [w.diff() for w in self.writes if w.changed]
-        for w in self.retired:
-            out.append(w.diff().replace(f"+++ b{w.lab_path}", "+++ /dev/null"))
-        return "".join(out)
-
-    retired: list[WritePlan] = field(default_factory=list)   # the retired files' old bytes, for the diff only
-
-    def new(self, lab_path: str) -> bytes | None:
-        return next((w.new for w in self.writes if w.lab_path == lab_path), None)
+    def TITLE(self) -> Msg:  # noqa: N802
+        return self.title

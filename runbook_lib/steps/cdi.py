@@ -12,13 +12,15 @@ from runbook_lib.cdi.neighbours import conflicting_specs, spec_elsewhere
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import WARNING, Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.steps.base import Plan
+from runbook_lib.steps.base import Plan, Step
+from runbook_lib.steps.lines import Rule
 from runbook_lib.steps._files import expected_text, file_problems
 from runbook_lib.steps._show import file_evidence
 
 NUMBER, ID = 6, "cdi"
 TITLE = Msg("CDI 스펙 (cdi-keys.txt)", "CDI spec (cdi-keys.txt)")
 FILE = "cdi-keys.txt"
+RULE = Rule(unordered=True)  # "its list of top-level keys": any order
 
 
 def spec_problems(run, text: str) -> list[Problem]:
@@ -92,8 +94,11 @@ def verdict(run) -> list[Problem]:
     if any(p.is_error for p in problems):
         return problems
     expected = expected_text(run, ID, run.tk(FILE), lambda: toolkit.cdi_keys_txt(cdi.top_level_keys(text)))
-    return problems + file_problems(run, run.tk(FILE), expected) + containerd_cdi(run)
+    return problems + file_problems(run, run.tk(FILE), expected, rule=RULE) + containerd_cdi(run)
 
 
 def evidence(run) -> dict[str, str]:
     return file_evidence(run, FILE)
+
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, rule=RULE)

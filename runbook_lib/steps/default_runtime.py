@@ -7,7 +7,7 @@ from runbook_lib.containerd import diagnose
 from runbook_lib.containerd.edit import default_runtime_name
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.steps.base import Plan
+from runbook_lib.steps.base import Plan, Step
 from runbook_lib.steps._files import expected_text, file_problems
 from runbook_lib.steps._show import file_evidence
 
@@ -41,3 +41,6 @@ def verdict(run) -> list[Problem]:
 
 def evidence(run) -> dict[str, str]:
     return file_evidence(run, FILE)
+
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence)

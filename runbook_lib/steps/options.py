@@ -9,7 +9,7 @@ from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtime_path
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.steps.base import Plan
+from runbook_lib.steps.base import Plan, Step
 
 NUMBER, ID = 3, "options"
 TITLE = Msg("런타임 옵션 (BinaryName, SystemdCgroup)", "Runtime options (BinaryName, SystemdCgroup)")
@@ -47,3 +47,6 @@ def verdict(run) -> list[Problem]:
 def evidence(run) -> dict[str, str]:
     from runbook_lib.steps._show import runtime_evidence
     return runtime_evidence(run)
+
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence)

@@ -10,13 +10,16 @@ from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtimes_path
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.steps.base import Plan
+from runbook_lib.steps.base import Plan, Step
+from runbook_lib.steps.lines import Rule
 from runbook_lib.steps._files import expected_text, file_problems
 from runbook_lib.steps._show import file_evidence
 
 NUMBER, ID = 5, "parse"
 TITLE = Msg("TOML 파싱 검증 (parsed.txt)", "Prove the TOML parses (parsed.txt)")
 FILE = "parsed.txt"
+RULE = Rule(lists=("RUNTIMES",))  # the lab asks for "the list of registered runtime names": any order
+DEPENDS = ("runtime", "options")
 
 
 def parsed(run) -> tuple[str, list[str]]:
@@ -41,25 +44,16 @@ def verdict(run) -> list[Problem]:
     wrong_default = diagnose.default_problem(eff, run.p)
     if wrong_default is not None and wrong_default.code == "default.not_a_runtime":  # step 4's verdict says it
         needed = (run.p.runtime_name,)
+    if any(run.results[s].failed for s in DEPENDS if s in run.results):
+        needed = ()  # the runtime table is step 2's (or 3's) finding: this step is blocked by it, said below
     problems = [Problem.of("parse.runtime_not_listed", run.p.config_path, runtime=name, listed=", ".join(runtimes) or "-")
                 for name in dict.fromkeys(needed) if name not in runtimes]
     expected = expected_text(run, ID, run.tk(FILE), lambda: content)
-    earlier = any(r.id in ("runtime", "options") and r.failed for r in run.results.values())
-    if not earlier and run.read_text(run.tk(FILE)) == _in_file_order(expected, eff):  # list(d[...]["runtimes"])
-        return problems
-    return problems + file_problems(run, run.tk(FILE), expected, depends=("runtime", "options"))
-
-
-def _in_file_order(expected: str, eff) -> str:
-    """The expected lines with the runtimes in the order tomllib gives them (the config's), not sorted."""
-    order = list((get_in(eff.data, runtimes_path(eff.version)) or {}).keys())
-    lines = expected.split("\n")
-    for i, line in enumerate(lines):
-        if line.startswith("RUNTIMES="):
-            names = line[len("RUNTIMES="):].split(",")
-            lines[i] = "RUNTIMES=" + ",".join(sorted(names, key=lambda n: order.index(n) if n in order else len(order)))
-    return "\n".join(lines)
+    return problems + file_problems(run, run.tk(FILE), expected, depends=DEPENDS, rule=RULE, derived=lambda: content)
 
 
 def evidence(run) -> dict[str, str]:
     return file_evidence(run, FILE)
+
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, depends=DEPENDS, rule=RULE)

@@ -8,7 +8,7 @@ from importlib import resources
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.steps.base import Plan
+from runbook_lib.steps.base import Plan, Step
 
 NUMBER, ID = 1, "prepare"
 TITLE = Msg("폴더 준비와 기본 설정 복사", "Prepare folders and the base config")
@@ -56,7 +56,10 @@ def verdict(run) -> list[Problem]:
     problems = [_misnamed(run, folder, dirs=True) or Problem.of("prepare.folder_missing", folder, folder=folder)
                 for folder in folders(run) if not run.is_dir(folder)]
     data = run.read_bytes(run.p.config_path)
-    if run.on_distro and data is None and not run.rendered():
+    if run.on_distro and data is None:
+        # the file containerd reads is the distribution's to generate (microk8s writes args/containerd.toml from
+        # its template at its first start): until it exists, the check cell's "the config exists" cannot hold,
+        # so the preflight refuses here, before any write, instead of step 1 writing and then failing its cell
         problems.append(Problem.of("distro.not_generated", run.p.config_path, distro=run.route.distro,
                                    config=run.p.config_path))
     elif not run.on_distro and (data is None or not data.strip()):
@@ -80,3 +83,6 @@ def _misnamed(run, lab_path: str, *, dirs: bool) -> Problem | None:
         return None
     other = posixpath.join(parent, found)
     return Problem.of("prepare.misnamed", lab_path, wanted=lab_path, other=other)
+
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict)

@@ -11,11 +11,10 @@ from runbook_lib.containerd import remove as undo
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.steps.base import Plan
+from runbook_lib.steps.base import Plan, Step
 
 NUMBER = ID = "remove"
 TITLE = Msg("런북이 더한 것 되돌리기", "Remove what the runbook added")
-JUDGED_IN_PLAN = False  # its verdict reads the disk after the removal (confirm_removed)
 TOOLKIT_FILES = ("default", "default.txt"), ("parse", "parsed.txt"), ("cdi", "cdi-keys.txt"), \
     ("runtimeclass", "runtimeclass.yaml"), ("report", "report.txt")
 
@@ -154,3 +153,6 @@ def verdict(run) -> list[Problem]:
             left.append(Problem(Msg(f"지우기로 한 파일이 아직 있습니다: {lab}", f"a file to remove is still there: {lab}"),
                                 Msg(f"rm {lab}", f"rm {lab}"), lab, code="remove.still_there"))
     return left
+
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, judged_in_plan=False)

@@ -9,13 +9,15 @@ from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtimes_path
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.steps.base import Plan
+from runbook_lib.steps.base import Plan, Step
 from runbook_lib.steps._files import expected_text, file_problems
 from runbook_lib.steps._show import file_evidence
 
 NUMBER, ID = 8, "report"
 TITLE = Msg("검증 보고서 (report.txt)", "Verification report (report.txt)")
 FILE = "report.txt"
+DEPENDS = ("runtime", "options", "runtimeclass")
+KEYS = ("CONFIG_VERSION", "RUNTIME", "RUNTIME_TYPE", "SYSTEMD_CGROUP", "HANDLER")  # the lab's five lines
 
 
 def report(run) -> str:
@@ -39,8 +41,11 @@ def plan(run) -> Plan:
 
 def verdict(run) -> list[Problem]:
     expected = expected_text(run, ID, run.tk(FILE), lambda: report(run))
-    return file_problems(run, run.tk(FILE), expected, depends=("runtime", "options", "runtimeclass"))
+    return file_problems(run, run.tk(FILE), expected, depends=DEPENDS, derived=lambda: report(run))
 
 
 def evidence(run) -> dict[str, str]:
     return file_evidence(run, FILE)
+
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, depends=DEPENDS)

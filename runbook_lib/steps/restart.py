@@ -7,10 +7,9 @@ from runbook_lib.containerd import restart as service
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import CHANGED, FAILED, SKIPPED, UNCHANGED
-from runbook_lib.steps.base import Plan
+from runbook_lib.steps.base import Plan, Step
 
 NUMBER = ID = "restart"
-JUDGED_IN_PLAN = False  # judged after the writes: it asks containerd / acts on the node
 TITLE = service.TITLE
 CONFIG_STEPS = ("prepare", "runtime", "remove")  # the steps whose writes change what containerd reads
 
@@ -60,3 +59,6 @@ def skipped(run):
 
 
 __all__ = ["plan", "act", "verdict", "FAILED"]
+
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, act=act, skipped=skipped, judged_in_plan=False)

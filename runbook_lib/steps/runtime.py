@@ -12,7 +12,7 @@ from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import RUNTIME_TYPE, runtime_path, runtimes_path
 from runbook_lib.findings.problem import Problem, words
 from runbook_lib.findings.messages import Msg
-from runbook_lib.steps.base import Plan
+from runbook_lib.steps.base import Plan, Step
 
 NUMBER, ID = 2, "runtime"
 TITLE = Msg("nvidia 런타임 테이블 추가", "Add the nvidia runtime table")
@@ -194,3 +194,6 @@ def _blockers(eff, p, *, strays: bool = True) -> list:
     """What stops the write, for the plan and the verdict alike: diagnose's, and with layout=dropin another
     tool's file where the drop-in goes."""
     return diagnose.blockers(eff, p, strays=strays) + (dropin.foreign_dropin_problems(eff, p) if p.layout == "dropin" else [])
+
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence)

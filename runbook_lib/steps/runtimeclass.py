@@ -8,7 +8,7 @@ from runbook_lib.containerd.versions import runtimes_path
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.yamldoc import yaml_line
-from runbook_lib.steps.base import Plan
+from runbook_lib.steps.base import Plan, Step
 from runbook_lib.steps._show import file_evidence
 
 NUMBER, ID = 7, "runtimeclass"
@@ -43,7 +43,12 @@ def judge(run, path: str, name: str) -> list[Problem]:
     handler = doc.get("handler")
     problems = [prob for prob in runtimeclass.runtimeclass_problems(doc, name, path, text)
                 if handler in names or prob.code != "runtimeclass.handler"]  # the cross-check below says it better
-    if handler is not None and handler not in names:  # a missing handler is said above, where it belongs
+    registering = run.results.get("runtime")
+    if handler == name and handler not in names and registering is not None and registering.failed:
+        # the handler is right; the runtime it names is what step 2 failed to register: blocked by it
+        problems.append(Problem.of("depends.runtime_missing", path, yaml_line(text, "/handler"), pointer="/handler",
+                                   handler=str(handler), step=registering.step))
+    elif handler is not None and handler not in names:  # a missing handler is said above, where it belongs
         problems.append(Problem.of("runtimeclass.handler_not_a_runtime", path, yaml_line(text, "/handler"),
                                    pointer="/handler", handler=str(handler), runtimes=", ".join(names) or "-",
                                    name=name))
@@ -52,3 +57,6 @@ def judge(run, path: str, name: str) -> list[Problem]:
 
 def evidence(run) -> dict[str, str]:
     return file_evidence(run, FILE)
+
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence)

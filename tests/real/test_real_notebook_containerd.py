@@ -98,9 +98,9 @@ def test_without_containerd_on_path_a_real_node_says_so(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))  # a PATH with no containerd on it
     rb = Run(validate(root="/", mode="check"))
     rb.preflight()
-    result = rb.run(ask_containerd)
+    result = rb.run(ask_containerd.STEP)
     assert result.status == "skipped" and "PATH" in result.message.en and "PATH" in result.message.ko
     monkeypatch.undo()
     again = Run(validate(root="/", mode="check"))
     again.preflight()
-    assert again.run(ask_containerd).status != "skipped"  # on PATH again: it asks
+    assert again.run(ask_containerd.STEP).status != "skipped"  # on PATH again: it asks

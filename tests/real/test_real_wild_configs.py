@@ -92,8 +92,8 @@ def test_a_version_3_config_under_containerd_1_is_refused_before_writing(contain
     assert refusal.line == 8 and "version 2" in refusal.fix.en and "version 2" in refusal.fix.ko
     assert sorted((p, p.read_bytes()) for p in root.rglob("*") if p.is_file() and "run/lock" not in str(p)) == before
     check = _run(root, mode="check", containerd_bin=containerd)
-    assert "config.version_newer_than_containerd" in [p.code for p in check.results[2].problems]
-    nine = [p.code for p in check.results[9].problems]
+    assert "config.version_newer_than_containerd" in [p.code for p in check.results["runtime"].problems]
+    nine = [p.code for p in check.results["containerd"].problems]
     assert nine[0] == "containerd.reads.version_unknown" and "containerd.reads.runtime_missing" not in nine, nine
 
 
@@ -110,13 +110,13 @@ def test_on_a_k3s_template_containerd_is_read_again_after_the_restart(containerd
     (root / CONFIG).unlink()
     rb = _run(root, containerd_bin=containerd)
     assert rb.ok(), [p.what.en for r in rb.results.values() for p in r.problems if p.is_error]
-    nine = rb.results[9].problems
+    nine = rb.results["containerd"].problems
     assert [(p.code, p.is_error) for p in nine] == [("containerd.reads.not_regenerated", False)]
     assert "systemctl restart k3s" in nine[0].fix.en and nine[0].fix.ko
     # k3s restarts: the generated file is the template's rendering
     template = (root / K3S / "config.toml.tmpl").read_text()
     (root / K3S / "config.toml").write_text(render_rancher_template(template, generated))
     check = _run(root, mode="check", containerd_bin=containerd)
-    assert check.ok() and check.results[9].problems == [], [p.what.en for p in check.results[9].problems]
+    assert check.ok() and check.results["containerd"].problems == [], [p.what.en for p in check.results["containerd"].problems]
     got = containerd_reading(containerd, root / K3S / "config.toml", root, "nvidia")
     assert got["runtime"]["options"]["BinaryName"] == "/usr/bin/nvidia-container-runtime"

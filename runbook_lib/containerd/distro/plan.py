@@ -7,25 +7,13 @@ planners (edit.py, dropin.py) do it, on route.path.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from runbook_lib.findings.messages import Msg
-from runbook_lib.fs.safe_write import WritePlan, plan_write, read_bytes
+from runbook_lib.fs.plan import Plan
+from runbook_lib.fs.safe_write import plan_write, read_bytes
 from runbook_lib.fs.target import Target
 from runbook_lib.containerd.distro.detect import EDIT_CONFIG, EDIT_DROPIN_DIR, EDIT_GO_TEMPLATE, EDIT_PLACEHOLDER_TEMPLATE, Route
 from runbook_lib.containerd.distro.edit import plan_dropin_file, plan_microk8s_template, plan_rancher_template
 from runbook_lib.containerd.edit import RuntimeWanted
-
-
-@dataclass
-class RoutePlan:
-    writes: list[WritePlan] = field(default_factory=list)
-    folder: str | None = None                 # to create before the writes (a drop-in folder)
-    notes: list[Msg] = field(default_factory=list)
-
-    @property
-    def changed(self) -> bool:
-        return any(w.changed for w in self.writes)
 
 
 def _text(target: Target, lab_path: str | None) -> str | None:
@@ -55,12 +43,12 @@ def _defined_elsewhere(target: Target, route: Route, wanted: RuntimeWanted):
     return eff.data, where, line
 
 
-def plan_route(target: Target, route: Route, wanted: RuntimeWanted, *, replace_runtime: bool = False) -> RoutePlan:
+def plan_route(target: Target, route: Route, wanted: RuntimeWanted, *, replace_runtime: bool = False) -> Plan:
     """The writes for ``route`` (none when nothing changes: a second run plans nothing). Raises FindingError /
     RuntimeOwnedElsewhere / ConfigError before anything is written when the route cannot take the runtime."""
     if route.edit == EDIT_CONFIG:
         raise ValueError("a plain config goes through edit.py / dropin.py, not plan_route")
-    plan = RoutePlan(notes=list(route.notes))
+    plan = Plan(notes=list(route.notes))
     if route.edit == EDIT_GO_TEMPLATE:
         template = _text(target, route.path)
         edit = plan_rancher_template(route, template, _text(target, route.generated), wanted)

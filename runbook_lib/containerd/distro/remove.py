@@ -16,22 +16,23 @@ from runbook_lib.fs.target import Target
 from runbook_lib.containerd.distro.detect import EDIT_DROPIN_DIR, EDIT_GO_TEMPLATE, Route
 from runbook_lib.containerd.distro.edit import DROPIN_COMMENT, template_block
 from runbook_lib.containerd.edit import RuntimeWanted
-from runbook_lib.containerd.remove import RemovePlan, plan_remove
+from runbook_lib.containerd.remove import plan_remove, with_retired
+from runbook_lib.fs.plan import Plan
 
 CREATED_TEMPLATE = '{{ template "base" . }}\n\n'
 
 
-def plan_remove_route(target: Target, route: Route, wanted: RuntimeWanted) -> RemovePlan:
+def plan_remove_route(target: Target, route: Route, wanted: RuntimeWanted) -> Plan:
     """The removal plan for ``route``; commit it with remove.commit_remove, check with the route's verify."""
     if route.edit == EDIT_DROPIN_DIR:
-        return _remove_dropin(target, route.path)
+        return with_retired(target, _remove_dropin(target, route.path))
     if route.edit == EDIT_GO_TEMPLATE:
-        return _remove_template_block(target, route, wanted)
+        return with_retired(target, _remove_template_block(target, route, wanted))
     return plan_remove(target, route.path, wanted)
 
 
-def _remove_dropin(target: Target, lab_path: str) -> RemovePlan:
-    plan = RemovePlan()
+def _remove_dropin(target: Target, lab_path: str) -> Plan:
+    plan = Plan()
     raw = read_bytes(target.resolve(lab_path))
     if raw is None:
         plan.notes.append(Msg("runbook 이 더한 것이 없어 뺄 것이 없습니다.", "nothing the runbook added is there: nothing to remove."))
@@ -45,8 +46,8 @@ def _remove_dropin(target: Target, lab_path: str) -> RemovePlan:
     return plan
 
 
-def _remove_template_block(target: Target, route: Route, wanted: RuntimeWanted) -> RemovePlan:
-    plan = RemovePlan()
+def _remove_template_block(target: Target, route: Route, wanted: RuntimeWanted) -> Plan:
+    plan = Plan()
     raw = read_bytes(target.resolve(route.path))
     block = template_block(route.version or 3, wanted)
     text = raw.decode("utf-8") if raw is not None else None

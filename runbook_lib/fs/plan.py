@@ -1,0 +1,48 @@
+"""The one plan shape: what a change would write, create, retire and refuse, computed in memory before any
+write. Every planner returns it: a step's (runbook_lib/steps/), and the domain planners a step calls (the
+drop-in, a distribution's route, the removal: runbook_lib/containerd/). It sits here, below them all, so the
+domains can build it without importing the steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.problem import Problem
+from runbook_lib.fs.safe_write import WritePlan
+
+
+def _no_message() -> Msg:
+    return Msg("", "")
+
+
+@dataclass
+class Plan:
+    """What a change would do and why. ``changed`` and ``diff`` are the one place either is computed."""
+    message: Msg = field(default_factory=_no_message)
+    writes: list[WritePlan] = field(default_factory=list)
+    dirs: list[str] = field(default_factory=list)           # folders to create, parents first
+    refusals: list[Problem] = field(default_factory=list)   # any refusal stops an apply run before its first write
+    notes: list[Msg] = field(default_factory=list)
+    subject: str | None = None                               # what the step is about, e.g. the runtime's table path
+    retire: list[str] = field(default_factory=list)          # files to move to a backup (mode=remove)
+    retired: list[WritePlan] = field(default_factory=list)   # the retired files' old bytes, for the diff only
+    # a domain planner names the folder its writes go in; the step plans which of its parents are missing on
+    # the state the earlier steps leave (Run.missing_dirs) and puts those in ``dirs``
+    folder: str | None = None
+    kept: list[Msg] = field(default_factory=list)            # what was found but is not the runbook's: left alone
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.dirs) or bool(self.retire) or any(w.changed for w in self.writes)
+
+    @property
+    def diff(self) -> str:
+        out = [w.diff() for w in self.writes if w.changed]
+        for w in self.retired:
+            out.append(w.diff().replace(f"+++ b{w.lab_path}", "+++ /dev/null"))
+        return "".join(out)
+
+    def new(self, lab_path: str) -> bytes | None:
+        return next((w.new for w in self.writes if w.lab_path == lab_path), None)

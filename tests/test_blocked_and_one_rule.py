@@ -1,0 +1,212 @@
+"""Issue 20: a check cell is the verdict made visible, and blocked is not failed. The student states of the
+issue, each judged by the verdict, by the notebook's cells (papermill, the notebook's own kernel) and by the
+grade's views; and every refusal leaves the root byte-identical."""
+
+from __future__ import annotations
+
+from distro_helpers import distro_fixture, write_root
+from grading_helpers import CONFIG, TOOLKIT, check, failed_steps, lab_root, run_all, tree
+from mistake_helpers import CGROUP, edit
+from runbook_lib.steps.lines import Rule, same
+
+UNQUOTED = ('[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]',
+            "[plugins.io.containerd.grpc.v1.cri.containerd.runtimes.nvidia]")
+
+
+def _statuses(results) -> dict:
+    return {n: r.status for n, r in results.items()}
+
+
+def _string_cgroup(root) -> None:
+    edit(root, CONFIG, CGROUP, CGROUP.replace("= true", '= "true"'))
+
+
+def test_the_one_rule_accepts_what_a_student_may_write_differently():
+    parsed = Rule(lists=("RUNTIMES",))
+    assert same(parsed, "VERSION=2\nRUNTIMES=runc,nvidia\n", "VERSION=2\nRUNTIMES=nvidia,runc\n")
+    assert same(parsed, "VERSION=2\nRUNTIMES=runc, nvidia", "VERSION=2\nRUNTIMES=nvidia,runc\n")
+    assert same(Rule(unordered=True), "kind\ncdiVersion\n", "cdiVersion\nkind\n")
+    assert not same(parsed, "VERSION=2\nRUNTIMES=runc\n", "VERSION=2\nRUNTIMES=nvidia,runc\n")
+    assert not same(parsed, 'VERSION="2"\nRUNTIMES=nvidia,runc\n', "VERSION=2\nRUNTIMES=nvidia,runc\n")
+    assert not same(Rule(), "SYSTEMD_CGROUP=True\n", "SYSTEMD_CGROUP=true\n")
+
+
+def test_runtimes_in_the_configs_order_pass_the_verdict(tmp_path):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "parsed.txt").write_text("VERSION=2\nRUNTIMES=runc,nvidia\n")
+    results = check(root)
+    assert failed_steps(results) == [] and results[5].status == "passed", results[5].text()
+
+
+def test_runtimes_in_the_configs_order_pass_the_notebooks_cell(tmp_path):
+    from helpers import run_notebook, step_records
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "parsed.txt").write_text("VERSION=2\nRUNTIMES=runc,nvidia")  # no final newline either
+    nb = run_notebook(root, tmp_path / "out.ipynb", mode="check")
+    records = step_records(nb)
+    assert records[5]["status"] == "passed", records[5]
+    cell = next(o for c in nb.cells if c.cell_type == "code" and 'rb.expect("parse")' in c.source
+                for o in c.outputs if "RUNTIMES=" in o.get("data", {}).get("text/plain", ""))
+    assert "✓ parsed.txt: RUNTIMES=runc,nvidia (순서 무관 / any order)" in cell["data"]["text/plain"]  # the config's order
+
+
+def test_a_string_systemdcgroup_fails_step_3_only_and_blocks_5_and_8(tmp_path):
+    root = lab_root(tmp_path)
+    _string_cgroup(root)
+    results = check(root)
+    assert failed_steps(results) == [3]
+    assert [n for n, s in _statuses(results).items() if s == "blocked"] == [5, 8]
+    for n in (5, 8):
+        assert results[n].message.en == "fix step 3 first" and results[n].message.ko == "3단계를 먼저 고치세요"
+    (fix,) = [p.fix.en for p in results[8].problems]
+    assert "SYSTEMD_CGROUP=true" in fix and '"true"' not in fix
+
+
+def test_a_report_copied_from_the_broken_config_is_blocked_and_one_of_its_own_fails(tmp_path):
+    root = lab_root(tmp_path)
+    _string_cgroup(root)
+    report = root / TOOLKIT / "report.txt"
+    report.write_text(report.read_text().replace("SYSTEMD_CGROUP=true", 'SYSTEMD_CGROUP="true"'))
+    assert check(root)[8].status == "blocked"  # it records the broken config faithfully: step 3's mistake
+    report.write_text(report.read_text().replace("HANDLER=nvidia", "HANDLER=nvida"))
+    results = check(root)
+    assert results[8].status == "failed"  # a mistake of its own, its fix from the corrected inputs
+    (p,) = results[8].problems
+    assert "HANDLER=nvidia" in p.fix.en and "SYSTEMD_CGROUP=true" in p.fix.en and '"true"' not in p.fix.en
+
+
+def test_the_unquoted_header_is_one_finding(tmp_path):
+    root = lab_root(tmp_path)
+    edit(root, CONFIG, *UNQUOTED)
+    results = check(root)
+    assert failed_steps(results) == [2]
+    assert [p.code for p in results[2].problems] == ["runtime.misplaced.unquoted_header"]
+    assert all(r.status != "failed" for n, r in results.items() if n != 2)
+
+
+def test_step_8s_fix_never_holds_an_empty_or_quoted_value(tmp_path):
+    for name, change in [("unquoted", lambda r: edit(r, CONFIG, *UNQUOTED)), ("string", _string_cgroup)]:
+        root = lab_root(tmp_path / name)
+        change(root)
+        (root / TOOLKIT / "report.txt").unlink()
+        for p in check(root)[8].problems:
+            fix = p.fix.en + p.fix.ko
+            assert "RUNTIME_TYPE= " not in fix and "=/" not in fix and '="' not in fix and not fix.rstrip().endswith("="), fix
+
+
+def test_the_grade_counts_one_mistake_once(tmp_path):
+    from runbook_lib.grading import class_view, feedback, gradescope
+    from runbook_lib.grading.model import ClassGrade, Student
+    root = lab_root(tmp_path)
+    _string_cgroup(root)
+    records = [r.as_record() for r in check(root).values()]
+    student = Student("kim", str(root), False, records)
+    tests = gradescope.student_results(student)["tests"]
+    scored = [t for t in tests if t["max_score"]]
+    assert [t["number"] for t in scored if t["score"] == 0] == ["3"]
+    assert {t["number"] for t in tests if t["extra_data"]["runbook_status"] == "blocked"} == {"5", "8"}
+    assert all(t["max_score"] == 0 for t in tests if t["extra_data"]["runbook_status"] == "blocked")
+    mistakes = class_view.common_mistakes(ClassGrade(tmp_path / "out", [student]))
+    assert [m.key for m in mistakes] == ["options.systemd_cgroup.string"]
+    page = feedback.render(student)
+    assert "고칠 단계가 1개" in page and "1 step(s) to fix" in page
+    assert page.count("3단계를 먼저 고치세요") == 2 and page.count("fix step 3 first") == 2
+
+
+def test_junit_skips_a_blocked_step_with_fix_step_n_first(tmp_path):
+    from runbook_lib.grading import junit
+    from runbook_lib.grading.model import ClassGrade, Student
+    root = lab_root(tmp_path)
+    _string_cgroup(root)
+    student = Student("kim", str(root), False, [r.as_record() for r in check(root).values()])
+    text = junit.render(ClassGrade(tmp_path, [student])).decode()
+    assert text.count("<skipped") == 2 and text.count("fix step 3 first") == 2 and text.count("<failure") == 1
+
+
+def test_microk8s_with_only_its_template_refuses_before_any_write(tmp_path):
+    root = write_root(tmp_path, {"var/snap/microk8s/current/args/containerd-template.toml":
+                                 distro_fixture("microk8s/containerd-template.toml")})
+    before = tree(root)
+    results = run_all(root)
+    assert [p.code for p in results[1].problems] == ["distro.not_generated"], results[1].text()
+    assert {k: v for k, v in tree(root).items() if not k.startswith("run")} == \
+        {k: v for k, v in before.items() if not k.startswith("run")}
+    assert not (root / "root").exists()
+
+
+def test_runbook_grade_passes_runtimes_in_the_configs_order(tmp_path):
+    from runbook_lib.grading.grade import grade_class
+    root = lab_root(tmp_path / "kim")
+    (root / TOOLKIT / "parsed.txt").write_text("VERSION=2\nRUNTIMES=runc,nvidia\n")
+    result = grade_class([str(root)], tmp_path / "grades", {"mode": "check"})
+    (student,) = result.students
+    assert student.ok and student.failed_steps() == [], [s.get("message") for s in student.failed_steps()]
+    assert next(s for s in student.steps if s["id"] == "parse")["status"] == "passed"
+
+
+def _config_root(tmp_path):
+    from grading_helpers import GOOD
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG).write_bytes(GOOD.read_bytes())
+    return root
+
+
+def test_a_check_cell_that_would_fail_after_the_writes_refuses_before_the_first(tmp_path, monkeypatch):
+    """The preflight runs the cells' own assertions on the planned state (runbook_lib/notebook/cells.py): here a
+    step 1 cell asserting a file no step writes."""
+    import pytest
+    from runbook_lib import notebook as nb
+    from runbook_lib.notebook import cells
+    fine = _config_root(tmp_path / "fine")
+    rb = nb.start(root=str(fine))  # the cells as they are: the plan is not refused
+    assert not rb.refused
+    rb.finish()
+    root = _config_root(tmp_path / "refused")
+    before = tree(root)
+    monkeypatch.setitem(cells.CHECKS, "prepare", cells.CHECKS["prepare"] +
+                        '\n    expect.true(rb.read(rb.tk("nothing.txt")), "a file no step writes exists")')
+    with pytest.raises(nb.Refused) as refused:
+        nb.start(root=str(root))
+    assert "a file no step writes exists" in refused.value.text
+    assert {k: v for k, v in tree(root).items() if not k.startswith("run")} == \
+        {k: v for k, v in before.items() if not k.startswith("run")}
+
+
+def _cell_text(nb, marker: str) -> str:
+    return "".join(o.get("data", {}).get("text/plain", "") + o.get("text", "")
+                   for c in nb.cells if c.cell_type == "code" and marker in c.source for o in c.outputs)
+
+
+def test_the_notebook_shows_blocked_steps_as_fix_step_n_first(tmp_path):
+    import papermill as pm
+    import pytest
+    from helpers import run_notebook, step_records
+    root = lab_root(tmp_path)
+    _string_cgroup(root)
+    out = tmp_path / "out.ipynb"
+    with pytest.raises(pm.PapermillExecutionError):  # check mode: the last cell fails the run (step 3)
+        run_notebook(root, out, mode="check")
+    import nbformat
+    nb = nbformat.read(out, as_version=4)
+    records = step_records(nb)
+    assert {n: r["status"] for n, r in records.items() if n in (3, 5, 8)} == {3: "failed", 5: "blocked", 8: "blocked"}
+    summary = _cell_text(nb, "nb.summary(rb)")
+    assert summary.count("blocked  (3단계를 먼저 고치세요 / fix step 3 first)") == 2, summary
+
+
+def test_step_5s_cell_shows_tomllib_load_and_its_syntax_error(tmp_path):
+    import papermill as pm
+    import pytest
+    import nbformat
+    from helpers import run_notebook, step_records
+    root = lab_root(tmp_path)
+    edit(root, CONFIG, 'BinaryName = "/usr/bin/nvidia-container-runtime"', 'BinaryName = "/usr/bin/nvidia-container-runtime')
+    out = tmp_path / "out.ipynb"
+    with pytest.raises(pm.PapermillExecutionError):
+        run_notebook(root, out, mode="check")
+    nb = nbformat.read(out, as_version=4)
+    parse = step_records(nb)[5]
+    assert parse["status"] == "blocked" and parse["problems"][0]["line"] == 34, parse["problems"]
+    cell = _cell_text(nb, 'rb.expect("parse")')
+    assert "✗ tomllib.load(open('/etc/containerd/config.toml', 'rb'))" in cell and "{}" not in cell

@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="containerd 에 NVIDIA 런타임을 등록하고 증명하는 런북 / "
                     "registers the NVIDIA runtime with containerd, and proves it")
     p.add_argument("--version", action="version", version=f"runbook {__version__}")
-    sub = p.add_subparsers(dest="command", required=True, metavar="{run,grade,summary,lab-init}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{run,grade,check,summary,lab-init}")
 
     run = sub.add_parser("run", help="노트북을 실행하고 보관 / execute the notebook and archive the run")
     run.add_argument("--root", required=True, action=_Roots,
@@ -74,6 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default: the folder name, docs/GRADING.md)")
     grade.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
 
+    check = sub.add_parser("check", help="한 단계만 확인, 아무것도 쓰지 않음 / check one step, writing nothing",
+                           description="학생 root 에서 한 단계의 판정을 채점과 같은 규칙과 문장으로 보여 줍니다 (아무것도 "
+                                       "쓰지 않음) / one step's verdict on a student's root, by the grading's rules "
+                                       "and words (nothing is written)")
+    check.add_argument("root", metavar="ROOT", help="학생 root / a student's root")
+    check.add_argument("--step", required=True, metavar="N", help="단계 번호나 이름 (예: 3, options) / the step's "
+                                                                   "number or name (e.g. 3, options)")
+    check.add_argument("-p", "--parameter", dest="params", nargs=2, action="append", default=[],
+                       metavar=("NAME", "VALUE"), help="파라미터 하나 / one parameter")
+
     summ = sub.add_parser("summary", help="root(호스트, 학생)마다 최근 실행 요약 / latest run of every root "
                                                 "(host, student), side by side")
     summ.add_argument("archive", metavar="DIR")
@@ -97,9 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from runbook_lib.cli.check import cmd_check
     from runbook_lib.cli.grade import cmd_grade
 
-    handler = {"run": cmd_run, "grade": cmd_grade, "summary": cmd_summary, "lab-init": cmd_lab_init}[args.command]
+    handler = {"run": cmd_run, "grade": cmd_grade, "check": cmd_check, "summary": cmd_summary,
+               "lab-init": cmd_lab_init}[args.command]
     try:
         return handler(args)
     except Refused as exc:

@@ -164,7 +164,7 @@ def cmd_run(args) -> int:
         raise Refused(problem(label))
     make_archive_folder(Path(args.archive))
     result = run_one(notebook, Job(args.root, label, params), Path(args.archive), __version__)
-    print(render_run(result.manifest))
+    print(render_run(result.manifest, result.run_dir))
     print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
     return EXIT_OK if result.ok else EXIT_FAILED
 
@@ -209,15 +209,17 @@ def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
         print(f"== {job.label} ({job.root})")
         if isinstance(result, Exception):
             all_ok = False
-            print(f"  오류 / error: {type(result).__name__}: {result}")
+            print(f"  오류 / error: {result}")  # the run crashed before its notebook: what it said
             continue
         all_ok = all_ok and result.ok
-        print(render_run(result.manifest))
+        print(render_run(result.manifest, result.run_dir))
         print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
     return EXIT_OK if all_ok else EXIT_FAILED
 
 
-def render_run(manifest: dict) -> str:
+def render_run(manifest: dict, run_dir: Path | None = None) -> str:
+    """The steps, then the result; a failed run ends with its own reason and where its notebook is
+    (runbook_lib/evidence/stop_reason.py), never the name of the exception papermill raised."""
     lines = []
     for rec in manifest["steps"]:
         title = (rec.get("title") or {}).get("en", "")
@@ -225,12 +227,24 @@ def render_run(manifest: dict) -> str:
         if rec.get("status") == "failed":
             message = rec.get("message") or {}
             lines.append(f"      {message.get('ko', '')}\n      {message.get('en', '')}")
-    err = manifest.get("error")
-    if err and not manifest.get("failed_step"):
-        lines.append(f"  오류 / error: {err.get('ename')}: {err.get('evalue')}")
     verdict = "통과 / PASSED" if manifest["ok"] else "실패 / FAILED"
     lines.append(f"결과 / result: {verdict} ({manifest['label']}, mode={manifest.get('mode')})")
+    if not manifest["ok"]:
+        lines += _why(manifest, run_dir)
     return "\n".join(lines)
+
+
+def _why(manifest: dict, run_dir: Path | None) -> list[str]:
+    import json
+
+    from runbook_lib.evidence import stop_reason
+    from runbook_lib.evidence.archive import NOTEBOOK_NAME
+
+    executed = Path(run_dir or ".") / NOTEBOOK_NAME
+    if run_dir is not None and executed.is_file():
+        return stop_reason.lines(executed, json.loads(executed.read_text(encoding="utf-8")))
+    err = manifest.get("error") or {}  # no executed notebook (the kernel never started): what stopped it
+    return [f"  {line}" for line in str(err.get("evalue") or "").split("\n") if line.strip()]
 
 
 def cmd_summary(args) -> int:

@@ -92,7 +92,8 @@ def plan(run) -> Plan:
     for removal in _removals(run, planned):
         planned.update({w.lab_path: w.new for w in removal.writes})
         retire += removal.retire
-        notes += removal.notes + removal.kept
+        # a runtime with nothing to take out (a variant never added) says nothing: the report names every file
+        notes += (removal.notes if removal.changed else []) + removal.kept
     files = ours(run)
     if p.cdi_spec in files and p.config_path not in retire and not run.on_distro:
         notes += _without_cdi_settings(run, planned)

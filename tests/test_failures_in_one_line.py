@@ -12,7 +12,7 @@ PAPERMILL_WORDS = ("PapermillExecutionError", "Traceback", "papermill.exceptions
 
 
 def lab_with_mistake(root) -> str:
-    from runbook_lib.labinit import add_mistakes
+    from runbook_lib.lab.init_root import add_mistakes
     add_mistakes(str(root), "string-boolean")
     return str(root)
 

@@ -19,7 +19,7 @@ def texts(nb) -> list[str]:
 
 
 def test_remove_names_every_file_and_what_it_left(tmp_path):
-    from runbook_lib.labinit import finished_lab
+    from runbook_lib.lab.init_root import finished_lab
 
     root = tmp_path / "node"
     finished_lab(str(root))

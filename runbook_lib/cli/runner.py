@@ -17,6 +17,7 @@ import os
 import sys
 
 from runbook_lib.cdi import format_extras
+from runbook_lib.kernel.early import OUTPUT_NOTEBOOK  # noqa: F401 - also the name the kernel's cells read
 
 
 def _option(args: list[str], *names: str) -> str | None:
@@ -71,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     show = bool(args) and args[0] == "--show"
     if show:
         args = args[1:]
+    notebooks = [a for a in args if a.endswith(".ipynb")]
+    if len(notebooks) >= 2:  # the kernel's cells may link to files beside it (notebooks/class.ipynb does)
+        os.environ[OUTPUT_NOTEBOOK] = os.path.abspath(notebooks[1])
     if args and not {"--help", "--version", "--help-notebook"} & set(args):
         args = start_kernel_early(args)
     format_extras.skip_for_this_process()
@@ -93,7 +97,6 @@ def main(argv: list[str] | None = None) -> int:
             print(explained, file=sys.stderr)
             return 1
         code, failed = 1, exc
-    notebooks = [a for a in args if a.endswith(".ipynb")]
     if show and len(notebooks) >= 2 and os.path.isfile(notebooks[1]):
         from runbook_lib.evidence.show import main as show_main
         code = show_main([notebooks[1]])

@@ -9,6 +9,7 @@ import html
 from runbook_lib.findings.text import where
 from runbook_lib.grading.model import PASSING, Student
 from runbook_lib.lab.lessons import lesson
+from runbook_lib.findings.problem import Problem
 
 STYLE = """
 body{font-family:system-ui,"Noto Sans KR","Apple SD Gothic Neo","Malgun Gothic",sans-serif;max-width:60rem;
@@ -72,15 +73,16 @@ def render(s: Student) -> str:
         body.append(f"<h2>✗ {_title(rec)}</h2>")
         body.append(_both(rec.get("message")))
         body += [_finding(p) for p in rec.get("problems") or []]
-        body.append(f'<div class="lesson">📖 {_both(lesson(rec.get("id"), rec.get("title")).as_dict(), "span")}</div>')
+        body.append(f'<div class="lesson">📖 {_both(lesson(rec.get("id"), rec.get("title")).as_dict(), "div")}</div>')
     if passed:
         body.append("<h2>통과한 단계 / What passed</h2><ul class=\"passed\">")
         body += [f"<li>{_title(r)}</li>" for r in passed]
         body.append("</ul>")
     if skipped:
         body.append("<h2>건너뛴 단계 / Skipped</h2>")
+        said = Problem.of("feedback.skipped").what.as_dict()  # the step's own reason is for the operator
         for r in skipped:
-            body.append(f'<div class="skipped"><b>{_title(r)}</b>{_both(r.get("message"))}</div>')
+            body.append(f'<div class="skipped"><b>{_title(r)}</b>{_both(said)}</div>')
     return ('<!DOCTYPE html>\n<html lang="ko">\n<head>\n<meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{_e(s.label)} — 실습 피드백 / lab feedback</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"

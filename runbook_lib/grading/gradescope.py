@@ -11,8 +11,14 @@ from __future__ import annotations
 
 from runbook_lib.findings.text import code, step_name, step_text, where
 from runbook_lib.grading.model import GRADES_SCHEMA, PASSING, ClassGrade, Student
+from runbook_lib.findings.problem import Problem
 
 POINTS = 1.0
+
+
+def _skipped_text() -> str:
+    said = Problem.of("feedback.skipped").what
+    return f"{said.ko}\n{said.en}"
 
 
 def _test(rec: dict) -> dict:
@@ -26,7 +32,7 @@ def _test(rec: dict) -> dict:
         "score": max_score if passed else 0.0,
         "max_score": max_score,
         "status": "passed" if passed else "failed",
-        "output": step_text(rec),
+        "output": step_text(rec) if status != "skipped" else _skipped_text(),  # the step's reason is the operator's
         "tags": [str(rec.get("id"))],
         "extra_data": {
             "step": rec.get("step"), "id": rec.get("id"), "runbook_status": status,

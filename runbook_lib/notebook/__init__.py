@@ -400,7 +400,7 @@ def start(**params) -> Runbook:
         removal = rb.step("remove")
         _display({"text/plain": repr(PlanView(rb, removal, rb.plans["remove"])),
                   "text/html": PlanView(rb, removal, rb.plans["remove"])._repr_html_()})
-        from . import remove_report
+        from runbook_lib.notebook import remove_report
         result = rb.run(removal)
         show(result)
         _display({"text/plain": remove_report.text(remove_report.report(rb, result))})

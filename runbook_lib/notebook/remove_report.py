@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import posixpath
 
-from .findings import Problem
-from .safe_write import BACKUP_INFIX
+from runbook_lib.findings.problem import Problem
+from runbook_lib.fs.safe_write import BACKUP_INFIX
 
 
 def _original(backup_lab: str) -> str:
@@ -20,8 +20,8 @@ def _original(backup_lab: str) -> str:
 
 def report(run, result) -> list[Problem]:
     """The removal's account, one entry per file, then the backups and the lock (their words: findings.yaml)."""
-    from .lock import LOCK_DIR, LOCK_NAME
-    from .steps.remove import TOOLKIT_FILES
+    from runbook_lib.fs.lock import LOCK_DIR, LOCK_NAME
+    from runbook_lib.steps.remove import TOOLKIT_FILES
 
     host = lambda lab: str(run.target.resolve(lab))  # noqa: E731 - the commands work on this machine's paths
     plan = run.plans["remove"]

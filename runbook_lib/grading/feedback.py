@@ -73,7 +73,7 @@ def render(s: Student) -> str:
         body.append(f"<h2>✗ {_title(rec)}</h2>")
         body.append(_both(rec.get("message")))
         body += [_finding(p) for p in rec.get("problems") or []]
-        body.append(f'<div class="lesson">📖 {_both(lesson(rec.get("id"), rec.get("title")).as_dict(), "div")}</div>')
+        body.append(f'<div class="lesson"><b>배울 것 / lesson</b>{_both(lesson(rec.get("id"), rec.get("title")).as_dict(), "div")}</div>')
     if passed:
         body.append("<h2>통과한 단계 / What passed</h2><ul class=\"passed\">")
         body += [f"<li>{_title(r)}</li>" for r in passed]

@@ -88,7 +88,9 @@ def test_a_student_goes_from_lab_init_to_every_step_passing_by_following_what_th
         shown, error = student.cell(step + "?")  # before the work: the check says what is missing, with the fix
         assert error == "StepFailed" and "[FAILED]" in shown and "fix:" in shown, (step, shown)
         assert "Traceback" not in shown
-        shown, error = student.run(WORK[step])
+        cell = student.cells[step + "!"]  # the empty cell under the task: only its one-line heading comment
+        assert cell.startswith("# ") and "\n" not in cell.strip(), cell
+        shown, error = student.run(cell + WORK[step])  # the student's work, typed into that cell
         assert error is None, (step, shown)
         shown, error = student.cell(step + "?")
         assert error is None, (step, shown)
@@ -171,3 +173,33 @@ def test_a_step_check_gives_the_full_gradings_verdict_in_its_words(kind, tmp_pat
     step = BY_KIND[kind].step
     alone = check_step({"root": str(tmp_path)}, step)
     assert alone.failed and alone.as_record() == full[step].as_record()
+
+
+def test_every_markdown_cell_of_the_student_edition_speaks_korean_then_english():
+    hangul = re.compile(r"[\uac00-\ud7a3]")
+    for c in json.loads(LAB.read_text())["cells"]:
+        if c["cell_type"] == "markdown":
+            text = "".join(c["source"])
+            first = hangul.search(text)
+            assert first, text[:80]
+            assert len(re.findall(r"\b[A-Za-z]{3,}\b", text[first.start():])) > 15, text[:80]
+
+
+def test_a_step_check_says_what_runbook_grade_says(tmp_path):
+    # the real grading (run.ipynb's cells in check mode, through runbook grade's code) against the one step
+    # checked alone, for the lab's two classic mistakes and a step that only follows from an earlier failure
+    from runbook_lib.grading.grade import grade_class
+    from runbook_lib.lab.check_step import check_step
+    from runbook_lib.lab.init_root import add_mistakes
+
+    kinds = {"unquoted-header": ("runtime", "options"), "string-boolean": ("options", "report")}
+    for kind in kinds:
+        add_mistakes(str(tmp_path / "class" / kind), kind)
+    graded = grade_class([str(tmp_path / "class" / k) for k in kinds], tmp_path / "grades", jobs=2)
+    for s in graded.students:
+        by_id = {r["id"]: r for r in s.steps}
+        for step in kinds[s.label]:
+            alone = check_step({"root": s.root}, step).as_record()
+            assert by_id[step]["status"] == alone["status"] == "failed", (s.label, step)
+            assert by_id[step]["problems"] == alone["problems"], (s.label, step)
+            assert by_id[step]["message"] == alone["message"], (s.label, step)

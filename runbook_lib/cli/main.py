@@ -228,7 +228,8 @@ def render_run(manifest: dict, run_dir: Path | None = None) -> str:
             message = rec.get("message") or {}
             lines.append(f"      {message.get('ko', '')}\n      {message.get('en', '')}")
     verdict = "통과 / PASSED" if manifest["ok"] else "실패 / FAILED"
-    lines.append(f"결과 / result: {verdict} ({manifest['label']}, mode={manifest.get('mode')})")
+    mode = manifest.get("mode") or (manifest.get("parameters") or {}).get("mode") or "apply"  # stopped early: as asked
+    lines.append(f"결과 / result: {verdict} ({manifest['label']}, mode={mode})")
     if not manifest["ok"]:
         lines += _why(manifest, run_dir)
     return "\n".join(lines)

@@ -21,7 +21,8 @@ import time
 
 FLAGS = ["--headless=new", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run", "--no-default-browser-check", "--hide-scrollbars",
-         "--remote-debugging-port=0", "--allow-file-access-from-files"]
+         "--remote-debugging-port=0", "--allow-file-access-from-files",
+         "--disable-dev-shm-usage"]  # a container's small /dev/shm would crash the renderer
 
 
 def find() -> str | None:

@@ -1,12 +1,13 @@
 #!/bin/sh
-# Installs the real programs that tests/real/ runs (containerd 1.6, podman, runc, unshare, ip, busybox).
+# Installs the real programs that tests/real/ runs (containerd 1.6, podman, runc, unshare, ip, busybox) and the
+# browser the browser tests drive (Debian's chromium, headless, with a Korean font for its screenshots).
 # Idempotent: apt-get runs only when a package is missing, and `apt-get update` only then.
-# 실제 프로그램 테스트(tests/real)에 필요한 시스템 패키지를 설치합니다. 이미 있으면 아무것도 하지 않습니다.
+# 실제 프로그램 테스트(tests/real)와 브라우저 테스트(chromium 과 한글 글꼴)에 필요한 시스템 패키지를 설치합니다. 이미 있으면 아무것도 하지 않습니다.
 set -eu
 
 # Asked of dpkg by package name (not by command on PATH): busybox-static must be the static build,
 # since the tests copy it into an otherwise empty image (no registry is reachable for a real one).
-NEEDED="containerd podman runc conmon util-linux iproute2 busybox-static"
+NEEDED="containerd podman runc conmon util-linux iproute2 busybox-static chromium fonts-nanum"
 
 missing=""
 for pkg in $NEEDED; do

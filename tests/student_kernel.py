@@ -16,17 +16,17 @@ STEPS = ["prepare", "runtime", "options", "default", "parse", "cdi", "runtimecla
 NAMES = ["params", "start"] + [n for s in STEPS for n in (s, s + "?")] + ["restart", "summary"]
 
 
-def code_cells() -> dict[str, str]:
-    sources = ["".join(c["source"]) for c in json.loads(NOTEBOOK.read_text())["cells"] if c["cell_type"] == "code"]
-    assert len(sources) == len(NAMES), "the notebook's cells changed: update NAMES"
-    return dict(zip(NAMES, sources))
+def code_cells(notebook=NOTEBOOK, names=NAMES) -> dict[str, str]:
+    sources = ["".join(c["source"]) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "code"]
+    assert len(sources) == len(names), "the notebook's cells changed: update the names"
+    return dict(zip(names, sources))
 
 
 class Student:
     """What the student sees of each cell: its text outputs (status-box updates included) and its error."""
 
-    def __init__(self):
-        self.cells = code_cells()
+    def __init__(self, cells: dict[str, str] | None = None):
+        self.cells = cells if cells is not None else code_cells()
         self.km = KernelManager(kernel_name=kernel.NAME)
         self.km.start_kernel()
         self.kc = self.km.client()

@@ -21,22 +21,27 @@ INTRO = """# 반 전체 채점 — 학생마다 피드백, 반 전체를 한 장
 이 노트북은 학생들의 실습 루트를 모두 **check 모드**로 채점합니다. `runbook grade` 와 같은 코드이므로 결과도 같습니다. 학생 루트에는 아무것도 쓰지 않고, 모든 결과는 `out` 폴더에 남습니다: 학생마다 실행된 노트북과 피드백 페이지, 그리고 반 전체의 `grades.json`(Gradescope 형식), `junit.xml`(CI 용), `index.html`.
 
 ```sh
-papermill notebooks/class.ipynb class-out.ipynb -p roots '/srv/class/*' -p out grades
+mkdir -p grades
+python -m runbook_lib.runner notebooks/class.ipynb grades/class.ipynb -p roots '/srv/class/*' -p out grades
 ```
+
+`runbook_lib.runner` 는 papermill 과 같은 인자를 받고, 실행된 노트북이 저장될 폴더를 커널에게 알려 줍니다. 그래서 아래 링크는 실행된 노트북에서도, 그것을 HTML 로 바꾼 페이지에서도, `grades/index.html` 에서도 그대로 열립니다. JupyterLab 에서 열어 실행할 때는 노트북이 있는 폴더를 기준으로 링크를 만듭니다.
 
 ---
 
 # Grading a whole class — feedback per student, the class as a picture
 
-This notebook grades every student's lab root in **check mode**, through the same code as `runbook grade`, so the results are the same. Nothing is written under a student's root; everything goes to the `out` folder: each student's executed notebook and feedback page, and the class's `grades.json` (Gradescope's format), `junit.xml` (for CI) and `index.html`."""
+This notebook grades every student's lab root in **check mode**, through the same code as `runbook grade`, so the results are the same. Nothing is written under a student's root; everything goes to the `out` folder: each student's executed notebook and feedback page, and the class's `grades.json` (Gradescope's format), `junit.xml` (for CI) and `index.html`.
+
+`runbook_lib.runner` takes papermill's arguments and tells the kernel the folder the executed notebook is saved in, so the links below open from the executed notebook, from its HTML copy and from `grades/index.html` alike. Opened and run in JupyterLab, the links are made from the notebook's own folder."""
 
 PARAMS_MD = """## 파라미터
 
-`roots` 는 글롭 패턴 하나(`/srv/class/*`)나 폴더 목록(`-y 'roots: [/srv/a, /srv/b]'`)입니다. 학생 이름(label)은 폴더 이름이고, 폴더 이름이 같은 두 학생은 상위 폴더 이름이 앞에 붙습니다(`a-kim`, `b-kim`). 아래 세 값은 이 실습이 기대하는 값이며, 모든 학생에게 같은 값으로 채점합니다.
+`roots` 는 글롭 패턴 하나(`/srv/class/*`)나 폴더 목록(`-y 'roots: [/srv/a, /srv/b]'`)입니다. 학생 이름(label)은 폴더 이름이고, 폴더 이름이 같은 두 학생은 상위 폴더 이름이 앞에 붙습니다(`a-kim`, `b-kim`). `runtime_name`, `binary_name`, `systemd_cgroup` 세 값은 이 실습이 기대하는 값이며, 모든 학생에게 같은 값으로 채점합니다. `jobs` 는 동시에 채점할 학생 수입니다.
 
 ## Parameters
 
-`roots` is one glob pattern (`/srv/class/*`) or a list of folders (`-y 'roots: [/srv/a, /srv/b]'`). A student's label is the folder's name; two students whose folders share a name get their parent folder's name in front (`a-kim`, `b-kim`). The last three values are what this lab expects, the same for every student."""
+`roots` is one glob pattern (`/srv/class/*`) or a list of folders (`-y 'roots: [/srv/a, /srv/b]'`). A student's label is the folder's name; two students whose folders share a name get their parent folder's name in front (`a-kim`, `b-kim`). `runtime_name`, `binary_name` and `systemd_cgroup` are what this lab expects, the same for every student; `jobs` is how many students are graded at a time."""
 
 PARAMS = '''roots = ""  # str: 학생 루트의 글롭 패턴 또는 목록 / a glob pattern of the student roots, or a list of them
 out = "class-grades"  # str: 채점 결과를 쓸 폴더 (학생 루트 밖) / folder the grades go to (outside every student root)

@@ -1,6 +1,8 @@
-"""Write notebooks/run.ipynb from the story below: one place to edit the narrative and the cells.
+"""Write notebooks/run.ipynb from the story below, and the student edition notebooks/lab.ipynb from the same
+steps (their headings and their "why"; the student's tasks are in tools/lab_tasks.py): one place to edit the
+narrative and the cells.
 
-Run `python tools/build_notebook.py` after editing; tests/test_notebook_hygiene.py fails when the committed
+Run `python tools/build_notebook.py` after editing; tests/test_notebook_hygiene.py fails when a committed
 notebook differs from what this script writes.
 """
 
@@ -13,11 +15,13 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lab_tasks  # noqa: E402
 import notebook_cells  # noqa: E402
 from runbook_lib.notebook import cells as check_cells  # noqa: E402
 from runbook_lib.engine.params import PARAMETERS, markdown_table  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "notebooks" / "run.ipynb"
+LAB_OUT = OUT.with_name("lab.ipynb")
 
 INTRO = """# containerd 에 nvidia 런타임 등록하기 — 실행하고 증명하는 런북
 
@@ -245,6 +249,42 @@ def render() -> str:
     return notebook_cells.text(build())
 
 
+def step_parts(md: str) -> dict[str, str]:
+    """A step's narrative cut where it speaks: the two headings and the two "why" paragraphs (the student
+    edition's), and the two "what" paragraphs (the runbook's own work, which the student does instead)."""
+    ko, en = md.split("\n\n## ", 1)
+    out = {}
+    for lang, text, what, why in (("ko", ko, "**무엇을:**", "**왜:**"), ("en", "## " + en, "**What:**", "**Why:**")):
+        heading, rest = text.split("\n\n", 1)
+        assert rest.startswith(what) and why in rest, f"a step's narrative lost its {what} or {why}"
+        out[f"heading_{lang}"], out[f"why_{lang}"] = heading, rest[rest.index(why):]
+    return out
+
+
+def lab_step(n: int) -> str:
+    """The student edition's narrative of step n: the heading, the lab's task, and why."""
+    parts, (task_ko, task_en) = step_parts(STEPS[n]), lab_tasks.TASKS[n]
+    return (f"{parts['heading_ko']}\n\n**할 일:** {task_ko}\n\n{parts['why_ko']}\n\n"
+            f"{parts['heading_en']}\n\n**Your task:** {task_en}\n\n{parts['why_en']}")
+
+
+def build_lab() -> nbformat.NotebookNode:
+    """notebooks/lab.ipynb: per step the task, an empty cell for the student's own work, and a check cell
+    that judges that step alone (runbook_lib/lab/student.py); nothing in it writes or shows the solution."""
+    params = new_code_cell(lab_tasks.PARAMS)
+    params.metadata["tags"] = ["parameters"]
+    cells = [new_markdown_cell(lab_tasks.INTRO), params, new_code_cell(lab_tasks.START)]
+    for n, step_id in zip(lab_tasks.TASKS, ACTIONS):
+        cells += [new_markdown_cell(lab_step(n)), new_code_cell(lab_tasks.WORK.format(n=n)),
+                  new_code_cell(lab_tasks.CHECK.format(step=step_id))]
+    cells.append(new_markdown_cell(lab_tasks.END))
+    return notebook_cells.notebook(cells, "lab")
+
+
+def render_lab() -> str:
+    return notebook_cells.text(build_lab())
+
+
 README = OUT.parents[1] / "README.md"
 TABLE_START, TABLE_END = "<!-- parameters: tools/build_notebook.py -->", "<!-- /parameters -->"
 
@@ -259,5 +299,6 @@ def readme(text: str) -> str:
 if __name__ == "__main__":
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text(render())
+    LAB_OUT.write_text(render_lab())
     README.write_text(readme(README.read_text()))
-    print(f"wrote {OUT}", file=sys.stderr)
+    print(f"wrote {OUT} and {LAB_OUT}", file=sys.stderr)

@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="containerd 에 NVIDIA 런타임을 등록하고 증명하는 런북 / "
                     "registers the NVIDIA runtime with containerd, and proves it")
     p.add_argument("--version", action="version", version=f"runbook {__version__}")
-    sub = p.add_subparsers(dest="command", required=True, metavar="{run,grade,summary,lab-init}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{run,grade,check,summary,lab-init}")
 
     run = sub.add_parser("run", help="노트북을 실행하고 보관 / execute the notebook and archive the run")
     run.add_argument("--root", required=True, action=_Roots,
@@ -74,6 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default: the folder name, docs/GRADING.md)")
     grade.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
 
+    check = sub.add_parser("check", help="한 단계만 확인, 아무것도 쓰지 않음 / check one step, writing nothing",
+                           description="학생 root 에서 한 단계의 판정을 채점과 같은 규칙과 문장으로 보여 줍니다 (아무것도 "
+                                       "쓰지 않음) / one step's verdict on a student's root, by the grading's rules "
+                                       "and words (nothing is written)")
+    check.add_argument("root", metavar="ROOT", help="학생 root / a student's root")
+    check.add_argument("--step", required=True, metavar="N", help="단계 번호나 이름 (예: 3, options) / the step's "
+                                                                   "number or name (e.g. 3, options)")
+    check.add_argument("-p", "--parameter", dest="params", nargs=2, action="append", default=[],
+                       metavar=("NAME", "VALUE"), help="파라미터 하나 / one parameter")
+
     summ = sub.add_parser("summary", help="root(호스트, 학생)마다 최근 실행 요약 / latest run of every root "
                                                 "(host, student), side by side")
     summ.add_argument("archive", metavar="DIR")
@@ -97,9 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from runbook_lib.cli.check import cmd_check
     from runbook_lib.cli.grade import cmd_grade
 
-    handler = {"run": cmd_run, "grade": cmd_grade, "summary": cmd_summary, "lab-init": cmd_lab_init}[args.command]
+    handler = {"run": cmd_run, "grade": cmd_grade, "check": cmd_check, "summary": cmd_summary,
+               "lab-init": cmd_lab_init}[args.command]
     try:
         return handler(args)
     except Refused as exc:
@@ -152,7 +164,7 @@ def cmd_run(args) -> int:
         raise Refused(problem(label))
     make_archive_folder(Path(args.archive))
     result = run_one(notebook, Job(args.root, label, params), Path(args.archive), __version__)
-    print(render_run(result.manifest))
+    print(render_run(result.manifest, result.run_dir))
     print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
     return EXIT_OK if result.ok else EXIT_FAILED
 
@@ -197,15 +209,17 @@ def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
         print(f"== {job.label} ({job.root})")
         if isinstance(result, Exception):
             all_ok = False
-            print(f"  오류 / error: {type(result).__name__}: {result}")
+            print(f"  오류 / error: {result}")  # the run crashed before its notebook: what it said
             continue
         all_ok = all_ok and result.ok
-        print(render_run(result.manifest))
+        print(render_run(result.manifest, result.run_dir))
         print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
     return EXIT_OK if all_ok else EXIT_FAILED
 
 
-def render_run(manifest: dict) -> str:
+def render_run(manifest: dict, run_dir: Path | None = None) -> str:
+    """The steps, then the result; a failed run ends with its own reason and where its notebook is
+    (runbook_lib/evidence/stop_reason.py), never the name of the exception papermill raised."""
     lines = []
     for rec in manifest["steps"]:
         title = (rec.get("title") or {}).get("en", "")
@@ -213,12 +227,25 @@ def render_run(manifest: dict) -> str:
         if rec.get("status") in ("failed", "blocked"):  # a blocked step's message: "fix step N first"
             message = rec.get("message") or {}
             lines.append(f"      {message.get('ko', '')}\n      {message.get('en', '')}")
-    err = manifest.get("error")
-    if err and not manifest.get("failed_step"):
-        lines.append(f"  오류 / error: {err.get('ename')}: {err.get('evalue')}")
     verdict = "통과 / PASSED" if manifest["ok"] else "실패 / FAILED"
-    lines.append(f"결과 / result: {verdict} ({manifest['label']}, mode={manifest.get('mode')})")
+    mode = manifest.get("mode") or (manifest.get("parameters") or {}).get("mode") or "apply"  # stopped early: as asked
+    lines.append(f"결과 / result: {verdict} ({manifest['label']}, mode={mode})")
+    if not manifest["ok"]:
+        lines += _why(manifest, run_dir)
     return "\n".join(lines)
+
+
+def _why(manifest: dict, run_dir: Path | None) -> list[str]:
+    import json
+
+    from runbook_lib.evidence import stop_reason
+    from runbook_lib.evidence.archive import NOTEBOOK_NAME
+
+    executed = Path(run_dir or ".") / NOTEBOOK_NAME
+    if run_dir is not None and executed.is_file():
+        return stop_reason.lines(executed, json.loads(executed.read_text(encoding="utf-8")))
+    err = manifest.get("error") or {}  # no executed notebook (the kernel never started): what stopped it
+    return [f"  {line}" for line in str(err.get("evalue") or "").split("\n") if line.strip()]
 
 
 def cmd_summary(args) -> int:

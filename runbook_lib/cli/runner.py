@@ -17,6 +17,7 @@ import os
 import sys
 
 from runbook_lib.cdi import format_extras
+from runbook_lib.kernel.early import OUTPUT_NOTEBOOK  # noqa: F401 - also the name the kernel's cells read
 
 
 def _option(args: list[str], *names: str) -> str | None:
@@ -62,11 +63,18 @@ def start_kernel_early(args: list[str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """papermill's CLI. With a leading `--show`, also print where the executed notebook is and its step summary
-    (runbook_lib.show) in the same process, and exit with the run's result: `make run` costs one start-up."""
+    (runbook_lib.show) in the same process, and exit with the run's result: `make run` costs one start-up.
+    A failed run ends with its own reason and the notebook's path (why_failed), never a traceback.
+
+    Exit codes: 0 the run passed, 1 it failed (a step, a refusal, a parameter; or no kernel), 2 papermill's own
+    usage errors (an unknown option)."""
     args = list(argv if argv is not None else sys.argv[1:])
     show = bool(args) and args[0] == "--show"
     if show:
         args = args[1:]
+    notebooks = [a for a in args if a.endswith(".ipynb")]
+    if len(notebooks) >= 2:  # the kernel's cells may link to files beside it (notebooks/class.ipynb does)
+        os.environ[OUTPUT_NOTEBOOK] = os.path.abspath(notebooks[1])
     if args and not {"--help", "--version", "--help-notebook"} & set(args):
         args = start_kernel_early(args)
     format_extras.skip_for_this_process()
@@ -76,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
 
     register()
 
+    failed = None
     try:
         papermill.main(args=args, prog_name="papermill", standalone_mode=True)
         code = 0
@@ -87,17 +96,25 @@ def main(argv: list[str] | None = None) -> int:
         if explained:  # a missing kernel: nothing ran and no notebook was written, so say how to fix it
             print(explained, file=sys.stderr)
             return 1
-        if not show:
-            raise
-        code = 1
-        print(f"papermill: {type(exc).__name__} (자세한 내용은 노트북에 / details in the notebook)", file=sys.stderr)
-    if show:
-        notebooks = [a for a in args if a.endswith(".ipynb")]
-        if len(notebooks) >= 2:
-            from runbook_lib.evidence.show import main as show_main
-            return show_main([notebooks[1]])
+        code, failed = 1, exc
+    if show and len(notebooks) >= 2 and os.path.isfile(notebooks[1]):
+        from runbook_lib.evidence.show import main as show_main
+        code = show_main([notebooks[1]])
+    if failed is not None:
+        print(why_failed(notebooks[1] if len(notebooks) >= 2 else None, failed), file=sys.stderr)
     return code
 
+
+def why_failed(out: str | None, exc: Exception) -> str:
+    """The run's own reason and where its notebook is (runbook_lib/evidence/stop_reason.py): never papermill's exception
+    name or a traceback. Without an executed notebook, papermill's own sentence (an input it could not read)."""
+    import json
+
+    from runbook_lib.evidence import stop_reason
+    if not out or not os.path.isfile(out):
+        return f"papermill: {exc}"
+    with open(out, encoding="utf-8") as f:
+        return "\n".join(stop_reason.lines(out, json.load(f)))
 
 if __name__ == "__main__":
     sys.exit(main())

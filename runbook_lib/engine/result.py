@@ -81,12 +81,14 @@ def summary_text(results: list[StepResult]) -> str:
 def summary_html(results: list[StepResult], *, ok: bool, mode: str) -> str:
     colour = {CHANGED: "#1f6feb", UNCHANGED: "#57606a", PASSED: "#1a7f37", FAILED: "#cf222e", SKIPPED: "#9a6700",
               BLOCKED: "#8c959f"}
+    td = "<td style='text-align:left;vertical-align:top'>"  # JupyterLab right-aligns a rendered table's cells
     rows = "".join(
-        f"<tr><td>{html.escape(str(r.step))}</td><td>{html.escape(r.title.ko)}<br><small>{html.escape(r.title.en)}</small></td>"
-        f"<td style='color:{colour.get(r.status, '#000')};font-weight:bold'>{r.status}</td>"
-        f"<td>{html.escape(r.message.ko)}<br><small>{html.escape(r.message.en)}</small></td></tr>"
+        f"<tr>{td}{html.escape(str(r.step))}</td>{td}{html.escape(r.title.ko)}<br><small>{html.escape(r.title.en)}</small></td>"
+        f"<td style='text-align:left;vertical-align:top;color:{colour.get(r.status, '#000')};font-weight:bold'>{r.status}</td>"
+        f"{td}{html.escape(r.message.ko)}<br><small>{html.escape(r.message.en)}</small></td></tr>"
         for r in results)
     verdict = ("모든 단계 통과 / all steps passed" if ok else "실패한 단계가 있습니다 / some steps failed")
     return (f"<p><b>{html.escape(verdict)}</b> (mode={html.escape(mode)})</p>"
-            "<table><tr><th>#</th><th>단계 / step</th><th>상태 / status</th><th>내용 / message</th></tr>"
+            "<table><tr>" + "".join(f"<th style='text-align:left'>{h}</th>" for h in
+                                    ("#", "단계 / step", "상태 / status", "내용 / message")) + "</tr>"
             f"{rows}</table>")

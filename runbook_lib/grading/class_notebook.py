@@ -51,6 +51,16 @@ def _display(bundle: dict) -> None:
     display(bundle, raw=True)
 
 
+def _import_papermill() -> None:
+    """papermill as `runbook grade` imports it: without jsonschema's format-only extras, whose RFC 3987 grammar
+    took 4 s of this kernel's grading cell (runbook_lib/format_extras.py); only while it is imported, so the
+    instructor's own imports in this kernel still find them."""
+    from runbook_lib.cdi import format_extras
+
+    with format_extras.skipped_while_importing():
+        import papermill  # noqa: F401
+
+
 def grade(roots, out: str, *, runtime_name: str, binary_name: str, systemd_cgroup: bool, jobs: int = 1,
           labels: list[str] | None = None) -> ClassGrade:
     """The grading cell: the lab's expected values go to every student's check run, exactly as `runbook grade
@@ -61,6 +71,7 @@ def grade(roots, out: str, *, runtime_name: str, binary_name: str, systemd_cgrou
         raise NoRoots(f"roots 에 맞는 학생 폴더가 없습니다: {shown or '-'} (예: -p roots '/srv/class/*')\n"
                       f"no student folder matches roots: {shown or '-'} (for example -p roots '/srv/class/*')")
     params = {"runtime_name": runtime_name, "binary_name": binary_name, "systemd_cgroup": systemd_cgroup}
+    _import_papermill()
     Path(out).mkdir(parents=True, exist_ok=True)
     from runbook_lib.cdi.format_extras import skipped_while_importing
 
@@ -98,10 +109,16 @@ def mistakes(result: ClassGrade) -> None:
 
 
 def _base(result: ClassGrade) -> str:
-    """Links from the executed notebook (saved where the kernel ran, as papermill does) to DIR/<label>/."""
+    """Links from the executed notebook to DIR/<label>/: relative to the folder it is saved in, which the runner
+    tells its kernel (python -m runbook_lib.runner, runbook_lib/runner.py); else the kernel's working folder,
+    which is the notebook's own in JupyterLab."""
     from urllib.parse import quote
 
-    rel = os.path.relpath(result.out, Path.cwd())
+    from runbook_lib.kernel.early import OUTPUT_NOTEBOOK
+
+    saved = os.environ.get(OUTPUT_NOTEBOOK)
+    here = Path(saved).parent if saved else Path.cwd()
+    rel = os.path.relpath(result.out, here)
     return "" if rel == "." else quote(rel.rstrip("/")) + "/"  # a URL: '#' in a folder name is not a fragment
 
 

@@ -13,6 +13,7 @@ from runbook_lib.grading.model import FEEDBACK_NAME, PASSING, ClassGrade, root_c
 from runbook_lib.lab.lessons import lesson
 from runbook_lib.findings.messages import Msg, display_width
 
+LEFT = "text-align:left"  # JupyterLab's and nbconvert's stylesheets right-align a rendered table's cells
 COLOURS = {"passed": "#2da44e", "failed": "#cf222e", "blocked": "#8c959f", "skipped": "#d4a72c", "missing": "#d0d7de"}
 LEGEND = {"passed": Msg("통과", "passed"), "failed": Msg("실패", "failed"),
           "blocked": Msg("앞 단계를 먼저 고칠 것", "fix an earlier step first"), "skipped": Msg("건너뜀", "skipped"),
@@ -42,41 +43,48 @@ def _e(text) -> str:
 def table_html(result: ClassGrade, base: str = "") -> str:
     """The grid as an HTML table; each student's name links to the feedback page (``base`` goes in front)."""
     steps, rows = matrix(result)
-    head = "".join(f'<th title="{_e(t.get("ko"))} / {_e(t.get("en"))}">{_e(n)}<br><small>{_e(i)}</small></th>'
+    head = "".join(f'<th style="{LEFT}" title="{_e(t.get("ko"))} / {_e(t.get("en"))}">{_e(n)}<br><small>{_e(i)}</small></th>'
                    for i, n, t in steps)
     out = ['<table style="border-collapse:collapse;word-break:keep-all">',
-           f'<tr><th style="text-align:left">학생 / student</th>{head}<th>결과 / result</th></tr>']
+           f'<tr><th style="{LEFT}">학생 / student</th>{head}<th style="{LEFT}">결과 / result</th></tr>']
     for (label, states), s in zip(rows, result.students):
         tds = "".join(f'<td style="background:{COLOURS[st]};width:2.2rem;text-align:center;color:#fff" '
                       f'title="{st}">{"✓" if st == "passed" else "✗" if st == "failed" else "…" if st == "blocked" else "–"}</td>'
                       for st in states)
         verdict = "통과 / passed" if s.ok else "실패 / failed"
         link = f'<a href="{_e(base + s.href(FEEDBACK_NAME))}">{_e(label)}</a>'
-        out.append(f'<tr><td style="padding:2px 8px">{link}</td>{tds}<td style="padding:2px 8px">{verdict}</td></tr>')
+        out.append(f'<tr><td style="{LEFT};padding:2px 8px">{link}</td>{tds}<td style="{LEFT};padding:2px 8px">{verdict}</td></tr>')
     out.append("</table>")
     legend = " ".join(f'<span style="background:{COLOURS[k]};color:#fff;padding:0 .4rem">{_e(m.ko)} / {_e(m.en)}</span>'
                       for k, m in LEGEND.items())
     return "".join(out) + f"<p>{legend}</p>"
 
 
+def column_label(step_id: str, number) -> str:
+    """A step's name over its column: "3 options", or the id alone when it is its own number ("restart")."""
+    return step_id if str(number) == step_id else f"{number} {step_id}"
+
+
 def svg(result: ClassGrade) -> str:
-    """The grid as a picture: one square per student and step, the students' names on the left."""
+    """The grid as a picture: one square per student and step, the students' names on the left, and each
+    column's label written upwards over it, so that no two labels meet however many steps there are (a label
+    is one line of text tall across a column wider than that; tests/browser/ measures it in Chromium)."""
     steps, rows = matrix(result)
-    size, gap = 22, 3
+    size, gap, font = 22, 3, 11
     left = 12 + 8 * max([display_width(label) for label, _ in rows] + [8])
-    top = 40
+    top = 16 + 7 * max([len(column_label(i, n)) for i, n, _ in steps] + [4])
     width = left + len(steps) * (size + gap) + 10
     height = top + len(rows) * (size + gap) + 10
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
              f'<rect width="{width}" height="{height}" fill="#ffffff"/>']
     for c, (i, n, _) in enumerate(steps):
-        x = left + c * (size + gap) + size / 2
-        parts.append(f'<text x="{x}" y="{top - 22}" text-anchor="middle">{_e(n)}</text>')
-        parts.append(f'<text x="{x}" y="{top - 8}" text-anchor="middle" font-size="8">{_e(i)[:8]}</text>')
+        x, y = left + c * (size + gap) + size / 2 + font / 3, top - 6
+        parts.append(f'<text class="column" x="{x}" y="{y}" font-size="{font}" transform="rotate(-90 {x} {y})">'
+                     f'{_e(column_label(i, n))}</text>')
     for r, (label, states) in enumerate(rows):
         y = top + r * (size + gap)
-        parts.append(f'<text x="{left - 8}" y="{y + size * 0.7}" text-anchor="end">{_e(label)}</text>')
+        parts.append(f'<text class="row" x="{left - 8}" y="{y + size * 0.7}" text-anchor="end">{_e(label)}</text>')
         for c, st in enumerate(states):
             x = left + c * (size + gap)
             parts.append(f'<rect x="{x}" y="{y}" width="{size}" height="{size}" rx="3" fill="{COLOURS[st]}">'
@@ -123,13 +131,15 @@ def mistakes_html(result: ClassGrade) -> str:
     rows = common_mistakes(result)
     if not rows:
         return "<p>실수가 없습니다: 모두 통과했습니다. / No mistakes: everyone passed.</p>"
-    out = ['<table style="border-collapse:collapse;word-break:keep-all"><tr><th>학생 수 / students</th>'
-           "<th>단계 / step</th><th>예 / example</th><th>배울 것 / lesson</th></tr>"]
+    th = f'<th style="{LEFT}">'
+    td = f'<td style="{LEFT};vertical-align:top">'
+    out = [f'<table style="border-collapse:collapse;word-break:keep-all"><tr>{th}학생 수 / students</th>'
+           f"{th}단계 / step</th>{th}예 / example</th>{th}배울 것 / lesson</th></tr>"]
     for m in rows:
-        out.append(f"<tr><td style='text-align:center'>{m.count}</td><td>{_e(m.step)} {_e(m.step_id)}</td>"
-                   f"<td>{_e(m.example.get('ko'))}<br><small>{_e(m.example.get('en'))}</small><br>"
+        out.append(f"<tr>{td}{m.count}</td>{td}{_e(m.step)} {_e(m.step_id)}</td>"
+                   f"{td}{_e(m.example.get('ko'))}<br><small>{_e(m.example.get('en'))}</small><br>"
                    f"<small>{_e(', '.join(m.students))}</small></td>"
-                   f"<td>{_e(m.lesson.ko)}<br><small>{_e(m.lesson.en)}</small></td></tr>")
+                   f"{td}{_e(m.lesson.ko)}<br><small>{_e(m.lesson.en)}</small></td></tr>")
     out.append("</table>")
     return "".join(out)
 

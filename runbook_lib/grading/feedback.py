@@ -9,6 +9,7 @@ import html
 from runbook_lib.findings.text import where
 from runbook_lib.grading.model import PASSING, Student, blocked_words
 from runbook_lib.lab.lessons import lesson
+from runbook_lib.findings.problem import Problem
 
 STYLE = """
 body{font-family:system-ui,"Noto Sans KR","Apple SD Gothic Neo","Malgun Gothic",sans-serif;max-width:60rem;
@@ -73,7 +74,7 @@ def render(s: Student) -> str:
         body.append(f"<h2>✗ {_title(rec)}</h2>")
         body.append(_both(rec.get("message")))
         body += [_finding(p) for p in rec.get("problems") or []]
-        body.append(f'<div class="lesson">📖 {_both(lesson(rec.get("id"), rec.get("title")).as_dict(), "span")}</div>')
+        body.append(f'<div class="lesson"><b>배울 것 / lesson</b>{_both(lesson(rec.get("id"), rec.get("title")).as_dict(), "div")}</div>')
     if blocked:  # what waits for an earlier fix: its own words are the earlier step's, shown above
         body.append("<h2>앞 단계를 고친 뒤 확인할 단계 / Checked once an earlier step is fixed</h2>")
         body += [f'<div class="skipped"><b>{_title(r)}</b>{_both(blocked_words(r))}</div>' for r in blocked]
@@ -83,8 +84,9 @@ def render(s: Student) -> str:
         body.append("</ul>")
     if skipped:
         body.append("<h2>건너뛴 단계 / Skipped</h2>")
+        said = Problem.of("feedback.skipped").what.as_dict()  # the step's own reason is for the operator
         for r in skipped:
-            body.append(f'<div class="skipped"><b>{_title(r)}</b>{_both(r.get("message"))}</div>')
+            body.append(f'<div class="skipped"><b>{_title(r)}</b>{_both(said)}</div>')
     return ('<!DOCTYPE html>\n<html lang="ko">\n<head>\n<meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{_e(s.label)} — 실습 피드백 / lab feedback</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"

@@ -12,8 +12,14 @@ from __future__ import annotations
 
 from runbook_lib.findings.text import code, step_name, step_text, where
 from runbook_lib.grading.model import BLOCKED, GRADES_SCHEMA, NOT_SCORED, PASSING, ClassGrade, Student, blocked_words
+from runbook_lib.findings.problem import Problem
 
 POINTS = 1.0
+
+
+def _skipped_text() -> str:
+    said = Problem.of("feedback.skipped").what
+    return f"{said.ko}\n{said.en}"
 
 
 def _test(rec: dict) -> dict:
@@ -21,7 +27,7 @@ def _test(rec: dict) -> dict:
     max_score = 0.0 if status in NOT_SCORED else POINTS
     passed = status in PASSING or status in NOT_SCORED
     problems = rec.get("problems") or []
-    output = step_text(rec)
+    output = step_text(rec) if status != "skipped" else _skipped_text()  # a skipped step's reason is the operator's
     if status == BLOCKED:  # not counted: the earlier step it waits for is
         said = blocked_words(rec)
         output = f"{said['ko']} / {said['en']}\n{output}"

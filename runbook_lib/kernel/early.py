@@ -33,6 +33,9 @@ _PORTS = {"shell_port": 1, "iopub_port": 2, "stdin_port": 3, "control_port": 4, 
 #   also warms IPython's cell machinery up (exec_lines go through run_cell). If an import fails, the notebook's
 #   own import says why. In the nvidia-runbook kernel its own warm-up thread then finds everything loaded.
 # - IPython's history in memory: what nbclient adds by default (its `ipython_hist_file`).
+# where the runner writes the executed notebook, in the kernel's environment: a cell that links to files beside
+# it (notebooks/class.ipynb) makes its links relative to that folder (runbook_lib/cli/runner.py sets it)
+OUTPUT_NOTEBOOK = "RUNBOOK_OUTPUT_NOTEBOOK"
 KERNEL_EXTRA_ARGUMENTS = ["--IPKernelApp.exec_lines=from runbook_lib.kernel.app import warm_up; warm_up()",
                           "--HistoryManager.hist_file=:memory:"]
 

@@ -100,6 +100,16 @@ class RunbookKernelManager(AsyncKernelManager):
         self.adopted_early_kernel = True
         return None
 
+    async def _async_interrupt_kernel(self) -> None:
+        """No SIGINT to a kernel being stopped: jupyter_client sends one before every shutdown request, and a
+        kernel that is handling a message just then logs "KeyboardInterrupt caught in kernel" (in the class
+        notebook's kernels.log, on `runbook grade`'s stderr). Every output has arrived before the stop."""
+        if self.shutting_down:
+            return
+        await super()._async_interrupt_kernel()
+
+    interrupt_kernel = _async_interrupt_kernel
+
     async def _async_wait(self, pollinterval: float = _POLL_SECONDS) -> None:
         await super()._async_wait(pollinterval=min(pollinterval, _POLL_SECONDS))
 

@@ -45,8 +45,21 @@ def lab_init(root: str, *, force: bool = False) -> str:
     done = commit(plan)
     state = ("새로 썼습니다 / written" if done.written else "이미 같은 내용입니다 / already up to date")
     backup = f"\n백업 / backup: {done.backup}" if done.backup else ""
-    return (f"{plan.host_path}: {state}{backup}\n"
-            f"다음 / next: runbook run --root {target.root}")
+    return f"{plan.host_path}: {state}{backup}\n" + guidance("lab.next", str(target.root))
+
+
+def student_notebook() -> str:
+    """Where the student edition is: notebooks/lab.ipynb in a checkout (the package's copy links there)."""
+    return os.path.realpath(str(files("runbook_lib") / "data" / "lab.ipynb"))
+
+
+def guidance(code: str, root: str) -> str:
+    """What to open and do next, in both languages (lab.next, lab.next_mistakes in findings.yaml)."""
+    from runbook_lib.findings.problem import Problem
+
+    p = Problem.of(code, root=root, notebook=student_notebook())
+    steps = [f"  {part}" for fix in (p.fix.ko, p.fix.en) for part in fix.split("  ")]  # one numbered step a line
+    return "\n".join(["다음 / next:", f"  {p.what.ko}", f"  {p.what.en}", *steps])
 
 
 def finish_lab(root: str) -> None:
@@ -123,8 +136,7 @@ def add_mistakes(root: str, kinds: str) -> str:
     lines = [f"실습 루트 / lab root: {target.root}"]
     lines += [f"  + {m.kind}: {m.name.ko} / {m.name.en}" for m in done]
     lines += [f"  = {m.kind}: 이미 들어 있습니다 / already there" for m in already]
-    lines.append(f"다음 / next: runbook grade --out grades {target.root}")
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n" + guidance("lab.next_mistakes", str(target.root))
 
 
 def _text(target, lab_path: str) -> str | None:

@@ -96,6 +96,8 @@ class PlanView:
         return self.plan.subject
 
     def _lines(self) -> list[str]:
+        if self.step is _NotInThisMode:  # no plan of its own to show: only why
+            return [_NotInThisMode.TITLE.ko, _NotInThisMode.TITLE.en]
         head = "계획 / plan" if not self.rb.p.check_only else "apply 모드라면 / apply mode would"
         lines = [f"{head} — {self.step.NUMBER}. {self.step.TITLE.ko} / {self.step.TITLE.en}",
                  f"  {self.plan.message.ko}", f"  {self.plan.message.en}"]
@@ -428,7 +430,10 @@ def start(**params) -> Runbook:
         removal = rb.step("remove")
         _display({"text/plain": repr(PlanView(rb, removal, rb.plans["remove"])),
                   "text/html": PlanView(rb, removal, rb.plans["remove"])._repr_html_()})
-        show(rb.run(removal))
+        from runbook_lib.notebook import remove_report
+        result = rb.run(removal)
+        show(result)
+        _display({"text/plain": remove_report.text(remove_report.report(rb, result))})
     return rb
 
 

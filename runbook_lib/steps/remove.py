@@ -107,7 +107,8 @@ def plan(run) -> Plan:
     for removal in _removals(run, {}) if changed_since else []:  # as the disk is: its choices for those files only
         planned.update({w.lab_path: w.new for w in removal.writes if w.lab_path in changed_since})
         retire += [lab for lab in removal.retire if lab in changed_since]
-        notes += removal.notes + removal.kept
+        # a runtime with nothing to take out (a variant never added) says nothing: the report names every file
+        notes += (removal.notes if removal.changed else []) + removal.kept
     files = [lab for lab in ours(run) if lab in changed_since]
     if p.cdi_spec in files and p.config_path in changed_since and p.config_path not in retire and not run.on_distro:
         notes += _without_cdi_settings(run, planned)

@@ -15,7 +15,7 @@ def test_lab_init_writes_the_fixture_once(tmp_path):
     assert first.returncode == 0, first.stderr
     expected = (files("runbook_lib") / "data" / "config.toml.base").read_bytes()
     assert (root / FIXTURE).read_bytes() == expected and expected.strip()
-    assert "written" in first.stdout and "runbook run --root" in first.stdout
+    assert "written" in first.stdout and f"runbook check --step 1 {root}" in first.stdout and "lab.ipynb" in first.stdout
     again = runbook("lab-init", root)
     assert again.returncode == 0 and "already up to date" in again.stdout
     assert sorted(p.name for p in (root / FIXTURE).parent.iterdir()) == ["config.toml.base"]

@@ -1,0 +1,31 @@
+"""`runbook check --step N ROOT`: one step's verdict on a student's root, as `rb.check_step(N)` gives it in the
+student edition and `runbook grade` in full (runbook_lib/lab/check_step.py). Nothing is written under ROOT, and no
+notebook runs: it answers in the time a student waits for a command.
+
+Exit codes: 0 the step passed (or was skipped with its reason), 1 it failed, 2 the request was refused (no such
+folder, no such step, a bad parameter).
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def cmd_check(args) -> int:
+    from runbook_lib.lab.check_step import check_step
+    from runbook_lib.findings.errors import RunbookError
+    from runbook_lib.cli.refused import EXIT_FAILED, EXIT_OK, Refused
+
+    if not os.path.isdir(args.root):
+        raise Refused(f"실습 폴더가 없습니다: {args.root}. runbook lab-init {args.root} 로 먼저 만드세요.\n"
+                      f"no such lab folder: {args.root}; make it first with runbook lab-init {args.root}.")
+    params = {"root": os.path.abspath(args.root)}
+    for name, value in args.params:
+        params[name] = value
+    try:
+        result = check_step(params, args.step)
+    except RunbookError as exc:  # an unknown step or parameter: its words and fix, one finding
+        from runbook_lib.findings.problem import Problem
+        raise Refused("\n".join(Problem.from_error(exc).lines())) from None
+    print(result.text())
+    return EXIT_FAILED if result.failed else EXIT_OK

@@ -1,0 +1,73 @@
+"""What the student edition's cells call (notebooks/lab.ipynb, built by tools/build_notebook.py from the same
+steps as run.ipynb). The student does every step by hand; the runbook only checks, and writes nothing:
+
+    rb = student.start(root=root)   # the student's root, prepared by `runbook lab-init ROOT`
+    rb.path("/etc/containerd")      # where a lab path is on this machine (under the root)
+    rb.check_step("runtime")        # that step's verdict alone, as `runbook grade` would give it
+
+A failed check stops its cell with the findings and their fixes (no traceback), like nbgrader's "validate".
+"""
+
+from __future__ import annotations
+
+import html
+import os
+
+from runbook_lib.lab.check_step import check_step, step_named
+from runbook_lib.findings.problem import Problem
+from runbook_lib.lab.init_root import FIXTURE
+from runbook_lib.notebook import StepFailed, _display
+from runbook_lib.engine.result import STEP_MIME, StepResult
+
+LAB_STEPS = ("prepare", "runtime", "options", "default", "parse", "cdi", "runtimeclass", "report")  # the lab's eight
+
+
+class Lab:
+    """The student's root and the step checks on it; every check reads the disk afresh."""
+
+    def __init__(self, params: dict):
+        from runbook_lib.engine.params import validate
+        from runbook_lib.fs.target import Target
+
+        self.params = dict(params)
+        self.p = validate(**{**self.params, "mode": "check"})
+        self.root = self.p.root
+        self._target = Target(self.root)
+
+    def path(self, lab_path: str) -> str:
+        """The file on this machine a lab path names: `rb.path("/etc/containerd/config.toml")`."""
+        return str(self._target.resolve(lab_path))
+
+    def check_step(self, which) -> StepResult:
+        """The step's verdict alone, shown with its findings and fixes; a failed step stops the cell."""
+        from runbook_lib.steps import STEPS
+        step = step_named(which, [s for s in STEPS if s.ID in LAB_STEPS])
+        result = check_step(self.params, step.ID)
+        text = result.text()
+        _display({STEP_MIME: result.as_record(), "text/plain": text,
+                  "text/html": f"<pre style='text-align:left'>{html.escape(text)}</pre>"})
+        if result.failed:
+            raise StepFailed(f"step {result.step} failed", _next(result))
+        return result
+
+
+def _next(result: StepResult) -> str:
+    p = Problem.of("lab.step_failed", step=result.step)
+    return "\n".join(p.lines("✗ "))
+
+
+def start(**params) -> Lab:
+    """The student edition's first cell: the root checked (not created), and what to do next."""
+    root = params.get("root") or ""
+    if not root:
+        raise StepFailed("root is empty", "\n".join(Problem.of("lab.root_empty").lines("✗ ")))
+    rb = Lab(params)
+    if not os.path.isfile(rb.path(FIXTURE)):
+        raise StepFailed("no lab fixture", "\n".join(Problem.of("lab.no_fixture", root=rb.root, fixture=FIXTURE)
+                                                     .lines("✗ ")))
+    p = Problem.of("lab.started", root=rb.root)
+    _display({"text/plain": "\n".join(p.lines())})
+    return rb
+
+
+__all__ = ["start", "Lab", "LAB_STEPS"]

@@ -1,0 +1,69 @@
+"""What mode=remove did, file by file, and what it left: shown under the removal in the notebook's first cells.
+
+Every file the runbook may have written is named once: removed (its bytes kept in a backup), restored (the
+runbook's lines taken out of a file that was there before), or kept, with the reason (its bytes are not what
+the runbook writes: a person wrote or changed it). Then what stays behind on purpose, the backups and the
+root's lock file, with the command that cleans each once the operator is sure.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from runbook_lib.findings.problem import Problem
+from runbook_lib.fs.safe_write import BACKUP_INFIX
+
+
+def _original(backup_lab: str) -> str:
+    return backup_lab.split(BACKUP_INFIX, 1)[0]
+
+
+def report(run, result) -> list[Problem]:
+    """The removal's account, one entry per file, then the backups and the lock (their words: findings.yaml)."""
+    from runbook_lib.fs.lock import LOCK_DIR, LOCK_NAME
+    from runbook_lib.steps.remove import TOOLKIT_FILES
+
+    host = lambda lab: str(run.target.resolve(lab))  # noqa: E731 - the commands work on this machine's paths
+    plan = run.plans["remove"]
+    backups = {_original(f["path"]): f["path"] for f in result.files if f["action"] == "backup"}
+    out, named = [], set()
+    for w in plan.writes:
+        named.add(w.lab_path)
+        backup = backups.get(w.lab_path)
+        out.append(Problem.of("remove.done.restored", w.lab_path, file=host(w.lab_path),
+                              backup=host(backup) if backup else "-"))
+    for lab in plan.retire:
+        named.add(lab)
+        backup = backups.get(lab)
+        out.append(Problem.of("remove.done.removed", lab, file=host(lab), backup=host(backup) if backup else "-"))
+    candidates = [run.tk(name) for _, name in TOOLKIT_FILES] + [run.p.cdi_spec]
+    for lab in candidates:
+        if lab not in named and run.read_bytes(lab) is not None:
+            out.append(Problem.of("remove.done.kept", lab, file=host(lab)))
+    left = sorted(_backups(run))
+    if left:
+        globs = sorted({posixpath.join(posixpath.dirname(b), "*" + BACKUP_INFIX + "*") for b in left})
+        out.append(Problem.of("remove.left.backups", count=len(left), backups=", ".join(left), clean=" ".join(globs)))
+    lock = run.target.resolve(LOCK_DIR) / LOCK_NAME
+    if lock.is_file():
+        out.append(Problem.of("remove.left.lock", file=str(lock)))
+    return out
+
+
+def _backups(run) -> list[str]:
+    """Every backup the runbook left next to the files it writes (this run's and earlier runs')."""
+    folders = {posixpath.dirname(run.p.config_path), posixpath.join(posixpath.dirname(run.p.config_path), "conf.d"),
+               run.p.toolkit_dir, posixpath.dirname(run.p.cdi_spec)}
+    found = []
+    for lab in folders:
+        folder = run.target.resolve(lab)
+        if folder.is_dir():
+            found += [str(p) for p in folder.iterdir() if BACKUP_INFIX in p.name and p.is_file()]
+    return found
+
+
+def text(problems: list[Problem]) -> str:
+    lines = ["되돌린 결과 / what the removal did"]
+    for p in problems:  # what, then the command that undoes or cleans it (no "fix": nothing here is wrong)
+        lines += [f"  • {p.what.ko}", f"    {p.what.en}", f"    {p.fix.ko}", f"    {p.fix.en}"]
+    return "\n".join(lines)

@@ -1,0 +1,47 @@
+"""mode=remove says, file by file, what it did (restored, removed, kept and why) and what it left (the backups,
+the lock) with the command that undoes or cleans each; the apply steps' cells say once that this mode does not
+run them, and a runtime that was never added is not reported as "nothing to remove"."""
+
+from __future__ import annotations
+
+import glob
+
+from helpers import run_notebook
+
+
+def texts(nb) -> list[str]:
+    out = []
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            t = (o.get("data") or {}).get("text/plain") or o.get("text") or ""
+            out.append("".join(t) if isinstance(t, list) else t)
+    return out
+
+
+def test_remove_names_every_file_and_what_it_left(tmp_path):
+    from runbook_lib.lab.init_root import finished_lab
+
+    root = tmp_path / "node"
+    finished_lab(str(root))
+    (root / "root/toolkit/parsed.txt").write_text("VERSION=2\nRUNTIMES=nvidia,runc\n# mine\n")
+    nb = run_notebook(root, tmp_path / "out.ipynb", mode="remove")
+    shown = texts(nb)
+    report = next(t for t in shown if t.startswith("되돌린 결과 / what the removal did"))
+    config = root / "etc/containerd/config.toml"
+    backup = sorted(glob.glob(f"{config}.runbook-backup-*"))[-1]  # this run's: the newest stamp
+    assert f"restored: {config}." in report and f"to undo this removal: cp {backup} {config}" in report
+    for name in ("default.txt", "cdi-keys.txt", "runtimeclass.yaml", "report.txt"):
+        path = root / "root/toolkit" / name
+        assert f"removed: {path}, which held exactly what the runbook wrote" in report and not path.exists()
+    assert f"removed: {root / 'etc/cdi/nvidia.yaml'}," in report
+    kept = root / "root/toolkit/parsed.txt"
+    assert f"kept: {kept}. Its content is not what the runbook writes" in report and kept.exists()
+    backups = sorted(glob.glob(f"{root}/**/*.runbook-backup-*", recursive=True))
+    assert f"{len(backups)} backups are left" in report
+    clean = next(line for line in report.splitlines() if "delete them: rm " in line).split("delete them: rm ")[1]
+    assert clean.split() == [f"{root / d}/*.runbook-backup-*" for d in ("etc/cdi", "etc/containerd", "root/toolkit")]
+    lock = root / "run/lock/nvidia-runtime-runbook.lock"
+    assert f"the root's lock file is left: {lock}" in report and f"rm {lock}" in report
+    everything = "\n".join(shown)
+    assert "nothing to remove" not in everything  # the variants never added are not reported
+    assert "plan — -." not in everything

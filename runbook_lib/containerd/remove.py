@@ -46,7 +46,7 @@ class RemovePlan:
     def diff(self, target: Target) -> str:
         out = [w.diff() for w in self.writes if w.changed]
         for lab in self.retire:
-            old = read_bytes(target.resolve(lab)) or b""
+            old = read_bytes(target.resolve(lab), shown=lab) or b""
             out.append(plan_write(target, lab, b"").diff().replace(f"+++ b{lab}", "+++ /dev/null") if old else "")
         return "".join(out)
 
@@ -210,7 +210,7 @@ def _holds_more_than_the_runtime(target: Target, config_path: str, eff: Effectiv
 
 
 def _config_missing(target: Target, config_path: str, base: dict[str, bytes] | None) -> bool:
-    return (base or {}).get(config_path) is None and read_bytes(target.resolve(config_path)) is None
+    return (base or {}).get(config_path) is None and read_bytes(target.resolve(config_path), shown=config_path) is None
 
 
 def _retire_marked_dropin(target: Target, config_path: str, wanted: RuntimeWanted, plan: RemovePlan) -> None:

@@ -42,9 +42,12 @@ def run_one(notebook: Path, job: Job, archive: Path, version: str):
     from runbook_lib.kernel import early as kernel_early
     from runbook_lib.evidence.archive import execute
 
+    from runbook_lib.kernel.limits import parent_timeout
+
     kernel_early.spawn_for_notebook(str(notebook))
     try:
-        return execute(notebook, job.params, archive, job.label, version, run_dir=job.run_dir, kind=job.kind)
+        return execute(notebook, job.params, archive, job.label, version, run_dir=job.run_dir, kind=job.kind,
+                       execution_timeout=parent_timeout(job.params))
     except KeyboardInterrupt:
         # Ctrl-C stops nbclient mid-cell; the tasks it leaves would each log "Task exception was never retrieved"
         # with a traceback when collected. The command says "interrupted" once instead (runbook_lib/cli/main.py).
@@ -75,8 +78,14 @@ def run_many(notebook: Path, jobs: list[Job], archive: Path, version: str, worke
     _preload()
     import multiprocessing
 
+    import os
+
+    from runbook_lib.kernel.lifeline import die_with_parent
+
     ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    # a worker (and through it its kernel) ends with this process, however it ends: runbook_lib/lifeline.py
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=die_with_parent,
+                             initargs=(os.getpid(),)) as pool:
         futures = [pool.submit(run_one, notebook, job, archive, version) for job in jobs]
         for job, fut in zip(jobs, futures):
             try:

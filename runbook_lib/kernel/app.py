@@ -110,6 +110,10 @@ def launch() -> None:
         del sys.path[0]
     sys.modules["debugpy"] = None
     atexit.register(_skip_teardown)
+    parent = os.environ.get("JPY_PARENT_PID", "")
+    if parent.isdigit():  # the kernel ends with the process that started it, even one killed by SIGKILL
+        from runbook_lib.kernel.lifeline import die_with_parent
+        die_with_parent(int(parent))
     import asyncio
     import threading
 

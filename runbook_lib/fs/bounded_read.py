@@ -31,10 +31,19 @@ KIB, MIB = 1024, 1024 * 1024
 # kind -> the most bytes a file of that kind may hold.
 LIMITS = {
     "config": 1 * MIB,        # containerd config.toml, its imports and drop-ins, k3s/RKE2 templates: kilobytes
-    "cdi": 4 * MIB,           # a CDI spec (YAML or JSON): tens of kilobytes on the largest nodes
+    "cdi": 512 * KIB,         # a CDI spec (YAML or JSON): tens of kilobytes on the largest nodes (a 4 MB one
+    #                           took 3 minutes and 470 MB to judge)
     "runtimeclass": 64 * KIB,  # a RuntimeClass manifest: a few hundred bytes
     "toolkit": 1 * MIB,       # the lab's result files (default.txt, parsed.txt, cdi-keys.txt, report.txt)
     "params": 64 * KIB,       # a papermill parameters file (-f): a dozen lines
+}
+# What the findings call each kind, in Korean and English.
+KIND_WORDS = {
+    "config": ("containerd 설정", "a containerd config"),
+    "cdi": ("CDI 스펙", "a CDI spec"),
+    "runtimeclass": ("RuntimeClass", "a RuntimeClass"),
+    "toolkit": ("실습 결과 파일", "a lab result file"),
+    "params": ("파라미터 파일", "a parameters file"),
 }
 # The most files one folder may bring: an imports glob, conf.d, a CDI spec folder. Real nodes have one to five.
 MAX_FILES = 256
@@ -58,7 +67,9 @@ class TooManyFiles(ConfigError):
 def _too_large(shown: str, kind: str, size: int | str) -> FileTooLarge:
     from runbook_lib.findings.problem import words
     limit = LIMITS[kind]
-    what, fix, _ = words("read.too_large", path=shown, size=_human(size), limit=_human(limit), kind=kind)
+    kind_ko, kind_en = KIND_WORDS[kind]
+    what, fix, _ = words("read.too_large", path=shown, size=_human(size), limit=_human(limit), kind_ko=kind_ko,
+                         kind_en=kind_en)
     return FileTooLarge(what, fix, path=shown, code="read.too_large")
 
 
@@ -66,9 +77,9 @@ def _human(n: int | str) -> str:
     if isinstance(n, str):
         return n
     if n >= MIB:
-        return f"{n / MIB:.1f} MiB ({n} bytes)"
+        return f"{n / MIB:.1f} MiB"
     if n >= KIB:
-        return f"{n / KIB:.1f} KiB ({n} bytes)"
+        return f"{n / KIB:.1f} KiB"
     return f"{n} bytes"
 
 

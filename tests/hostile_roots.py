@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from runbook_lib.labinit import finished_lab
+from runbook_lib.lab.init_root import finished_lab
 
 CONFIG = "etc/containerd/config.toml"
 SPEC = "etc/cdi/nvidia.yaml"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import hostile_roots
-from runbook_lib.archive import records
+from runbook_lib.evidence.archive import records
 
 REPO = Path(__file__).resolve().parents[1]
 RUNBOOK = [sys.executable, "-m", "runbook_lib.cli"]

@@ -77,18 +77,25 @@ def run_many(notebook: Path, jobs: list[Job], archive: Path, version: str, worke
         return
     _preload()
     import multiprocessing
-
     import os
 
     from runbook_lib.kernel.lifeline import die_with_parent
 
     ctx = multiprocessing.get_context("fork")
-    # a worker (and through it its kernel) ends with this process, however it ends: runbook_lib/lifeline.py
+    # a worker (and through it its kernel) ends with this process, however it ends: runbook_lib/kernel/lifeline.py
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=die_with_parent,
                              initargs=(os.getpid(),)) as pool:
         futures = [pool.submit(run_one, notebook, job, archive, version) for job in jobs]
-        for job, fut in zip(jobs, futures):
-            try:
-                yield job, fut.result()
-            except Exception as exc:  # noqa: BLE001
-                yield job, exc
+        try:
+            for job, fut in zip(jobs, futures):
+                try:
+                    yield job, fut.result()
+                except Exception as exc:  # noqa: BLE001
+                    yield job, exc
+        except BaseException:
+            # Ctrl-C (or the caller gone): the pool would start the roots still waiting, and its exit would wait
+            # for them. The waiting ones are dropped and the workers end now, their kernels with them.
+            pool.shutdown(wait=False, cancel_futures=True)
+            for worker in multiprocessing.active_children():
+                worker.kill()
+            raise

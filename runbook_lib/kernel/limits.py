@@ -15,7 +15,7 @@ last, and the notebook stops there as at any failed cell.
   the machine); helper programs get it back (runbook_lib.kernel.lifeline.child_preexec).
 - The watchdog stops the cell by a signal to the main thread (its handler raises RunStopped); a cell stuck in C
   code that never returns to Python is ended after GRACE seconds by ending the kernel, which papermill
-  reports as a dead kernel (the parent side says why: runbook_lib.grade).
+  reports as a dead kernel (the parent side says why: runbook_lib.grading.grade).
 """
 
 from __future__ import annotations

@@ -149,6 +149,25 @@ def test_a_grading_stopped_midway_leaves_no_process_behind(tmp_path, how):
     assert _wait_gone(set(seen), 10) == set(), "left running after the grading ended"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+def test_a_run_killed_midway_leaves_no_kernel_behind(tmp_path, how):
+    """One root, no worker: the kernel's parent is the command itself, and the kernel ends with it."""
+    root = hostile_roots.make(tmp_path, "big-spec")
+    proc = subprocess.Popen([*RUNBOOK, "run", "--root", str(root), "--mode", "check", "--archive",
+                             str(tmp_path / "archive")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            cwd=tmp_path)
+    seen: dict[int, bytes] = {}
+    deadline = time.monotonic() + 120
+    while not _kernels(seen) and time.monotonic() < deadline and proc.poll() is None:
+        _merge(seen, _tree(proc.pid))
+        time.sleep(0.05)
+    assert _kernels(seen), "the run never started a kernel"
+    proc.send_signal(getattr(signal, how))
+    proc.wait(timeout=60)
+    assert _wait_gone(set(seen), 10) == set(), "left running after the run ended"
+
+
 def test_a_grading_that_ends_leaves_no_process_behind(tmp_path):
     root = hostile_roots.make(tmp_path / "class", "correct")
     proc = subprocess.Popen([*RUNBOOK, "grade", "--out", str(tmp_path / "out"), str(root)],

@@ -97,7 +97,11 @@ def test_grade_with_a_memory_limit_stops_one_root_and_grades_the_other(tmp_path)
     assert "big-spec" in proc.stdout and "correct" in proc.stdout
 
 
-def test_the_limits_are_parameters_of_the_command(tmp_path):
+def test_a_limit_below_one_is_refused_before_anything_runs(tmp_path):
+    (tmp_path / "student").mkdir()
     proc = subprocess.run([sys.executable, "-m", "runbook_lib.cli", "grade", "--timeout", "0", "--out",
-                           str(tmp_path / "o"), str(tmp_path)], capture_output=True, text=True)
-    assert proc.returncode == 2 and "--timeout must be at least 1" in proc.stderr
+                           str(tmp_path / "o"), str(tmp_path / "student")], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "--timeout must be a positive whole number; got 0" in proc.stderr
+    assert "양의 정수여야 하는 파라미터입니다: --timeout" in proc.stderr
+    assert not (tmp_path / "o").exists()

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from runbook_lib.cli.refused import Refused
 
@@ -68,7 +67,9 @@ def collect_parameters(args, declared: dict, root: str | None = None) -> dict:
         value = getattr(args, option, None)
         if value is not None:
             if value <= 0:
-                raise Refused(f"--{option} 는 1 이상이어야 합니다: {value}\n--{option} must be at least 1: {value}")
+                from runbook_lib.findings.problem import words
+                what, fix, _ = words("parameter.not_positive_int", name=f"--{option}", value=value)
+                raise Refused(f"{what.ko} {fix.ko}\n{what.en} {fix.en}")
             params[name] = value
     if args.mode:
         params["mode"] = args.mode

@@ -11,7 +11,8 @@ import pytest
 
 import hostile_roots
 from grading_helpers import check
-from runbook_lib.containerd.load import MAX_DEPTH, load_toml
+from runbook_lib.containerd.load import load_toml
+from runbook_lib.fs.tomldoc import MAX_DEPTH
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.fs import bounded_read
 from runbook_lib.fs.bounded_read import LIMITS, MAX_FILES, FileTooLarge, SpecialFile, TooManyFiles

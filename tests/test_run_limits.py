@@ -1,4 +1,4 @@
-"""Every run bounded (runbook_lib/kernel/limits.py): the time and memory limits stop a cell in the kernel with
+"""Every run bounded (runbook_lib/engine/limits.py): the time and memory limits stop a cell in the kernel with
 the finding's words, under plain papermill as under `runbook grade`; other roots are still graded."""
 from __future__ import annotations
 
@@ -38,20 +38,20 @@ def kernel():
 
 
 def test_a_cell_beyond_the_time_limit_stops_with_the_words(kernel):
-    assert kernel("from runbook_lib.kernel import limits; assert limits.arm(1, 768)") == ("ok", None, "")
+    assert kernel("from runbook_lib.engine import limits; assert limits.arm(1, 768)") == ("ok", None, "")
     status, ename, evalue = kernel("while True: pass")
     assert (status, ename) == ("error", "RunStopped")
     assert "stopped: took longer than 1 s" in evalue and "1초보다 오래 걸렸습니다" in evalue
 
 
 def test_a_cell_that_catches_the_stop_is_stopped_again(kernel):
-    kernel("from runbook_lib.kernel import limits; limits.arm(1, 768)")
+    kernel("from runbook_lib.engine import limits; limits.arm(1, 768)")
     status, ename, _ = kernel("try:\n    while True: pass\nexcept BaseException:\n    pass\nwhile True: pass")
     assert (status, ename) == ("error", "RunStopped")
 
 
 def test_a_cell_beyond_the_memory_limit_stops_with_the_words(kernel):
-    kernel("from runbook_lib.kernel import limits; limits.arm(300, int(limits.rss_mib()) + 100)")
+    kernel("from runbook_lib.engine import limits; limits.arm(300, int(limits.rss_mib()) + 100)")
     status, ename, evalue = kernel("x = []\nwhile True: x.append(bytearray(1 << 20))")
     assert (status, ename) == ("error", "RunStopped")
     assert "stopped: used more than" in evalue and "MiB" in evalue and "메모리를" in evalue
@@ -62,7 +62,7 @@ def test_time_between_cells_does_not_count(kernel):
     """In JupyterLab a notebook waits between cells for as long as its student likes."""
     import time
 
-    kernel("from runbook_lib.kernel import limits; limits.arm(1, 768)")
+    kernel("from runbook_lib.engine import limits; limits.arm(1, 768)")
     time.sleep(1.5)  # the kernel idle, between two cells
     assert kernel("import time; time.sleep(0.3)") == ("ok", None, "")
 

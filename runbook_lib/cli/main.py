@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_limits(parser: argparse.ArgumentParser) -> None:
-    """--timeout and --memory: the notebook's time_limit and memory_limit for every root (runbook_lib/kernel/limits.py)."""
+    """--timeout and --memory: the notebook's time_limit and memory_limit for every root (runbook_lib/engine/limits.py)."""
     parser.add_argument("--timeout", type=int, default=None, metavar="SECONDS",
                         help="root 마다 실행 시간 한도, 넘으면 그 root 는 멈추고 실패 (기본 300) / a time limit per root; "
                              "a root beyond it stops and fails (default 300)")

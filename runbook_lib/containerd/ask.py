@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from runbook_lib.findings.messages import Msg, display_width
 from runbook_lib.findings.problem import Problem
-from runbook_lib.kernel.lifeline import child_preexec
+from runbook_lib.fs.lifeline import child_preexec
 from runbook_lib.containerd import render
 from runbook_lib.containerd.versions import RUNTIME_TYPE
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.problem import Problem
-from runbook_lib.kernel.lifeline import child_preexec
+from runbook_lib.fs.lifeline import child_preexec
 
 SERVICE = "containerd"
 STEP = "restart"

@@ -15,7 +15,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from runbook_lib.kernel.lifeline import child_preexec
+from runbook_lib.fs.lifeline import child_preexec
 
 # containerd's own binary and its shared libraries come from the host; everything else from the root.
 _HOST_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")

@@ -63,8 +63,8 @@ PARAMETERS = (
               "also register the GPU Operator-style nvidia-cdi and nvidia-legacy runtimes with their RuntimeClasses"),
     Parameter("enable_cdi", False, "bool", "containerd 의 enable_cdi 와 cdi_spec_dirs 를 CDI 스펙 폴더에 맞춰 설정",
               "set containerd's enable_cdi and cdi_spec_dirs for the CDI spec's folder"),
-    Parameter("time_limit", 300, "int", "실행 시간 한도(초): 셀이 실행되는 동안만 셈, 넘으면 그 자리에서 멈춤 (runbook_lib/kernel/limits.py)",
-              "time limit in seconds, counted while cells run; the run stops where it is beyond it (runbook_lib/kernel/limits.py)"),
+    Parameter("time_limit", 300, "int", "실행 시간 한도(초): 셀이 실행되는 동안만 셈, 넘으면 그 자리에서 멈춤 (runbook_lib/engine/limits.py)",
+              "time limit in seconds, counted while cells run; the run stops where it is beyond it (runbook_lib/engine/limits.py)"),
     Parameter("memory_limit", 768, "int", "커널의 메모리 한도(MiB): 넘으면 그 자리에서 멈춤",
               "the kernel's memory limit in MiB; the run stops where it is beyond it"),
 )

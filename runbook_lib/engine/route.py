@@ -11,7 +11,7 @@ import tomllib
 from dataclasses import replace
 
 from runbook_lib.findings.errors import RunbookError
-from runbook_lib.containerd.load import loads as toml_loads
+from runbook_lib.fs.tomldoc import loads as toml_loads
 from runbook_lib.findings.problem import Problem
 
 

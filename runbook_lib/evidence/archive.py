@@ -188,7 +188,7 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
     except Exception as exc:  # noqa: BLE001 - a dead kernel or a missing kernelspec still leaves evidence
         error = {"kind": "papermill", "ename": type(exc).__name__, "evalue": str(exc)}
         from runbook_lib.kernel.app import explain_missing
-        from runbook_lib.kernel.limits import explain_dead
+        from runbook_lib.engine.limits import explain_dead
         error["evalue"] = explain_missing(exc) or explain_dead(exc, parameters) or error["evalue"]
     ended = utc_now()
     nb = nbformat.read(str(out_nb), as_version=4) if out_nb.exists() else None

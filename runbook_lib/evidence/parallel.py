@@ -42,7 +42,7 @@ def run_one(notebook: Path, job: Job, archive: Path, version: str):
     from runbook_lib.kernel import early as kernel_early
     from runbook_lib.evidence.archive import execute
 
-    from runbook_lib.kernel.limits import parent_timeout
+    from runbook_lib.engine.limits import parent_timeout
 
     kernel_early.spawn_for_notebook(str(notebook))
     try:
@@ -79,10 +79,10 @@ def run_many(notebook: Path, jobs: list[Job], archive: Path, version: str, worke
     import multiprocessing
     import os
 
-    from runbook_lib.kernel.lifeline import die_with_parent
+    from runbook_lib.fs.lifeline import die_with_parent
 
     ctx = multiprocessing.get_context("fork")
-    # a worker (and through it its kernel) ends with this process, however it ends: runbook_lib/kernel/lifeline.py
+    # a worker (and through it its kernel) ends with this process, however it ends: runbook_lib/fs/lifeline.py
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=die_with_parent,
                              initargs=(os.getpid(),)) as pool:
         futures = [pool.submit(run_one, notebook, job, archive, version) for job in jobs]

@@ -48,7 +48,7 @@ KIND_WORDS = {
 # The most files one folder may bring: an imports glob, conf.d, a CDI spec folder. Real nodes have one to five.
 MAX_FILES = 256
 
-# The file read last: when a run is stopped by its time or memory limit, what it was reading (runbook_lib.kernel.limits).
+# The file read last: when a run is stopped by its time or memory limit, what it was reading (runbook_lib.engine.limits).
 last_read: str | None = None
 
 

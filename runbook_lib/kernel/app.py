@@ -112,7 +112,7 @@ def launch() -> None:
     atexit.register(_skip_teardown)
     parent = os.environ.get("JPY_PARENT_PID", "")
     if parent.isdigit():  # the kernel ends with the process that started it, even one killed by SIGKILL
-        from runbook_lib.kernel.lifeline import die_with_parent
+        from runbook_lib.fs.lifeline import die_with_parent
         die_with_parent(int(parent))
     import asyncio
     import threading

@@ -260,7 +260,7 @@ class Runbook(Run):
         file of the root is (safe_write.read_bytes): a FIFO at the config's path blocked open() for ever."""
         import tomllib
 
-        from runbook_lib.containerd.load import loads
+        from runbook_lib.fs.tomldoc import loads
         from runbook_lib.fs.safe_write import read_bytes
         try:
             data = read_bytes(self.path(lab_path), shown=lab_path)
@@ -371,7 +371,7 @@ def start(**params) -> Runbook:
         _run.finish()     # (else this start would wait for the lock this very kernel holds)
         _run.replaced, _run = True, None
     rb = Runbook(validate(**params))
-    from runbook_lib.kernel.limits import arm
+    from runbook_lib.engine.limits import arm
     arm(rb.p.time_limit, rb.p.memory_limit)  # in a kernel: the run stops at its limits, with a finding
     rb.given = dict(params)
     rb.start()

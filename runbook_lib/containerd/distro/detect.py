@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.safe_write import read_bytes
 from runbook_lib.fs.target import Target
-from runbook_lib.containerd.load import loads as toml_loads
+from runbook_lib.fs.tomldoc import loads as toml_loads
 from runbook_lib.containerd.findings import Finding
 
 PLAIN, K3S, RKE2, MICROK8S, K0S = "containerd", "k3s", "rke2", "microk8s", "k0s"

@@ -12,7 +12,7 @@ last, and the notebook stops there as at any failed cell.
   ~55 MB of it is resident (thread stacks, malloc arenas, libzmq), so an address-space limit either stops
   nothing or stops a normal run; and a cgroup needs systemd's delegation, which a student's JupyterLab does not
   have. RLIMIT_AS stays as a backstop set well above the limit (an allocation between two looks cannot take
-  the machine); helper programs get it back (runbook_lib.kernel.lifeline.child_preexec).
+  the machine); helper programs get it back (runbook_lib.fs.lifeline.child_preexec).
 - The watchdog stops the cell by a signal to the main thread (its handler raises RunStopped); a cell stuck in C
   code that never returns to Python is ended after GRACE seconds by ending the kernel, which papermill
   reports as a dead kernel (the parent side says why: runbook_lib.grading.grade).

@@ -38,7 +38,7 @@ def die_with_parent(expected_parent: int | None = None, sig: int = signal.SIGKIL
 
 def child_preexec() -> None:
     """For subprocess.Popen(preexec_fn=...): the child dies with the runbook, and gets back the address space
-    the kernel's memory guard took away (runbook_lib.kernel.limits: a Go program such as containerd reserves a lot of
+    the kernel's memory guard took away (runbook_lib.engine.limits: a Go program such as containerd reserves a lot of
     address space it never uses)."""
     die_with_parent()
     try:

@@ -32,6 +32,7 @@ def kernel():
         reply = kc.execute_interactive(code, timeout=timeout, output_hook=lambda msg: None)["content"]
         return reply["status"], reply.get("ename"), reply.get("evalue", "")
 
+    run.manager = km
     yield run
     kc.stop_channels()
     km.shutdown_kernel(now=True)
@@ -39,15 +40,32 @@ def kernel():
 
 def test_a_cell_beyond_the_time_limit_stops_with_the_words(kernel):
     assert kernel("from runbook_lib.engine import limits; assert limits.arm(1, 768)") == ("ok", None, "")
-    status, ename, evalue = kernel("while True: pass")
+    status, ename, evalue = kernel("while True:\n    n = 1")
     assert (status, ename) == ("error", "RunStopped")
     assert "stopped: took longer than 1 s" in evalue and "1초보다 오래 걸렸습니다" in evalue
 
 
 def test_a_cell_that_catches_the_stop_is_stopped_again(kernel):
     kernel("from runbook_lib.engine import limits; limits.arm(1, 768)")
-    status, ename, _ = kernel("try:\n    while True: pass\nexcept BaseException:\n    pass\nwhile True: pass")
+    # (a loop with a body: CPython 3.11 does not deliver an exception to the handler of a bare `while True: pass`)
+    status, ename, _ = kernel("n = caught = 0\ntry:\n    while True:\n        n += 1\nexcept BaseException:\n"
+                              "    caught = 1\nwhile True:\n    n += 1")
     assert (status, ename) == ("error", "RunStopped")
+    assert kernel("assert caught == 1") == ("ok", None, ""), "the first stop was caught, the second one was not"
+
+
+def test_a_cell_stuck_in_c_code_ends_the_kernel(kernel):
+    """A regular expression backtracking for ever never returns to Python, so no signal handler can stop it:
+    GRACE seconds after the limit, the watchdog ends the kernel (papermill then reports a dead kernel)."""
+    import time
+
+    kernel("from runbook_lib.engine import limits; limits.arm(1, 768)")
+    with pytest.raises(TimeoutError):
+        kernel("import re; re.match(r'(a+)+$', 'a' * 64 + 'b')", timeout=30)
+    deadline = time.monotonic() + 30
+    while kernel.manager.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not kernel.manager.is_alive()
 
 
 def test_a_cell_beyond_the_memory_limit_stops_with_the_words(kernel):

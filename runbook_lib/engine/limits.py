@@ -13,9 +13,11 @@ last, and the notebook stops there as at any failed cell.
   nothing or stops a normal run; and a cgroup needs systemd's delegation, which a student's JupyterLab does not
   have. RLIMIT_AS stays as a backstop set well above the limit (an allocation between two looks cannot take
   the machine); helper programs get it back (runbook_lib.fs.lifeline.child_preexec).
-- The watchdog stops the cell by a signal to the main thread (its handler raises RunStopped); a cell stuck in C
-  code that never returns to Python is ended after GRACE seconds by ending the kernel, which papermill
-  reports as a dead kernel (the parent side says why: runbook_lib.grading.grade).
+- The watchdog stops the cell by a signal to the main thread (its handler raises RunStopped), again every second
+  while the cell goes on (code that caught it), and ends the kernel GRACE seconds later. A cell stuck in C code
+  that holds the GIL (a regular expression backtracking for ever) lets no Python thread run at all: for that,
+  RLIMIT_CPU is set to the CPU time used so far plus the time limit and GRACE, and the operating system ends
+  the kernel (SIGXCPU). papermill reports a dead kernel, and the command says why (run.kernel_died).
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ class _Guard:
         self.reason: str | None = None
         self.told_at: float | None = None
         self.signalled = 0.0
+        self.stopping = False       # a stop was raised: the run ends with this cell
+        self.cpu_before = None      # RLIMIT_CPU as it was before arm()
         self.main = threading.main_thread().ident
         self.alive = True
 
@@ -74,6 +78,8 @@ class _Guard:
         self.cell_started = time.monotonic()
 
     def post(self, *_):
+        if self.stopping:  # the run ended here; the validation cell run again arms new limits
+            disarm(self.shell)
         if self.cell_started is not None:
             self.used += time.monotonic() - self.cell_started
         self.cell_started = None
@@ -113,7 +119,7 @@ class _Guard:
         reason = self.reason
         if reason is None or self.cell_started is None or not self.alive:
             return  # a late signal after the cell ended: nothing to stop
-        disarm(self.shell)  # the run ends here; the validation cell run again arms new limits
+        self.stopping = True
         raise stopped(reason, seconds=int(self.seconds), mib=self.mib)
 
 
@@ -139,6 +145,7 @@ def arm(seconds: float = DEFAULT_TIME_LIMIT, mib: int = DEFAULT_MEMORY_LIMIT, sh
     shell.events.register("pre_run_cell", guard.pre)
     shell.events.register("post_run_cell", guard.post)
     _backstop(mib)
+    guard.cpu_before = _cpu_backstop(seconds)
     threading.Thread(target=guard.watch, name="runbook-limits", daemon=True).start()
     _guard = guard
     return True
@@ -150,6 +157,7 @@ def disarm(shell=None) -> None:
     if guard is None:
         return
     guard.alive = False
+    _restore_cpu(guard.cpu_before)
     shell = shell or guard.shell
     if shell is not None:
         for name, fn in (("pre_run_cell", guard.pre), ("post_run_cell", guard.post)):
@@ -199,3 +207,30 @@ def explain_dead(exc: BaseException, params: dict) -> str | None:
     from runbook_lib.findings.problem import Problem
 
     return text(Problem.of("run.kernel_died", seconds=_given(params, "time_limit", DEFAULT_TIME_LIMIT)).as_dict())
+
+
+def _cpu_backstop(seconds: float):
+    """RLIMIT_CPU at the CPU time used so far plus the time limit and GRACE; the limit it replaces, or None."""
+    try:
+        import resource
+
+        before = resource.getrlimit(resource.RLIMIT_CPU)
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        soft = int(usage.ru_utime + usage.ru_stime + seconds + GRACE) + 1
+        if before[1] != resource.RLIM_INFINITY:
+            soft = min(soft, before[1])
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, before[1]))
+        return before
+    except (ImportError, OSError, ValueError):
+        return None
+
+
+def _restore_cpu(before) -> None:
+    if before is None:
+        return
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CPU, before)
+    except (ImportError, OSError, ValueError):
+        pass

@@ -72,6 +72,14 @@ def test_a_folder_of_too_many_files_is_a_finding(tmp_path):
     assert len(bounded_read.names_in(tmp_path, "/etc/containerd/conf.d")) == MAX_FILES
 
 
+def test_only_the_files_a_glob_matches_count(tmp_path):
+    """The runbook's own backups (config.toml.runbook-backup-...) pile up beside the drop-ins a glob reads."""
+    for i in range(MAX_FILES + 50):
+        (tmp_path / f"99-nvidia.toml.runbook-backup-{i}").write_bytes(b"")
+    (tmp_path / "99-nvidia.toml").write_bytes(b"")
+    assert bounded_read.names_in(tmp_path, "/etc/containerd/conf.d", lambda n: n.endswith(".toml")) == ["99-nvidia.toml"]
+
+
 def test_billion_laughs_is_refused_at_its_line():
     text = hostile_roots.LAUGHS + "laughs: *l8\n"
     with pytest.raises(ConfigError) as caught:

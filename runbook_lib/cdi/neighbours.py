@@ -27,7 +27,7 @@ def _specs(run, folder: str, suffixes: tuple[str, ...]) -> list[tuple[str, dict]
     """(lab path, document) of each file in ``folder`` with one of ``suffixes`` that reads as a mapping."""
     try:
         host = run.target.resolve(folder)
-        names = bounded_read.names_in(host, folder) if host.is_dir() else []  # too many files: a finding
+        names = bounded_read.names_in(host, folder, lambda n: n.endswith(suffixes)) if host.is_dir() else []
     except (OSError, ConfinementError):
         return []
     out = []

@@ -149,8 +149,8 @@ def _glob(target: Target, pattern: str, overlay: dict[str, bytes]) -> list[str]:
     """Glob in the last component, as containerd's imports use it (Go's filepath.Glob sorts the matches)."""
     folder, pat = posixpath.split(pattern)
     host = target.resolve(folder)
-    listed = bounded_read.names_in(host, folder) if host.is_dir() else []  # at most MAX_FILES, or a finding
-    names = set(n for n in listed if fnmatch.fnmatchcase(n, pat))
+    # at most MAX_FILES matches, or a finding
+    names = set(bounded_read.names_in(host, folder, lambda n: fnmatch.fnmatchcase(n, pat)) if host.is_dir() else [])
     names |= {posixpath.basename(p) for p in overlay if posixpath.dirname(p) == folder
               and fnmatch.fnmatchcase(posixpath.basename(p), pat)}
     return [posixpath.join(folder, n) for n in sorted(names)]

@@ -47,6 +47,8 @@ KIND_WORDS = {
 }
 # The most files one folder may bring: an imports glob, conf.d, a CDI spec folder. Real nodes have one to five.
 MAX_FILES = 256
+# The most names looked at in one folder (the runbook's own backups sit beside the files a glob matches).
+MAX_ENTRIES = 65_536
 
 # The file read last: when a run is stopped by its time or memory limit, what it was reading (runbook_lib.engine.limits).
 last_read: str | None = None
@@ -128,14 +130,19 @@ def read(path: Path | str, kind: str | None = None, shown: str | None = None) ->
         os.close(fd)
 
 
-def names_in(folder: Path | str, shown: str) -> list[str]:
-    """The names in a folder, sorted; more than MAX_FILES entries is a finding, found without listing them all."""
-    out = []
+def names_in(folder: Path | str, shown: str, match=None) -> list[str]:
+    """The names in a folder that ``match`` (a predicate; default: every name), sorted. More than MAX_FILES of
+    them, or more than MAX_ENTRIES names at all, is a finding, found without listing them all."""
+    out, seen = [], 0
     with os.scandir(folder) as entries:
         for entry in entries:
-            out.append(entry.name)
-            if len(out) > MAX_FILES:
-                raise too_many(shown, f"> {MAX_FILES}")
+            seen += 1
+            if seen > MAX_ENTRIES:
+                raise too_many(shown, f"> {MAX_ENTRIES}")
+            if match is None or match(entry.name):
+                out.append(entry.name)
+                if len(out) > MAX_FILES:
+                    raise too_many(shown, f"> {MAX_FILES}")
     return sorted(out)
 
 

@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 OUT ?= out
 ROOT ?=
 
-.PHONY: run test venv clean-lab notebook bench mutate
+.PHONY: run test venv clean-lab notebook bench mutate fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ test: $(STAMP)
 	@if [ "$$(id -u)" = "0" ]; then scripts/install-system-deps.sh; fi
 	@if command -v go >/dev/null; then scripts/install-containerd2.sh; fi  # real containerd 2.x for tests/real
 	$(BIN)/python -m pytest -q
+
+# The fuzzing run of tests/test_fuzz.py at length: fresh random inputs, 1500 per parser and 200 whole roots
+# (`make test` runs a fixed 25 and 8 of them). FUZZ_ROOTS=N for another number of roots.
+fuzz: $(STAMP)
+	RUNBOOK_FUZZ=fuzz RUNBOOK_FUZZ_ROOTS=$(or $(FUZZ_ROOTS),200) $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_fuzz.py
 
 notebook: $(STAMP)
 	$(BIN)/python tools/build_notebook.py

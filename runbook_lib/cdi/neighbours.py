@@ -12,7 +12,8 @@ from __future__ import annotations
 import posixpath
 
 from runbook_lib.containerd.cdi_config import DEFAULT_SPEC_DIRS
-from runbook_lib.findings.errors import RunbookError
+from runbook_lib.fs import bounded_read
+from runbook_lib.findings.errors import ConfinementError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.cdi.spec import CDI_EXTENSIONS as READ  # the only files the registry reads
 from runbook_lib.fs.yamldoc import safe_load
@@ -26,8 +27,8 @@ def _specs(run, folder: str, suffixes: tuple[str, ...]) -> list[tuple[str, dict]
     """(lab path, document) of each file in ``folder`` with one of ``suffixes`` that reads as a mapping."""
     try:
         host = run.target.resolve(folder)
-        names = sorted(p.name for p in host.iterdir()) if host.is_dir() else []
-    except (OSError, RunbookError):
+        names = bounded_read.names_in(host, folder, lambda n: n.endswith(suffixes)) if host.is_dir() else []
+    except (OSError, ConfinementError):
         return []
     out = []
     for name in names:

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from runbook_lib.cli.refused import Refused
 
@@ -44,9 +43,17 @@ def collect_parameters(args, declared: dict, root: str | None = None) -> dict:
     if args.params_file:
         import yaml
 
+        from runbook_lib.findings.errors import RunbookError
+        from runbook_lib.fs.bounded_read import read
+        from runbook_lib.fs.yamldoc import safe_load
         try:
-            loaded = yaml.safe_load(Path(args.params_file).read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
+            raw = read(args.params_file, "params")
+            if raw is None:
+                raise FileNotFoundError(2, "No such file or directory", args.params_file)
+            loaded = safe_load(raw.decode("utf-8")) or {}
+        except RunbookError as exc:  # too large: its words say the size and the limit
+            raise Refused(exc.render()) from None
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
             raise Refused(f"파라미터 파일을 읽지 못했습니다: {args.params_file} ({exc})\n"
                           f"could not read the parameters file: {args.params_file} ({exc})") from None
         if not isinstance(loaded, dict):
@@ -56,6 +63,14 @@ def collect_parameters(args, declared: dict, root: str | None = None) -> dict:
     for name, value in args.params:
         params[name] = coerce(name, value, (declared.get(name) or {}).get("inferred_type_name"))
     params["root"] = root if root is not None else args.root
+    for option, name in (("timeout", "time_limit"), ("memory", "memory_limit")):
+        value = getattr(args, option, None)
+        if value is not None:
+            if value <= 0:
+                from runbook_lib.findings.problem import words
+                what, fix, _ = words("parameter.not_positive_int", name=f"--{option}", value=value)
+                raise Refused(f"{what.ko} {fix.ko}\n{what.en} {fix.en}")
+            params[name] = value
     if args.mode:
         params["mode"] = args.mode
     unknown = sorted(set(params) - set(declared))

@@ -88,6 +88,8 @@ def render(result) -> str:
         failed = [f"{r.get('step')} {r.get('id')}" for r in s.failed_steps()]
         state = "통과 / passed" if s.ok else "실패 / failed: " + (", ".join(failed) or "노트북 / notebook")
         lines.append(f"  {s.label}{' ' * (width - display_width(s.label))}  {state}")
+        if s.error and not failed:  # stopped before its verdicts (a limit, a dead kernel): why, in its words
+            lines += [f"      {text}" for text in str(s.error.get("evalue") or "").splitlines()[:5]]
     line = counts_line(result)
     lines += [line.ko, line.en]
     for name in (INDEX_NAME, GRADES_NAME, JUNIT_NAME):

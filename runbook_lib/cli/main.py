@@ -55,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="이 실행의 이름 (기본: root 의 폴더 이름, / 이면 호스트 이름; 여러 root 면 앞에 붙임) / this "
                           "run's label (default: the root's folder name, the host name for /; a prefix with "
                           "several roots)")
+    add_limits(run)
     run.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
 
     grade = sub.add_parser("grade", help="반 전체를 check 모드로 채점 / grade a class in check mode",
@@ -72,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--label", dest="labels", action="append", default=None, metavar="NAME",
                        help="root 마다 한 번씩, 같은 순서로 (기본: 폴더 이름) / once per root, in the same order "
                             "(default: the folder name, docs/GRADING.md)")
+    add_limits(grade)
     grade.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
 
     check = sub.add_parser("check", help="한 단계만 확인, 아무것도 쓰지 않음 / check one step, writing nothing",
@@ -103,6 +105,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="실수 없이 실습을 끝낸 상태 (정답) / the correctly finished lab (an answer key)")
     lab.add_argument("--list", action="store_true", help="실수 종류 목록 / list the mistake kinds")
     return p
+
+
+def add_limits(parser: argparse.ArgumentParser) -> None:
+    """--timeout and --memory: the notebook's time_limit and memory_limit for every root (runbook_lib/engine/limits.py)."""
+    parser.add_argument("--timeout", type=int, default=None, metavar="SECONDS",
+                        help="root 마다 실행 시간 한도, 넘으면 그 root 는 멈추고 실패 (기본 300) / a time limit per root; "
+                             "a root beyond it stops and fails (default 300)")
+    parser.add_argument("--memory", type=int, default=None, metavar="MIB",
+                        help="커널마다 메모리 한도(MiB), 넘으면 그 root 는 멈추고 실패 (기본 768) / a memory limit per "
+                             "kernel in MiB; a root beyond it stops and fails (default 768)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from runbook_lib.findings.messages import Msg, display_width
 from runbook_lib.findings.problem import Problem
+from runbook_lib.fs.lifeline import child_preexec
 from runbook_lib.containerd import render
 from runbook_lib.containerd.versions import RUNTIME_TYPE
 
@@ -49,7 +50,8 @@ def choose_binary(p, target) -> tuple[str | None, Msg | None]:
 
 def containerd_version(binary: str) -> str:
     try:
-        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=20).stdout.split()
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=20,
+                             preexec_fn=child_preexec).stdout.split()
     except (OSError, subprocess.SubprocessError):
         return "?"
     return out[2] if len(out) > 2 else "?"

@@ -117,7 +117,7 @@ def _on_disk(target: Target, lab_path: str) -> TomlFile | None:
     """The drop-in's file when it is there but no import reads it (then it is not in the effective config)."""
     from runbook_lib.fs.safe_write import read_bytes
     from runbook_lib.containerd.load import decode_text
-    raw = read_bytes(target.resolve(lab_path))
+    raw = read_bytes(target.resolve(lab_path), shown=lab_path)
     if raw is None:
         return None
     text, bom, crlf = decode_text(raw, lab_path)

@@ -24,6 +24,7 @@ import fnmatch
 import posixpath
 from dataclasses import dataclass, field
 
+from runbook_lib.fs import bounded_read
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.safe_write import read_bytes
@@ -69,7 +70,7 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
     def read(lab_path: str) -> bytes | None:
         if lab_path in overlay:
             return overlay[lab_path]
-        return read_bytes(target.resolve(lab_path))
+        return read_bytes(target.resolve(lab_path), shown=lab_path)
 
     raw = read(config_lab_path)
     if raw is None:
@@ -151,7 +152,8 @@ def _glob(target: Target, pattern: str, overlay: dict[str, bytes]) -> list[str]:
     """Glob in the last component, as containerd's imports use it (Go's filepath.Glob sorts the matches)."""
     folder, pat = posixpath.split(pattern)
     host = target.resolve(folder)
-    names = set(n for n in (p.name for p in host.iterdir()) if fnmatch.fnmatchcase(n, pat)) if host.is_dir() else set()
+    # at most MAX_FILES matches, or a finding
+    names = set(bounded_read.names_in(host, folder, lambda n: fnmatch.fnmatchcase(n, pat)) if host.is_dir() else [])
     names |= {posixpath.basename(p) for p in overlay if posixpath.dirname(p) == folder
               and fnmatch.fnmatchcase(posixpath.basename(p), pat)}
     return [posixpath.join(folder, n) for n in sorted(names)]

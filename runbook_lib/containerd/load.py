@@ -11,11 +11,10 @@ from dataclasses import dataclass
 
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
+from runbook_lib.fs.tomldoc import MAX_DEPTH, TooDeep, loads
 from runbook_lib.containerd.toml_errors import toml_error  # noqa: F401  (re-exported: the verdict for a syntax error)
 
 BOM = "\ufeff"
-
-
 @dataclass
 class TomlFile:
     lab_path: str
@@ -62,7 +61,11 @@ def decode_text(raw: bytes, lab_path: str) -> tuple[str, bool, bool]:
 
 def parse_text(text: str, lab_path: str) -> dict:
     try:
-        return tomllib.loads(text)
+        return loads(text)
+    except TooDeep as exc:
+        from runbook_lib.findings.problem import words
+        what, fix, _ = words("input.too_deep", line=exc.line, limit=MAX_DEPTH)
+        raise ConfigError(what, fix, path=lab_path, line=exc.line, col=exc.col, code="input.too_deep") from None
     except tomllib.TOMLDecodeError as exc:
         if "{{" in text:  # a k3s/RKE2 Go template: say so, not "TOML syntax error, quote your section names"
             from runbook_lib.containerd.distro.detect import generated_finding

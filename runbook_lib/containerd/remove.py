@@ -197,7 +197,7 @@ def _holds_more_than_the_runtime(target: Target, config_path: str, eff: Effectiv
 
 
 def _config_missing(target: Target, config_path: str, base: dict[str, bytes] | None) -> bool:
-    return (base or {}).get(config_path) is None and read_bytes(target.resolve(config_path)) is None
+    return (base or {}).get(config_path) is None and read_bytes(target.resolve(config_path), shown=config_path) is None
 
 
 def _retire_marked_dropin(target: Target, config_path: str, wanted: RuntimeWanted, plan: Plan) -> None:

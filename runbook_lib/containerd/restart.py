@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.problem import Problem
+from runbook_lib.fs.lifeline import child_preexec
 
 SERVICE = "containerd"
 STEP = "restart"
@@ -33,7 +34,7 @@ def run_command(argv: list[str]) -> subprocess.CompletedProcess:
     found = shutil.which(argv[0], path=os.environ.get("PATH"))
     if found is None:
         return subprocess.CompletedProcess(argv, 127, "", f"{argv[0]}: command not found")
-    return subprocess.run([found, *argv[1:]], capture_output=True, text=True, timeout=120)
+    return subprocess.run([found, *argv[1:]], capture_output=True, text=True, timeout=120, preexec_fn=child_preexec)
 
 
 @dataclass(frozen=True)

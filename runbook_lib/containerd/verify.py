@@ -15,6 +15,8 @@ import tempfile
 import tomllib
 from pathlib import Path
 
+from runbook_lib.fs.lifeline import child_preexec
+
 # containerd's own binary and its shared libraries come from the host; everything else from the root.
 _HOST_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 
@@ -89,7 +91,7 @@ def containerd_dump(containerd_bin: str, config_path: Path, root: Path) -> str:
         )
     if root.resolve() == Path("/"):
         argv = [binary, "--config", str(config_path), "config", "dump"]
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, preexec_fn=child_preexec)
     else:
         proc = _dump_in_view(binary, config_path, root)
     if proc.returncode != 0:
@@ -116,7 +118,7 @@ def _dump_in_view(binary: str, config_path: Path, root: Path) -> subprocess.Comp
         argv = [unshare, "--mount", "--propagation", "private", "sh", "-c", _VIEW_SCRIPT, "sh",
                 view, str(root_abs), binary, inside]
         env = dict(os.environ, HOST_DIRS=" ".join(_HOST_DIRS))
-        return subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env)
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, preexec_fn=child_preexec)
 
 
 def runtimes_table(dump: dict) -> dict:

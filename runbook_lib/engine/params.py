@@ -24,14 +24,14 @@ class Parameter:
     docs are all written from this (tools/build_notebook.py; tests/test_notebook_hygiene.py checks)."""
     name: str
     default: object
-    kind: str          # str | bool | path | choice
+    kind: str          # str | bool | path | choice | int
     ko: str            # what it means, in Korean and English (one line each, no '=': papermill drops such lines)
     en: str
     choices: tuple[str, ...] = ()
 
     @property
     def type_name(self) -> str:
-        return "bool" if self.kind == "bool" else "str"
+        return self.kind if self.kind in ("bool", "int") else "str"
 
     def cell_line(self) -> str:
         return f"{self.name} = {self.default!r}  # {self.type_name}: {self.ko} / {self.en}"
@@ -72,6 +72,10 @@ PARAMETERS = (
               "the default runtime's rule: runc is the lab's (the default must be runc), keep reports the node's default "
               "and never changes it nor advises against it, auto is keep when root is / and runc in a lab root",
               DEFAULT_RUNTIMES),
+    Parameter("time_limit", 300, "int", "실행 시간 한도(초): 셀이 실행되는 동안만 셈, 넘으면 그 자리에서 멈춤 (runbook_lib/engine/limits.py)",
+              "time limit in seconds, counted while cells run; the run stops where it is beyond it (runbook_lib/engine/limits.py)"),
+    Parameter("memory_limit", 768, "int", "커널의 메모리 한도(MiB): 넘으면 그 자리에서 멈춤",
+              "the kernel's memory limit in MiB; the run stops where it is beyond it"),
 )
 
 # The lab's absolute paths, resolved under `root` at run time.
@@ -105,6 +109,8 @@ class Params:
     variants: bool = False
     enable_cdi: bool = False
     default_runtime: str = "auto"
+    time_limit: int = 300
+    memory_limit: int = 768
 
     @property
     def keeps_default(self) -> bool:
@@ -175,9 +181,20 @@ def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     return value
 
 
+def _int(name: str, value) -> int:
+    """A positive whole number; papermill passes `-p time_limit 600` as an int, a -f file may give "600"."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise _error("parameter.not_positive_int", name=name, value=quoted(value))
+    return value
+
+
 def _value(p: Parameter, value):
     if p.kind == "bool":
         return _bool(p.name, value)
+    if p.kind == "int":
+        return _int(p.name, value)
     value = _str(p.name, value)
     if p.kind == "path":
         return _abs(p.name, value)

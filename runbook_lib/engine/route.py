@@ -11,6 +11,7 @@ import tomllib
 from dataclasses import replace
 
 from runbook_lib.findings.errors import RunbookError
+from runbook_lib.fs.tomldoc import loads as toml_loads
 from runbook_lib.findings.problem import Problem
 
 
@@ -75,7 +76,7 @@ def rendered(run) -> dict[str, bytes]:
         return {}  # restarted since: the generated file is the distribution's own rendering of the template
     text = distro_render.render_rancher_template(template, generated, path=route.path)
     try:
-        tomllib.loads(text)
+        toml_loads(text)
     except tomllib.TOMLDecodeError as exc:  # say it of the template's line, not of the generated file
         raise distro_render.rendered_error(exc, text, template, route.path, route.generated) from None
     return {route.config: text.encode()}
@@ -85,7 +86,7 @@ def has_runtime(text: str, p) -> bool:
     from runbook_lib.containerd.tables import get_in
     from runbook_lib.containerd.versions import detect_version, runtime_path
     try:
-        data = tomllib.loads(text)
+        data = toml_loads(text)
         return get_in(data, runtime_path(detect_version(data, path=p.config_path, empty=not data), p.runtime_name)) is not None
     except (tomllib.TOMLDecodeError, RunbookError):
         return False

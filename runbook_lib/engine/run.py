@@ -16,6 +16,7 @@ import posixpath
 from contextlib import contextmanager
 from dataclasses import replace
 
+from runbook_lib.fs import bounded_read
 from runbook_lib.containerd.edit import RuntimeWanted
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem, unique, words
@@ -86,7 +87,15 @@ class Run:
     def read_bytes(self, lab_path: str) -> bytes | None:
         if self._overlay is not None and lab_path in self._overlay:
             return self._overlay[lab_path]
-        return read_bytes(self.target.resolve(lab_path))
+        return read_bytes(self.target.resolve(lab_path), self.kind_of(lab_path), lab_path)
+
+    def kind_of(self, lab_path: str) -> str:
+        """Which size limit a file of the root is read under (runbook_lib.fs.bounded_read.LIMITS)."""
+        if lab_path == self.tk("runtimeclass.yaml"):
+            return "runtimeclass"
+        if lab_path.startswith(self.tk("")):
+            return "toolkit"
+        return bounded_read.kind_for(lab_path)
 
     def read_text(self, lab_path: str) -> str | None:
         data = self.read_bytes(lab_path)

@@ -190,7 +190,8 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
     except Exception as exc:  # noqa: BLE001 - a dead kernel or a missing kernelspec still leaves evidence
         error = {"kind": "papermill", "ename": type(exc).__name__, "evalue": str(exc)}
         from runbook_lib.kernel.app import explain_missing
-        error["evalue"] = explain_missing(exc) or error["evalue"]
+        from runbook_lib.engine.limits import explain_dead
+        error["evalue"] = explain_missing(exc) or explain_dead(exc, parameters) or error["evalue"]
     ended = utc_now()
     if out_nb.exists():
         sync_in_place(out_nb)  # papermill writes it in place, during the run too: flushed once it is done

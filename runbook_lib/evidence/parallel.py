@@ -42,9 +42,12 @@ def run_one(notebook: Path, job: Job, archive: Path, version: str):
     from runbook_lib.kernel import early as kernel_early
     from runbook_lib.evidence.archive import execute
 
+    from runbook_lib.engine.limits import parent_timeout
+
     kernel_early.spawn_for_notebook(str(notebook))
     try:
-        return execute(notebook, job.params, archive, job.label, version, run_dir=job.run_dir, kind=job.kind)
+        return execute(notebook, job.params, archive, job.label, version, run_dir=job.run_dir, kind=job.kind,
+                       execution_timeout=parent_timeout(job.params))
     except KeyboardInterrupt:
         # Ctrl-C stops nbclient mid-cell; the tasks it leaves would each log "Task exception was never retrieved"
         # with a traceback when collected. The command says "interrupted" once instead (runbook_lib/cli/main.py).
@@ -74,12 +77,25 @@ def run_many(notebook: Path, jobs: list[Job], archive: Path, version: str, worke
         return
     _preload()
     import multiprocessing
+    import os
+
+    from runbook_lib.fs.lifeline import die_with_parent
 
     ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    # a worker (and through it its kernel) ends with this process, however it ends: runbook_lib/fs/lifeline.py
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=die_with_parent,
+                             initargs=(os.getpid(),)) as pool:
         futures = [pool.submit(run_one, notebook, job, archive, version) for job in jobs]
-        for job, fut in zip(jobs, futures):
-            try:
-                yield job, fut.result()
-            except Exception as exc:  # noqa: BLE001
-                yield job, exc
+        try:
+            for job, fut in zip(jobs, futures):
+                try:
+                    yield job, fut.result()
+                except Exception as exc:  # noqa: BLE001
+                    yield job, exc
+        except BaseException:
+            # Ctrl-C (or the caller gone): the pool would start the roots still waiting, and its exit would wait
+            # for them. The waiting ones are dropped and the workers end now, their kernels with them.
+            pool.shutdown(wait=False, cancel_futures=True)
+            for worker in multiprocessing.active_children():
+                worker.kill()
+            raise

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runbook_lib.fs import bounded_read
 from runbook_lib.findings.errors import WriteError
 from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.target import Target
@@ -31,20 +32,18 @@ def sha256(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
-def read_bytes(path: Path) -> bytes | None:
-    """The file's bytes, or None when it does not exist. A folder (or a FIFO, a device, a socket: reading one could
-    block forever) where a file should be is an error."""
+def read_bytes(path: Path, kind: str | None = None, shown: str | None = None) -> bytes | None:
+    """The file's bytes, or None when it does not exist, read within its kind's size limit (runbook_lib.fs.bounded_read,
+    the one reader of a root's files). A folder (or a FIFO, a device, a socket: reading one could block forever)
+    where a file should be is an error."""
     try:
-        st = path.stat()
-        if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-            raise WriteError(
-                Msg(f"일반 파일이 있어야 할 자리에 다른 종류의 파일(FIFO, 장치, 소켓)이 있습니다: {path}",
-                    f"something other than a regular file (a FIFO, a device, a socket) stands where a file should be: {path}"),
-                Msg("그것을 다른 곳으로 옮기거나 경로 파라미터를 고치세요.",
-                    "move it away or correct the path parameter."), path=str(path))
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+        return bounded_read.read(path, kind, shown)
+    except bounded_read.SpecialFile:
+        raise WriteError(
+            Msg(f"일반 파일이 있어야 할 자리에 다른 종류의 파일(FIFO, 장치, 소켓)이 있습니다: {path}",
+                f"something other than a regular file (a FIFO, a device, a socket) stands where a file should be: {path}"),
+            Msg("그것을 다른 곳으로 옮기거나 경로 파라미터를 고치세요.",
+                "move it away or correct the path parameter."), path=str(path)) from None
     except NotADirectoryError:  # a file where one of its folders should be (/etc/cdi a file, not a folder)
         blocker = next(p for p in reversed(path.parents) if p.exists() and not p.is_dir())
         raise WriteError(

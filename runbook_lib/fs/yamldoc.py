@@ -13,7 +13,62 @@ from runbook_lib.findings.messages import Msg
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+# Bounds on what a document may make its reader build: nesting (a 50,000-deep [[[...]]] would exhaust the C
+# stack of the composer) and alias expansion ("billion laughs": nine aliases nine times over make a billion
+# nodes from twenty lines; Kubernetes' YAML parser refuses that as "excessive aliasing"). A CDI spec nvidia-ctk
+# writes is six levels deep and has no alias at all.
+MAX_DEPTH = 100
+MAX_ALIAS_NODES = 100_000
+
+
+class Excessive(yaml.YAMLError):
+    """A document beyond one of the bounds above; ``code`` names its finding, ``problem_mark`` its line."""
+
+    def __init__(self, code: str, mark, **values):
+        super().__init__(code)
+        self.code, self.problem_mark, self.values = code, mark, values
+        self.problem = code
+
+
+def check_bounds(text: str) -> None:
+    """Walk the document's events (libyaml's parser keeps its own stacks, nothing is built): raise Excessive
+    for a nesting deeper than MAX_DEPTH or aliases that would expand to more than MAX_ALIAS_NODES nodes.
+    A syntax error is left to the loader, which says where it is."""
+    sizes: list[int] = [0]       # the nodes counted so far in each open collection (the outermost: the stream)
+    anchors: list[str | None] = [None]
+    anchored: dict[str, int] = {}
+    added = 0
+    try:
+        for event in yaml.parse(text, Loader=_LOADER):
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                if len(sizes) > MAX_DEPTH:
+                    raise Excessive("input.too_deep", event.start_mark, limit=MAX_DEPTH)
+                sizes.append(1)
+                anchors.append(event.anchor)
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                size, anchor = sizes.pop(), anchors.pop()
+                sizes[-1] += size
+                if anchor:
+                    anchored[anchor] = size
+            elif isinstance(event, yaml.ScalarEvent):
+                sizes[-1] += 1
+                if event.anchor:
+                    anchored[event.anchor] = 1
+            elif isinstance(event, yaml.AliasEvent):
+                size = anchored.get(event.anchor, 1)
+                sizes[-1] += size
+                added += size
+                if added > MAX_ALIAS_NODES:
+                    raise Excessive("yaml.too_many_aliases", event.start_mark, nodes=MAX_ALIAS_NODES)
+    except Excessive:
+        raise
+    except yaml.YAMLError:
+        return
+
+
 def safe_load(text: str):
+    """yaml.safe_load within the bounds above (an Excessive error otherwise)."""
+    check_bounds(text)
     return yaml.load(text, Loader=_LOADER)
 
 
@@ -25,7 +80,7 @@ def load_mapping(text: str, lab_path: str, *, name: Msg, keys: str, restart_hint
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
-        known = _known_mistake(text, problem, line, name)
+        known = _bounded(exc, line) or _known_mistake(text, problem, line, name)
         if known is not None:
             raise ConfigError(*known[1:], path=lab_path, line=line, col=col, code=known[0]) from None
         hint = Msg(" 다시 만들려면 파일을 옮겨 두고 다시 실행하세요.", " To start over, move the file away and run again.") \
@@ -39,6 +94,15 @@ def load_mapping(text: str, lab_path: str, *, name: Msg, keys: str, restart_hint
                           Msg(f"{keys} 키를 가진 YAML 매핑으로 적으세요.", f"write it as a YAML mapping with {keys}."),
                           path=lab_path)
     return doc
+
+
+def _bounded(exc, line: int | None) -> tuple[str, Msg, Msg] | None:
+    """(code, what, fix) of a document beyond the loader's bounds."""
+    if not isinstance(exc, Excessive):
+        return None
+    from runbook_lib.findings.problem import words
+    what, fix, _ = words(exc.code, line=line, **exc.values)
+    return exc.code, what, fix
 
 
 def _known_mistake(text: str, problem: str, line: int | None, name: Msg) -> tuple[str, Msg, Msg] | None:

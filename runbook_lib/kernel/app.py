@@ -120,6 +120,10 @@ def launch() -> None:
 
 def serve() -> None:
     global _shut_down_cleanly
+    parent = os.environ.get("JPY_PARENT_PID", "")
+    if parent.isdigit():  # the kernel ends with the process that started it (a forked one: the zygote), even one killed by SIGKILL
+        from runbook_lib.fs.lifeline import die_with_parent
+        die_with_parent(int(parent))
     import asyncio
     import threading
 

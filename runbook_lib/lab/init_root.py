@@ -111,7 +111,7 @@ def add_mistakes(root: str, kinds: str) -> str:
     chosen = parse_kinds(kinds)
     lab_init(root)
     target = Target(os.path.abspath(root))
-    if read_bytes(target.resolve(CONFIG)) is None:
+    if read_bytes(target.resolve(CONFIG), shown=CONFIG) is None:
         finish_lab(root)
     done, already = [], []
     for m in chosen:
@@ -142,5 +142,5 @@ def add_mistakes(root: str, kinds: str) -> str:
 def _text(target, lab_path: str) -> str | None:
     from runbook_lib.fs.safe_write import read_bytes
 
-    data = read_bytes(target.resolve(lab_path))
+    data = read_bytes(target.resolve(lab_path), shown=lab_path)
     return None if data is None else data.decode("utf-8")

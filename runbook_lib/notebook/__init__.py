@@ -293,10 +293,11 @@ class Runbook(Run):
         file of the root is (safe_write.read_bytes): a FIFO at the config's path blocked open() for ever."""
         import tomllib
 
+        from runbook_lib.fs.tomldoc import loads
         from runbook_lib.fs.safe_write import read_bytes
         try:
-            data = read_bytes(self.path(lab_path))
-            return {} if data is None else tomllib.loads(data.decode("utf-8"))
+            data = read_bytes(self.path(lab_path), shown=lab_path)
+            return {} if data is None else loads(data.decode("utf-8"))
         except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RunbookError):
             return {}
 
@@ -402,6 +403,8 @@ def start(**params) -> Runbook:
         _run.finish()     # (else this start would wait for the lock this very kernel holds)
         _run.replaced, _run = True, None
     rb = Runbook(validate(**params))
+    from runbook_lib.engine.limits import arm
+    arm(rb.p.time_limit, rb.p.memory_limit)  # in a kernel: the run stops at its limits, with a finding
     rb.given = dict(params)
     rb.start()
     _run = rb

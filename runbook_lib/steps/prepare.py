@@ -71,11 +71,13 @@ def verdict(run) -> list[Problem]:
 
 def _misnamed(run, lab_path: str, *, dirs: bool) -> Problem | None:
     """A missing folder or config whose name a neighbour nearly has (/root/tookit, config.tml): the mv."""
+    from runbook_lib.fs.bounded_read import names_in
     from runbook_lib.k8s.names import closest
     parent, name = posixpath.split(lab_path.rstrip("/"))
     try:
         host = run.target.resolve(parent)
-        near = [e.name for e in host.iterdir() if (e.is_dir() if dirs else e.is_file())] if host.is_dir() else []
+        listed = names_in(host, parent) if host.is_dir() else []  # a folder of too many names: no guess
+        near = [n for n in listed if ((host / n).is_dir() if dirs else (host / n).is_file())]
     except (OSError, RunbookError):
         return None
     found = closest(name, near, cutoff=0.8)

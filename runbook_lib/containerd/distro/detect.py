@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.safe_write import read_bytes
 from runbook_lib.fs.target import Target
+from runbook_lib.fs.tomldoc import loads as toml_loads
 from runbook_lib.containerd.findings import Finding
 
 PLAIN, K3S, RKE2, MICROK8S, K0S = "containerd", "k3s", "rke2", "microk8s", "k0s"
@@ -69,7 +70,7 @@ def _exists(target: Target, lab_path: str) -> bool:
 
 
 def _text(target: Target, lab_path: str) -> str | None:
-    raw = read_bytes(target.resolve(lab_path))
+    raw = read_bytes(target.resolve(lab_path), shown=lab_path)
     return raw.decode("utf-8", "replace").lstrip("\ufeff") if raw is not None else None
 
 
@@ -136,7 +137,7 @@ def _version(text: str | None) -> int | None:
     if text is None:
         return None
     try:
-        v = tomllib.loads(text).get("version")
+        v = toml_loads(text).get("version")
     except tomllib.TOMLDecodeError:
         return None
     return v if type(v) is int else None
@@ -184,7 +185,7 @@ def _imports(text: str | None) -> list[str]:
     if text is None:
         return []
     try:
-        imports = tomllib.loads(text).get("imports") or []
+        imports = toml_loads(text).get("imports") or []
     except tomllib.TOMLDecodeError:
         return []
     return [i for i in imports if isinstance(i, str)]

@@ -14,6 +14,7 @@ import tomllib
 
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
+from runbook_lib.fs.tomldoc import loads as toml_loads
 from runbook_lib.containerd import render
 from runbook_lib.containerd.dropin import render_document
 from runbook_lib.containerd.edit import EditPlan, RuntimeWanted, plan_runtime, template_runtime
@@ -63,7 +64,7 @@ def plan_rancher_template(route: Route, template: str | None, generated: str | N
     nl = "\r\n" if template and "\r\n" in template else "\n"  # the appended lines end as the template's do
     block = block.replace("\n", nl)
     if generated is not None:
-        base = tomllib.loads(generated)
+        base = toml_loads(generated)
         table = get_in(base, runtime_path(version, wanted.name))
         if table is not None:
             f = foreign_runtime(base, version, wanted.name, wanted.binary, defined_in=route.generated,
@@ -114,7 +115,7 @@ def check_rendered(template: str, generated: str, version: int, wanted: RuntimeW
     """Render as k3s does with ``generated`` as the base: the result must read as the base plus the runtime."""
     text = render_rancher_template(template, generated, path=lab_path)
     try:
-        rendered = tomllib.loads(text)
+        rendered = toml_loads(text)
     except tomllib.TOMLDecodeError as exc:
         from runbook_lib.containerd.distro.render import rendered_error
         raise rendered_error(exc, text, template, lab_path, generated_path) from None
@@ -122,7 +123,7 @@ def check_rendered(template: str, generated: str, version: int, wanted: RuntimeW
         raise ConfigError(Msg(f"템플릿을 k3s 처럼 채워 보면 containerd 가 읽지 못하는 설정이 됩니다: {exc}",
                               f"rendered as k3s renders it, the template gives a config containerd cannot read: {exc}"),
                           Msg("템플릿을 직접 확인하세요.", "check the template by hand."), path=lab_path) from None
-    expected = tomllib.loads(generated)
+    expected = toml_loads(generated)
     set_in(expected, runtime_path(version, wanted.name), _runtime_table(wanted, True))
     if get_in(rendered, runtime_path(version, wanted.name)) != get_in(expected, runtime_path(version, wanted.name)):
         raise ConfigError(Msg("채운 템플릿에 런타임이 의도대로 들어가지 않습니다.", "the rendered template does not hold the runtime as intended."),
@@ -148,8 +149,8 @@ def plan_microk8s_template(text: str, wanted: RuntimeWanted, *, lab_path: str, r
             f"런타임 이름이나 바이너리에 microk8s 자리표시자가 있습니다: {wanted.name}",
             f"the runtime name or binary holds a microk8s placeholder: {wanted.name}"),
             Msg("실제 이름과 절대 경로를 주세요.", "give a real name and an absolute path.")).error()
-    raw = tomllib.loads(text)
-    rendered = tomllib.loads(render_microk8s(text))
+    raw = toml_loads(text)
+    rendered = toml_loads(render_microk8s(text))
     version = raw.get("version", 1) if type(raw.get("version", 1)) is int else 2
     existing = get_in(raw, runtime_path(version, wanted.name))
     if existing is not None:
@@ -163,7 +164,7 @@ def plan_microk8s_template(text: str, wanted: RuntimeWanted, *, lab_path: str, r
         template = {"runtime_type": template.pop("runtime_type"), **template}
     plan = plan_runtime(text, raw, version, wanted, template, lab_path=lab_path, source_name=source,
                         replace_runtime=replace_runtime)
-    after = tomllib.loads(render_microk8s(plan.text))
+    after = toml_loads(render_microk8s(plan.text))
     expected = copy.deepcopy(rendered)
     set_in(expected, runtime_path(version, wanted.name), get_in(after, runtime_path(version, wanted.name)))
     if after != expected or any("${" in k for k in get_in(after, runtimes_path(version)) or {}):
@@ -189,7 +190,7 @@ def plan_dropin_file(route: Route, base: str | None, wanted: RuntimeWanted, *, r
     if owner is not None:
         data, where, line = owner
     elif base is not None:
-        data, where, line = tomllib.loads(base), route.generated or route.config, _line_of(base, _header_re(version, wanted.name))
+        data, where, line = toml_loads(base), route.generated or route.config, _line_of(base, _header_re(version, wanted.name))
     if owner is not None or base is not None:
         f = foreign_runtime(data, version, wanted.name, wanted.binary, defined_in=where, line=line,
                             replace_runtime=replace_runtime)

@@ -19,7 +19,7 @@ from runbook_lib.containerd.edit import RuntimeWanted
 def _text(target: Target, lab_path: str | None) -> str | None:
     if lab_path is None:
         return None
-    raw = read_bytes(target.resolve(lab_path))
+    raw = read_bytes(target.resolve(lab_path), shown=lab_path)
     return raw.decode("utf-8") if raw is not None else None
 
 
@@ -57,7 +57,7 @@ def plan_route(target: Target, route: Route, wanted: RuntimeWanted, *, replace_r
             plan.writes.append(plan_write(target, route.path, edit.text.encode(), mode=0o644))
     elif route.edit == EDIT_PLACEHOLDER_TEMPLATE:  # TOML with placeholders: planned like a config, on '\n' text
         from runbook_lib.containerd.load import TomlFile, decode_text
-        raw = read_bytes(target.resolve(route.path))
+        raw = read_bytes(target.resolve(route.path), shown=route.path)
         template, bom, crlf = decode_text(raw, route.path) if raw is not None else ("", False, False)
         edit = plan_microk8s_template(template, wanted, lab_path=route.path, replace_runtime=replace_runtime)
         plan.notes += edit.notes

@@ -33,7 +33,7 @@ def plan_remove_route(target: Target, route: Route, wanted: RuntimeWanted) -> Pl
 
 def _remove_dropin(target: Target, lab_path: str) -> Plan:
     plan = Plan()
-    raw = read_bytes(target.resolve(lab_path))
+    raw = read_bytes(target.resolve(lab_path), shown=lab_path)
     if raw is None:
         plan.notes.append(Msg("runbook 이 더한 것이 없어 뺄 것이 없습니다.", "nothing the runbook added is there: nothing to remove."))
     elif raw.decode("utf-8", "replace").startswith(DROPIN_COMMENT):
@@ -48,7 +48,7 @@ def _remove_dropin(target: Target, lab_path: str) -> Plan:
 
 def _remove_template_block(target: Target, route: Route, wanted: RuntimeWanted) -> Plan:
     plan = Plan()
-    raw = read_bytes(target.resolve(route.path))
+    raw = read_bytes(target.resolve(route.path), shown=route.path)
     block = template_block(route.version or 3, wanted)
     text = raw.decode("utf-8") if raw is not None else None
     nl = "\r\n" if text and "\r\n" in text else "\n"  # distro_edit ends the block's lines as the template's

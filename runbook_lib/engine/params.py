@@ -13,6 +13,7 @@ from runbook_lib.k8s.names import dns1123_label_problem, quoted
 MODES = ("apply", "check", "remove")
 DISTROS = ("auto", "containerd", "k3s", "rke2", "microk8s", "k0s")
 LAYOUTS = ("inplace", "dropin")
+SMOKE = ("off", "sandbox", "node")  # the pod step (runbook_lib/steps/pod.py)
 
 
 @dataclass(frozen=True)
@@ -21,14 +22,14 @@ class Parameter:
     docs are all written from this (tools/build_notebook.py; tests/test_notebook_hygiene.py checks)."""
     name: str
     default: object
-    kind: str          # str | bool | path | choice
+    kind: str          # str | bool | path | choice | int
     ko: str            # what it means, in Korean and English (one line each, no '=': papermill drops such lines)
     en: str
     choices: tuple[str, ...] = ()
 
     @property
     def type_name(self) -> str:
-        return "bool" if self.kind == "bool" else "str"
+        return {"bool": "bool", "int": "int"}.get(self.kind, "str")
 
     def cell_line(self) -> str:
         return f"{self.name} = {self.default!r}  # {self.type_name}: {self.ko} / {self.en}"
@@ -63,6 +64,16 @@ PARAMETERS = (
               "also register the GPU Operator-style nvidia-cdi and nvidia-legacy runtimes with their RuntimeClasses"),
     Parameter("enable_cdi", False, "bool", "containerd 의 enable_cdi 와 cdi_spec_dirs 를 CDI 스펙 폴더에 맞춰 설정",
               "set containerd's enable_cdi and cdi_spec_dirs for the CDI spec's folder"),
+    Parameter("smoke", "off", "choice", "재시작 뒤 handler 로 파드를 띄워 증명 (off, sandbox 는 버리는 containerd, node 는 노드의 containerd)",
+              "after the restart, prove it with a pod through the handler (off; sandbox: a throw-away containerd; node: the node's)",
+              SMOKE),
+    Parameter("smoke_timeout", 120, "int", "파드 확인에 쓸 최대 시간(초), 넘으면 지우고 실패", "seconds the pod check may take; past it, cleaned up and failed"),
+    Parameter("cri_endpoint", "", "str", "smoke node 가 쓸 containerd CRI 소켓 (비우면 배포판의 기본 소켓)",
+              "the containerd CRI socket for smoke node (empty: the distribution's)"),
+    Parameter("smoke_image", "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04", "str", "smoke node 컨테이너의 이미지 (노드에 이미 있어야 함)",
+              "the image of smoke node's container (already on the node)"),
+    Parameter("smoke_command", "nvidia-smi -L", "str", "smoke node 컨테이너에서 실행할 명령", "the command smoke node's container runs"),
+    Parameter("smoke_pull", False, "bool", "smoke_image 가 노드에 없으면 받을지 (기본은 받지 않음)", "pull smoke_image when the node lacks it (never by default)"),
 )
 
 # The lab's absolute paths, resolved under `root` at run time.
@@ -95,6 +106,12 @@ class Params:
     distro: str = "auto"
     variants: bool = False
     enable_cdi: bool = False
+    smoke: str = "off"
+    smoke_timeout: int = 120
+    cri_endpoint: str = ""
+    smoke_image: str = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"
+    smoke_command: str = "nvidia-smi -L"
+    smoke_pull: bool = False
 
     @property
     def check_only(self) -> bool:
@@ -138,7 +155,8 @@ def _str(name: str, value) -> str:
     return value
 
 
-EXAMPLES = {"root": "/srv/lab-root", "containerd_bin": "/usr/bin/containerd"}  # where the default is ""
+EXAMPLES = {"root": "/srv/lab-root", "containerd_bin": "/usr/bin/containerd",
+            "cri_endpoint": "/run/containerd/containerd.sock"}  # where the default is ""
 
 
 def _abs(name: str, value: str) -> str:
@@ -157,9 +175,19 @@ def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     return value
 
 
+def _int(name: str, value) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())  # papermill passes `-p x 60` from a parameters file as text sometimes
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise _error("parameter.not_positive_integer", name=name, value=quoted(value))
+    return value
+
+
 def _value(p: Parameter, value):
     if p.kind == "bool":
         return _bool(p.name, value)
+    if p.kind == "int":
+        return _int(p.name, value)
     value = _str(p.name, value)
     if p.kind == "path":
         return _abs(p.name, value)
@@ -184,8 +212,11 @@ def validate(**raw) -> Params:
     if not values["cdi_spec"].endswith(CDI_EXTENSIONS):  # the CDI scan skips any other name (podman: unresolvable)
         raise _error("parameter.cdi_spec_extension", value=quoted(values["cdi_spec"]),
                      suggestion=posixpath.splitext(values["cdi_spec"])[0] + ".yaml")
-    if values["containerd_bin"] and not values["containerd_bin"].startswith("/"):
-        _abs("containerd_bin", values["containerd_bin"])
+    for name in ("containerd_bin", "cri_endpoint"):
+        if values[name] and not values[name].removeprefix("unix://").startswith("/"):
+            _abs(name, values[name])
+    if not values["smoke_command"].strip():
+        raise _error("parameter.empty", name="smoke_command", example=DEFAULTS["smoke_command"])
     return Params(**values)
 
 

@@ -345,6 +345,28 @@ class Runbook(Run):
         with self.expect(step_id):
             pass
 
+    def try_pod(self, plan: PlanView) -> dict:
+        """The pod step's action cell: start the pod through the handler (`smoke`; nothing is written under the
+        root), show what it did, and return its facts for the check cell ({} when the step is skipped)."""
+        from .containerd.smoke_show import lines
+        from .steps import pod
+        self._current()
+        if plan.step is _NotInThisMode:
+            return {}
+        pending = self._unwritten(plan.step, own=False)
+        if pending is not None:  # run early, it would start a pod on a config not written yet
+            raise self._out_of_order(pending)
+        self._locked()
+        self.commit(plan.step)
+        reading = pod.attempt(self)
+        if reading is None or not pod.facts(self):
+            reason = pod.skipped(self) or reading
+            if reason is not None:
+                _display({"text/plain": f"{reason.ko}\n{reason.en}"})
+            return {"left": []}  # no pod was made: nothing can be left of it
+        _display({"text/plain": "\n".join(lines(pod.facts(self)))})
+        return pod.facts(self)
+
     def restart(self) -> None:
         """The restart section: commit (apply mode, real node, asked), then its verdict."""
         self._current()
@@ -461,7 +483,7 @@ def summary(rb: Run, *, final: bool = True) -> None:
     """The last cell: the only reliable proof in an archived notebook that the run reached the end."""
     if isinstance(rb, Runbook):
         rb._current()
-    results = [rb.results[k] for k in sorted(rb.results, key=str)]
+    results = in_order(rb)
     missing = not_run(rb) if final else []
     record = {"ok": rb.ok() and not rb.refused and not missing, "final": final, "mode": rb.p.mode,
               "root": str(rb.target.root), "refused": rb.refused, "runbook_version": __import__("runbook_lib").__version__,
@@ -478,6 +500,12 @@ def summary(rb: Run, *, final: bool = True) -> None:
     _display({SUMMARY_MIME: record, "text/plain": f"{head}\n{text}",
               "text/html": f"<h4>{head}</h4>" + summary_html(results, ok=record["ok"], mode=rb.p.mode)
               + (f"<pre>{html.escape(late)}</pre>" if late else "")})
+
+
+def in_order(rb: Run) -> list[StepResult]:
+    """The results in the order the steps run (the restart, then the pod through the handler, last)."""
+    order = {s.NUMBER: i for i, s in enumerate(rb.steps)}
+    return [rb.results[k] for k in sorted(rb.results, key=lambda k: (order.get(k, len(order)), str(k)))]
 
 
 def not_run(rb: Run) -> list:
@@ -518,7 +546,7 @@ def _status(rb: Run, state: str, ko: str, en: str, *, failed: StepResult | None 
     # the steps done, and their table, once the run has stopped: while it runs, the box is one line that
     # every step rewrites (and papermill saves again at every cell)
     stopped = state in ("failed", "finished")
-    done = [rb.results[k] for k in sorted(rb.results, key=str)] if stopped else []
+    done = in_order(rb) if stopped else []
     steps = [{"step": r.step, "status": r.status, "title": r.title.as_dict()} for r in done]
     record = {"state": state, "mode": rb.p.mode, "message": {"ko": ko, "en": en}, "steps": steps,
               "failed": failed.as_record() if failed else None}

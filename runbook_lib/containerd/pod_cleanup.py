@@ -8,6 +8,8 @@ remains of either form is removed here (empty folders only: a process still in o
 from __future__ import annotations
 
 import os
+import signal
+import time
 import uuid
 from pathlib import Path
 
@@ -50,7 +52,17 @@ def processes_in(name: str) -> list[int]:
 
 
 def remove_cgroups(name: str) -> list[str]:
-    """Remove every cgroup folder named for this run, deepest first; return what could not be removed."""
+    """Stop the processes left in this run's cgroups, remove every cgroup folder named for it, deepest first;
+    return what could not be removed."""
+    for pid in processes_in(name):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    for _ in range(50):  # a killed process leaves its cgroup once the kernel has reaped it
+        if not processes_in(name):
+            break
+        time.sleep(0.1)
     left = [f"pid {pid} in cgroup {name}" for pid in processes_in(name)]
     for mount in cgroup_mounts():
         for top in _ours(mount, name):

@@ -17,11 +17,11 @@ def daemon_for(tmp_path):
     realenv.need_root()
     containerd = realenv.need_program("containerd")
     realenv.need_program("unshare")
-    from containerd_daemon import Daemon
+    from runbook_lib.containerd.throwaway import Daemon, sandbox_config_text
     started = []
 
     def start(config_text):
-        daemon = Daemon(containerd, config_text, tmp_path)
+        daemon = Daemon(containerd, sandbox_config_text(config_text, tmp_path), tmp_path)
         started.append(daemon)
         daemon.wait_ready()
         return daemon
@@ -33,7 +33,7 @@ def daemon_for(tmp_path):
 
 
 def cri_config(daemon):
-    from cri_client import RuntimeService
+    from runbook_lib.containerd.cri import RuntimeService
     client = RuntimeService(str(daemon.socket))
     try:
         info = client.status(verbose=True)

@@ -2,9 +2,9 @@
 turn the step on; its parameters are checked before anything runs."""
 import pytest
 
-from runbook_lib.errors import ParameterError
-from runbook_lib.params import validate
-from runbook_lib.run import Run
+from runbook_lib.findings.errors import ParameterError
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
 
 
 def pod_result(root, **params):

@@ -221,7 +221,7 @@ POD = """plan = rb.plan("pod")        # smoke: off | sandbox (a throw-away conta
 display(plan)
 pod = rb.try_pod(plan)       # the pod through the handler; nothing is written under the root"""
 
-POD_CHECK = """with rb.expect("pod") as expect:   # the verdict's rules (runbook_lib/containerd/smoke.py), stated
+POD_CHECK = """with rb.expect("pod") as expect:   # the verdict's rules (runbook_lib/containerd/smoke/facts.py)
     if smoke == "sandbox":
         expect.equal(pod, "handler", runtime_name)                # the pod started through the RuntimeClass's handler
         expect.equal(pod, "binary_called", True)                  # containerd's shim called the BinaryName's stand-in

@@ -347,9 +347,10 @@ class Runbook(Run):
 
     def try_pod(self, plan: PlanView) -> dict:
         """The pod step's action cell: start the pod through the handler (`smoke`; nothing is written under the
-        root), show what it did, and return its facts for the check cell ({} when the step is skipped)."""
-        from .containerd.smoke_show import lines
-        from .steps import pod
+        root), show what it did, and return its facts for the check cell (only `left`, empty, when the step is
+        skipped: no pod was made)."""
+        from runbook_lib.containerd.smoke.show import lines
+        from runbook_lib.steps import pod
         self._current()
         if plan.step is _NotInThisMode:
             return {}

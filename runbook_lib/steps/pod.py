@@ -2,26 +2,26 @@
 
 - off: skipped, saying what it would prove and how to turn it on;
 - sandbox: a throw-away containerd on a copy of the config containerd would read (runbook_lib/containerd/
-  smoke_sandbox.py), the pod started through the RuntimeClass's handler, the configured binary a recording
+  smoke/sandbox.py), the pod started through the RuntimeClass's handler, the configured binary a recording
   stand-in; nothing is written under the root;
-- node: the node's running containerd over its CRI socket (smoke_node.py), a container running
+- node: the node's running containerd over its CRI socket (smoke/node.py), a container running
   `smoke_command` from `smoke_image`; only once the written config is in effect.
 
 The pod runs once per run (``attempt``: the action cell, or the verdict when no cell ran it) and its facts are
-judged by runbook_lib/containerd/smoke.py's ``judge``, which the check cell states as its assertions.
+judged by runbook_lib/containerd/smoke/facts.py's ``judge``, which the check cell states as its assertions.
 """
 
 from __future__ import annotations
 
 import shutil
 
-from ..containerd import smoke as smoke_facts
-from ..errors import RunbookError
-from ..findings import Problem, words
-from ..messages import Msg
-from ..result import CHANGED
-from ..run import Plan
-from . import restart
+from runbook_lib.containerd.smoke import facts as smoke_facts
+from runbook_lib.findings.errors import RunbookError
+from runbook_lib.findings.problem import Problem, words
+from runbook_lib.findings.messages import Msg
+from runbook_lib.engine.result import CHANGED
+from runbook_lib.engine.run import Plan
+from runbook_lib.steps import restart
 
 NUMBER = ID = "pod"
 WRITES = False          # it writes nothing under the root: its status is its verdict
@@ -41,7 +41,7 @@ def containerd_binary(run) -> str | None:
 
 def endpoint(run) -> str | None:
     """The node's CRI socket for `node`; None in a lab root without cri_endpoint (nothing runs there)."""
-    from ..containerd import smoke_node
+    from runbook_lib.containerd.smoke import node as smoke_node
     if not run.p.cri_endpoint and not run.target.is_host:
         return None
     return smoke_node.endpoint(run.p.cri_endpoint, run.route.distro if run.route is not None else None)
@@ -69,7 +69,7 @@ def skipped(run) -> Msg | None:
 
 def _handler(run) -> tuple[str | None, str | None]:
     """The handler the RuntimeClass names (the file step 7 wrote or the student wrote), or why there is none."""
-    from ..yamldoc import safe_load
+    from runbook_lib.fs.yamldoc import safe_load
     path = run.tk("runtimeclass.yaml")
     try:
         doc = safe_load(run.read_text(path) or "")
@@ -80,7 +80,7 @@ def _handler(run) -> tuple[str | None, str | None]:
 
 
 def _sandbox(run):
-    from ..containerd import smoke_sandbox
+    from runbook_lib.containerd.smoke import sandbox as smoke_sandbox
     try:
         eff = run.effective()
     except RunbookError as exc:
@@ -94,8 +94,8 @@ def _sandbox(run):
 
 def _cdi_devices(run, status: dict) -> tuple[str, ...]:
     """With enable_cdi on a containerd that has CDI on: the spec's kind, every device (`nvidia.com/gpu=all`)."""
-    from ..containerd import smoke_node
-    from ..yamldoc import safe_load
+    from runbook_lib.containerd.smoke import node as smoke_node
+    from runbook_lib.fs.yamldoc import safe_load
     if not run.p.enable_cdi or not smoke_node.cdi_enabled(status):
         return ()
     try:
@@ -107,7 +107,7 @@ def _cdi_devices(run, status: dict) -> tuple[str, ...]:
 
 
 def _node(run):
-    from ..containerd import smoke_node
+    from runbook_lib.containerd.smoke import node as smoke_node
     p, socket = run.p, endpoint(run)
     client, status = smoke_node.reach(socket, p.smoke_timeout)
     if client is None:
@@ -164,7 +164,7 @@ def message(run) -> Msg | None:
 
 def evidence(run) -> dict[str, str]:
     """The handler, the sandbox id, the binary that ran and the container's output, as a person reads them."""
-    from ..containerd.smoke_show import lines
+    from runbook_lib.containerd.smoke.show import lines
     reading = run.readings.get(ID)
     if not isinstance(reading, smoke_facts.Smoke):
         return {}

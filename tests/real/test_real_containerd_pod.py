@@ -1,5 +1,5 @@
 """A pod sandbox started through the registered handler by the pod step's `sandbox` mode
-(runbook_lib/containerd/smoke_sandbox.py): containerd 1.6 really runs the configured BinaryName.
+(runbook_lib/containerd/smoke/sandbox.py): containerd 1.6 really runs the configured BinaryName.
 
 The product copies the config, puts a recording stand-in at BinaryName, starts a throw-away daemon and a pod
 through the handler, then a pod of the default runtime. These tests give it the repository's fixtures and
@@ -27,7 +27,8 @@ CRI = "io.containerd.grpc.v1.cri"
 def smoke(containerd):
     realenv.need_program("ctr")
     realenv.need_program("runc")
-    from runbook_lib.containerd import oci_layout, smoke_sandbox
+    from runbook_lib.containerd import oci_layout
+    from runbook_lib.containerd.smoke import sandbox as smoke_sandbox
     if oci_layout.busybox_static() is None:
         realenv.missing("정적 busybox 가 없습니다 (busybox-static) / busybox-static is not installed")
     assert traces() == []
@@ -64,8 +65,8 @@ def test_the_handler_runs_the_configured_binary_and_the_default_runtime_does_not
 
 
 def test_systemd_cgroup_false_reaches_the_binary_as_no_flag(smoke):
-    from runbook_lib.containerd.smoke import judge
-    from runbook_lib.params import validate
+    from runbook_lib.containerd.smoke.facts import judge
+    from runbook_lib.engine.params import validate
     found = smoke(with_systemd_cgroup(False))
     f = found.facts
     assert f["binary_called"] is True and f["systemd_cgroup_flag"] is False

@@ -23,11 +23,12 @@ def test_nvidia_smi_in_a_container_through_the_handler_lists_the_gpus(containerd
     gpu_node_or_skip()
     import subprocess
 
-    from runbook_lib.containerd import oci_layout, smoke_node, throwaway
+    from runbook_lib.containerd import oci_layout, throwaway
+    from runbook_lib.containerd.smoke import node as smoke_node
     from runbook_lib.containerd.effective import load_effective
-    from runbook_lib.params import validate
-    from runbook_lib.run import Run
-    from runbook_lib.target import Target
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+    from runbook_lib.fs.target import Target
     root = tmp_path / "root"
     root.mkdir()
     rb = Run(validate(root=str(root))).start()

@@ -20,8 +20,8 @@ GPU = "GPU 0: Stand-in GPU (UUID: GPU-00000000-0000-0000-0000-000000000000)"
 
 
 def apply(root, **params):
-    from runbook_lib.params import validate
-    from runbook_lib.run import Run
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
     rb = Run(validate(root=str(root), **params)).start()
     try:
         rb.run_all()
@@ -36,7 +36,7 @@ class Node:
     def __init__(self, containerd: str, base):
         from runbook_lib.containerd import oci_layout, throwaway
         from runbook_lib.containerd.effective import load_effective
-        from runbook_lib.target import Target
+        from runbook_lib.fs.target import Target
         self.root = base / "root"
         self.root.mkdir()
         assert apply(self.root).ok()
@@ -60,8 +60,8 @@ class Node:
             assert done.returncode == 0, done.stderr
 
     def check(self, command: str = f"/bin/busybox echo '{GPU}'", **params):
-        from runbook_lib.params import validate
-        from runbook_lib.run import Run
+        from runbook_lib.engine.params import validate
+        from runbook_lib.engine.run import Run
         values = {"smoke": "node", "cri_endpoint": self.socket, "smoke_image": SMOKE_IMAGE, "smoke_command": command,
                   **params}
         rb = Run(validate(root=str(self.root), mode="check", **values)).start()

@@ -32,8 +32,8 @@ def lab(containerd, tmp_path):
 
 def applied(root):
     """A student's root after a correct apply (the library's run, no notebook: that is tested below)."""
-    from runbook_lib.params import validate
-    from runbook_lib.run import Run
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
     rb = Run(validate(root=str(root))).start()
     try:
         rb.run_all()
@@ -44,8 +44,8 @@ def applied(root):
 
 
 def check(root, **params):
-    from runbook_lib.params import validate
-    from runbook_lib.run import Run
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
     rb = Run(validate(root=str(root), mode="check", smoke="sandbox", **params)).start()
     try:
         rb.run_all()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..findings import Problem
+from runbook_lib.findings.problem import Problem
 
 GPU_LINE = re.compile(r"^GPU \d+:", re.M)
 SANDBOX, NODE = "sandbox", "node"

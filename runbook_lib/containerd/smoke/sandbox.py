@@ -21,12 +21,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import oci_layout, pod_cleanup
-from .edit import default_runtime_name
-from .smoke import SANDBOX, Smoke, classify_refusal
-from .tables import get_in
-from .throwaway import PAUSE_IMAGE, Daemon, DaemonFailed, sandbox_config
-from .versions import runtimes_path
+from runbook_lib.containerd import oci_layout
+from runbook_lib.containerd.smoke import cleanup as pod_cleanup
+from runbook_lib.containerd.edit import default_runtime_name
+from runbook_lib.containerd.smoke.facts import SANDBOX, Smoke, classify_refusal
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.throwaway import PAUSE_IMAGE, Daemon, DaemonFailed, sandbox_config
+from runbook_lib.containerd.versions import runtimes_path
 
 STAND_IN = """#!/bin/sh
 # stand-in for {binary}: record how containerd's shim called it, then hand over to runc
@@ -143,7 +144,7 @@ def run(*, data: dict, version: int, handler: str, runtime: str, containerd: str
     cgroup_name = pod_cleanup.new_parent_name()
     deadline, daemon, client, pods, stage = _Deadline(timeout), None, None, [], "containerd"
     try:
-        from . import cri
+        from runbook_lib.containerd import cri
         daemon = Daemon(containerd, sandbox_config(config, version, base), base)
         daemon.wait_ready(min(30.0, deadline.left()))
         stage = "image"

@@ -16,9 +16,9 @@ import time
 import uuid
 from pathlib import Path
 
-from . import pod_cleanup
-from .distro import K0S, K3S, MICROK8S, PLAIN, RKE2
-from .smoke import NODE, Smoke, classify_refusal, gpu_lines
+from runbook_lib.containerd.smoke import cleanup as pod_cleanup
+from runbook_lib.containerd.distro.detect import K0S, K3S, MICROK8S, PLAIN, RKE2
+from runbook_lib.containerd.smoke.facts import NODE, Smoke, classify_refusal, gpu_lines
 
 # each distribution's containerd CRI socket (RKE2 runs its containerd on k3s's socket path)
 ENDPOINTS = {PLAIN: "/run/containerd/containerd.sock", K3S: "/run/k3s/containerd/containerd.sock",
@@ -64,7 +64,7 @@ def _log_output(path: Path) -> str:
 
 def reach(socket: str, timeout: float):
     """(client, status) or (None, containerd's words) for the node's CRI socket."""
-    from . import cri
+    from runbook_lib.containerd import cri
     client = cri.RuntimeService(socket, timeout=min(timeout, 20))
     try:
         return client, client.status()
@@ -75,7 +75,7 @@ def reach(socket: str, timeout: float):
 
 def run(*, client, status: dict, socket: str, handler: str, image: str, command: str, pull: bool, timeout: float,
         cdi_devices: tuple[str, ...] = ()) -> Smoke:
-    from . import cri
+    from runbook_lib.containerd import cri
     argv = shlex.split(command)
     runtimes = running_runtimes(status)
     smoke = Smoke(NODE, {"mode": NODE, "handler": handler, "endpoint": socket, "image": image, "command": command,
@@ -152,7 +152,7 @@ def run(*, client, status: dict, socket: str, handler: str, image: str, command:
 
 
 def _clean(client, facts: dict, name: str, logs: Path) -> list[str]:
-    from . import cri
+    from runbook_lib.containerd import cri
     client.timeout = 20
     left = []
     steps = []

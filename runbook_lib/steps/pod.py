@@ -119,7 +119,7 @@ def _node(run):
         return _said("pod.pending_restart", handler=p.runtime_name, runtimes=", ".join(sorted(runtimes)) or "-")
     return smoke_node.run(client=client, status=status, socket=socket, handler=p.runtime_name, image=p.smoke_image,
                           command=p.smoke_command, pull=p.smoke_pull, timeout=p.smoke_timeout,
-                          cdi_devices=_cdi_devices(run, status))
+                          cdi_devices=_cdi_devices(run, status), root=run.target.root)
 
 
 def _pending_restart(run) -> bool:

@@ -36,6 +36,18 @@ def import_command(socket: str) -> str:
     return f"ctr --address {socket} -n k8s.io images import cuda.tar"
 
 
+def node_view(path: Path, root: Path) -> str:
+    """How the node's containerd names a path of ours: the same, unless the runbook sees the node's file system
+    at `root` (a DaemonSet's /host), where /host/tmp/x is the node's /tmp/x."""
+    return "/" + str(path.relative_to(root)) if root != Path("/") and path.is_relative_to(root) else str(path)
+
+
+def scratch_parent(socket: str, root: Path) -> str | None:
+    """Where the container's log folder goes: in the node's /tmp as the runbook sees it (the socket under `root`
+    means the node's file system is mounted there), else this machine's temp folder."""
+    return str(root / "tmp") if root != Path("/") and Path(socket).is_relative_to(root) else None
+
+
 def running_runtimes(status: dict) -> dict:
     """The runtimes the running CRI plugin registered (Status, verbose: its config as JSON)."""
     try:
@@ -74,7 +86,7 @@ def reach(socket: str, timeout: float):
 
 
 def run(*, client, status: dict, socket: str, handler: str, image: str, command: str, pull: bool, timeout: float,
-        cdi_devices: tuple[str, ...] = ()) -> Smoke:
+        cdi_devices: tuple[str, ...] = (), root: Path = Path("/")) -> Smoke:
     from runbook_lib.containerd import cri
     argv = shlex.split(command)
     runtimes = running_runtimes(status)
@@ -85,10 +97,10 @@ def run(*, client, status: dict, socket: str, handler: str, image: str, command:
     name = pod_cleanup.new_parent_name()
     options = (runtimes.get(handler) or {}).get("options") or {}
     systemd = isinstance(options, dict) and options.get("SystemdCgroup") is True
-    logs = Path(tempfile.mkdtemp(prefix="runbook-smoke-"))
-    pod = cri.RuntimeService.pod_config(f"runbook-smoke-{uuid.uuid4().hex[:8]}", str(logs),
+    logs = Path(tempfile.mkdtemp(prefix="runbook-smoke-", dir=scratch_parent(socket, root)))
+    pod = cri.RuntimeService.pod_config(f"runbook-smoke-{uuid.uuid4().hex[:8]}", node_view(logs, root),
                                         pod_cleanup.cgroup_parent(name, systemd=systemd))
-    stage = "ImageStatus"
+    stage, import_cmd = "ImageStatus", import_command(node_view(Path(socket), root))
 
     def left() -> float:
         remaining = end - time.monotonic()
@@ -101,12 +113,12 @@ def run(*, client, status: dict, socket: str, handler: str, image: str, command:
         left()
         if not client.image_present(image):
             if not pull:
-                return smoke.fail("pod.node.image_missing", image=image, import_cmd=import_command(socket))
+                return smoke.fail("pod.node.image_missing", image=image, import_cmd=import_cmd)
             stage = "PullImage"
             try:
                 client.pull_image(image, pod)
             except cri.RpcError as exc:
-                return smoke.fail("pod.node.pull_failed", image=image, said=cri.said(exc), import_cmd=import_command(socket))
+                return smoke.fail("pod.node.pull_failed", image=image, said=cri.said(exc), import_cmd=import_cmd)
         stage = "RunPodSandbox"
         left()
         try:

@@ -353,12 +353,13 @@ class Runbook(Run):
         from runbook_lib.steps import pod
         self._current()
         if plan.step is _NotInThisMode:
-            return {}
+            return {"left": []}
         pending = self._unwritten(plan.step, own=False)
         if pending is not None:  # run early, it would start a pod on a config not written yet
             raise self._out_of_order(pending)
         self._locked()
         self.commit(plan.step)
+        self.readings.pop(pod.ID, None)  # the cell run again (after a fix by hand): a new pod, on the files as they are now
         reading = pod.attempt(self)
         if reading is None or not pod.facts(self):
             reason = pod.skipped(self) or reading

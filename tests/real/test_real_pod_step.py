@@ -107,3 +107,23 @@ def test_check_mode_passes_a_correct_state_and_writes_nothing(lab):
     assert result.status == "passed", [p.what.en for p in result.problems]
     assert tree_state(root) == before
 
+
+
+def test_the_action_cell_run_again_after_a_fix_starts_a_new_pod(lab):
+    """JupyterLab: the student sees containerd refuse the pod, fixes the file by hand and runs the cell again."""
+    from runbook_lib import notebook as nb
+    root = applied(lab)
+    config = root / CONFIG
+    config.write_text(config.read_text().replace("SystemdCgroup = true", 'SystemdCgroup = "true"'))
+    rb = nb.start(root=str(root), mode="check", smoke="sandbox")
+    try:
+        refused = rb.try_pod(rb.plan("pod"))
+        assert refused["sandbox_id"] is None and refused["binary_called"] is False
+        config.write_text(config.read_text().replace('SystemdCgroup = "true"', "SystemdCgroup = true"))
+        again = rb.try_pod(rb.plan("pod"))
+        assert again["sandbox_id"] and again["binary_called"] is True and again["left"] == []
+        with rb.expect("pod") as expect:
+            expect.equal(again, "binary_called", True)
+        assert rb.results["pod"].status == "passed"
+    finally:
+        rb.finish()

@@ -156,8 +156,9 @@ def message(run) -> Msg | None:
         return None
     f = reading.facts
     if reading.mode == smoke_facts.SANDBOX:
+        flag = smoke_facts.flag_words(f["systemd_cgroup_flag"])
         return words("pod.passed_sandbox", sandbox=f["sandbox_id"][:13], handler=f["handler"], binary=f["binary"],
-                     flag=smoke_facts.flag_text(f["systemd_cgroup_flag"]), default=f["default_runtime"])[0]
+                     flag_ko=flag["ko"], flag_en=flag["en"], default=f["default_runtime"])[0]
     return words("pod.passed_node", sandbox=f["sandbox_id"][:13], handler=f["handler"], command=f["command"],
                  count=len(f["gpu_lines"]))[0]
 

@@ -27,8 +27,11 @@ class Smoke:
         return self
 
 
-def flag_text(flag: bool) -> str:
-    return "with --systemd-cgroup" if flag else "without --systemd-cgroup"
+def flag_words(flag: bool) -> dict[str, str]:
+    """How the binary was called, for a finding's {..._ko} and {..._en} values."""
+    if flag:
+        return {"ko": "--systemd-cgroup 을 붙여", "en": "with --systemd-cgroup"}
+    return {"ko": "--systemd-cgroup 없이", "en": "without --systemd-cgroup"}
 
 
 def judge(smoke: Smoke, p) -> list[Problem]:
@@ -49,8 +52,8 @@ def _sandbox(facts: dict, p) -> list[Problem]:
     if not facts.get("binary_called"):
         out.append(Problem.of("pod.binary_not_called", binary=binary, handler=handler))
     elif facts.get("systemd_cgroup_flag") is not p.systemd_cgroup:
-        out.append(Problem.of("pod.flag_differs", binary=binary, handler=handler,
-                              seen=flag_text(bool(facts.get("systemd_cgroup_flag"))),
+        seen = flag_words(bool(facts.get("systemd_cgroup_flag")))
+        out.append(Problem.of("pod.flag_differs", binary=binary, handler=handler, seen_ko=seen["ko"], seen_en=seen["en"],
                               wanted=str(p.systemd_cgroup).lower(), expected=str(p.systemd_cgroup).lower()))
     if facts.get("default_ran_it"):
         out.append(Problem.of("pod.default_ran_it", default=facts.get("default_runtime"), binary=binary))

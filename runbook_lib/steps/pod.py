@@ -19,8 +19,7 @@ from runbook_lib.containerd.smoke import facts as smoke_facts
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem, words
 from runbook_lib.findings.messages import Msg
-from runbook_lib.engine.result import CHANGED
-from runbook_lib.engine.run import Plan
+from runbook_lib.steps.base import CHANGED, Plan
 from runbook_lib.steps import restart
 
 NUMBER = ID = "pod"

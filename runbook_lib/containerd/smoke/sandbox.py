@@ -143,8 +143,8 @@ def run(*, data: dict, version: int, handler: str, runtime: str, containerd: str
                                                      plain_record, runc))
     cgroup_name = pod_cleanup.new_parent_name()
     deadline, daemon, client, pods, stage = _Deadline(timeout), None, None, [], "containerd"
+    from runbook_lib.containerd import cri
     try:
-        from runbook_lib.containerd import cri
         daemon = Daemon(containerd, sandbox_config(config, version, base), base)
         daemon.wait_ready(min(30.0, deadline.left()))
         stage = "image"
@@ -191,6 +191,11 @@ def run(*, data: dict, version: int, handler: str, runtime: str, containerd: str
         facts["default_calls"] = [c.replace(str(base), "<tmp>") for c in facts.get("default_calls", [])]
     except TimeoutError:
         smoke.fail("pod.timeout", seconds=f"{deadline.seconds:g}", stage=stage)
+    except cri.RpcError as exc:  # a call after the pod started (stopping it) failed: containerd's words, then cleanup
+        if exc.code() == cri.grpc.StatusCode.DEADLINE_EXCEEDED:
+            smoke.fail("pod.timeout", seconds=f"{deadline.seconds:g}", stage=stage)
+        else:
+            smoke.fail("pod.rejected.other", handler=handler, said=cri.said(exc))
     except DaemonFailed as exc:
         smoke.fail("pod.daemon_failed", what=exc.what, said=_daemon_words(exc.log))
     finally:

@@ -11,9 +11,9 @@ from helpers import NOTEBOOK
 from runbook_lib.kernel import app as kernel
 
 # the code cells, by what they do: "params", "start", then "<step>" (its plan-and-write cell) and
-# "<step>?" (its check cell), then "restart" and "summary"
+# "<step>?" (its check cell), then "restart", the pod through the handler ("pod", "pod?") and "summary"
 STEPS = ["prepare", "runtime", "options", "default", "parse", "cdi", "runtimeclass", "report", "containerd"]
-NAMES = ["params", "start"] + [n for s in STEPS for n in (s, s + "?")] + ["restart", "summary"]
+NAMES = ["params", "start"] + [n for s in STEPS for n in (s, s + "?")] + ["restart", "pod", "pod?", "summary"]
 
 
 def code_cells(notebook=NOTEBOOK, names=NAMES) -> dict[str, str]:

@@ -73,6 +73,8 @@ def collect_parameters(args, declared: dict, root: str | None = None) -> dict:
             params[name] = value
     if args.mode:
         params["mode"] = args.mode
+    if getattr(args, "smoke", None):  # `runbook run --smoke`, the pod through the handler
+        params["smoke"] = args.smoke
     unknown = sorted(set(params) - set(declared))
     if unknown:
         valid = ", ".join(declared) or "-"

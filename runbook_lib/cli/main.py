@@ -45,6 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "several times, one run per root, N at a time (default 1)")
     run.add_argument("--mode", choices=["apply", "check", "remove"], default=None,
                      help="apply: 고침, check: 검사만, remove: 런북이 더한 것만 되돌림 / apply: change, check: only verify, remove: take out what the runbook added")
+    run.add_argument("--smoke", choices=["off", "sandbox", "node"], default=None,
+                     help="재시작 뒤 handler 로 파드를 띄워 증명: sandbox 는 버리는 containerd (실습, GPU 불필요), node 는 노드의 "
+                          "containerd (-p smoke 와 같음) / after the restart, prove it with a pod through the handler: "
+                          "sandbox on a throw-away containerd (labs, no GPU), node on the node's containerd (same as -p smoke)")
     run.add_argument("-f", "--parameters-file", dest="params_file", metavar="PARAMS.yaml",
                      help="papermill 파라미터 YAML / papermill parameters YAML")
     run.add_argument("-p", "--parameter", dest="params", nargs=2, action="append", default=[],

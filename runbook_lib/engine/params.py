@@ -16,6 +16,7 @@ MODES = ("apply", "check", "remove")
 DISTROS = ("auto", "containerd", "k3s", "rke2", "microk8s", "k0s")
 LAYOUTS = ("inplace", "dropin")
 DEFAULT_RUNTIMES = ("auto", "runc", "keep")  # auto: keep on a real node (root /), runc in a lab root
+SMOKE = ("off", "sandbox", "node")  # the pod step (runbook_lib/steps/pod.py)
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,16 @@ PARAMETERS = (
               "time limit in seconds, counted while cells run; the run stops where it is beyond it (runbook_lib/engine/limits.py)"),
     Parameter("memory_limit", 768, "int", "커널의 메모리 한도(MiB): 넘으면 그 자리에서 멈춤",
               "the kernel's memory limit in MiB; the run stops where it is beyond it"),
+    Parameter("smoke", "off", "choice", "재시작 뒤 handler 로 파드를 띄워 증명 (off, sandbox 는 버리는 containerd, node 는 노드의 containerd)",
+              "after the restart, prove it with a pod through the handler (off; sandbox: a throw-away containerd; node: the node's)",
+              SMOKE),
+    Parameter("smoke_timeout", 120, "int", "파드 확인에 쓸 최대 시간(초), 넘으면 지우고 실패", "seconds the pod check may take; past it, cleaned up and failed"),
+    Parameter("cri_endpoint", "", "str", "smoke node 가 쓸 containerd CRI 소켓 (비우면 배포판의 기본 소켓)",
+              "the containerd CRI socket for smoke node (empty: the distribution's)"),
+    Parameter("smoke_image", "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04", "str", "smoke node 컨테이너의 이미지 (노드에 이미 있어야 함)",
+              "the image of smoke node's container (already on the node)"),
+    Parameter("smoke_command", "nvidia-smi -L", "str", "smoke node 컨테이너에서 실행할 명령", "the command smoke node's container runs"),
+    Parameter("smoke_pull", False, "bool", "smoke_image 가 노드에 없으면 받을지 (기본은 받지 않음)", "pull smoke_image when the node lacks it (never by default)"),
 )
 
 # The lab's absolute paths, resolved under `root` at run time.
@@ -119,6 +130,12 @@ class Params:
         if self.default_runtime == "auto":
             return os.path.realpath(self.root) == "/"
         return self.default_runtime == "keep"
+    smoke: str = "off"
+    smoke_timeout: int = 120
+    cri_endpoint: str = ""
+    smoke_image: str = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"
+    smoke_command: str = "nvidia-smi -L"
+    smoke_pull: bool = False
 
     @property
     def check_only(self) -> bool:
@@ -162,7 +179,8 @@ def _str(name: str, value) -> str:
     return value
 
 
-EXAMPLES = {"root": "/srv/lab-root", "containerd_bin": "/usr/bin/containerd"}  # where the default is ""
+EXAMPLES = {"root": "/srv/lab-root", "containerd_bin": "/usr/bin/containerd",
+            "cri_endpoint": "/run/containerd/containerd.sock"}  # where the default is ""
 
 
 def _abs(name: str, value: str) -> str:
@@ -219,8 +237,11 @@ def validate(**raw) -> Params:
     if not values["cdi_spec"].endswith(CDI_EXTENSIONS):  # the CDI scan skips any other name (podman: unresolvable)
         raise _error("parameter.cdi_spec_extension", value=quoted(values["cdi_spec"]),
                      suggestion=posixpath.splitext(values["cdi_spec"])[0] + ".yaml")
-    if values["containerd_bin"] and not values["containerd_bin"].startswith("/"):
-        _abs("containerd_bin", values["containerd_bin"])
+    for name in ("containerd_bin", "cri_endpoint"):
+        if values[name] and not values[name].removeprefix("unix://").startswith("/"):
+            _abs(name, values[name])
+    if not values["smoke_command"].strip():
+        raise _error("parameter.empty", name="smoke_command", example=DEFAULTS["smoke_command"])
     return Params(**values)
 
 

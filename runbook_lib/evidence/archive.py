@@ -168,7 +168,7 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
     import papermill as pm
 
     from runbook_lib.kernel.manager import ENGINE_NAME, register
-    from runbook_lib.fs.safe_write import sync_in_place, write_file
+    from runbook_lib.fs.safe_write import sync_in_place
 
     register()  # private IPC sockets, the early kernel when one was started, a quick stop
     engine_kwargs.setdefault("engine_name", ENGINE_NAME)
@@ -205,6 +205,7 @@ def keep(run_dir: Path, nb, *, label: str, notebook: Path, parameters: dict, sta
     """The executed notebook (already in run_dir, or None when none was written) kept with its HTML copy and its
     manifest: every way of running a notebook (papermill here, runbook_lib/grading/runner.py) ends here."""
     from runbook_lib.evidence import html as notebook_html
+    from runbook_lib.fs.safe_write import write_file
 
     manifest = build_manifest(label=label, notebook=notebook, parameters=parameters, started=started,
                               ended=ended, nb=nb, error=error, version=version, kind=kind)

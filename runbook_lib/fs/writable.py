@@ -167,7 +167,7 @@ def short_of_space(target, needs: list[tuple[Path, int]]) -> WriteError | None:
     return None
 
 
-def unwritable(plan: WritePlan, *, will_exist: set[Path] = frozenset()) -> WriteError | None:
+def unwritable(plan, *, will_exist: set[Path] = frozenset()) -> WriteError | None:
     """Why the planned file cannot be written (its folder is outside the root, or missing and not about to be
     created), or None. The plan asks this before any write, so a run that would fail here refuses instead."""
     parent = plan.host_path.parent

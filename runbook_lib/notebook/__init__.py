@@ -378,6 +378,30 @@ class Runbook(Run):
         with self.expect(step_id):
             pass
 
+    def try_pod(self, plan: PlanView) -> dict:
+        """The pod step's action cell: start the pod through the handler (`smoke`; nothing is written under the
+        root), show what it did, and return its facts for the check cell (only `left`, empty, when the step is
+        skipped: no pod was made)."""
+        from runbook_lib.containerd.smoke.show import lines
+        from runbook_lib.steps import pod
+        self.ensure_current()
+        if plan.step is _NotInThisMode:
+            return {"left": []}
+        pending = self._unwritten(plan.step, own=False)
+        if pending is not None:  # run early, it would start a pod on a config not written yet
+            raise self._out_of_order(pending)
+        self._locked()
+        self.commit(plan.step)
+        self.readings.pop(pod.ID, None)  # the cell run again (after a fix by hand): a new pod, on the files as they are now
+        reading = pod.attempt(self)
+        if reading is None or not pod.facts(self):
+            reason = pod.skipped(self) or reading
+            if reason is not None:
+                _display({"text/plain": f"{reason.ko}\n{reason.en}"})
+            return {"left": []}  # no pod was made: nothing can be left of it
+        _display({"text/plain": "\n".join(lines(pod.facts(self)))})
+        return pod.facts(self)
+
     def restart(self) -> None:
         """The restart section: commit (apply mode, real node, asked), then its verdict."""
         self.ensure_current()

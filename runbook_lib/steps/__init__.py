@@ -10,10 +10,11 @@ May import: findings, fs, k8s, containerd, cdi (never the engine that drives the
 context it is given, declared in steps/base.py).
 """
 
-from runbook_lib.steps import ask_containerd, cdi, default_runtime, options, parse, prepare, remove, report, restart, runtime, runtimeclass
+from runbook_lib.steps import ask_containerd, cdi, default_runtime, options, parse, pod, prepare, remove, report, restart, runtime, runtimeclass
 
+# pod: after the restart, a pod through the handler (the smoke parameter; skipped when it is off)
 STEPS = tuple(m.STEP for m in (prepare, runtime, options, default_runtime, parse, cdi, runtimeclass, report, ask_containerd,
-                                restart))
+                                restart, pod))
 # mode=remove: what the runbook added is taken out, then containerd is asked and restarted as after an apply
 REMOVE_STEPS = (remove.STEP, ask_containerd.STEP, restart.STEP)
 

@@ -24,11 +24,16 @@ def plan(run) -> Plan:
     return Plan(decision(run, changed=changed).message)
 
 
-def act(run, result, runner=None) -> None:
-    """Called by Run.commit in apply mode: restart when the decision says so, and confirm."""
+def config_written(run) -> bool:
+    """This run wrote (or retired) a file containerd reads its config from."""
     config_files = {w.lab_path for s in CONFIG_STEPS if s in run.plans for w in run.plans[s].writes} | \
         {lab for s in CONFIG_STEPS if s in run.plans for lab in run.plans[s].retire}
-    chosen = decision(run, changed=any(path in run.written for path in config_files))
+    return any(path in run.written for path in config_files)
+
+
+def act(run, result, runner=None) -> None:
+    """Called by Run.commit in apply mode: restart when the decision says so, and confirm."""
+    chosen = decision(run, changed=config_written(run))
     result.message = chosen.message
     result.status = {"lab": SKIPPED, "check": SKIPPED, "not-needed": UNCHANGED, "needed": SKIPPED}.get(chosen.action, CHANGED)
     problems: list[Problem] = []

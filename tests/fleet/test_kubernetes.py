@@ -98,6 +98,7 @@ def test_runs_on_gpu_nodes_with_the_host_root_at_host(name, doc):
     args = build_parser().parse_args(runbook["args"])
     assert args.command == "run" and args.root == "/host"
     assert args.archive.startswith("/host/") and args.label == "$(NODE_NAME)"
+    assert args.smoke == "off"  # the pod through the handler is one switch away (docs/FLEET.md)
     env = {e["name"]: e for e in runbook["env"]}
     assert env["NODE_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "spec.nodeName"
     images = {c["image"] for c in spec.get("initContainers", []) + spec["containers"]}

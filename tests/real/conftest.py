@@ -1,5 +1,6 @@
 """Real-consumer tests: every test here is marked `real`, and with RUNBOOK_REQUIRE_REAL=1 any skip of
-one (whatever raised it, e.g. importorskip) is reported as a failure."""
+one (whatever raised it, e.g. importorskip) is reported as a failure. A test marked `gpu` needs a GPU node:
+CI has none, so its skip stays a skip (it says why)."""
 from __future__ import annotations
 
 import pytest
@@ -17,7 +18,8 @@ def pytest_collection_modifyitems(items):
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
-    if report.skipped and item.get_closest_marker("real") and realenv.real_required():
+    if report.skipped and item.get_closest_marker("real") and not item.get_closest_marker("gpu") \
+            and realenv.real_required():
         report.outcome = "failed"
         report.longrepr = (
             f"{realenv.REQUIRE_ENV}=1 인데 실제 프로그램 테스트가 건너뛰어졌습니다 / "

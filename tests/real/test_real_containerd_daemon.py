@@ -18,11 +18,11 @@ def daemon_for(every_containerd, tmp_path):
     realenv.need_root()
     containerd = every_containerd
     realenv.need_program("unshare")
-    from containerd_daemon import Daemon
+    from runbook_lib.containerd.throwaway import Daemon, sandbox_config_text
     started = []
 
     def start(config_text):
-        daemon = Daemon(containerd, config_text, tmp_path)
+        daemon = Daemon(containerd, sandbox_config_text(config_text, tmp_path), tmp_path)
         started.append(daemon)
         daemon.wait_ready()
         return daemon
@@ -34,7 +34,7 @@ def daemon_for(every_containerd, tmp_path):
 
 
 def cri_config(daemon):
-    from cri_client import RuntimeService
+    from runbook_lib.containerd.cri import RuntimeService
     client = RuntimeService(str(daemon.socket))
     try:
         info = client.status(verbose=True)

@@ -1,198 +1,144 @@
-"""A pod sandbox started through the registered handler: containerd really runs the configured BinaryName.
+"""A pod sandbox started through the registered handler by the pod step's `sandbox` mode
+(runbook_lib/containerd/smoke/sandbox.py): containerd 1.6 really runs the configured BinaryName.
 
-The sandboxed daemon (containerd_daemon.py) gets the written config with `BinaryName` pointing at a stand-in:
-a small script that records how containerd's shim calls it, then either hands over to the real runc (the pod
-runs) or refuses with a marker. The pod uses the host's network namespace, so no CNI is needed; its pause
-image is built here (oci_image.py) and imported with `ctr images import`, since no registry is reachable.
+The product copies the config, puts a recording stand-in at BinaryName, starts a throw-away daemon and a pod
+through the handler, then a pod of the default runtime. These tests give it the repository's fixtures and
+check what it found against what containerd did, and that nothing of the run is left on the machine.
 
 It also proves the claim of issue 3 / tests/fixtures/broken/README.md that `SystemdCgroup = "true"` (a
-string) is accepted and kept until a pod starts, and that the pod then fails, and that the runbook's verdict
-quotes containerd's own error.
-
-Nothing is left on the host: the sandbox is stopped and removed, the daemon and its shims are stopped by PID,
-and the pod's cgroups live under a parent named for this test, removed (and checked) at the end.
+string) is accepted and kept until a pod starts, and that the pod then fails with containerd's own words,
+which step 9's verdict quotes too.
 """
-import os
-import uuid
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomlkit
 
 import realenv
 from paths import BROKEN, GOOD_CONFIG
+from pod_traces import traces
 
 pytestmark = pytest.mark.real
-grpc = pytest.importorskip("grpc")
+pytest.importorskip("grpc")
 CRI = "io.containerd.grpc.v1.cri"
-PAUSE = "localhost/runbook/pause:test"  # the sandbox_image containerd_daemon.sandbox_config sets
-
-STAND_IN = """#!/bin/sh
-# stand-in for the nvidia runtime: record how we were called, then {what}
-printf '%s\\n' "$*" >> {record}
-{tail}
-"""
-HAND_OVER = 'exec {runc} "$@"'
-REFUSE = 'echo "runbook-stand-in: refused on purpose" >&2\nexit 42'
-
-
-def cgroup_mounts() -> list[Path]:
-    mounts = []
-    for line in Path("/proc/self/mounts").read_text().splitlines():
-        _, where, fstype, *_ = line.split()
-        if fstype in ("cgroup", "cgroup2"):
-            mounts.append(Path(where))
-    return mounts
-
-
-def processes_in(cgroup: str) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if f"{cgroup}/" in (entry / "cgroup").read_text():
-                    pids.append(int(entry.name))
-            except OSError:
-                pass
-    return pids
-
-
-class Pods:
-    """A sandboxed daemon with the pause image imported, a stand-in at BinaryName, and cleanup."""
-
-    def __init__(self, base: Path, containerd: str, runc: str):
-        self.base, self.containerd, self.runc = base, containerd, runc
-        self.record = base / "stand-in.argv"
-        self.stand_in = base / "bin" / "nvidia-stand-in"
-        self.cgroup = f"/runbook-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        self.daemon = self.client = None
-        self.sandboxes: list[str] = []
-
-    def config(self, source: Path, *, systemd_cgroup=False) -> str:
-        """The source config with BinaryName at the stand-in; SystemdCgroup for both runtimes (False: this
-        machine has no systemd; None: leave the file's value, as for the string fixture)."""
-        doc = tomlkit.parse(source.read_text())
-        runtimes = doc["plugins"][CRI]["containerd"]["runtimes"]
-        runtimes["nvidia"]["options"]["BinaryName"] = str(self.stand_in)
-        if systemd_cgroup is not None:
-            for name in ("nvidia", "runc"):
-                runtimes[name]["options"]["SystemdCgroup"] = systemd_cgroup
-        return tomlkit.dumps(doc)
-
-    def start(self, config_text: str, *, hand_over: bool):
-        from containerd_daemon import Daemon
-        from cri_client import RuntimeService
-        from oci_image import build_image_tar
-        self.stand_in.parent.mkdir()
-        tail = HAND_OVER.format(runc=self.runc) if hand_over else REFUSE
-        self.stand_in.write_text(STAND_IN.format(record=self.record, tail=tail,
-                                                 what="hand over to runc" if hand_over else "refuse"))
-        self.stand_in.chmod(0o755)
-        self.daemon = Daemon(self.containerd, config_text, self.base)
-        self.daemon.wait_ready()
-        image = build_image_tar(self.base / "pause.tar", PAUSE, ["/bin/busybox", "sleep", "3600"])
-        done = self.daemon.ctr("images", "import", "--snapshotter", "native", str(image))
-        assert done.returncode == 0, done.stderr
-        self.client = RuntimeService(str(self.daemon.socket))
-        return self
-
-    def run(self, name: str, handler: str) -> str:
-        sandbox = self.client.run_pod_sandbox(name, handler, str(self.base / "logs"), cgroup_parent=self.cgroup)
-        self.sandboxes.append(sandbox)
-        return sandbox
-
-    def calls(self) -> list[str]:
-        return self.record.read_text().splitlines() if self.record.exists() else []
-
-    def close(self) -> list[str]:
-        """Stop everything; return whatever is left outside the temp folder."""
-        for sandbox in self.sandboxes:
-            try:
-                self.client.stop_pod_sandbox(sandbox)
-                self.client.remove_pod_sandbox(sandbox)
-            except grpc.RpcError:
-                pass  # the daemon is stopped next, and what stays is reported below
-        if self.client:
-            self.client.close()
-        left = []
-        if self.daemon:
-            self.daemon.stop()
-            left += self.daemon.leftovers()
-        left += [f"pid {pid} in {self.cgroup}" for pid in processes_in(self.cgroup)]
-        for mount in cgroup_mounts():
-            folder = mount / self.cgroup.lstrip("/")
-            if folder.is_dir():
-                try:
-                    folder.rmdir()  # the parent runc made for the pods; their own cgroups went with them
-                except OSError as exc:
-                    left.append(f"{folder}: {exc}")
-        return left
 
 
 @pytest.fixture
-def pods(tmp_path):
-    realenv.need_root()
-    realenv.need_program("unshare")
+def smoke(containerd):
     realenv.need_program("ctr")
-    made = Pods(tmp_path, realenv.need_program("containerd"), realenv.need_program("runc"))
-    yield made
-    assert made.close() == []
+    realenv.need_program("runc")
+    from runbook_lib.containerd import oci_layout
+    from runbook_lib.containerd.smoke import sandbox as smoke_sandbox
+    if oci_layout.busybox_static() is None:
+        realenv.missing("정적 busybox 가 없습니다 (busybox-static) / busybox-static is not installed")
+    assert traces() == []
+
+    def run(text: str, handler: str = "nvidia", timeout: float = 60):
+        data = tomllib.loads(text)
+        return smoke_sandbox.run(data=data, version=data["version"], handler=handler, runtime="nvidia",
+                                 containerd=containerd, timeout=timeout)
+
+    yield run
+    assert traces() == []
 
 
-def test_the_handler_runs_the_configured_binary_and_the_pod_runs(pods):
-    pods.start(pods.config(GOOD_CONFIG), hand_over=True)
-    sandbox = pods.run("gpu-pod", "nvidia")
-    calls = pods.calls()
-    # the shim called our BinaryName to create and start exactly this sandbox
-    assert any(c.endswith(f" create --bundle {pods.base}/state/io.containerd.runtime.v2.task/k8s.io/{sandbox} "
-                          f"--pid-file {pods.base}/state/io.containerd.runtime.v2.task/k8s.io/{sandbox}/init.pid {sandbox}")
-               for c in calls), calls
-    assert any(c.endswith(f" start {sandbox}") for c in calls), calls
-    assert all("--systemd-cgroup" not in c for c in calls)  # SystemdCgroup = false reached it as no flag
-    pods.client.stop_pod_sandbox(sandbox)
-    assert any(c.endswith(f" kill {sandbox} 9") for c in pods.calls())  # stopping goes through it too
+def with_systemd_cgroup(value: bool) -> str:
+    return GOOD_CONFIG.read_text().replace("SystemdCgroup = true", f"SystemdCgroup = {str(value).lower()}")
 
 
-def test_the_default_handler_does_not_run_it(pods):
-    pods.start(pods.config(GOOD_CONFIG), hand_over=True)
-    nvidia = pods.run("gpu-pod", "nvidia")
-    plain = pods.run("plain-pod", "")  # no RuntimeClass: the default runtime, runc
-    calls = pods.calls()
-    assert any(nvidia in c for c in calls) and not any(plain in c for c in calls), calls
+def test_the_handler_runs_the_configured_binary_and_the_default_runtime_does_not(smoke):
+    found = smoke(GOOD_CONFIG.read_text())
+    f = found.facts
+    assert found.problems == [] and f["left"] == []
+    sandbox = f["sandbox_id"]
+    assert f["binary"] == "/usr/bin/nvidia-container-runtime" and f["stand_in"].endswith("/bin/nvidia-container-runtime")
+    # the shim called our BinaryName to create, start and stop exactly this sandbox
+    task = f"<tmp>/state/io.containerd.runtime.v2.task/k8s.io/{sandbox}"
+    assert f"--systemd-cgroup create --bundle {task} --pid-file {task}/init.pid {sandbox}" in " ".join(f["calls"])
+    assert any(c.endswith(f"--systemd-cgroup start {sandbox}") for c in f["calls"]), f["calls"]
+    assert any(c.endswith(f" kill {sandbox} 9") for c in f["calls"]), f["calls"]
+    assert f["binary_called"] is True and f["systemd_cgroup_flag"] is True
+    # the default runtime's pod went through the default's own stand-in, never through the nvidia binary's
+    plain = f["default_sandbox_id"]
+    assert plain and plain != sandbox and f["default_ran_it"] is False
+    assert not any(plain in c for c in f["calls"]) and any(c.endswith(f" start {plain}") for c in f["default_calls"])
 
 
-def test_systemd_cgroup_true_reaches_the_binary_as_its_flag(pods):
-    # The stand-in refuses (this machine has no systemd to run such a pod); what matters is how it was called.
-    pods.start(pods.config(GOOD_CONFIG, systemd_cgroup=True), hand_over=False)
-    with pytest.raises(grpc.RpcError) as failed:
-        pods.run("gpu-pod", "nvidia")
-    assert "exit status 42" in failed.value.details(), failed.value.details()
-    create = [c for c in pods.calls() if " create " in c]
-    assert create and all(c.split(" create ")[0].endswith("--systemd-cgroup") for c in create), pods.calls()
+def test_systemd_cgroup_false_reaches_the_binary_as_no_flag(smoke):
+    from runbook_lib.containerd.smoke.facts import judge
+    from runbook_lib.engine.params import validate
+    found = smoke(with_systemd_cgroup(False))
+    f = found.facts
+    assert f["binary_called"] is True and f["systemd_cgroup_flag"] is False
+    assert all("--systemd-cgroup" not in c for c in f["calls"]), f["calls"]
+    # judged against the parameter: the kubelet's driver is systemd, the binary runs without it
+    (problem,) = judge(found, validate(root="/", mode="check", systemd_cgroup=True))
+    assert problem.code == "pod.flag_differs" and "without --systemd-cgroup" in problem.what.en
+    assert judge(found, validate(root="/", mode="check", systemd_cgroup=False)) == []
 
 
-def test_string_systemd_cgroup_is_kept_until_a_pod_starts_then_fails(pods):
+def test_string_systemd_cgroup_is_kept_until_a_pod_starts_then_fails(smoke, containerd, tmp_path):
     """The claim of tests/fixtures/broken/README.md, issue 3 and step 9's verdict, with containerd's words."""
-    import json
-
     from runbook_lib.containerd import ask
     from runbook_lib.containerd.verify import containerd_reading
     from runbook_lib.engine.params import validate
 
-    config_text = pods.config(BROKEN / "systemdcgroup-string.toml", systemd_cgroup=None)
-    pods.start(config_text, hand_over=True)
-    # accepted: the daemon runs and registers the handler with the string
-    registered = json.loads(pods.client.status()["config"])["containerd"]["runtimes"]["nvidia"]
-    assert registered["options"]["SystemdCgroup"] == "true"
-    # the pod fails, before the runtime binary is ever called
-    with pytest.raises(grpc.RpcError) as failed:
-        pods.run("gpu-pod", "nvidia")
-    said = failed.value.details()
-    assert "failed to generate runtime options" in said and "Can't convert true(string) to bool" in said, said
-    assert pods.calls() == []
+    text = (BROKEN / "systemdcgroup-string.toml").read_text()
+    found = smoke(text)
+    (problem,) = found.problems
+    assert problem.code == "pod.rejected.string_boolean"
+    for said in (problem.what.en, problem.what.ko):
+        assert "failed to generate runtime options" in said and "Can't convert true(string) to bool" in said
+    assert "SystemdCgroup = true" in problem.fix.en and found.facts["calls"] == []  # failed before the binary ran
     # step 9's verdict on the same file quotes what containerd says when the pod starts
-    reading = containerd_reading(pods.containerd, pods.daemon.config, Path("/"), "nvidia")
-    params = validate(root="/", mode="check", binary_name=str(pods.stand_in), systemd_cgroup=True)
+    config = tmp_path / "config.toml"
+    config.write_text(text)
+    reading = containerd_reading(containerd, config, Path("/"), "nvidia")
+    params = validate(root="/", mode="check", binary_name="/usr/bin/nvidia-container-runtime", systemd_cgroup=True)
     _, problems = ask.compare(reading, params, None, "runc")
     (problem,) = problems
     assert "Can't convert true(string) to bool" in problem.what.en and "Can't convert true(string) to bool" in problem.what.ko
+
+
+def test_a_handler_that_names_no_runtime_fails_with_containerds_words(smoke):
+    (problem,) = smoke(GOOD_CONFIG.read_text(), handler="nvdia").problems
+    assert problem.code == "pod.rejected.no_runtime"
+    assert 'no runtime for "nvdia" is configured' in problem.what.en and "nvidia, runc" in problem.what.en
+    assert "handler: nvidia" in problem.fix.en
+
+
+def test_a_wrong_runtime_type_fails_with_containerds_words(smoke):
+    import tomlkit
+    doc = tomlkit.parse(GOOD_CONFIG.read_text())
+    doc["plugins"][CRI]["containerd"]["runtimes"]["nvidia"]["runtime_type"] = "io.containerd.runc.v3"
+    text = tomlkit.dumps(doc)
+    (problem,) = smoke(text).problems
+    assert problem.code == "pod.rejected.runtime_type"
+    assert 'binary not installed "containerd-shim-runc-v3"' in problem.what.en and "io.containerd.runc.v2" in problem.fix.en
+
+
+def test_a_config_the_cri_plugin_refuses_quotes_containerds_log(smoke):
+    text = GOOD_CONFIG.read_text().replace('default_runtime_name = "runc"', 'default_runtime_name = "rnuc"')
+    (problem,) = smoke(text).problems
+    assert problem.code == "pod.daemon_failed"
+    assert "no corresponding runtime configured in `containerd.runtimes`" in problem.what.en
+    assert 'default_runtime_name = "rnuc"' in problem.what.ko
+
+
+def test_past_the_deadline_everything_is_undone(smoke):
+    (problem,) = smoke(GOOD_CONFIG.read_text(), timeout=1e-9).problems  # over before the daemon answers
+    assert problem.code == "pod.timeout"
+
+
+def test_an_interrupted_run_is_undone_too(smoke, monkeypatch):
+    """A KeyboardInterrupt (the kernel's interrupt button) right after the pod started: the finally undoes it."""
+    from runbook_lib.containerd import cri
+    real = cri.RuntimeService.run_pod_sandbox
+
+    def started_then_interrupted(self, config, handler):
+        real(self, config, handler)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cri.RuntimeService, "run_pod_sandbox", started_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        smoke(GOOD_CONFIG.read_text())

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from containerd_daemon import Daemon as RealDaemon
 from realenv import need_program, need_root
+from runbook_lib.containerd.throwaway import Daemon as RealDaemon
+from runbook_lib.containerd.throwaway import sandbox_config_text
 from runbook_lib.containerd.node import cri_disabled_by, kubernetes_daemon, parse_cmdline, running_containerds
 
 CONFIG = 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n'
@@ -14,7 +15,7 @@ CONFIG = 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.
 def test_a_running_daemon_is_found_with_its_config(tmp_path: Path):
     binary = need_program("containerd")
     need_root()
-    daemon = RealDaemon(binary, CONFIG, tmp_path)
+    daemon = RealDaemon(binary, sandbox_config_text(CONFIG, tmp_path), tmp_path)
     try:
         daemon.wait_ready()
         found = [d for d in running_containerds() if d.pid == daemon.pid]

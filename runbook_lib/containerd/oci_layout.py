@@ -1,5 +1,6 @@
-"""A tiny OCI image layout tar, built here: no registry is reachable, so the pod sandbox ("pause") image is
-made from the static busybox and imported into the sandboxed containerd with `ctr images import`.
+"""A tiny OCI image layout tar, built here: an air-gapped lab reaches no registry, so the pod sandbox ("pause")
+image of the pod step's `sandbox` mode is made from the static busybox and imported into the throw-away
+containerd with `ctr images import`.
 
 The layout is the OCI image spec's: `oci-layout`, `index.json` and content-addressed `blobs/sha256/*` (an
 uncompressed layer, the image config, the manifest). The index names the image with the
@@ -14,17 +15,18 @@ import platform
 import tarfile
 from pathlib import Path
 
-import realenv
-
 BUSYBOX = Path("/bin/busybox")
 ARCH = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
 
 
-def busybox_static() -> Path:
-    # a dynamic build names its loader near the start; it would not run in an otherwise empty rootfs
-    if not BUSYBOX.exists() or b"/ld-linux" in BUSYBOX.read_bytes()[:8192]:
-        realenv.missing("정적 busybox(busybox-static)가 없습니다 / busybox-static is not installed")
-    return BUSYBOX
+def busybox_static(path: Path = BUSYBOX) -> Path | None:
+    """The static busybox (Debian's busybox-static), or None: a dynamic build names its loader near the start,
+    and would not run in an otherwise empty rootfs."""
+    try:
+        head = path.read_bytes()[:8192]
+    except OSError:
+        return None
+    return None if b"/ld-linux" in head or b"/ld-musl" in head else path
 
 
 def _tar_bytes(add) -> bytes:
@@ -34,7 +36,7 @@ def _tar_bytes(add) -> bytes:
     return buf.getvalue()
 
 
-def build_image_tar(dest: Path, name: str, entrypoint: list[str]) -> Path:
+def build_image_tar(dest: Path, name: str, entrypoint: list[str], busybox: Path, env: list[str] = ()) -> Path:
     """Write an OCI layout tar at `dest` holding one image `name`: /bin/busybox, running `entrypoint`."""
     blobs: dict[str, bytes] = {}
 
@@ -47,10 +49,10 @@ def build_image_tar(dest: Path, name: str, entrypoint: list[str]) -> Path:
         info = tarfile.TarInfo("bin")
         info.type, info.mode = tarfile.DIRTYPE, 0o755
         tar.addfile(info)
-        tar.add(busybox_static(), arcname="bin/busybox")
+        tar.add(busybox, arcname="bin/busybox")
 
     layer = _tar_bytes(rootfs)
-    config = {"architecture": ARCH, "os": "linux", "config": {"Entrypoint": entrypoint},
+    config = {"architecture": ARCH, "os": "linux", "config": {"Entrypoint": entrypoint, "Env": list(env)},
               "rootfs": {"type": "layers", "diff_ids": ["sha256:" + hashlib.sha256(layer).hexdigest()]}}
     manifest = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
                 "config": blob(json.dumps(config).encode(), "application/vnd.oci.image.config.v1+json"),

@@ -1,0 +1,157 @@
+"""A throw-away containerd daemon on a copy of a config: every path it writes is in a temp folder.
+
+The copy keeps the config's runtimes and CRI settings and moves root, state, sockets, plugin, opt and CNI
+folders into the temp folder, with the `native` snapshotter (it works on any file system). containerd 1.6
+puts shim sockets and runc state under the fixed /run/containerd, so the daemon runs in a private mount
+namespace with a tmpfs on /run: nothing of it reaches the host's /run. It is stopped by its PID, and every
+shim it started (found by our socket's address in its command line) is stopped by PID too.
+
+The pod step's `sandbox` mode (runbook_lib/containerd/smoke_sandbox.py) and the tests use it.
+"""
+from __future__ import annotations
+
+import copy
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import tomlkit
+
+PAUSE_IMAGE = "localhost/runbook/pause:smoke"
+
+# The plugin IDs (version 1) or URIs (version 2+) of the tables the copy changes.
+_CRI = {1: "cri", 2: "io.containerd.grpc.v1.cri", 3: "io.containerd.grpc.v1.cri", 4: "io.containerd.grpc.v1.cri"}
+_OPT = {1: "opt", 2: "io.containerd.internal.v1.opt", 3: "io.containerd.internal.v1.opt", 4: "io.containerd.internal.v1.opt"}
+_SPLIT_CRI = (3, 4)  # containerd 2.x splits the CRI plugin into images, runtime and the gRPC service
+_IMAGES, _RUNTIME = "io.containerd.cri.v1.images", "io.containerd.cri.v1.runtime"
+
+
+def _table(parent: dict, key: str) -> dict:
+    value = parent.get(key)
+    if not isinstance(value, dict):
+        value = parent[key] = {}
+    return value
+
+
+def sandbox_config(data: dict, version: int, base: Path, sandbox_image: str = PAUSE_IMAGE) -> str:
+    """The config `data` (as containerd reads it: the main file merged with its imports) with every path
+    containerd writes moved under `base`, as TOML text."""
+    doc = copy.deepcopy(data)
+    doc.pop("imports", None)  # already merged into `data`
+    doc["version"] = version
+    doc["root"], doc["state"] = str(base / "root"), str(base / "state")
+    doc["plugin_dir"] = str(base / "plugins")
+    for server, address in (("grpc", base / "containerd.sock"), ("ttrpc", base / "containerd.sock.ttrpc")):
+        _table(doc, server)["address"] = str(address)
+    for server in ("debug", "metrics"):
+        _table(doc, server)["address"] = ""
+    plugins = _table(doc, "plugins")
+    for name, table in plugins.items():  # a snapshotter's own root would be written outside the temp folder
+        if name.startswith("io.containerd.snapshotter.v1.") and isinstance(table, dict):
+            table.pop("root_path", None)
+    _table(plugins, _OPT[version])["path"] = str(base / "opt")
+    cri = _table(plugins, _CRI[version])
+    images = _table(plugins, _IMAGES) if version in _SPLIT_CRI else cri
+    runtime = _table(plugins, _RUNTIME) if version in _SPLIT_CRI else cri
+    if version in _SPLIT_CRI:
+        _table(images, "pinned_images")["sandbox"] = sandbox_image
+        images["snapshotter"] = "native"
+    else:
+        cri["sandbox_image"] = sandbox_image
+        _table(cri, "containerd")["snapshotter"] = "native"
+    # a pod's pause process asks for oom_score_adj -998; in a container (CI) lowering it is refused, so clamp
+    # it to the daemon's own value, as containerd does for rootless setups
+    runtime["restrict_oom_score_adj"] = True
+    cri["stream_server_address"], cri["stream_server_port"] = "127.0.0.1", "0"
+    cni = _table(runtime, "cni")
+    cni["bin_dir"], cni["conf_dir"] = str(base / "cni" / "bin"), str(base / "cni" / "net.d")
+    _table(images, "registry")["config_path"] = str(base / "certs.d")
+    return tomlkit.dumps(doc)
+
+
+def sandbox_config_text(config_text: str, base: Path, sandbox_image: str = PAUSE_IMAGE) -> str:
+    """The same for one config file's text (the tests' configs have no imports)."""
+    import tomllib
+    data = tomllib.loads(config_text)
+    return sandbox_config(data, int(data.get("version", 1)), base, sandbox_image)
+
+
+class Daemon:
+    """One containerd on a config text, in a private mount namespace, its files under `base`."""
+
+    def __init__(self, containerd: str, config_text: str, base: Path):
+        self.base = base
+        self.config = base / "config.toml"
+        self.socket = base / "containerd.sock"
+        self.log = base / "containerd.log"
+        self.config.write_text(config_text)
+        script = 'mount -t tmpfs -o mode=0755 runbook-run /run && exec "$0" --config "$1"'
+        with open(self.log, "wb") as log:
+            self.proc = subprocess.Popen(
+                ["unshare", "--mount", "--propagation", "private", "sh", "-c", script,
+                 containerd, str(self.config)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.pid = self.proc.pid  # sh execs containerd: this is the daemon's PID
+
+    def said(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def wait_ready(self, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise DaemonFailed(f"containerd exited with {self.proc.returncode}", self.said())
+            if self.socket.exists() and "serving..." in self.said():
+                return
+            time.sleep(0.1)
+        raise DaemonFailed(f"containerd not ready after {timeout:g}s", self.said())
+
+    def ctr(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+        return subprocess.run(["ctr", "--address", str(self.socket), "--namespace", "k8s.io", *args],
+                              capture_output=True, text=True, timeout=timeout)
+
+    def shim_pids(self) -> list[int]:
+        pids = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if cmdline and b"containerd-shim" in cmdline[0] and str(self.socket).encode() in cmdline:
+                pids.append(int(entry.name))
+        return pids
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        for pid in self.shim_pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        subprocess.run(["umount", "-R", str(self.base / "root")], capture_output=True)  # if any remained
+
+    def leftovers(self) -> list[str]:
+        """What of this daemon still exists outside its temp folder: processes and mounts."""
+        found = [f"containerd-shim pid {pid}" for pid in self.shim_pids()]
+        if self.proc.poll() is None:
+            found.append(f"containerd pid {self.pid}")
+        found += [f"mount {ln.split()[4]}" for ln in Path("/proc/self/mountinfo").read_text().splitlines()
+                  if str(self.base) in ln]
+        return found
+
+
+class DaemonFailed(RuntimeError):
+    """containerd stopped, or never answered; carries its log (its own words)."""
+
+    def __init__(self, what: str, log: str):
+        super().__init__(f"{what}:\n{log}")
+        self.what, self.log = what, log

@@ -1,0 +1,174 @@
+"""After the restart: a pod through the handler, as the GPU Operator's validator proves a node (`smoke`).
+
+- off: skipped, saying what it would prove and how to turn it on;
+- sandbox: a throw-away containerd on a copy of the config containerd would read (runbook_lib/containerd/
+  smoke/sandbox.py), the pod started through the RuntimeClass's handler, the configured binary a recording
+  stand-in; nothing is written under the root;
+- node: the node's running containerd over its CRI socket (smoke/node.py), a container running
+  `smoke_command` from `smoke_image`; only once the written config is in effect.
+
+The pod runs once per run (``attempt``: the action cell, or the verdict when no cell ran it) and its facts are
+judged by runbook_lib/containerd/smoke/facts.py's ``judge``, which the check cell states as its assertions.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+from runbook_lib.containerd.smoke import facts as smoke_facts
+from runbook_lib.findings.errors import RunbookError
+from runbook_lib.findings.problem import Problem, words
+from runbook_lib.findings.messages import Msg
+from runbook_lib.steps.base import CHANGED, Plan, Step
+from runbook_lib.steps import restart
+
+NUMBER = ID = "pod"
+TITLE = words("pod.title")[0]
+
+
+def _said(code: str, **values) -> Msg:
+    """A catalog entry's what and fix as one message (a skip says why, and how to turn the step on)."""
+    what, fix, _ = words(code, **values)
+    return Msg(f"{what.ko} {fix.ko}", f"{what.en} {fix.en}")
+
+
+def containerd_binary(run) -> str | None:
+    return run.p.containerd_bin or shutil.which("containerd") or shutil.which("containerd", path="/usr/sbin:/sbin")
+
+
+def endpoint(run) -> str | None:
+    """The node's CRI socket for `node`; None in a lab root without cri_endpoint (nothing runs there)."""
+    from runbook_lib.containerd.smoke import node as smoke_node
+    if not run.p.cri_endpoint and not run.target.is_host:
+        return None
+    return smoke_node.endpoint(run.p.cri_endpoint, run.route.distro if run.route is not None else None)
+
+
+def plan(run) -> Plan:
+    p = run.p
+    if p.smoke == "sandbox":
+        return Plan(words("pod.plan_sandbox", containerd=containerd_binary(run) or "containerd")[0])
+    if p.smoke == "node":
+        where = endpoint(run) or "-"
+        return Plan(words("pod.plan_node", endpoint=where, handler=p.runtime_name, image=p.smoke_image,
+                          command=p.smoke_command)[0], subject=where)
+    return Plan(_said("pod.off"))
+
+
+def skipped(run) -> Msg | None:
+    if run.p.smoke == "off":
+        return _said("pod.off")
+    if run.p.smoke == "node" and endpoint(run) is None:
+        return _said("pod.no_endpoint", root=run.target.root)
+    reading = run.readings.get(ID)
+    return reading if isinstance(reading, Msg) else None
+
+
+def _handler(run) -> tuple[str | None, str | None]:
+    """The handler the RuntimeClass names (the file step 7 wrote or the student wrote), or why there is none."""
+    from runbook_lib.fs.yamldoc import safe_load
+    path = run.tk("runtimeclass.yaml")
+    try:
+        doc = safe_load(run.read_text(path) or "")
+    except Exception:  # noqa: BLE001 - step 7's verdict says what is wrong with it, with the line
+        return None, path
+    handler = doc.get("handler") if isinstance(doc, dict) else None
+    return (handler, None) if isinstance(handler, str) and handler else (None, path)
+
+
+def _sandbox(run):
+    from runbook_lib.containerd.smoke import sandbox as smoke_sandbox
+    try:
+        eff = run.effective()
+    except RunbookError as exc:
+        return _said("pod.blocked", reason_ko=exc.what.ko, reason_en=exc.what.en)
+    handler, unread = _handler(run)
+    if handler is None:
+        return _said("pod.blocked", reason_ko=f"{unread} 의 handler", reason_en=f"the handler of {unread}")
+    return smoke_sandbox.run(data=eff.data, version=eff.version, handler=handler, runtime=run.p.runtime_name,
+                             containerd=containerd_binary(run), timeout=run.p.smoke_timeout)
+
+
+def _cdi_devices(run, status: dict) -> tuple[str, ...]:
+    """With enable_cdi on a containerd that has CDI on: the spec's kind, every device (`nvidia.com/gpu=all`)."""
+    from runbook_lib.containerd.smoke import node as smoke_node
+    from runbook_lib.fs.yamldoc import safe_load
+    if not run.p.enable_cdi or not smoke_node.cdi_enabled(status):
+        return ()
+    try:
+        spec = safe_load(run.read_text(run.p.cdi_spec) or "")
+    except Exception:  # noqa: BLE001 - step 6 judges the spec
+        return ()
+    kind = spec.get("kind") if isinstance(spec, dict) else None
+    return (f"{kind}=all",) if isinstance(kind, str) else ()
+
+
+def _node(run):
+    from runbook_lib.containerd.smoke import node as smoke_node
+    p, socket = run.p, endpoint(run)
+    client, status = smoke_node.reach(socket, p.smoke_timeout)
+    if client is None:
+        return smoke_facts.Smoke(smoke_facts.NODE, {"mode": "node", "endpoint": socket, "left": []}).fail(
+            "pod.node.unreachable", endpoint=socket, said=status)
+    runtimes = smoke_node.running_runtimes(status)
+    if p.runtime_name not in runtimes and _pending_restart(run):
+        client.close()
+        return _said("pod.pending_restart", handler=p.runtime_name, runtimes=", ".join(sorted(runtimes)) or "-")
+    return smoke_node.run(client=client, status=status, socket=socket, handler=p.runtime_name, image=p.smoke_image,
+                          command=p.smoke_command, pull=p.smoke_pull, timeout=p.smoke_timeout,
+                          cdi_devices=_cdi_devices(run, status), root=run.target.root)
+
+
+def _pending_restart(run) -> bool:
+    """This run wrote the config containerd reads, and containerd has not been restarted since."""
+    done = run.results.get(restart.ID)
+    return restart.config_written(run) and not (done is not None and done.status == CHANGED)
+
+
+def attempt(run):
+    """Start the pod (once per run): a Smoke, or the reason it was not tried (a Msg)."""
+    if skipped(run) is not None and ID not in run.readings:
+        return None
+    if ID not in run.readings:
+        run.readings[ID] = _sandbox(run) if run.p.smoke == "sandbox" else _node(run)
+    return run.readings[ID]
+
+
+def verdict(run) -> list[Problem]:
+    reading = attempt(run)
+    if not isinstance(reading, smoke_facts.Smoke):
+        return []
+    return smoke_facts.judge(reading, run.p)
+
+
+def facts(run) -> dict:
+    """What the pod did, for the check cell's assertions ({} when the step did not run a pod)."""
+    reading = run.readings.get(ID)
+    return dict(reading.facts) if isinstance(reading, smoke_facts.Smoke) else {}
+
+
+def message(run) -> Msg | None:
+    reading = run.readings.get(ID)
+    if not isinstance(reading, smoke_facts.Smoke) or smoke_facts.judge(reading, run.p):
+        return None
+    f = reading.facts
+    if reading.mode == smoke_facts.SANDBOX:
+        flag = smoke_facts.flag_words(f["systemd_cgroup_flag"])
+        return words("pod.passed_sandbox", sandbox=f["sandbox_id"][:13], handler=f["handler"], binary=f["binary"],
+                     flag_ko=flag["ko"], flag_en=flag["en"], default=f["default_runtime"])[0]
+    return words("pod.passed_node", sandbox=f["sandbox_id"][:13], handler=f["handler"], command=f["command"],
+                 count=len(f["gpu_lines"]))[0]
+
+
+def evidence(run) -> dict[str, str]:
+    """The handler, the sandbox id, the binary that ran and the container's output, as a person reads them."""
+    from runbook_lib.containerd.smoke.show import lines
+    reading = run.readings.get(ID)
+    if not isinstance(reading, smoke_facts.Smoke):
+        return {}
+    return {f"smoke {reading.mode}": "\n".join(lines(reading.facts))}
+
+
+# it writes nothing under the root (its status is its verdict) and is judged after the restart: it starts a pod
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, skipped=skipped, message=message, writes=False,
+            judged_in_plan=False)

@@ -1,0 +1,129 @@
+"""The notebook's pod step with `-p smoke sandbox`, run by papermill as a user runs it: on a lab root it
+passes and shows the pod, the handler and the stand-in's record; in check mode a student's broken state fails
+with containerd's own words, a correct one passes, and the root is byte for byte what it was. Nothing of
+the run (containerd, a shim, a mount, a cgroup, the temp folder) is left afterwards."""
+import nbformat
+import papermill
+import pytest
+
+import realenv
+from helpers import run_notebook, step_records, tree_state
+from pod_traces import traces
+
+pytestmark = pytest.mark.real
+pytest.importorskip("grpc")
+CONFIG = "etc/containerd/config.toml"
+RUNTIMECLASS = "root/toolkit/runtimeclass.yaml"
+
+
+@pytest.fixture
+def lab(containerd, tmp_path):
+    realenv.need_program("ctr")
+    realenv.need_program("runc")
+    from runbook_lib.containerd import oci_layout
+    if oci_layout.busybox_static() is None:
+        realenv.missing("정적 busybox 가 없습니다 (busybox-static) / busybox-static is not installed")
+    root = tmp_path / "root"
+    root.mkdir()
+    assert traces() == []
+    yield root
+    assert traces() == []
+
+
+def applied(root):
+    """A student's root after a correct apply (the library's run, no notebook: that is tested below)."""
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+    rb = Run(validate(root=str(root))).start()
+    try:
+        rb.run_all()
+        assert rb.ok()
+    finally:
+        rb.finish()
+    return root
+
+
+def check(root, **params):
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+    rb = Run(validate(root=str(root), mode="check", smoke="sandbox", **params)).start()
+    try:
+        rb.run_all()
+    finally:
+        rb.finish()
+    return rb.results["pod"]
+
+
+def test_apply_with_smoke_sandbox_passes_and_shows_the_pod(lab, tmp_path):
+    nb = run_notebook(lab, tmp_path / "o.ipynb", smoke="sandbox")
+    pod = step_records(nb)["pod"]
+    assert pod["status"] == "passed", pod
+    (shown,) = pod["evidence"].values()
+    sandbox = shown.splitlines()[0].rsplit(" ", 1)[1]
+    assert len(sandbox) == 64 and sandbox[:13] in pod["message"]["en"] and sandbox[:13] in pod["message"]["ko"]
+    assert "handler / 핸들러: nvidia" in shown and "BinaryName: /usr/bin/nvidia-container-runtime → " in shown
+    assert f"--systemd-cgroup create {sandbox[:12]}…" in shown and f"--systemd-cgroup start {sandbox[:12]}…" in shown
+    assert "left behind: 없음 / nothing" in shown
+    check_cell = [c for c in nb.cells if c.cell_type == "code" and 'rb.expect("pod")' in c.source][0]
+    text = "".join(o.get("text", "") or o.get("data", {}).get("text/plain", "") for o in check_cell.outputs)
+    for assertion in ('✓ handler == "nvidia"', "✓ binary_called == true", "✓ systemd_cgroup_flag == true",
+                      "✓ default_ran_it == false", "✓ left == []"):
+        assert assertion in text, text
+
+
+def test_check_mode_fails_a_string_systemd_cgroup_with_containerds_words(lab, tmp_path):
+    root = applied(lab)
+    config = root / CONFIG
+    config.write_text(config.read_text().replace("SystemdCgroup = true", 'SystemdCgroup = "true"'))
+    before = tree_state(root)
+    out = tmp_path / "o.ipynb"
+    with pytest.raises(papermill.PapermillExecutionError):  # check mode fails the run at its last cell
+        run_notebook(root, out, mode="check", smoke="sandbox")
+    pod = step_records(nbformat.read(str(out), as_version=4))["pod"]
+    assert pod["status"] == "failed"
+    (problem,) = pod["problems"]
+    assert problem["code"] == "pod.rejected.string_boolean"
+    assert "Can't convert true(string) to bool" in problem["what"]["en"] and "Can't convert true(string) to bool" in problem["what"]["ko"]
+    assert "SystemdCgroup = true" in problem["fix"]["en"]
+    assert tree_state(root) == before
+
+
+def test_check_mode_fails_a_handler_that_is_not_the_runtime(lab):
+    root = applied(lab)
+    rc = root / RUNTIMECLASS
+    rc.write_text(rc.read_text().replace("handler: nvidia", "handler: nvidia-gpu"))
+    before = tree_state(root)
+    result = check(root)
+    assert result.status == "failed"
+    assert [p.code for p in result.problems] == ["pod.rejected.no_runtime"]
+    assert 'no runtime for "nvidia-gpu" is configured' in result.problems[0].what.en
+    assert tree_state(root) == before
+
+
+def test_check_mode_passes_a_correct_state_and_writes_nothing(lab):
+    root = applied(lab)
+    before = tree_state(root)
+    result = check(root)
+    assert result.status == "passed", [p.what.en for p in result.problems]
+    assert tree_state(root) == before
+
+
+
+def test_the_action_cell_run_again_after_a_fix_starts_a_new_pod(lab):
+    """JupyterLab: the student sees containerd refuse the pod, fixes the file by hand and runs the cell again."""
+    from runbook_lib import notebook as nb
+    root = applied(lab)
+    config = root / CONFIG
+    config.write_text(config.read_text().replace("SystemdCgroup = true", 'SystemdCgroup = "true"'))
+    rb = nb.start(root=str(root), mode="check", smoke="sandbox")
+    try:
+        refused = rb.try_pod(rb.plan("pod"))
+        assert refused["sandbox_id"] is None and refused["binary_called"] is False
+        config.write_text(config.read_text().replace('SystemdCgroup = "true"', "SystemdCgroup = true"))
+        again = rb.try_pod(rb.plan("pod"))
+        assert again["sandbox_id"] and again["binary_called"] is True and again["left"] == []
+        with rb.expect("pod") as expect:
+            expect.equal(again, "binary_called", True)
+        assert rb.results["pod"].status == "passed"
+    finally:
+        rb.finish()

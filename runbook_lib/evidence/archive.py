@@ -165,7 +165,6 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
     import nbformat
     import papermill as pm
 
-    from runbook_lib.evidence import html as notebook_html
     from runbook_lib.kernel.manager import ENGINE_NAME, register
 
     register()  # private IPC sockets, the early kernel when one was started, a quick stop
@@ -191,6 +190,16 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
         error["evalue"] = explain_missing(exc) or error["evalue"]
     ended = utc_now()
     nb = nbformat.read(str(out_nb), as_version=4) if out_nb.exists() else None
+    return keep(run_dir, nb, label=label, notebook=notebook, parameters=parameters, started=started, ended=ended,
+                error=error, version=version, kind=kind)
+
+
+def keep(run_dir: Path, nb, *, label: str, notebook: Path, parameters: dict, started: _dt.datetime,
+         ended: _dt.datetime, error: dict | None, version: str, kind: str) -> RunResult:
+    """The executed notebook (already in run_dir, or None when none was written) kept with its HTML copy and its
+    manifest: every way of running a notebook (papermill here, runbook_lib/grading/runner.py) ends here."""
+    from runbook_lib.evidence import html as notebook_html
+
     manifest = build_manifest(label=label, notebook=notebook, parameters=parameters, started=started,
                               ended=ended, nb=nb, error=error, version=version, kind=kind)
     if nb is None:

@@ -72,17 +72,19 @@ def refuse_overlap(folders: list[Path], roots: list[str]) -> None:
 
 def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = None, *,
                 labels: list[str] | None = None, prefix: str | None = None, jobs: int = 1,
-                notebook: Path | None = None, version: str | None = None) -> ClassGrade:
-    """Grade every root into `out` and write every output file; returns the class's grades."""
+                notebook: Path | None = None, version: str | None = None, timeout: float | None = None) -> ClassGrade:
+    """Grade every root into `out` and write every output file; returns the class's grades. Every student's
+    notebook runs in a fresh kernel of its own, `jobs` at a time (runbook_lib/grading/runner.py); a cell that runs
+    past `timeout` seconds ends that student's run only."""
     from runbook_lib import __version__
-    from runbook_lib.evidence.parallel import run_many
+    from runbook_lib.grading.runner import CELL_TIMEOUT, run_class
 
     out = Path(out).resolve()
     planned = plan(roots, out, dict(params or {}), labels, prefix)  # refused before anything is written
     out.mkdir(parents=True, exist_ok=True)
     nb_path = notebook or packaged_notebook()
     result = ClassGrade(out)
-    for job, run in run_many(nb_path, planned, out, version or __version__, jobs):
+    for job, run in run_class(nb_path, planned, version or __version__, jobs, timeout or CELL_TIMEOUT):
         result.students.append(student_from(job, run))
     write_outputs(result)
     return result

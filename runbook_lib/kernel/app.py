@@ -102,14 +102,24 @@ def _skip_teardown() -> None:
         os._exit(0)
 
 
-def launch() -> None:
-    global _shut_down_cleanly
+def prepare() -> None:
+    """What the kernel does before it imports ipykernel; the grader's zygote (runbook_lib/kernel/zygote.py) does
+    it once, then imports, then forks a kernel per student that only runs `serve()`."""
     # as ipykernel_launcher does: the working folder leaves sys.path while the kernel loads, and
     # IPython puts it back for the cells
     if sys.path and (sys.path[0] == "" or Path(sys.path[0]) == Path.cwd()):
         del sys.path[0]
     sys.modules["debugpy"] = None
     atexit.register(_skip_teardown)
+
+
+def launch() -> None:
+    prepare()
+    serve()
+
+
+def serve() -> None:
+    global _shut_down_cleanly
     import asyncio
     import threading
 

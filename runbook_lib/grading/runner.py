@@ -1,0 +1,175 @@
+"""A class's notebooks, run by one process: `jobs` students at a time, each in a fresh kernel of its own.
+
+`runbook grade` and the class notebook used to run papermill once per student in forked worker processes. Now
+one asyncio loop drives every student (runbook_lib/kernel/pool.py gives each a fresh kernel, forked from one
+zygote and started ahead of need), and each notebook is executed cell by cell with nbclient, as papermill does
+(papermill's own parameter injection and per-cell records, `metadata.papermill`), without papermill's full save
+of the notebook around every cell:
+
+- the notebook is written when the student's run starts (parameters injected, no outputs yet), then once when it
+  ends, with every output as the kernel sent it: a grading killed halfway leaves every started student's
+  notebook; a failed cell, a kernel that died and a cell that timed out all end in that final write;
+- a kernel that dies or a cell that runs past ``timeout`` ends only that student's run, with the reason as the
+  student's error (findings grade.kernel_died, grade.cell_timeout); the others go on in their own kernels;
+- the run is archived as `runbook run` archives one (archive.keep: run.html, manifest.json).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+from runbook_lib.evidence.archive import NOTEBOOK_NAME, RunResult, keep, utc_now
+
+CELL_TIMEOUT = 300  # seconds; check mode only reads, a cell takes well under a second
+log = logging.getLogger("runbook.grade")
+
+
+def _text(code: str, **values) -> str:
+    from runbook_lib.findings.text import text
+    from runbook_lib.findings.problem import Problem
+
+    return text(Problem.of(code, **values).as_dict())
+
+
+def prepare(base, notebook: Path, params: dict, out_nb: Path):
+    """The student's notebook as papermill would start it: the parameters injected after the `parameters`
+    cell, papermill's notebook and cell records reset."""
+    import copy
+
+    from papermill.execute import prepare_notebook_metadata, remove_error_markers
+    from papermill.parameterize import parameterize_notebook
+
+    nb = parameterize_notebook(copy.deepcopy(base), params, report_mode=False)  # it edits what it is given
+    nb = prepare_notebook_metadata(nb, str(notebook), str(out_nb))
+    return remove_error_markers(nb)
+
+
+async def _execute(nb, nb_man, kernel, timeout: float, root: str) -> dict | None:
+    """Every cell in order, as papermill's client runs them; the error that ended the run early (None: a cell's
+    own error, which papermill's marker below reports, or no error)."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+    client = NotebookClient(nb, km=kernel.km, timeout=timeout, raise_on_iopub_timeout=True, log=log,
+                            kernel_name=kernel.km.kernel_name)
+    client.reset_execution_trackers()
+    client.kc = kernel.kc
+    error = None
+    for index, cell in enumerate(nb.cells):
+        try:
+            nb_man.cell_start(cell, index)
+            await client.async_execute_cell(cell, index)
+        except CellExecutionError as exc:
+            nb_man.cell_exception(nb.cells[index], cell_index=index, exception=exc)
+            break
+        except (CellTimeoutError, DeadKernelError, RuntimeError) as exc:
+            nb_man.cell_exception(nb.cells[index], cell_index=index, exception=exc)
+            if isinstance(exc, CellTimeoutError):
+                error = {"kind": "timeout", "cell_index": index, "ename": "CellTimeoutError",
+                         "evalue": _text("grade.cell_timeout", cell=index, seconds=timeout, root=root)}
+            else:
+                status = kernel.km.provisioner.process.returncode if kernel.km.provisioner.process else None
+                error = {"kind": "kernel", "cell_index": index, "ename": type(exc).__name__,
+                         "evalue": _text("grade.kernel_died", cell=index, status=status, root=root)}
+            break
+        finally:
+            nb_man.cell_complete(nb.cells[index], cell_index=index)
+    if error is None:
+        reply = await kernel.kc.kernel_info(reply=True, timeout=timeout)
+        nb.metadata["language_info"] = reply["content"]["language_info"]
+    return error
+
+
+async def grade_one(base, notebook: Path, job, pool, version: str, timeout: float) -> RunResult:
+    from papermill.engines import NotebookExecutionManager
+    from papermill.exceptions import PapermillExecutionError
+    from papermill.execute import raise_for_execution_errors
+    from papermill.iorw import write_ipynb
+
+    started = utc_now()
+    run_dir = Path(job.run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    out_nb = run_dir / NOTEBOOK_NAME
+    nb = prepare(base, notebook, job.params, out_nb)
+    nb_man = NotebookExecutionManager(nb, output_path=None, progress_bar=False)
+    nb_man.notebook_start()
+    write_ipynb(nb, str(out_nb))  # from its start: a grading killed halfway still shows where it stopped
+    error = None
+    try:
+        kernel = await pool.take()
+    except Exception as exc:  # noqa: BLE001 - this student's kernel only: the next one has its own
+        error = {"kind": "kernel", "ename": type(exc).__name__,
+                 "evalue": _text("grade.kernel_not_started", reason=str(exc) or type(exc).__name__,
+                                 python=sys.executable)}
+    else:
+        try:
+            error = await _execute(nb, nb_man, kernel, timeout, job.root)
+        finally:
+            pool.retire(kernel)  # never reused
+    nb_man.notebook_complete()
+    try:
+        raise_for_execution_errors(nb, str(out_nb))  # papermill's marker at the top, and the write, on a cell error
+        write_ipynb(nb, str(out_nb))
+    except PapermillExecutionError as exc:
+        error = error or {"kind": "cell", "cell_index": exc.cell_index, "ename": exc.ename, "evalue": exc.evalue}
+    return keep(run_dir, nb, label=job.label, notebook=notebook, parameters=job.params, started=started,
+                ended=utc_now(), error=error, version=version, kind=job.kind)
+
+
+async def grade_all(notebook: Path, jobs: list, version: str, workers: int, timeout: float,
+                    ahead: int | None = None) -> list:
+    """(job, RunResult or the exception it raised) for every job, in order; `workers` students at a time."""
+    from papermill.iorw import load_notebook_node
+
+    from runbook_lib.kernel import early as kernel_early
+    from runbook_lib.kernel.pool import KernelPool, Zygote
+
+    base = load_notebook_node(str(notebook))  # read once, with papermill's own normalisation
+    kernel_name = kernel_early.notebook_kernel_name(str(notebook)) or "python3"
+    zygote = await Zygote.start()
+    pool = KernelPool(kernel_name, len(jobs), 1 if ahead is None else ahead, zygote)
+    results: list = [None] * len(jobs)
+    queue = list(enumerate(jobs))
+
+    async def worker() -> None:
+        while queue:
+            index, job = queue.pop(0)
+            try:
+                results[index] = await grade_one(base, notebook, job, pool, version, timeout)
+            except Exception as exc:  # noqa: BLE001 - one student's crash must not hide the others' results
+                results[index] = exc
+
+    try:
+        await asyncio.gather(*(worker() for _ in range(max(1, min(workers, len(jobs))))))
+    finally:
+        await pool.close()
+        if zygote is not None:
+            await zygote.stop()
+    return list(zip(jobs, results))
+
+
+def run_class(notebook: Path, jobs: list, version: str, workers: int, timeout: float = CELL_TIMEOUT) -> list:
+    """grade_all from synchronous code: a command, or a cell of the class notebook (whose kernel already runs an
+    event loop in this thread, so the grading gets a thread and a loop of its own)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return _interruptible(grade_all(notebook, jobs, version, workers, timeout))
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, grade_all(notebook, jobs, version, workers, timeout)).result()
+
+
+def _interruptible(coro):
+    try:
+        return asyncio.run(coro)
+    except KeyboardInterrupt:
+        # Ctrl-C: asyncio.run cancelled the grading, whose finally blocks stopped every kernel and the zygote.
+        # The tasks nbclient leaves would each log "Task exception was never retrieved" when collected; the
+        # command says "interrupted" once instead (runbook_lib/cli/main.py).
+        logging.getLogger("asyncio").disabled = True
+        raise

@@ -1,0 +1,151 @@
+"""`python -m runbook_lib.kernel.zygote`: the notebook's kernel imported once, then forked fresh for every student.
+
+A kernel spends ~0.6 s of CPU importing ipykernel, IPython and the runbook before it runs a cell; a class of 24
+paid that 24 times. This process (started once by the grader, runbook_lib/kernel/pool.py) does exactly what a
+new `python -m runbook_lib.kernel` does before it serves (`kernel.prepare()`, then the same imports and warm-up),
+and then only forks. Each child becomes one kernel (`kernel.serve()`) for one student and is never reused, so
+nothing of one student can reach another: every student's kernel starts from this same state, which no notebook
+ever ran in. Here no cell runs, no thread starts and no socket is opened, so forking is safe.
+
+Protocol, one JSON object a line: on stdin `{"argv": [...], "env": {...}, "cwd": "..."}` (the command, environment
+and folder jupyter_client would have launched the kernel with); on stdout `{"ready": PID}` once, then
+`{"pid": N}` (or `{"error": "..."}`) for every request in order, and `{"exit": N, "status": CODE}` when a child
+ends. End of stdin (the grader gone, whatever the way) kills every child's process group and ends this process.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import select
+import signal
+import sys
+
+# What a child runs: the kernelspec's command (runbook_lib/data/kernelspec/kernel.json) with the interpreter
+# resolved, which is this process's own.
+KERNEL_MODULE = "runbook_lib.kernel"
+
+
+def accepts(argv: list[str]) -> bool:
+    """Whether ``argv`` is the kernel this process imported: the same interpreter running the same module."""
+    return list(argv[:3]) == [sys.executable, "-m", KERNEL_MODULE] and "-f" in argv
+
+
+def preload() -> None:
+    from runbook_lib.kernel import app as kernel
+
+    # Read by ipykernel when it is imported (IPKernelApp.parent_handle's default): the kernels' parent is this
+    # process, as it is the launcher's in a kernel that starts on its own.
+    os.environ["JPY_PARENT_PID"] = str(os.getpid())
+    kernel.prepare()
+    import ipykernel.ipkernel  # noqa: F401 - with IPython, zmq, tornado, jupyter_client
+    import ipykernel.kernelapp  # noqa: F401
+
+    kernel.warm_up()
+
+
+def _send(fd: int, message: dict) -> None:
+    data = (json.dumps(message) + "\n").encode()
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _become_kernel(request: dict) -> None:
+    """In the child: the environment and folder of the launch, then the kernel; never returns."""
+    import atexit
+
+    code = 1
+    try:
+        os.setsid()  # its own process group, as jupyter_client launches kernels (start_new_session)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        # ipykernel ends the kernel when the process that launched it is gone: that is this process, which
+        # ends when the grader does.
+        os.environ["JPY_PARENT_PID"] = str(os.getppid())
+        from runbook_lib.kernel import app as kernel
+
+        sys.argv = [kernel.__file__, *request["argv"][3:]]
+        kernel.serve()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # noqa: BLE001 - said on stderr, as a kernel that fails to start says it
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        try:
+            atexit._run_exitfuncs()  # what the interpreter runs at exit (the kernel's own quick exit among them)
+        finally:
+            os._exit(code)
+
+
+def main() -> int:
+    requests, replies = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)  # the kernels read nothing from here
+    os.dup2(2, 1)  # and what they print outside their cells goes where the grader's errors go
+    os.close(devnull)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's: it stops the kernels itself
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)  # wakes the select below when a kernel ends
+    preload()
+    gc.collect()
+    gc.freeze()  # the collector never touches what every child shares: fewer pages copied after each fork
+    _send(replies, {"ready": os.getpid()})
+    children: set[int] = set()
+    pending = b""
+    try:
+        while True:
+            ready, _, _ = select.select([requests, wake_r], [], [])
+            if wake_r in ready:
+                os.read(wake_r, 4096)
+            _reap(children, replies)
+            if requests not in ready:
+                continue
+            chunk = os.read(requests, 65536)
+            if not chunk:
+                return 0
+            pending += chunk
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                request = json.loads(line)
+                if not accepts(request.get("argv") or []):
+                    _send(replies, {"error": f"not this kernel: {request.get('argv')}"})
+                    continue
+                pid = os.fork()
+                if pid == 0:
+                    for fd in (requests, replies, wake_r, wake_w):
+                        os.close(fd)
+                    signal.set_wakeup_fd(-1)
+                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                    signal.signal(signal.SIGINT, signal.SIG_DFL)
+                    _become_kernel(request)
+                children.add(pid)
+                _send(replies, {"pid": pid})
+    finally:
+        for pid in children:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def _reap(children: set[int], replies: int) -> None:
+    while children:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        children.discard(pid)
+        _send(replies, {"exit": pid, "status": os.waitstatus_to_exitcode(status)})
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -55,8 +56,11 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 MIB = 1024 * 1024
 
 TARGETS = {
+    "class: papermill loop / runbook grade --jobs 2 (wall, median per round)": 15,
+    "class --jobs 2: peak memory of all processes, MiB (PSS)": 300,
+    "node_plain / node_floor (wall, median per round)": 1.10,
     "node_plain / stock_empty (wall, median per round)": 0.55,
-    "make_run / stock_empty (wall)": 0.55,
+    "make_run / stock_empty (wall)": 0.40,
     "runbook_run / stock_empty (wall)": 0.55,
     "code cells, s": 0.3,
     "edit on 1.6 default, ms": 50,
@@ -68,8 +72,8 @@ TARGETS = {
 # --- running one command ---------------------------------------------------------------------------------
 
 
-def _tree_rss(root_pid: int) -> int:
-    """Resident bytes of root_pid and every descendant, from /proc (a sample)."""
+def _tree_rss(root_pid: int, pss: bool = False):
+    """Resident bytes of root_pid and every descendant, from /proc (a sample); with pss, (RSS, PSS)."""
     parent: dict[int, int] = {}
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
@@ -95,6 +99,22 @@ def _tree_rss(root_pid: int) -> int:
                 total += int(f.read().split()[1]) * PAGE
         except (OSError, IndexError, ValueError):
             pass
+    return total if not pss else (total, _tree_pss(pids))
+
+
+def _tree_pss(pids) -> int:
+    """Proportional set size summed over the processes: a page shared by k of them counts 1/k in each, so the sum
+    is the memory the tree really holds (RSS counts a page the zygote's forks share once in every fork)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+                for line in f:
+                    if line.startswith(b"Pss:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+        except (OSError, IndexError, ValueError):
+            pass
     return total
 
 
@@ -104,12 +124,13 @@ def run(cmd: list, *, cwd: Path | None = None, sample_memory: bool = False, log:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     t0 = time.perf_counter()
     proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, stdout=out, stderr=out, env=env)
-    peak = [0]
+    peak = [0, 0]
     stop = threading.Event()
 
     def sampler():
         while not stop.is_set():
-            peak[0] = max(peak[0], _tree_rss(proc.pid))
+            rss, pss = _tree_rss(proc.pid, pss=True)
+            peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
             stop.wait(0.01)
 
     thread = threading.Thread(target=sampler, daemon=True) if sample_memory else None
@@ -127,6 +148,7 @@ def run(cmd: list, *, cwd: Path | None = None, sample_memory: bool = False, log:
            "rc": proc.returncode}
     if sample_memory:
         res["tree_peak_mib"] = peak[0] / MIB
+        res["tree_pss_peak_mib"] = peak[1] / MIB
     return res
 
 
@@ -325,6 +347,79 @@ def parallel(kind: str, n: int, work: Path, log: Path) -> dict:
     return res
 
 
+# --- a class: what an instructor waits for -----------------------------------------------------------------
+
+
+def make_class(parent: Path, n: int) -> Path:
+    """n student roots: every other one a finished lab, the rest each with one known mistake (not timed)."""
+    folder = parent / "class"
+    code = ("import sys\nfrom runbook_lib.lab.init_root import add_mistakes, finished_lab\n"
+            "from runbook_lib.lab.mistakes import MISTAKES\n"
+            "base, n = sys.argv[1], int(sys.argv[2])\n"
+            "for i in range(n):\n"
+            "    root = f'{base}/s{i:02d}'\n"
+            "    finished_lab(root) if i % 2 == 0 else add_mistakes(root, MISTAKES[(i // 2) % len(MISTAKES)].kind)\n")
+    subprocess.run([PROJECT_PY, "-c", code, folder, str(n)], check=True, stdout=subprocess.DEVNULL)
+    return folder
+
+
+def class_run(kind: str, folder: Path, work: Path, log: Path, *, sample_memory: bool = False) -> dict:
+    """One class graded one way: `loop` (what an instructor writes without `runbook grade`), `grade`
+    (`runbook grade --jobs 2`) or `class_notebook` (notebooks/class.ipynb through plain papermill, jobs 2)."""
+    roots = sorted(p for p in folder.iterdir() if p.is_dir())
+    tmp = Path(tempfile.mkdtemp(prefix=f"class-{kind}-", dir=work))
+    pm_quiet = ["--log-level", "WARNING", "--no-progress-bar"]
+    if kind == "loop":
+        t0, cpu = time.perf_counter(), 0.0
+        for root in roots:  # papermill exits 1 for a student with a failed step: the notebook is still written
+            res = run([PROJECT_BIN / "papermill", *pm_quiet, REPO / "notebooks/run.ipynb", tmp / f"{root.name}.ipynb",
+                       "-p", "root", root, "-p", "mode", "check"], cwd=tmp, log=log)
+            if res["rc"] not in (0, 1) or not (tmp / f"{root.name}.ipynb").exists():
+                check_rc(kind, res, log)
+            cpu += res["cpu"]
+        res = {"wall": time.perf_counter() - t0, "cpu": cpu, "rc": 0}
+        graded = len(list(tmp.glob("*.ipynb")))
+    elif kind == "grade":
+        res = run([PROJECT_BIN / "runbook", "grade", "--jobs", "2", "--out", tmp / "grades", *roots], cwd=tmp,
+                  log=log, sample_memory=sample_memory)
+        graded = len(json.loads((tmp / "grades" / "grades.json").read_text())["students"])
+    elif kind == "class_notebook":
+        res = run([PROJECT_BIN / "papermill", *pm_quiet, REPO / "notebooks/class.ipynb", tmp / "class-out.ipynb",
+                   "-p", "roots", f"{folder}/*", "-p", "out", tmp / "grades", "-p", "jobs", "2"], cwd=tmp, log=log)
+        graded = len(json.loads((tmp / "grades" / "grades.json").read_text())["students"])
+        nb = json.loads((tmp / "class-out.ipynb").read_text())
+        cell = next(c for c in nb["cells"] if c["cell_type"] == "code" and "cn.grade(" in "".join(c["source"]))
+        res["grading_cell"] = cell["metadata"]["papermill"]["duration"]
+    else:
+        raise ValueError(kind)
+    if res["rc"] not in (0, 1) or graded != len(roots):
+        raise SystemExit(f"bench: class {kind}: {graded} of {len(roots)} students graded (rc {res['rc']}, see {log})")
+    shutil.rmtree(tmp, ignore_errors=True)
+    return res
+
+
+def class_section(args, work: Path, log: Path, started: float) -> dict:
+    folder = make_class(work, args.students)
+    kinds = ["loop", "grade", "class_notebook"]
+    samples: dict[str, list[dict]] = {k: [] for k in kinds}
+    for r in range(args.class_rounds):
+        for kind in kinds[r % len(kinds):] + kinds[:r % len(kinds)]:
+            samples[kind].append(class_run(kind, folder, work, log))
+        print(f"bench: class of {args.students}, round {r + 1}/{args.class_rounds} done "
+              f"({time.time() - started:.0f} s)", flush=True)
+    memory = [class_run("grade", folder, work, log, sample_memory=True) for _ in range(2)]
+    medians = {k: {f: med([x[f] for x in v if f in x]) for f in v[0]} for k, v in samples.items()}
+    per_round = [a["wall"] / b["wall"] for a, b in zip(samples["loop"], samples["grade"])]
+    return {"students": args.students, "samples": samples, "medians": medians,
+            "loop_over_grade": {"median_per_round": med(per_round),
+                                "of_medians": medians["loop"]["wall"] / medians["grade"]["wall"],
+                                "cpu_of_medians": medians["loop"]["cpu"] / medians["grade"]["cpu"]},
+            "notebook_over_grade": medians["class_notebook"]["grading_cell"] / medians["grade"]["wall"],
+            "memory": {"tree_pss_peak_mib": max(m["tree_pss_peak_mib"] for m in memory),
+                       "tree_peak_mib": max(m["tree_peak_mib"] for m in memory),
+                       "maxrss_mib": max(m["maxrss_mib"] for m in memory)}}
+
+
 # --- report ----------------------------------------------------------------------------------------------------
 
 
@@ -338,8 +433,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--par-rounds", type=int, default=2, help="rounds of the N-roots comparison (default 2)")
     ap.add_argument("--roots", type=int, default=20, help="roots in the N-roots comparison (default 20)")
     ap.add_argument("--jobs1", action="store_true", help="also time `runbook run --jobs 1` over the N roots")
+    ap.add_argument("--students", type=int, default=24, help="students in the class comparison (default 24)")
+    ap.add_argument("--class-rounds", type=int, default=3, help="rounds of the class comparison (default 3)")
+    ap.add_argument("--only", choices=("all", "class"), default="all",
+                    help="class: only the class comparison and its memory (a quicker look)")
     ap.add_argument("--out", default=str(BENCH / "results" / "latest.json"))
     args = ap.parse_args(argv)
+    if args.only == "class":
+        return class_only(args)
 
     out_path = Path(args.out)
     out_path.parent.mkdir(parents=True, exist_ok=True)
@@ -392,6 +493,8 @@ def main(argv: list[str] | None = None) -> int:
             par[kind].append(parallel(kind, args.roots, work, log))
         print(f"bench: {args.roots} roots, round {r + 1}/{args.par_rounds} done ({time.time() - started:.0f} s)",
               flush=True)
+    print("bench: a class", flush=True)
+    report["class"] = class_section(args, work, log, started)
     shutil.rmtree(work, ignore_errors=True)
     report["load_after"] = os.getloadavg()
     report["seconds"] = round(time.time() - started)
@@ -415,7 +518,18 @@ def main(argv: list[str] | None = None) -> int:
     report.update({"samples": samples, "medians": m, "ratios": ratios, "cells_sum_median": cells,
                    "memory": peak, "edit": edit, "parallel": {"samples": par, "medians": pm_,
                                                                "speedup_sequential_over_jobs2": speedup}})
+    floor = med([a["wall"] / b["wall"] for a, b in zip(samples["node_plain"], samples["node_floor"])])
+    ratios["node_plain / node_floor"] = {"wall": {"of_medians": m["node_plain"]["wall"] / m["node_floor"]["wall"],
+                                                  "median_per_round": floor},
+                                         "cpu": {"of_medians": m["node_plain"]["cpu"] / m["node_floor"]["cpu"],
+                                                 "median_per_round": med([a["cpu"] / b["cpu"] for a, b in zip(
+                                                     samples["node_plain"], samples["node_floor"])])}}
+    cls = report["class"]
     verdict = {
+        f"class of {args.students}: papermill loop / runbook grade --jobs 2 (wall, median per round)":
+            cls["loop_over_grade"]["median_per_round"],
+        f"class of {args.students} --jobs 2: peak memory of all processes, MiB (PSS)": cls["memory"]["tree_pss_peak_mib"],
+        "node_plain / node_floor (wall, median per round)": floor,
         "node_plain / stock_empty (wall, median per round)": ratios["node_plain / stock_empty"]["wall"]["median_per_round"],
         "make_run / stock_empty (wall)": ratios["make_run / stock_empty"]["wall"]["of_medians"],
         "runbook_run / stock_empty (wall)": ratios["runbook_run / stock_empty"]["wall"]["of_medians"],
@@ -424,13 +538,74 @@ def main(argv: list[str] | None = None) -> int:
         "20 roots: sequential / jobs2": speedup,
         "peak memory per run, MiB": max(v["tree_peak_mib"] for n, v in peak.items() if n != "stock_empty"),
     }
-    report["targets"] = {k: {"measured": v, "target": TARGETS[k],
-                             "met": (v >= TARGETS[k]) if "sequential / jobs2" in k else (v <= TARGETS[k])}
-                         for k, v in verdict.items()}
+    report["targets"] = targets(verdict)
     out_path.write_text(json.dumps(report, indent=1) + "\n")
     print_report(report)
     print(f"\nbench: full results in {out_path}")
     return 0
+
+
+def targets(verdict: dict) -> dict:
+    """Each measured figure against its target; "at least" for the speed-ups, "at most" for the rest."""
+    out = {}
+    for k, v in verdict.items():
+        key = re.sub(r"^class of \d+", "class", k)
+        at_least = "sequential / jobs2" in key or "loop / runbook grade" in key
+        out[k] = {"measured": v, "target": TARGETS[key], "met": v >= TARGETS[key] if at_least else v <= TARGETS[key]}
+    return out
+
+
+def class_only(args) -> int:
+    """`--only class`: the class comparison and its memory, nothing else."""
+    out_path = Path(args.out)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    log = out_path.with_suffix(".log")
+    log.write_text("")
+    ensure_project()
+    work = Path(tempfile.mkdtemp(prefix="runbook-bench-"))
+    started = time.time()
+    report = {"machine": machine(), "load_before": os.getloadavg()}
+    report["class"] = class_section(args, work, log, started)
+    shutil.rmtree(work, ignore_errors=True)
+    report["load_after"], report["seconds"] = os.getloadavg(), round(time.time() - started)
+    cls = report["class"]
+    report["targets"] = targets({
+        f"class of {args.students}: papermill loop / runbook grade --jobs 2 (wall, median per round)":
+            cls["loop_over_grade"]["median_per_round"],
+        f"class of {args.students} --jobs 2: peak memory of all processes, MiB (PSS)": cls["memory"]["tree_pss_peak_mib"]})
+    out_path.write_text(json.dumps(report, indent=1) + "\n")
+    mc = report["machine"]
+    print(f"\nmachine: {mc.get('cpu')}, {mc['nproc']} cores, load {report['load_before'][0]:.1f} before / "
+          f"{report['load_after'][0]:.1f} after, {report['seconds']} s")
+    print_class(cls)
+    print_targets(report)
+    return 0
+
+
+def print_class(cls: dict) -> None:
+    n = cls["students"]
+    print(f"\n| a class of {n} (median of {len(cls['samples']['loop'])}) | wall s | CPU s |")
+    print("|---|---:|---:|")
+    names = {"loop": f"{n} × plain `papermill notebooks/run.ipynb ... -p mode check`",
+             "grade": "`runbook grade --jobs 2`", "class_notebook": "notebooks/class.ipynb via plain papermill, jobs 2"}
+    for k, v in cls["medians"].items():
+        print(f"| {names[k]} | {v['wall']:.1f} | {v['cpu']:.1f} |")
+    print(f"| the class notebook's grading cell alone | {cls['medians']['class_notebook']['grading_cell']:.1f} | |")
+    r = cls["loop_over_grade"]
+    print(f"\nloop / grade: {r['median_per_round']:.1f}× (median per round), {r['of_medians']:.1f}× (of medians), "
+          f"CPU {r['cpu_of_medians']:.1f}×; the class notebook's grading cell / runbook grade: "
+          f"{cls['notebook_over_grade']:.2f}")
+    mem = cls["memory"]
+    print(f"peak memory of `runbook grade --jobs 2` over all its processes: {mem['tree_pss_peak_mib']:.0f} MiB PSS, "
+          f"{mem['tree_peak_mib']:.0f} MiB RSS summed (shared pages counted in every process), largest process "
+          f"{mem['maxrss_mib']:.0f} MiB")
+
+
+def print_targets(rep: dict) -> None:
+    print("\n| target | measured | target | met |")
+    print("|---|---:|---:|---|")
+    for k, v in rep["targets"].items():
+        print(f"| {k} | {v['measured']:.3g} | {v['target']} | {'yes' if v['met'] else 'NO'} |")
 
 
 def print_report(rep: dict) -> None:
@@ -475,10 +650,8 @@ def print_report(rep: dict) -> None:
     print("|---|---:|---:|")
     for k, v in rep["memory"].items():
         print(f"| {k} | {v['tree_peak_mib']:.0f} | {v['maxrss_mib']:.0f} |")
-    print("\n| target | measured | target | met |")
-    print("|---|---:|---:|---|")
-    for k, v in rep["targets"].items():
-        print(f"| {k} | {v['measured']:.3g} | {v['target']} | {'yes' if v['met'] else 'NO'} |")
+    print_class(rep["class"])
+    print_targets(rep)
 
 
 if __name__ == "__main__":

@@ -62,7 +62,11 @@ def grade(roots, out: str, *, runtime_name: str, binary_name: str, systemd_cgrou
                       f"no student folder matches roots: {shown or '-'} (for example -p roots '/srv/class/*')")
     params = {"runtime_name": runtime_name, "binary_name": binary_name, "systemd_cgroup": systemd_cgroup}
     Path(out).mkdir(parents=True, exist_ok=True)
-    with _stderr_to(Path(out) / KERNELS_LOG):
+    from runbook_lib.cdi.format_extras import skipped_while_importing
+
+    # papermill, imported by the grading in this kernel, imports jsonschema: without its format-only extras, as
+    # `runbook grade` imports it (~2-3 s of CPU with JupyterLab installed, runbook_lib/cdi/format_extras.py)
+    with _stderr_to(Path(out) / KERNELS_LOG), skipped_while_importing():
         result = grade_class(found, out, params, labels=labels, jobs=jobs)
     line = class_view.counts_line(result)
     _display({"text/plain": f"{line.ko}\n{line.en}\n{result.out}",

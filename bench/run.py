@@ -475,6 +475,10 @@ def main(argv: list[str] | None = None) -> int:
             if proc.returncode:
                 raise SystemExit(f"bench: papermill_phases failed:\n{proc.stderr[-3000:]}")
             phases[kind].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+            if kind == "runbook" and "output_costs" not in report:  # what each of its outputs cost those saves
+                costs = subprocess.run([NODE_BIN / "python", BENCH / "output_costs.py", tmp / "out.ipynb"],
+                                       capture_output=True, text=True, check=True)
+                report["output_costs"] = json.loads(costs.stdout.strip().splitlines()[-1])
             shutil.rmtree(tmp, ignore_errors=True)
     report["phases"] = {k: {f: med([r[f] for r in v]) for f in v[0]} for k, v in phases.items()}
 
@@ -636,6 +640,15 @@ def print_report(rep: dict) -> None:
                   "saves_total", "kernel_shutdown", "total_after_interpreter"):
             fmt = (lambda x: f"{x:.0f}") if f.endswith("_n") else (lambda x: f"{x:.3f}")
             print(f"| {f} | {fmt(ph['runbook'].get(f, 0))} | {fmt(ph['empty'].get(f, 0))} |")
+    oc = rep.get("output_costs")
+    if oc:
+        print(f"\n| what each output costs plain papermill (model: {oc['per_kib_per_save_ms']:.3f} ms per KiB per save, "
+              f"{oc['saves']} saves) | outputs | bytes | saves ms | messages ms |")
+        print("|---|---:|---:|---:|---:|")
+        for k, v in oc["by_kind"].items():
+            print(f"| {k} | {v['outputs']} | {v['bytes']} | {v['saves_s'] * 1000:.1f} | {v['message_s'] * 1000:.1f} |")
+        print(f"| all outputs | | {oc['notebook_bytes'] - oc['without_outputs_bytes']} | "
+              f"{oc['outputs_total_s'] * 1000:.0f} (total) | |")
     e = rep["edit"]
     print("\n| edit alone (CPU) | lines | median ms | ms per 1000 lines |")
     print("|---|---:|---:|---:|")

@@ -21,10 +21,16 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 venv: $(STAMP)
 
+# Bytecode for the kernel's imports, even under PYTHONDONTWRITEBYTECODE: recompiled only when a module changed
+# (make compares the times itself; a compileall with nothing to do was a Python start-up in every `make run`).
+COMPILED := $(VENV)/.compiled
+$(COMPILED): $(shell find runbook_lib -name '*.py') | $(STAMP)
+	@$(BIN)/python -m compileall -q runbook_lib
+	@touch $@
+
 # The main job: the runbook on the embedded sandbox root (lab-root/ in this checkout), never on '/'.
-run: $(STAMP)
+run: $(STAMP) $(COMPILED)
 	@mkdir -p $(OUT)
-	@$(BIN)/python -m compileall -q runbook_lib  # bytecode for the kernel's imports, even under PYTHONDONTWRITEBYTECODE
 	@$(BIN)/python -m runbook_lib.runner --show --log-level WARNING --no-progress-bar --no-request-save-on-cell-execute \
 		notebooks/run.ipynb $(OUT)/run.ipynb $(if $(ROOT),-p root $(ROOT))
 

@@ -213,7 +213,7 @@ class Kernel:
 
 
 class KernelPool:
-    """`ahead` kernels started before they are needed, one per student, `total` in all."""
+    """A kernel per student, `total` in all, `ahead` of them started before they are needed."""
 
     def __init__(self, kernel_name: str, total: int, ahead: int, zygote: Zygote | None,
                  startup_timeout: float = STARTUP_SECONDS, extra_arguments: list[str] | None = None):
@@ -224,12 +224,12 @@ class KernelPool:
         self.extra_arguments = list(extra_arguments if extra_arguments is not None
                                     else kernel_early.KERNEL_EXTRA_ARGUMENTS)
         self._left = total
-        self._ahead = max(1, ahead)
+        self._ahead = max(0, ahead)
         self._started: list[asyncio.Future] = []
         self._stopping: set[asyncio.Future] = set()
 
-    def _start_more(self) -> None:
-        while self._left > 0 and len(self._started) < self._ahead:
+    def _start_more(self, now: int = 0) -> None:
+        while self._left > 0 and len(self._started) < self._ahead + now:
             self._left -= 1
             self._started.append(asyncio.ensure_future(self._start_one()))
 
@@ -254,9 +254,9 @@ class KernelPool:
 
     async def take(self) -> Kernel:
         """The next kernel (raises what its start raised: that student's grade says why)."""
-        self._start_more()
+        self._start_more(now=1)  # this student's, if it was not started ahead
         started = self._started.pop(0)
-        self._start_more()  # the one after it starts now
+        self._start_more()  # the next ones start now
         return await started
 
     def retire(self, kernel: Kernel) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -76,7 +77,7 @@ def main(argv=None) -> int:
     roots = [str(p) for p in sorted(folder.iterdir())]
     log = work / "log.txt"
     samples: dict[str, list[dict]] = {v: [] for v in VARIANTS}
-    started = time.time()
+    started, load_before = time.time(), os.getloadavg()[0]
     for r in range(args.rounds):
         for variant in VARIANTS[r % len(VARIANTS):] + VARIANTS[:r % len(VARIANTS)]:
             out = work / f"out-{variant}-{r}"
@@ -91,7 +92,9 @@ def main(argv=None) -> int:
     shutil.rmtree(work, ignore_errors=True)
     med = {v: {k: statistics.median(s[k] for s in samples[v]) for k in ("wall", "cpu")} for v in VARIANTS}
     base = med["shipped"]
-    print(json.dumps({"students": args.students, "rounds": args.rounds, "medians": med, "samples": samples}))
+    load = f"{load_before:.1f} before / {os.getloadavg()[0]:.1f} after"
+    print(json.dumps({"students": args.students, "rounds": args.rounds, "load": load, "medians": med,
+                      "samples": samples}))
     print(f"\n| variant (class of {args.students}, jobs 2, median of {args.rounds}) | wall s | CPU s | wall vs shipped |",
           file=sys.stderr)
     print("|---|---:|---:|---:|", file=sys.stderr)

@@ -48,6 +48,9 @@ def test_any_skip_becomes_failure_under_ci(tmp_path, require, outcome):
     here = __import__("pathlib").Path(__file__).parent
     for name in ("conftest.py", "realenv.py"):
         (real / name).write_text((here / name).read_text())
+    (tmp_path / "scripts").mkdir()  # the pinned containerd 2.x releases the conftest's fixtures are made from
+    (tmp_path / "scripts" / "containerd2-versions.txt").write_text(
+        (here.parents[1] / "scripts" / "containerd2-versions.txt").read_text())
     (real / "test_skips.py").write_text(textwrap.dedent("""
         import pytest
         def test_skip_for_other_reason():

@@ -42,7 +42,7 @@ def test_a_default_that_already_is_nvidia_is_left_alone(tmp_path, name):
     original = (root / CONFIG).read_bytes()
     for mode in ("apply", "check"):
         rb = _run(root, mode=mode, default_runtime="keep")
-        assert rb.results[2].failed is False and rb.results[4].failed is False, mode
+        assert rb.results["runtime"].failed is False and rb.results["default"].failed is False, mode
         assert (root / CONFIG).read_bytes() == original
         fixes = [p.fix.en for r in rb.results.values() for p in r.problems if p.fix]
         assert not [f for f in fixes if "default_runtime_name" in f], fixes
@@ -65,8 +65,8 @@ def test_aks_gpu_keeps_its_nvidia_default_and_gets_the_runtime_beside_it(tmp_pat
 def test_check_and_apply_agree_on_another_owners_runtime(tmp_path):
     root = _root(tmp_path, "talos")
     applied, checked = _run(root), _run(root, mode="check")
-    assert [p.code for p in applied.results[2].problems] == ["runtime-other-binary"]
-    assert [p.code for p in checked.results[2].problems] == ["runtime-other-binary"]
-    assert [p.code for p in checked.results[3].problems] == ["depends.earlier"]
+    assert [p.code for p in applied.results["runtime"].problems] == ["runtime-other-binary"]
+    assert [p.code for p in checked.results["runtime"].problems] == ["runtime-other-binary"]
+    assert [p.code for p in checked.results["options"].problems] == ["depends.earlier"]
     fixes = [p.fix.en for r in checked.results.values() for p in r.problems if p.fix]
     assert not [f for f in fixes if 'BinaryName = "/usr/bin/nvidia-container-runtime"' in f], fixes

@@ -38,7 +38,7 @@ def report(run, result) -> list[Problem]:
         out.append(Problem.of("remove.done.removed", lab, file=host(lab), backup=host(backup) if backup else "-"))
     candidates = [run.tk(name) for _, name in TOOLKIT_FILES] + [run.p.cdi_spec]
     for lab in candidates:
-        if lab not in named and run.read_bytes(lab) is not None:
+        if lab not in named and _there(run, lab):
             out.append(Problem.of("remove.done.kept", lab, file=host(lab)))
     left = sorted(_backups(run))
     if left:
@@ -48,6 +48,18 @@ def report(run, result) -> list[Problem]:
     if lock.is_file():
         out.append(Problem.of("remove.left.lock", file=str(lock)))
     return out
+
+
+def _there(run, lab: str) -> bool:
+    """Something stands at the path (a file, or what is no file: a FIFO, a folder), never read: reading a FIFO
+    would wait for ever. A path that leads out of the root is not the runbook's to speak of."""
+    import os
+
+    from runbook_lib.findings.errors import RunbookError
+    try:
+        return os.path.lexists(run.target.resolve(lab))
+    except RunbookError:
+        return False
 
 
 def _backups(run) -> list[str]:

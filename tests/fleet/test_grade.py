@@ -70,9 +70,12 @@ def test_a_finished_lab_passes_with_full_marks(graded):
     assert step_tests(s)["containerd"]["max_score"] == 0  # skipped in a lab: worth nothing, costs nothing
 
 
-def test_an_empty_root_fails_every_lab_step(graded):
+def test_an_empty_root_fails_every_lab_step_or_blocks_it(graded):
+    """No config: the steps that judge it fail; those whose findings only follow from it wait (blocked, out of 0)."""
     tests = step_tests(student(graded, "empty"))
-    assert [i for i in LAB_STEPS if tests[i]["status"] == "failed"] == LAB_STEPS
+    assert [i for i in LAB_STEPS if tests[i]["status"] == "failed"] == ["prepare", "runtime", "cdi", "runtimeclass", "report"]
+    blocked = [i for i in LAB_STEPS if tests[i]["extra_data"]["runbook_status"] == "blocked"]
+    assert blocked == ["options", "default", "parse"] and all(tests[i]["max_score"] == 0 for i in blocked)
 
 
 @pytest.mark.parametrize("kind", [m.kind for m in MISTAKES])

@@ -156,4 +156,4 @@ def verdict(run) -> list[Problem]:
     return left
 
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, judged_in_plan=False)
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, act=act, judged_in_plan=False)  # act: the record forgets what came back

@@ -2,8 +2,8 @@
 student edition and `runbook grade` in full (runbook_lib/lab/check_step.py). Nothing is written under ROOT, and no
 notebook runs: it answers in the time a student waits for a command.
 
-Exit codes: 0 the step passed (or was skipped with its reason), 1 it failed, 2 the request was refused (no such
-folder, no such step, a bad parameter).
+Exit codes: 0 the step passed (or was skipped with its reason), 1 it failed or is blocked by an earlier step, 2
+the request was refused (no such folder, no such step, a bad parameter).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ def cmd_check(args) -> int:
     from runbook_lib.lab.check_step import check_step
     from runbook_lib.findings.errors import RunbookError
     from runbook_lib.cli.refused import EXIT_FAILED, EXIT_OK, Refused
+    from runbook_lib.engine.result import BLOCKED, FAILED
 
     if not os.path.isdir(args.root):
         raise Refused(f"실습 폴더가 없습니다: {args.root}. runbook lab-init {args.root} 로 먼저 만드세요.\n"
@@ -28,4 +29,4 @@ def cmd_check(args) -> int:
         from runbook_lib.findings.problem import Problem
         raise Refused("\n".join(Problem.from_error(exc).lines())) from None
     print(result.text())
-    return EXIT_FAILED if result.failed else EXIT_OK
+    return EXIT_FAILED if result.status in (FAILED, BLOCKED) else EXIT_OK  # blocked: not passing either

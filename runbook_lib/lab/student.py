@@ -17,7 +17,7 @@ from runbook_lib.lab.check_step import check_step, step_named
 from runbook_lib.findings.problem import Problem
 from runbook_lib.lab.init_root import FIXTURE
 from runbook_lib.notebook import StepFailed, _display
-from runbook_lib.engine.result import STEP_MIME, StepResult
+from runbook_lib.engine.result import BLOCKED, FAILED, STEP_MIME, StepResult
 
 LAB_STEPS = ("prepare", "runtime", "options", "default", "parse", "cdi", "runtimeclass", "report")  # the lab's eight
 
@@ -46,7 +46,7 @@ class Lab:
         text = result.text()
         _display({STEP_MIME: result.as_record(), "text/plain": text,
                   "text/html": f"<pre style='text-align:left'>{html.escape(text)}</pre>"})
-        if result.failed:
+        if result.status in (FAILED, BLOCKED):  # blocked: it cannot pass until an earlier step is fixed
             raise StepFailed(f"step {result.step} failed", _next(result))
         return result
 

@@ -33,13 +33,6 @@ ASSERTED = {
 }
 CASES = [(name, value) for name, (_, path, *_rest) in ASSERTED.items()
          for value in (TOML_VALUES if path.endswith(".toml") else YAML_VALUES) + [ASSERTED[name][4]]]
-# Found by this test and not fixed yet: a default_runtime_name that is not a string (1, true, a date, a table)
-# passes the default step's verdict (containerd cannot decode it), while the cell, which reads default.txt
-# against the config's value, fails it. Strict: each case fails the day the verdict judges it too.
-VERDICT_WEAKER = {("default? default_runtime_name", v) for v in TOML_VALUES if not v.startswith('"')}
-CASES = [pytest.param(n, v, marks=pytest.mark.xfail(strict=True, reason="the default step's verdict passes a "
-                                                    "default_runtime_name that is not a string")) if (n, v) in VERDICT_WEAKER
-         else (n, v) for n, v in CASES]
 
 
 @pytest.fixture(scope="module")

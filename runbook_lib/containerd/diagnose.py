@@ -260,6 +260,9 @@ def default_problem(eff: Effective, p) -> Problem | None:
     in containerd.runtimes'). Only the built-in runc, which step 2 writes when it is missing, is not a guess."""
     default = default_runtime_name(eff.data, eff.version)
     key = runtime_path(eff.version, "x")[:-2] + ("default_runtime_name",)
+    typed = _default_not_a_string(eff, key, p.runtime_name)
+    if typed is not None:  # whatever the rule for the default: containerd cannot read this one
+        return typed
     if getattr(p, "keeps_default", False):  # the node's default, whatever it is: only a name containerd refuses
         return _default_not_a_runtime(eff, default, key, p.runtime_name)
     if default == p.runtime_name:
@@ -280,6 +283,27 @@ def default_is_the_runtime(eff: Effective, p) -> bool:
     """The node's default runtime already is the wanted one (EKS GPU AMI, DGX, nvidia-ctk --set-as-default), kept:
     its table is the default's, and the runbook leaves it exactly as it is."""
     return getattr(p, "keeps_default", False) and default_runtime_name(eff.data, eff.version) == p.runtime_name
+
+
+_TOML_KINDS = ((bool, "불리언", "boolean"), (int, "정수", "integer"), (float, "실수", "float"), (list, "배열", "array"),
+               (dict, "테이블", "table"))
+
+
+def _default_not_a_string(eff: Effective, key: tuple[str, ...], runtime_name: str) -> Problem | None:
+    """default_runtime_name written without quotes (true, 1, a date, an array): containerd's decoder refuses the
+    CRI plugin's config, so no default at all, not runc (edit.default_runtime_name reads such a value as unset)."""
+    node = get_in(eff.data, key[:-1])
+    raw = node.get("default_runtime_name") if isinstance(node, dict) else None
+    if raw is None or isinstance(raw, str):
+        return None
+    kind_ko, kind_en = next(((ko, en) for t, ko, en in _TOML_KINDS if isinstance(raw, t)), ("날짜", "date"))
+    runtimes = get_in(eff.data, runtimes_path(eff.version))
+    names = set(runtimes) if isinstance(runtimes, dict) else set()
+    guess = _closest(str(raw).strip().lower(), names - {runtime_name}, cutoff=0.6) or "runc"
+    path, line = locate(eff, key)
+    shown = str(raw).lower() if isinstance(raw, bool) else str(raw)
+    return Problem.of("default.not_a_string", path, line, value=shown, kind_ko=kind_ko, kind_en=kind_en,
+                      fixed=f"default_runtime_name = {render.value(guess)}")
 
 
 def _default_not_a_runtime(eff: Effective, default: str, key: tuple[str, ...], runtime_name: str) -> Problem | None:

@@ -110,7 +110,8 @@ class Expect:
         """The file's line ``KEY=value`` holds ``expected``, written as the lab writes it (a list as its names with
         commas, in any order; a boolean as TOML's true/false), compared by the rule the step's verdict uses."""
         listed = isinstance(expected, (list, tuple))
-        want = ",".join(expected) if listed else shown(expected) if isinstance(expected, bool) else str(expected)
+        as_lab = lambda v: shown(v) if isinstance(v, bool) else str(v)  # noqa: E731 - a value as the lab writes it
+        want = ",".join(map(as_lab, expected)) if listed else as_lab(expected)
         rule = lines.Rule(lists=(key,)) if listed else lines.EXACT
         got, unreadable = self._read(lab_path)
         value = lines.value_of(got, key)

@@ -85,5 +85,7 @@ def forget(target: Target, done: list[str]) -> None:
         write = _plan(target, entries)
         if write.changed:
             commit(write, backup=False)
-    else:
-        host.unlink(missing_ok=True)
+    elif host.exists():
+        host.unlink()
+        from runbook_lib.fs.safe_write import sync_folder
+        sync_folder(host.parent)  # the removal survives a power cut, as every write does

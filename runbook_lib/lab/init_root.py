@@ -94,6 +94,8 @@ def _remove(target, lab_path: str) -> bool:
         return False
     target.ensure_inside(host.parent)
     os.unlink(host)
+    from runbook_lib.fs.safe_write import sync_folder
+    sync_folder(host.parent)  # the removal survives a power cut, as every write does
     return True
 
 

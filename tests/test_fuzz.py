@@ -19,7 +19,7 @@ from grading_helpers import check
 from runbook_lib.cdi.spec import load_spec, spec_problems
 from runbook_lib.containerd.distro.render import render_rancher_template
 from runbook_lib.containerd.load import load_toml
-from runbook_lib.engine.result import CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED
+from runbook_lib.steps.base import FAILED, STATUSES as ALL_STATUSES
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.k8s.runtimeclass import load_runtimeclass, runtimeclass_problems
 from runbook_lib.lab.init_root import add_mistakes, finished_lab
@@ -100,7 +100,7 @@ def test_runtimeclass_reader_and_verdict(text):
 
 # --- whole student roots: a finished lab, random mistakes, random toolkit files ------------------------------
 
-STATUSES = {FAILED, PASSED, SKIPPED, UNCHANGED, CHANGED}
+STATUSES = set(ALL_STATUSES)  # every status a step can have, blocked included (steps/base.py)
 TOOLKIT = ("default.txt", "parsed.txt", "cdi-keys.txt", "report.txt", "runtimeclass.yaml")
 
 

@@ -65,3 +65,17 @@ def run_numbered(rb, numbers) -> list:
     if not rb.plans:
         rb.preflight()
     return [rb.run(step) for step in rb.steps if step.NUMBER in tuple(numbers)]
+
+
+def finished_run(root: Path, **params):
+    """A run of every step on ``root`` with these parameters, its lock released: the Run, for the test to read its
+    results and readings."""
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    rb = Run(validate(root=str(root), **params)).start()
+    try:
+        rb.run_all()
+    finally:
+        rb.finish()
+    return rb

@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import finished_run
 
 from runbook_lib.engine.params import validate
-from runbook_lib.engine.run import Run
 
 REALWORLD = Path(__file__).parent / "fixtures" / "realworld"
 CONFIG = "etc/containerd/config.toml"
@@ -22,12 +22,7 @@ def _root(tmp_path, name):
 
 
 def _run(root, **params):
-    rb = Run(validate(root=str(root), **params)).start()
-    try:
-        rb.run_all()
-    finally:
-        rb.finish()
-    return rb
+    return finished_run(root, **params)
 
 
 @pytest.mark.parametrize("rule, root, keeps", [("auto", "/", True), ("auto", "/srv/lab1", False),

@@ -9,6 +9,7 @@ prints no GPU or exits non-zero, and the config written but containerd not resta
 import tomllib
 
 import pytest
+from helpers import finished_run
 
 import realenv
 from pod_traces import traces
@@ -20,14 +21,7 @@ GPU = "GPU 0: Stand-in GPU (UUID: GPU-00000000-0000-0000-0000-000000000000)"
 
 
 def apply(root, **params):
-    from runbook_lib.engine.params import validate
-    from runbook_lib.engine.run import Run
-    rb = Run(validate(root=str(root), **params)).start()
-    try:
-        rb.run_all()
-    finally:
-        rb.finish()
-    return rb
+    return finished_run(root, **params)
 
 
 class Node:

@@ -4,15 +4,14 @@ reads like [section] tables, and a version-3 config it silently drops."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
+from helpers import finished_run
 
 from paths import FIXTURES
 from runbook_lib.containerd.ask import containerd_version
 from runbook_lib.containerd.verify import containerd_reading
-from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
 
 WILD = FIXTURES / "wild"
@@ -29,12 +28,7 @@ def _root(tmp_path: Path, config: str, files: dict[str, str] | None = None) -> P
 
 
 def _run(root: Path, **params) -> Run:
-    rb = Run(validate(root=str(root), **params)).start()
-    try:
-        rb.run_all()
-    finally:
-        rb.finish()
-    return rb
+    return finished_run(root, **params)
 
 
 def _old_glob_rule(binary: str) -> bool:

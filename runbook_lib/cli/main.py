@@ -49,10 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="재시작 뒤 handler 로 파드를 띄워 증명: sandbox 는 버리는 containerd (실습, GPU 불필요), node 는 노드의 "
                           "containerd (-p smoke 와 같음) / after the restart, prove it with a pod through the handler: "
                           "sandbox on a throw-away containerd (labs, no GPU), node on the node's containerd (same as -p smoke)")
-    run.add_argument("-f", "--parameters-file", dest="params_file", metavar="PARAMS.yaml",
-                     help="papermill 파라미터 YAML / papermill parameters YAML")
-    run.add_argument("-p", "--parameter", dest="params", nargs=2, action="append", default=[],
-                     metavar=("NAME", "VALUE"), help="파라미터 하나 / one parameter")
+    add_parameters(run)
     run.add_argument("--archive", default="runbook-archive", metavar="DIR",
                      help="보관 폴더 (기본 ./runbook-archive) / archive folder (default ./runbook-archive)")
     run.add_argument("--label", default=None,
@@ -70,10 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("roots", nargs="+", metavar="ROOT", help="학생 root / a student's root")
     grade.add_argument("--out", required=True, metavar="DIR", help="채점 결과 폴더 / where the grades go")
     grade.add_argument("--jobs", type=int, default=1, metavar="N", help="동시에 N 명씩 (기본 1) / N at a time (default 1)")
-    grade.add_argument("-f", "--parameters-file", dest="params_file", metavar="PARAMS.yaml",
-                       help="papermill 파라미터 YAML (예: params/check.yaml) / papermill parameters YAML")
-    grade.add_argument("-p", "--parameter", dest="params", nargs=2, action="append", default=[],
-                       metavar=("NAME", "VALUE"), help="파라미터 하나 / one parameter")
+    add_parameters(grade)
     grade.add_argument("--label", dest="labels", action="append", default=None, metavar="NAME",
                        help="root 마다 한 번씩, 같은 순서로 (기본: 폴더 이름) / once per root, in the same order "
                             "(default: the folder name, docs/GRADING.md)")
@@ -87,8 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("root", metavar="ROOT", help="학생 root / a student's root")
     check.add_argument("--step", required=True, metavar="N", help="단계 번호나 이름 (예: 3, options) / the step's "
                                                                    "number or name (e.g. 3, options)")
-    check.add_argument("-p", "--parameter", dest="params", nargs=2, action="append", default=[],
-                       metavar=("NAME", "VALUE"), help="파라미터 하나 / one parameter")
+    add_parameters(check, file=False)
 
     summ = sub.add_parser("summary", help="root(호스트, 학생)마다 최근 실행 요약 / latest run of every root "
                                                 "(host, student), side by side")
@@ -109,6 +102,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="실수 없이 실습을 끝낸 상태 (정답) / the correctly finished lab (an answer key)")
     lab.add_argument("--list", action="store_true", help="실수 종류 목록 / list the mistake kinds")
     return p
+
+
+def add_parameters(parser: argparse.ArgumentParser, *, file: bool = True) -> None:
+    """-f PARAMS.yaml and -p NAME VALUE, as papermill takes them (cli/args.collect_parameters reads them)."""
+    if file:
+        parser.add_argument("-f", "--parameters-file", dest="params_file", metavar="PARAMS.yaml",
+                            help="papermill 파라미터 YAML (예: params/check.yaml) / papermill parameters YAML")
+    parser.add_argument("-p", "--parameter", dest="params", nargs=2, action="append", default=[],
+                        metavar=("NAME", "VALUE"), help="파라미터 하나 / one parameter")
 
 
 def add_limits(parser: argparse.ArgumentParser) -> None:

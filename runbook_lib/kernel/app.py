@@ -145,6 +145,15 @@ def serve() -> None:
                 except RuntimeError:  # not on an asyncio loop (--trio-loop): now, then
                     thread.start()
 
+        async def shutdown_request(self, stream, ident, parent):
+            # Once asked to stop, ipykernel may still flush stderr into the output thread's pipe it has just closed
+            # ("Socket operation on non-socket", a traceback logged by tornado on the kernel's stderr, which the
+            # runner's caller sees after a failed run). Every output has been sent by then: not worth a word.
+            import logging
+
+            logging.getLogger("tornado.general").setLevel(logging.CRITICAL)
+            await super().shutdown_request(stream, ident, parent)
+
     class RunbookKernelApp(IPKernelApp):
         kernel_class = RunbookKernel
 

@@ -65,7 +65,7 @@ def failed_steps(results: dict[int, StepResult]) -> list[int]:
 
 def verdict(results: dict[int, StepResult], step: int, en: str) -> Problem:
     """The one verdict of a step whose code is `en`, or whose English text contains it (Korean too)."""
-    hits = [p for p in results[step].problems if p.code == en or en in p.what.en]
+    hits = [p for p in results[step].problems if p.is_a(en) or en in p.what.en]
     assert hits, f"step {step}: no verdict with {en!r} in:\n{results[step].text()}"
     p = hits[0]
     assert p.what.ko and p.what.ko != p.what.en and p.fix and p.fix.ko and p.fix.en, p

@@ -58,7 +58,7 @@ def test_the_generated_file_given_as_the_config_is_refused_and_names_the_route(t
     before = tree_state(root)
     results = run_all(root, distro="containerd", config_path=f"/{K3S}/config.toml")
     codes = [p.code for p in results[2].problems]
-    assert "generated-file" in codes, results[2].text()
+    assert "distro.generated_file" in codes, results[2].text()
     assert {k: v for k, v in tree_state(root).items() if not k.startswith("run")} == \
         {k: v for k, v in before.items() if not k.startswith("run")}
 
@@ -66,7 +66,7 @@ def test_the_generated_file_given_as_the_config_is_refused_and_names_the_route(t
 def test_two_distributions_under_one_root_ask_which(tmp_path):
     root = write_root(tmp_path, {f"{K3S}/config.toml": "", "etc/k0s/containerd.toml": ""})
     results = run_all(root)
-    assert [p.code for p in results[2].problems] == ["distro-ambiguous"]
+    assert [p.code for p in results[2].problems] == ["distro.ambiguous"]
     assert not (root / "root/toolkit").exists()
 
 

@@ -38,7 +38,7 @@ def test_check_with_enable_cdi_names_what_is_missing(tmp_path):
     run_all(root)
     results = check(root, enable_cdi=True)
     codes = {p.code for p in results[6].problems}
-    assert results[6].failed and "cdi-disabled" in codes, results[6].text()
+    assert results[6].failed and "cdi.disabled" in codes, results[6].text()
 
 
 def test_without_enable_cdi_a_lab_root_says_nothing_about_cdi_settings(tmp_path):

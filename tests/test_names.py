@@ -24,12 +24,12 @@ def test_valid_labels(value):
 ])
 def test_invalid_labels_are_explained_in_both_languages(value, why):
     problem = dns1123_label_problem(value)
-    assert problem is not None and why in problem
-    korean, english = problem.split("\n", 1)
+    assert problem is not None and why in problem.en
+    korean, english = problem.ko, problem.en
     assert any("\uac00" <= ch <= "\ud7a3" for ch in korean)
     assert english.isascii()
 
 
 def test_suggestion_is_itself_valid():
     problem = dns1123_label_problem("NVIDIA_GPU")
-    assert '"nvidia-gpu"' in problem and dns1123_label_problem("nvidia-gpu") is None
+    assert '"nvidia-gpu"' in problem.en and dns1123_label_problem("nvidia-gpu") is None

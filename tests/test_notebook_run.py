@@ -108,7 +108,7 @@ def test_bad_parameter_stops_before_touching_the_root(tmp_path):
     (error,) = [o for c in json.loads((tmp_path / "o.ipynb").read_text())["cells"] for o in c.get("outputs", [])
                 if o["output_type"] == "error"]
     shown = "\n".join(error["traceback"])
-    assert "DNS-1123" in shown and "고치려면" in shown and "to fix this" in shown
+    assert "DNS-1123" in shown and "고치기: " in shown and "fix: " in shown
     assert "Traceback" not in shown and "File " not in shown
 
 

@@ -58,7 +58,7 @@ def _refusing(tmp_path, name: str):
                            {}, {}, "config.import_missing"),
         "v1-plugin-key": (good + b'\n[plugins.cri.registry.mirrors."docker.io"]\n  endpoint = ["https://m.local"]\n',
                           {}, {}, "config.plugin_key_v1_name"),
-        "cdi-not-yaml": (good, {SPEC: 'cdiVersion: "0.5.0"\nkind: [nvidia.com/gpu\n'}, {}, "config.unreadable"),
+        "cdi-not-yaml": (good, {SPEC: 'cdiVersion: "0.5.0"\nkind: [nvidia.com/gpu\n'}, {}, "config.unreadable.yaml_syntax"),
         "cdi-other-kind": (good, {SPEC: GOOD_SPEC.replace("nvidia.com/gpu", "example.com/fpga")}, {}, "cdi.kind_wrong"),
         "cdi-schema": (good, {SPEC: 'cdiVersion: "0.5.0"\nkind: nvidia.com/gpu\ndevices:\n  - name: all\n'}, {},
                        "cdi.schema"),

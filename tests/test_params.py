@@ -32,7 +32,7 @@ def test_bad_values_are_refused_with_the_fix(kwargs, needle):
         validate(**kwargs)
     text = str(err.value)
     assert needle in text
-    assert "고치려면" in text and "to fix this" in text
+    assert "고치기: " in text and "fix: " in text
 
 
 def test_string_booleans_from_papermill_are_accepted():

@@ -312,7 +312,7 @@ def test_papermill_parameters_of_the_wrong_type_or_value(tmp_path):
         assert err["ename"] == "ParameterError", (name, err["ename"], err["evalue"])
         assert needle in err["evalue"]
         assert_bilingual(err["evalue"])
-        assert "고치려면" in err["evalue"] and "to fix this" in err["evalue"]
+        assert "고치기: " in err["evalue"] and "fix: " in err["evalue"]
         assert list(root.iterdir()) == [], f"{name}: a refused run created files under the root"
 
 

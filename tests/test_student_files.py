@@ -106,7 +106,7 @@ def test_the_notebook_grades_every_step_with_a_folder_where_a_file_should_be(tmp
     assert proc.returncode != 0 and [e["ename"] for e in errors(out)] == ["StepFailed"], proc.stderr[-2000:]
     records = step_records(out)
     assert set(range(1, 9)) <= set(records) and records[step]["status"] == "failed"
-    assert "write.failed" in [p["code"] for p in records[step]["problems"]]
+    assert "write.failed.folder_stands_where_file" in [p["code"] for p in records[step]["problems"]]
     assert tree(root) == before
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.yamldoc import load_mapping, safe_load, yaml_line
 from runbook_lib.findings.problem import WARNING, Problem
+from runbook_lib.findings.catalog import say
 
 CDI_EXTENSIONS = (".yaml", ".json")  # what the CDI library scans a spec folder for; nvidia.yml is never read
 CDI_VERSION = "0.5.0"  # the newest version podman 4.3 (Debian 12) accepts; containerd 1.6+ reads it too
@@ -35,7 +36,7 @@ def build_minimal_spec() -> str:
 
 
 def load_spec(text: str, lab_path: str) -> dict:
-    return load_mapping(text, lab_path, name=Msg("CDI 스펙", "the CDI spec"), keys="cdiVersion, kind, devices", restart_hint=True)
+    return load_mapping(text, lab_path, name=say("cdi.spec.cdi_spec"), keys="cdiVersion, kind, devices", restart_hint=True)
 
 
 def top_level_keys(text: str) -> list[str]:
@@ -46,12 +47,7 @@ def top_level_keys(text: str) -> list[str]:
 
 # Why a rule matters, for every CDI verdict: the reference library (used by containerd, CRI-O and podman)
 # skips a spec file that breaks a rule, so none of its devices can be requested.
-WHY = Msg("CDI 레지스트리는 규칙에 어긋난 스펙 파일을 통째로 건너뜁니다. 그 파일의 장치를 요청한 컨테이너는 "
-          "'unresolvable CDI devices' 로 시작하지 못합니다.",
-          "the CDI registry skips a spec file that breaks a rule, so a container asking for its devices fails to "
-          "start with 'unresolvable CDI devices'.")
-REGENERATE = Msg("GPU 노드에서는 nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml 로 다시 만드는 것이 가장 확실합니다.",
-                 "on a GPU node, regenerating it with nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml is the surest fix.")
+REGENERATE = say("cdi.spec.gpu_node_regenerating_nvidia")
 _FIXES = {"/kind": f"kind: {KIND}", "/cdiVersion": f'cdiVersion: "{CDI_VERSION}"'}
 
 
@@ -80,24 +76,22 @@ def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Pro
             continue  # already said, with the exact line to write
         fix = _FIXES.get(f["path"])
         written = _written_fix(f["path"], doc) if fix is None else None
-        problems.append(Problem(
-            Msg(f"{f['path'] or '/'}: {f['message_ko']}", f"{f['path'] or '/'}: {f['message_en']}"),
-            Msg(fix, fix) if fix else written or
-            Msg(f"위 설명대로 고치세요: {f['path']}", f"correct {f['path']} as described.") + REGENERATE,
-            lab_path, yaml_line(text, f["path"]), why=WHY, code=f"cdi.{f['rule']}", pointer=f["path"] or "/"))
+        problems.append(Problem.of(
+            f"cdi.{f['rule']}", lab_path, yaml_line(text, f["path"]), pointer=f["path"] or "/", at=f["path"] or "/",
+            message={"ko": f["message_ko"], "en": f["message_en"]},
+            fixed=say("cdi.spec.write_line", line=fix) if fix else written or
+            say("cdi.spec.correct_described", at=f["path"]) + REGENERATE))
     return problems
 
 
 def _written_fix(pointer: str, doc: dict) -> Msg | None:
     """The lines to write for a part a hand-written spec left out (a device's containerEdits, the devices)."""
     import re
-    edits = Msg("containerEdits: 를, 그 아래에 deviceNodes: 를, 또 그 아래에 - path: /dev/nvidia0 을 적으세요",
-                "write containerEdits:, under it deviceNodes:, and under that - path: /dev/nvidia0")
+    edits = say("cdi.spec.write_containeredits_under_devicenodes")
     if re.fullmatch(r"/devices/\d+/containerEdits", pointer):
-        return Msg(f"장치 안에 (name: 과 같은 들여쓰기로) {edits.ko}.", f"inside the device, as deep as its name:, {edits.en}.")
+        return say("cdi.spec.inside_device_deep_name", edits=edits)
     if pointer == "/devices" and "devices" not in doc:
-        return Msg(f"맨 위 단계에 devices: 를, 그 아래에 - name: all 을 적고, name: 과 같은 들여쓰기로 {edits.ko}.",
-                   f"at the top level write devices:, under it - name: all, and, as deep as that name:, {edits.en}.")
+        return say("cdi.spec.top_level_write_devices", edits=edits)
     return None
 
 

@@ -3,6 +3,8 @@
 """
 
 from __future__ import annotations
+from runbook_lib.findings.catalog import say
+from runbook_lib.k8s.names import quoted
 
 import os
 
@@ -19,14 +21,12 @@ def coerce(name: str, value: str, type_name: str | None):
             return True
         if low in ("false", "no", "0", "off"):
             return False
-        raise Refused(f"{name} 는 true 또는 false 여야 합니다 (받은 값: {value!r}).\n"
-                      f"{name} must be true or false (got {value!r}).")
+        raise Refused(str(say("args.must_true_false_got", name=name, value=quoted(value))))
     if type_name in ("int", "float"):
         try:
             return int(value) if type_name == "int" else float(value)
         except ValueError:
-            raise Refused(f"{name} 는 숫자여야 합니다 (받은 값: {value!r}).\n"
-                          f"{name} must be a number (got {value!r}).") from None
+            raise Refused(str(say("args.must_number_got", name=name, value=quoted(value)))) from None
     if value in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[value]
     for kind in (int, float):
@@ -57,8 +57,7 @@ def collect_parameters(args, declared: dict, root: str | None = None) -> dict:
             raise Refused(f"파라미터 파일을 읽지 못했습니다: {args.params_file} ({exc})\n"
                           f"could not read the parameters file: {args.params_file} ({exc})") from None
         if not isinstance(loaded, dict):
-            raise Refused(f"파라미터 파일은 '이름: 값' 목록이어야 합니다: {args.params_file}\n"
-                          f"the parameters file must be a mapping of name: value: {args.params_file}")
+            raise Refused(str(say("args.parameters_file_must_mapping", params_file=args.params_file)))
         params.update(loaded)
     for name, value in args.params:
         params[name] = coerce(name, value, (declared.get(name) or {}).get("inferred_type_name"))
@@ -79,10 +78,7 @@ def collect_parameters(args, declared: dict, root: str | None = None) -> dict:
     if unknown:
         valid = ", ".join(declared) or "-"
         raise Refused(
-            f"노트북에 없는 파라미터라서 실행하지 않았습니다: {', '.join(unknown)}\n"
-            f"  쓸 수 있는 파라미터: {valid}\n"
-            f"refused: the notebook has no parameter named {', '.join(unknown)}\n"
-            f"  valid parameters: {valid}")
+            str(say("args.refused_notebook_no_parameter", unknown=', '.join(unknown), valid=valid)))
     return params
 
 
@@ -92,5 +88,4 @@ def refuse_same_root_twice(roots: list[str]) -> None:
     dup = sorted({r for r in real if real.count(r) > 1})
     if dup:  # each with the paths as given: a link to another student's folder shows under its own name
         shown = "; ".join(f"{', '.join(dict.fromkeys(g for g, r in zip(roots, real) if r == d))} → {d}" for d in dup)
-        raise Refused(f"같은 root 가 두 번 있습니다: {shown}. 하나만 남기세요 (링크라면 링크를 빼세요).\n"
-                      f"the same root appears twice: {shown}; keep one of them (leave out the link).")
+        raise Refused(str(say("args.same_root_appears_twice", shown=shown)))

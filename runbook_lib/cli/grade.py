@@ -5,6 +5,7 @@ Exit codes: 0 every student passed, 1 at least one did not, 2 the request was re
 """
 
 from __future__ import annotations
+from runbook_lib.findings.catalog import say
 
 import os
 from pathlib import Path
@@ -17,10 +18,9 @@ def grade_parameters(args, declared: dict) -> dict:
 
     given = dict(args.params)
     if "root" in given:
-        raise Refused("root 는 -p 가 아니라 ROOT 인자로 주세요.\ngive the roots as ROOT arguments, not with -p root.")
+        raise Refused(str(say("cli.grade.give_roots_root_arguments")))
     if given.get("mode", "check") != "check":
-        raise Refused("채점은 check 모드로만 합니다 (학생 root 에 아무것도 쓰지 않습니다): -p mode 를 빼세요.\n"
-                      "grading runs in check mode only (nothing is written under a student's root): drop -p mode.")
+        raise Refused(str(say("cli.grade.grading_runs_check_mode")))
     args.root, args.mode = "", "check"
     params = collect_parameters(args, declared, root="")
     params.pop("root")
@@ -34,20 +34,16 @@ def cmd_grade(args) -> int:
     from runbook_lib.cdi import format_extras
 
     if args.jobs < 1:
-        raise Refused(f"--jobs 는 1 이상이어야 합니다: {args.jobs}\n--jobs must be at least 1: {args.jobs}")
+        raise Refused(str(say("cli.grade.jobs_must_least", jobs=args.jobs)))
     files = [r for r in args.roots if os.path.exists(r) and not os.path.isdir(r)]
     if files:  # a README beside the students' folders, picked up by /srv/class/*
-        raise Refused(f"학생 root 는 폴더여야 하는데 파일입니다: {', '.join(files)}. 폴더만 주세요 "
-                      f"(예: /srv/class/*/ 처럼 끝에 / 를 붙인 글롭은 폴더만 고릅니다).\n"
-                      f"a student root must be a folder, not a file: {', '.join(files)}; give folders only "
-                      f"(a glob ending in /, such as /srv/class/*/, picks only folders).")
+        raise Refused(str(say("cli.grade.student_root_must_folder", files=', '.join(files))))
     missing = [r for r in args.roots if not os.path.isdir(r)]
     if missing:
-        raise Refused(f"학생 root 폴더가 없습니다: {', '.join(missing)}\nno such student root folder: {', '.join(missing)}")
+        raise Refused(str(say("cli.grade.no_such_student_root", missing=', '.join(missing))))
     refuse_same_root_twice(args.roots)
     if args.labels is not None and len(args.labels) != len(args.roots):
-        raise Refused(f"--label 은 root 마다 하나씩 주세요 (root {len(args.roots)}개, label {len(args.labels)}개).\n"
-                      f"give one --label per root ({len(args.roots)} roots, {len(args.labels)} labels).")
+        raise Refused(str(say("cli.grade.give_one_label_per", count=len(args.roots), count2=len(args.labels))))
     from runbook_lib.evidence.labels import typed_problem
     for label in args.labels or []:
         if why := typed_problem(label):
@@ -55,14 +51,12 @@ def cmd_grade(args) -> int:
     out = Path(args.out)
     if any(os.path.realpath(out).startswith(os.path.realpath(r) + os.sep) or os.path.realpath(out) ==
            os.path.realpath(r) for r in args.roots):
-        raise Refused(f"--out 이 학생 root 안에 있습니다: {out}. 학생 root 에는 아무것도 쓰지 않습니다.\n"
-                      f"--out is inside a student's root: {out}; nothing may be written under a student's root.")
+        raise Refused(str(say("cli.grade.out_inside_student_s", out=out)))
     if out.exists() and not out.is_dir():  # it would fail in mkdir, after every student's notebook had run
-        raise Refused(f"--out 이 폴더가 아니라 파일입니다: {out}. 채점 결과를 둘 폴더를 주세요.\n"
-                      f"--out is a file, not a folder: {out}; give the folder the grades go to.")
+        raise Refused(str(say("cli.grade.out_file_not_folder", out=out)))
     notebook = Path(args.notebook) if args.notebook else packaged_notebook()
     if not notebook.is_file():
-        raise Refused(f"노트북을 찾을 수 없습니다: {notebook}\nnotebook not found: {notebook}")
+        raise Refused(str(say("cli.grade.notebook_not_found", notebook=notebook)))
     format_extras.skip_for_this_process()  # before papermill: see runbook_lib/cdi/format_extras.py
     import papermill as pm
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from runbook_lib.cli.args import collect_parameters, refuse_same_root_twice
 from runbook_lib.cli.refused import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, Refused  # noqa: F401 - re-exported
+from runbook_lib.findings.catalog import say
 
 
 class _Roots(argparse.Action):
@@ -136,17 +137,11 @@ def main(argv: list[str] | None = None) -> int:
         print(str(exc), file=sys.stderr)
         return EXIT_REFUSED
     except KeyboardInterrupt:  # Ctrl-C: a sentence, not a traceback from wherever the wait was
-        print(INTERRUPTED, file=sys.stderr)
+        print(say("cli.main.interrupted_ctrl_c_runs"), file=sys.stderr)
         return EXIT_INTERRUPTED
 
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
-INTERRUPTED = ("중단했습니다 (Ctrl-C). 끝난 실행은 폴더(run.ipynb, manifest.json)에 남아 있지만, 중단된 실행과 "
-               "전체 결과(grades.json, junit.xml, index.html)는 없거나 끝까지 쓰이지 않았습니다. 같은 명령을 다시 "
-               "실행하세요.\n"
-               "interrupted (Ctrl-C). The runs that finished keep their folders (run.ipynb, manifest.json); the "
-               "interrupted run and the overall outputs (grades.json, junit.xml, index.html) are missing or "
-               "incomplete. Run the same command again.")
 
 
 def cmd_run(args) -> int:
@@ -167,7 +162,7 @@ def cmd_run(args) -> int:
     from runbook_lib.evidence.parallel import Job, run_one
 
     if not notebook.is_file():
-        raise Refused(f"노트북을 찾을 수 없습니다: {notebook}\nnotebook not found: {notebook}")
+        raise Refused(str(say("cli.main.notebook_not_found", notebook=notebook)))
     from runbook_lib.evidence.labels import typed_problem
     if args.label is not None and (why := typed_problem(args.label)):
         raise Refused(why)
@@ -191,20 +186,14 @@ def make_archive_folder(archive: Path) -> None:
     """The archive folder, made before any run starts: a file in its way or a folder that cannot be made is a
     refusal that says so, not a traceback after the kernel has started."""
     if archive.exists() and not archive.is_dir():
-        raise Refused(f"--archive 가 폴더가 아니라 파일입니다: {archive}. 실행 기록을 둘 폴더를 주세요.\n"
-                      f"--archive is a file, not a folder: {archive}; give the folder the runs are kept in.")
+        raise Refused(str(say("cli.main.archive_file_not_folder", archive=archive)))
     broken = next((p for p in [archive, *archive.parents] if p.is_symlink() and not p.exists()), None)
     if broken is not None:  # mkdir would say "File exists" of a folder that is not there
-        raise Refused(f"보관 폴더의 경로에 있는 링크가 없는 곳을 가리킵니다: {broken} → {os.readlink(broken)}. "
-                      f"링크가 가리키는 곳(마운트)을 준비하거나 다른 --archive 를 주세요.\n"
-                      f"a link on the archive folder's path points to nothing: {broken} → {os.readlink(broken)}; "
-                      f"make what it points to (a mount) available, or give another --archive.")
+        raise Refused(str(say("cli.main.link_archive_folder_s", broken=broken, broken2=os.readlink(broken))))
     try:
         archive.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise Refused(f"보관 폴더를 만들 수 없습니다 ({exc.strerror}): {archive}. 쓸 수 있는 폴더를 --archive 로 주세요.\n"
-                      f"cannot create the archive folder ({exc.strerror}): {archive}; give a folder that can be written "
-                      "with --archive.") from None
+        raise Refused(str(say("cli.main.cannot_create_archive_folder", strerror=exc.strerror, archive=archive))) from None
 
 
 def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
@@ -214,7 +203,7 @@ def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
     from runbook_lib.evidence.parallel import Job, labels_for, run_many
 
     if args.jobs < 1:
-        raise Refused(f"--jobs 는 1 이상이어야 합니다: {args.jobs}\n--jobs must be at least 1: {args.jobs}")
+        raise Refused(str(say("cli.main.jobs_must_least", jobs=args.jobs)))
     refuse_same_root_twice(roots)
     labels = labels_for(roots, args.label)  # distinct by construction (runbook_lib/evidence/labels.py)
     for label in labels:
@@ -271,11 +260,10 @@ def cmd_summary(args) -> int:
 
     archive = Path(args.archive)
     if not archive.is_dir():
-        raise Refused(f"보관 폴더가 없습니다: {archive}\narchive folder not found: {archive}")
+        raise Refused(str(say("cli.main.archive_folder_not_found", archive=archive)))
     table = summarize(archive, students=True if args.students else None)
     if not table.rows:
-        raise Refused(f"보관 폴더에 실행 기록(manifest.json)이 없습니다: {archive}\n"
-                      f"no runs (manifest.json) under the archive folder: {archive}")
+        raise Refused(str(say("cli.main.no_runs_manifest_json", archive=archive)))
     print(render(table, args.format))
     return EXIT_OK if table.all_ok else EXIT_FAILED
 
@@ -289,7 +277,7 @@ def cmd_lab_init(args) -> int:
         print(listing())
         return EXIT_OK
     if not args.root:
-        raise Refused("ROOT 를 주세요: runbook lab-init [--mistake KIND] ROOT\ngive a ROOT: runbook lab-init [--mistake KIND] ROOT")
+        raise Refused(str(say("cli.main.give_root_runbook_lab")))
     try:
         if args.mistake:
             print(add_mistakes(args.root, args.mistake))

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from runbook_lib.findings.messages import Msg, display_width
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.lifeline import child_preexec
+from runbook_lib.findings.catalog import say
 from runbook_lib.containerd import render
 from runbook_lib.containerd.versions import RUNTIME_TYPE
 
@@ -36,16 +37,8 @@ def choose_binary(p, target) -> tuple[str | None, Msg | None]:
         found = shutil.which("containerd")
         if found:
             return found, None
-        return None, Msg(
-            "건너뜀: 실제 노드(root 가 /)이지만 PATH 에 containerd 가 없어 containerd 에게 물어볼 수 없습니다. "
-            "다른 곳에 설치되어 있다면 -p containerd_bin <containerd 경로> 로 알려 주세요.",
-            "skipped: this is a real node (root is /), but there is no containerd on PATH to ask. "
-            "If it is installed elsewhere, pass -p containerd_bin <path to containerd>.")
-    return None, Msg(
-        f"건너뜀: root({target.root})가 실습용 샌드박스이고 containerd_bin 파라미터가 비어 있어, containerd 에게 "
-        "직접 묻는 확인은 하지 않았습니다. 하려면 -p containerd_bin /usr/bin/containerd 를 주세요 (root 권한과 unshare 필요).",
-        f"skipped: root ({target.root}) is a lab sandbox and the containerd_bin parameter is empty, so containerd "
-        "itself was not asked. To ask it, pass -p containerd_bin /usr/bin/containerd (needs root and unshare).")
+        return None, say("ask.skipped_real_node_root")
+    return None, say("ask.skipped_root_lab_sandbox", root=target.root)
 
 
 def containerd_version(binary: str) -> str:
@@ -67,22 +60,9 @@ def rejected_problem(exc: "verify.ContainerdRejected", config_path: str) -> Prob
     if at and m is None:
         line = int(at.group(1))
     cmd = DUMP_CMD.format(config=config_path)
-    hint_ko = hint_en = ""
-    if "invalid plugin key URI" in said:
-        hint_ko = (" 'invalid plugin key URI' 는 섹션 헤더의 플러그인 이름이 잘못되었다는 뜻입니다: 따옴표가 빠졌거나"
-                   " ([plugins.io.containerd...]), 다른 설정 버전의 경로(version 2 파일의 [plugins.cri...])입니다.")
-        hint_en = (" 'invalid plugin key URI' means a section header names no valid plugin: its quotes are missing"
-                   " ([plugins.io.containerd...]) or it is another config version's path ([plugins.cri...] in a version-2 file).")
-    return Problem(
-        Msg(f"containerd 가 이 설정 파일을 거부합니다 (종료 코드 {exc.returncode}). 이대로면 containerd 가 시작하지 못합니다. "
-            f"containerd 의 말: {said}",
-            f"containerd rejects this config file (exit code {exc.returncode}); it would not start with it. "
-            f"containerd says: {said}"),
-        Msg(f"containerd 가 가리키는 {'줄' if line else '곳'}을 고친 뒤 `{cmd}` 가 오류 없이 끝나는지 확인하세요.{hint_ko}",
-            f"fix the {'line' if line else 'place'} containerd points at, then check that `{cmd}` finishes without an error.{hint_en}"),
-        path, line,
-        why=Msg("containerd 가 읽지 못하는 설정은 노드의 모든 파드를 멈추게 합니다.",
-                "a config containerd cannot read stops every pod on the node."), code="containerd.rejects")
+    hint = say("containerd.rejects.plugin_key_uri") if "invalid plugin key URI" in said else None
+    return Problem.of("containerd.rejects", path, line, returncode=exc.returncode, said=said, cmd=cmd, hint=hint,
+                      place=say("containerd.rejects.the_line" if line else "containerd.rejects.the_place"))
 
 
 def _type(v) -> str:
@@ -155,8 +135,7 @@ def version_unknown(reading: dict, p, file_version: int | None) -> Problem | Non
     from runbook_lib.containerd.versions import read_by
     return Problem.of("containerd.reads.version_unknown", p.config_path, file_version=file_version, dumped=dumped,
                       containerd_version=reading.get("containerd_version", "?"), runtime=p.runtime_name,
-                      runtimes=", ".join(reading["runtime_names"]) or "-", read_by_ko=read_by(file_version).ko,
-                      read_by_en=read_by(file_version).en, cmd=DUMP_CMD.format(config=p.config_path))
+                      runtimes=", ".join(reading["runtime_names"]) or "-", read_by=read_by(file_version), cmd=DUMP_CMD.format(config=p.config_path))
 
 
 _width = display_width

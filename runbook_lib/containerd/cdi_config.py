@@ -17,21 +17,20 @@ import posixpath
 from dataclasses import dataclass
 
 from runbook_lib.findings.errors import ConfigError
-from runbook_lib.findings.messages import Msg
 from runbook_lib.containerd import render
 from runbook_lib.containerd.edit import EditPlan
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.load import require_reads_as
 from runbook_lib.containerd.splice import lines_of, replace_spans
-from runbook_lib.containerd.findings import Finding
+from runbook_lib.findings.problem import Problem, say
 from runbook_lib.containerd.tables import get_in, set_in
 from runbook_lib.containerd.versions import CRI_RUNTIME_PLUGIN, format_path
 
 CDI_KEYS = ("enable_cdi", "cdi_spec_dirs")  # the CRI plugin keys plan_cdi writes (and unplan_cdi, remove.py take out)
 
 DEFAULT_SPEC_DIRS = ("/etc/cdi", "/var/run/cdi")
-CDI_DISABLED = "cdi-disabled"
-CDI_DIR_NOT_SCANNED = "cdi-spec-dir-not-scanned"
+CDI_DISABLED = "cdi.disabled"
+CDI_DIR_NOT_SCANNED = "cdi.spec_dir_not_scanned"
 
 
 @dataclass(frozen=True)
@@ -73,31 +72,19 @@ def scans(settings: CdiSettings, spec_dir: str) -> bool:
     return any(_same_dir(d, spec_dir) for d in settings.spec_dirs)
 
 
-def cdi_findings(settings: CdiSettings, spec_dir: str, *, lab_path: str) -> list[Finding]:
+def cdi_findings(settings: CdiSettings, spec_dir: str, *, lab_path: str) -> list[Problem]:
     """What keeps containerd from using a CDI spec written in ``spec_dir``: CDI off, or the folder not among
     cdi_spec_dirs. Each finding carries the code, the values and the lines to write."""
     out = []
     table = format_path(settings.plugin)
     if not settings.enabled:
-        said = ("the file sets enable_cdi = false" if settings.enabled_written is False else
-                "enable_cdi is not set and containerd 1.7 defaults to false")
-        said_ko = ("파일에 enable_cdi = false 로 적혀 있습니다" if settings.enabled_written is False else
-                   "enable_cdi 가 없고 containerd 1.7 의 기본값은 false 입니다")
-        out.append(Finding(CDI_DISABLED, {"table": table, "written": settings.enabled_written, "version": settings.version},
-                           Msg(f"containerd 의 CDI 가 꺼져 있습니다 ({said_ko}). CDI 장치 이름(nvidia.com/gpu=...)을 쓰는 파드는 "
-                               "장치를 받지 못합니다. containerd 1.6 은 CDI 를 아예 지원하지 않습니다.",
-                               f"CDI is off in containerd ({said}); pods asking for CDI devices (nvidia.com/gpu=...) get none. "
-                               "containerd 1.6 has no CDI support at all."),
-                           Msg(f"[{table}] 아래에 적으세요: enable_cdi = true (또는 enable_cdi=True 로 실행)",
-                               f"write under [{table}]: enable_cdi = true (or run with enable_cdi=True)"), path=lab_path))
+        said = say("cdi.disabled.written_false" if settings.enabled_written is False else "cdi.disabled.default_false")
+        out.append(Problem.of(CDI_DISABLED, lab_path, table=table, written=settings.enabled_written,
+                              version=settings.version, said=said))
     if not scans(settings, spec_dir):
-        dirs = ", ".join(settings.spec_dirs)
         want = render.value(list(settings.spec_dirs) + [spec_dir])
-        out.append(Finding(CDI_DIR_NOT_SCANNED, {"spec_dir": spec_dir, "spec_dirs": list(settings.spec_dirs), "table": table},
-                           Msg(f"CDI 명세 폴더를 containerd 가 읽지 않습니다: {spec_dir} (cdi_spec_dirs: {dirs}).",
-                               f"containerd does not scan the CDI spec's folder: {spec_dir} (cdi_spec_dirs: {dirs})."),
-                           Msg(f"[{table}] 아래에 적으세요: cdi_spec_dirs = {want}",
-                               f"write under [{table}]: cdi_spec_dirs = {want}"), path=lab_path))
+        out.append(Problem.of(CDI_DIR_NOT_SCANNED, lab_path, spec_dir=spec_dir, spec_dirs=list(settings.spec_dirs),
+                              table=table, want=want))
     return out
 
 
@@ -114,7 +101,7 @@ def plan_cdi(text: str, data: dict, version: int, spec_dir: str, *, lab_path: st
     if not scans(settings, spec_dir):
         wanted["cdi_spec_dirs"] = list(settings.spec_dirs) + [spec_dir]
     if not wanted:
-        return EditPlan(text, notes=[Msg("containerd 의 CDI 설정이 이미 맞습니다.", "containerd's CDI settings are already right.")])
+        return EditPlan(text, notes=[say("cdi_config.containerd_s_cdi_settings")])
     layout = scan(text)
     quote = render.quote_style(text)
     literal = quote == "'"
@@ -139,18 +126,14 @@ def plan_cdi(text: str, data: dict, version: int, spec_dir: str, *, lab_path: st
             lines[after + 1:after + 1] = [f"{indent}{i}\n" for i in inserts]
         else:
             if layout.keyvalue(settings.plugin) is not None:
-                raise ConfigError(Msg(f"인라인 테이블이라 안전하게 고칠 수 없습니다: {format_path(settings.plugin)}",
-                                      f"{format_path(settings.plugin)} is an inline table, which the runbook does not edit."),
-                                  Msg("[섹션] 형식으로 바꿔 적은 뒤 다시 실행하세요.", "rewrite it as a [section] table, then run again."),
-                                  path=lab_path)
+                raise ConfigError.of("config.unreadable.inline_table_which_runbook", path=lab_path, plugin=format_path(settings.plugin))
             head = render.header([render.key(p, quote) for p in settings.plugin])
             lines += (["\n"] if lines and lines[-1].strip() else []) + [head + "\n"] + [f"  {i}\n" for i in inserts]
         new = "".join(lines)
-    require_reads_as(new, expected, lab_path,
-                     Msg(f"[{format_path(settings.plugin)}] 아래에 직접 적으세요: " + "; ".join(f"{k} = {_value(v, literal)}" for k, v in wanted.items()),
-                         f"write them by hand under [{format_path(settings.plugin)}]: " + "; ".join(f"{k} = {_value(v, literal)}" for k, v in wanted.items())))
+    require_reads_as(new, expected, lab_path, say("cdi_config.write_by_hand", table=format_path(settings.plugin),
+                                                  lines="; ".join(f"{k} = {_value(v, literal)}" for k, v in wanted.items())))
     shown = ", ".join(f"{k} = {_value(v, literal)}" for k, v in wanted.items())
-    return EditPlan(new, notes=[Msg(f"containerd 의 CDI 설정을 적었습니다: {shown}", f"wrote containerd's CDI settings: {shown}")])
+    return EditPlan(new, notes=[say("cdi_config.wrote_containerd_s_cdi", shown=shown)])
 
 
 def _value(v, literal: bool) -> str:

@@ -7,10 +7,9 @@ from __future__ import annotations
 import posixpath
 
 from runbook_lib.findings.errors import ConfigError
-from runbook_lib.findings.messages import Msg
 from runbook_lib.k8s.names import closest as _closest
-from runbook_lib.findings.problem import Problem
 from runbook_lib.containerd import reads_2x, render
+from runbook_lib.findings.problem import Problem, say
 from runbook_lib.containerd.edit import default_runtime_name
 from runbook_lib.containerd.effective import Effective, MERGE_1X, cri_plugin_id, locate
 from runbook_lib.containerd.layout import scan
@@ -217,12 +216,7 @@ def require_runtime(after: Effective, p, lab_path: str) -> None:
     ok = isinstance(table, dict) and table.get("runtime_type") == RUNTIME_TYPE and isinstance(table.get("options"), dict) \
         and table["options"].get("BinaryName") == p.binary_name and table["options"].get("SystemdCgroup") is p.systemd_cgroup
     if not ok:
-        raise ConfigError(Msg(f"{lab_path} 를 고쳐도 containerd 가 실제로 읽는 설정(imports 병합 결과)에 런타임이 남지 않습니다. 아무것도 쓰지 않았습니다.",
-                              f"editing {lab_path} would not leave the runtime in the config containerd actually uses (after merging "
-                              "imports); nothing was written."),
-                          Msg("imports 로 읽히는 파일 중 CRI 플러그인 테이블을 덮어쓰는 파일을 확인하세요 (layout=dropin 도 고려하세요).",
-                              "look for an imported file that overrides the CRI plugin table (or consider layout=dropin)."),
-                          path=lab_path, code="runtime.not_effective")
+        raise ConfigError.of("runtime.not_effective", path=lab_path, lab_path=lab_path)
 
 
 def cgroup_disagreement(eff: Effective, p) -> Problem | None:
@@ -496,8 +490,8 @@ RUNTIME_TYPES = {"runtime_engine": str, "runtime_root": str, "runtime_path": str
 OPTION_TYPES = {"BinaryName": str, "Root": str, "CriuPath": str, "CriuImagePath": str, "CriuWorkPath": str,
                 "ShimCgroup": str, "SystemdCgroup": bool, "NoPivotRoot": bool, "NoNewKeyring": bool,
                 "IoUid": int, "IoGid": int}
-_KIND = {str: ("문자열", "a string", '"..."'), bool: ("불리언(true/false)", "a boolean (true/false)", "true"),
-         int: ("정수", "an integer", "0"), list: ("배열", "an array", '["..."]'), dict: ("테이블", "a table", "[...]")}
+_KIND = {str: ("value.kind.string", '"..."'), bool: ("value.kind.boolean", "true"), int: ("value.kind.integer", "0"),
+         list: ("value.kind.array", '["..."]'), dict: ("value.kind.table", "[...]")}  # the kind's words, an example
 
 
 def _type_problems(eff: Effective, path, table: dict, types: dict, skip=()) -> list[Problem]:
@@ -506,14 +500,15 @@ def _type_problems(eff: Effective, path, table: dict, types: dict, skip=()) -> l
         v = table.get(key)
         if key in skip or v is None or (isinstance(v, want) and not (want is int and isinstance(v, bool))):
             continue
-        ko, en, example = _KIND[want]
+        kind, example = _KIND[want]
+        kind = say(kind)
         if want is bool and isinstance(v, str) and v.strip().lower() in ("true", "false"):
             example = v.strip().lower()  # a string boolean: the fix is the same word without quotes
         elif want is str and not isinstance(v, (dict, list)):
             example = render.value(str(v).lower() if isinstance(v, bool) else str(v))
         where, line = locate(eff, path + (key,))
         shown = render.value(v) if not isinstance(v, dict) else "{...}"
-        out.append(Problem.of("value.wrong_type", where, line, key=key, shown=shown, kind_ko=ko, kind_en=en,
+        out.append(Problem.of("value.wrong_type", where, line, key=key, shown=shown, kind=kind,
                               example=example))
     return out
 

@@ -20,6 +20,7 @@ from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.plan import Plan
 from runbook_lib.fs.safe_write import plan_write
+from runbook_lib.findings.catalog import say
 from runbook_lib.fs.target import Target
 from runbook_lib.containerd import diagnose, render
 from runbook_lib.containerd.edit import OPTIONS, RuntimeWanted, default_runtime_name, template_runtime
@@ -72,17 +73,15 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
     main_text = eff.main.text
     if path not in [f.lab_path for f in probe.files]:
         main_text = add_import(eff.main, path)
-        notes.append(Msg(f"{p.config_path} 의 imports 에 {path} 를 추가합니다.", f"add {path} to imports in {p.config_path}."))
+        notes.append(say("dropin.add_imports", config_path=p.config_path, at=path))
     else:
-        notes.append(Msg(f"{p.config_path} 의 imports 가 이미 {path} 를 읽으므로 config.toml 은 그대로 둡니다.",
-                         f"{p.config_path}'s imports already cover {path}, so config.toml is left as it is."))
+        notes.append(say("dropin.s_imports_already_cover", config_path=p.config_path, at=path))
     main_new = eff.main.encode(main_text)
     after = load_effective(target, p.config_path, overlay={path: dropin_new, p.config_path: main_new})
     _require_kept(eff, after, p, path)
     writes = [plan_write(target, path, dropin_new, mode=0o644), plan_write(target, p.config_path, main_new)]
     if source:
-        notes.append(Msg(f"새 런타임은 기본 런타임 {source} 의 테이블을 복사해 시작합니다.",
-                         f"the new runtime starts as a copy of the default runtime {source}'s table."))
+        notes.append(say("dropin.new_runtime_starts_copy", source=source))
     if eff.merge == MERGE_1X:
         notes.append(Msg(
             f"containerd 1.x 는 import 한 파일의 플러그인 테이블로 기존 테이블을 통째로 바꿉니다. 그래서 드롭인에 CRI 플러그인 "
@@ -161,8 +160,7 @@ def dropin_data(eff: Effective, wanted: RuntimeWanted, *, replace_runtime: bool 
     if default != wanted.name and not isinstance(runtimes.get(default), dict):
         # As in-place: once any runtime table exists, containerd 1.6's built-in default runtime is gone.
         own = {default: {"runtime_type": RUNTIME_TYPE}, **own}
-        notes.append(Msg(f"설정에 기본 런타임 {default} 의 테이블이 없어 드롭인에 함께 적습니다.",
-                         f"the config has no table for the default runtime {default}, so the drop-in writes it too."))
+        notes.append(say("dropin.config_no_table_default", default=default))
     plugin = cri_plugin_id(version)
     if eff.merge == MERGE_1X:
         cri = copy.deepcopy(eff.data.get("plugins", {}).get(plugin) or {})
@@ -178,21 +176,14 @@ def dropin_data(eff: Effective, wanted: RuntimeWanted, *, replace_runtime: bool 
 def _require_kept(before: Effective, after: Effective, p, path: str) -> None:
     """The runtime is there, no other runtime was lost and the default did not move."""
     if path not in [f.lab_path for f in after.files]:
-        raise ConfigError(Msg(f"imports 를 고쳐도 containerd 가 {path} 를 읽지 않습니다. 아무것도 쓰지 않았습니다.",
-                              f"even with the imports entry, containerd would not read {path}; nothing was written."),
-                          Msg(f"{p.config_path} 의 imports 를 확인하세요.", f"check the imports in {p.config_path}."), path=path)
+        raise ConfigError.of("config.unreadable.even_imports_entry_containerd", path=path, at=path, config_path=p.config_path)
     diagnose.require_runtime(after, p, path)
     lost = sorted(set(get_in(before.data, runtimes_path(before.version)) or {}) -
                   set(get_in(after.data, runtimes_path(after.version)) or {}))
     moved = default_runtime_name(before.data, before.version) != default_runtime_name(after.data, after.version)
     if lost or moved or after.version != before.version:
-        raise ConfigError(
-            Msg(f"드롭인을 쓰면 containerd 가 읽는 설정이 바뀝니다 (사라지는 런타임: {', '.join(lost) or '없음'}, "
-                f"기본 런타임 변경: {'예' if moved else '아니오'}). 아무것도 쓰지 않았습니다.",
-                f"the drop-in would change what containerd reads (runtimes lost: {', '.join(lost) or 'none'}, default "
-                f"runtime changed: {'yes' if moved else 'no'}); nothing was written."),
-            Msg("imports 로 나중에 읽히는 파일이 CRI 테이블을 덮어쓰는지 확인하거나 layout=inplace 로 실행하세요.",
-                "look for a file imported later that overrides the CRI table, or run with layout=inplace."), path=path)
+        raise ConfigError.of("config.unreadable.drop_would_change_what", path=path, lost=lost or say("word.none"),
+                             moved=say("word.yes" if moved else "word.no"))
 
 
 # --- the imports entry in config.toml --------------------------------------------------------------------
@@ -210,11 +201,7 @@ def add_import(main: TomlFile, entry: str) -> str:
         raw = layout.value_text(kv)
         new = _append_item(raw, item, kv.indent)
         if new is None:
-            raise ConfigError(
-                Msg("imports 배열의 모양(줄 끝 주석 등) 때문에 항목을 안전하게 덧붙일 수 없습니다.",
-                    "the imports array is laid out (e.g. with trailing comments) so that an entry cannot be appended safely."),
-                Msg(f"imports 에 {item} 를 직접 추가하고 다시 실행하세요.", f"add {item} to imports by hand and run again."),
-                path=main.lab_path, line=kv.line + 1)
+            raise ConfigError.of("config.unreadable.imports_array_laid_out", path=main.lab_path, line=kv.line + 1, item=item)
         text = text[:kv.value_start] + new + text[kv.value_end:]
     else:
         lines = lines_of(layout.lines)
@@ -307,5 +294,4 @@ def _is_aot(v) -> bool:
 
 def _verify(text: str, expected: dict, lab_path: str) -> None:
     require_reads_as(text, expected, lab_path,
-                     Msg("layout=inplace 로 실행하거나, 이 설정 파일을 첨부해 문제를 알려 주세요.",
-                         "run with layout=inplace, or report the problem with this config attached."))
+                     say("dropin.run_layout_inplace_report"))

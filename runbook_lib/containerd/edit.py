@@ -12,7 +12,9 @@ import copy
 from dataclasses import dataclass, field
 
 from runbook_lib.findings.errors import ConfigError
+from runbook_lib.containerd.findings import raised
 from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
 from runbook_lib.containerd import render
 from runbook_lib.containerd.layout import Header, Layout, scan
 from runbook_lib.containerd.versions import RUNTIME_TYPE, format_path, runtime_path, runtimes_path
@@ -97,19 +99,16 @@ def plan_runtime(text: str, data: dict, version: int, wanted: RuntimeWanted, tem
         expected = copy.deepcopy(data)
         set_in(expected, path, template)
         shown = f"[{format_path(path)}]"
-        plan = EditPlan(new_text, notes=[Msg(
-            f"{shown} 테이블과 options 하위 테이블을 추가합니다." if OPTIONS in template else f"{shown} 테이블을 추가합니다.",
-            f"add the {shown} table and its options sub-table." if OPTIONS in template else f"add the {shown} table.")])
+        plan = EditPlan(new_text, notes=[say("edit.add_table_and_options" if OPTIONS in template else "edit.add_table",
+                                             shown=shown)])
     else:
         if not isinstance(existing, dict):
-            raise ConfigError(
-                Msg(f"{'.'.join(path)} 가 테이블이 아닙니다.", f"{'.'.join(path)} is not a table."),
-                Msg("그 줄을 지우고 다시 실행하세요.", "delete that line and run again."), path=lab_path)
+            raise ConfigError.of("config.unreadable.not_table", path=lab_path, at='.'.join(path))
         kv = layout.keyvalue(path + (OPTIONS, "BinaryName"))
         finding = foreign_runtime(data, version, wanted.name, wanted.binary, defined_in=lab_path,
                                   line=kv.line + 1 if kv is not None else None, replace_runtime=replace_runtime)
         if finding is not None:
-            raise finding.error()
+            raise raised(finding)
         new_text, expected, plan = _update_runtime(layout, data, path, wanted, lab_path)
         plan.notes += variant_notes(text, path + (OPTIONS,), existing.get(OPTIONS) or {}, lab_path)
     _verify(plan.text, expected, lab_path)
@@ -151,8 +150,7 @@ def _require_open_tables(text: str, path: tuple[str, ...], lab_path: str, adding
 
 def _verify(new_text: str, expected: dict, lab_path: str) -> None:
     require_reads_as(new_text, expected, lab_path,
-                     Msg("런타임 테이블을 직접 추가하거나, 이 파일을 첨부해 문제를 알려 주세요.",
-                         "add the runtime table by hand, or report the problem with this file attached."))
+                     say("containerd.edit.add_runtime_table_hand"))
 
 
 # --- a new runtime -------------------------------------------------------------------------------------
@@ -299,8 +297,7 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
         shown = f"{'.'.join(rel)} = {render.value(want)}"
         if kv is not None:
             patches.append((kv.value_start, kv.value_end, render.value(want, literal=layout.value_text(kv).startswith("'"))))
-            fixed = Msg(f"{'.'.join(rel)} 값을 {layout.value_text(kv)} 에서 {render.value(want)} 로 고칩니다 ({kv.line + 1}번째 줄).",
-                        f"correct {'.'.join(rel)} from {layout.value_text(kv)} to {render.value(want)} (line {kv.line + 1}).")
+            fixed = say("containerd.edit.correct_line", rel='.'.join(rel), kv=layout.value_text(kv), want=render.value(want), value=kv.line + 1)
             repairs.append(fixed)
             continue
         _require_open_tables(layout.text, full, lab_path, shown)  # no key can be added to an inline table
@@ -328,12 +325,8 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
                 lines += [f"{key_indent}{render.header(list(header.raw_parts) + [rel[0]])}"]
             lines.append(f"{key_indent}  {render.key(rel[-1], quote)} = {render.value(want)}")
         else:
-            raise ConfigError(
-                Msg(f"{'.'.join(path)} 테이블이 [섹션] 형식이 아니라서 {shown} 를 넣을 자리를 정할 수 없습니다.",
-                    f"{'.'.join(path)} is not written as [section] tables, so there is no clear place for {shown}."),
-                Msg(f"[{'.'.join(path)}] 섹션 아래에 {shown} 를 직접 적으세요.",
-                    f"add {shown} under the [{'.'.join(path)}] section by hand."), path=lab_path)
-        notes.append(Msg(f"{shown} 를 추가합니다.", f"add {shown}."))
+            raise ConfigError.of("config.unreadable.not_written_section_tables", path=lab_path, at='.'.join(path), shown=shown)
+        notes.append(say("containerd.edit.add", shown=shown))
     text = replace_spans(layout.text, patches)
     if inserts:
         lines = lines_of(text)

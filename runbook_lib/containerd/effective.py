@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 
 from runbook_lib.fs import bounded_read
 from runbook_lib.findings.errors import ConfigError
-from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.safe_write import read_bytes
 from runbook_lib.fs.target import Target
 from runbook_lib.containerd.layout import scan
@@ -74,8 +73,7 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
 
     raw = read(config_lab_path)
     if raw is None:
-        raise ConfigError(Msg(f"설정 파일이 없습니다: {config_lab_path}", f"the config file does not exist: {config_lab_path}"),
-                          Msg("1단계를 먼저 실행하세요.", "run step 1 first."), path=config_lab_path)
+        raise ConfigError.of("config.unreadable.config_file_does_not", path=config_lab_path, config_lab_path=config_lab_path)
     main = load_toml(raw, config_lab_path)
     version = detect_version(main.data, path=config_lab_path, empty=main.empty, text=main.text)
     if version == 2 and version2_holds_2x_tables(main.data):
@@ -99,15 +97,7 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
             detect_version(f.data, path=path, empty=f.empty, text=f.text)
         if merge == MERGE_2X and f.data.get("version", 0) > version:
             high, root = read_by(f.data["version"]), read_by(version)
-            raise ConfigError(
-                Msg(f"드롭인의 version 이 주 설정보다 높습니다: 드롭인 {high.ko}, 주 설정 {root.ko}. "
-                    "containerd 2.3.0-2.3.4 는 이런 설정으로 시작하지 않습니다 (drop-in config version higher than root "
-                    "config version).",
-                    f"the drop-in's version is higher than the main config's: drop-in {high.en}, main config {root.en}; "
-                    "containerd 2.3.0-2.3.4 refuse to start with it (drop-in config version higher than root config version)."),
-                Msg(f"드롭인의 version 을 주 설정과 같게 적으세요: version = {version}",
-                    f"give the drop-in the main config's version: version = {version}"),
-                path=path, line=_top_line(f.text, "version"))
+            raise ConfigError.of("config.unreadable.drop_s_version_higher", path=path, line=_top_line(f.text, "version"), high=high, root=root, version=version)
         files.append(f)
         data = (_merge_1x if merge == MERGE_1X else _merge_2x)(data, f.data)
         pending += _resolve_imports(target, path, f.data, overlay, relative_globs)
@@ -130,9 +120,7 @@ def _resolve_imports(target: Target, parent: str, data: dict, overlay: dict[str,
     ``relative_globs`` so that the diagnosis can say the two readings differ."""
     imports = data.get("imports") or []
     if not isinstance(imports, list) or not all(isinstance(i, str) for i in imports):
-        raise ConfigError(Msg("imports 는 문자열 배열이어야 합니다.", "imports must be an array of strings."),
-                          Msg('예: imports = ["/etc/containerd/conf.d/*.toml"]',
-                              'e.g. imports = ["/etc/containerd/conf.d/*.toml"]'), path=parent)
+        raise ConfigError.of("config.unreadable.imports_must_array_strings", path=parent)
     out = []
     for item in imports:
         path = posixpath.normpath(item)

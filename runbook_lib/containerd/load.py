@@ -10,8 +10,10 @@ import tomllib
 from dataclasses import dataclass
 
 from runbook_lib.findings.errors import ConfigError
+from runbook_lib.containerd.findings import raised
 from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.tomldoc import MAX_DEPTH, TooDeep, loads
+from runbook_lib.findings.catalog import say
 from runbook_lib.containerd.toml_errors import toml_error  # noqa: F401  (re-exported: the verdict for a syntax error)
 
 BOM = "\ufeff"
@@ -44,12 +46,7 @@ def decode_text(raw: bytes, lab_path: str) -> tuple[str, bool, bool]:
             raise ConfigError(what, fix, path=lab_path, line=1, col=1, code="toml.utf16") from None
         line = raw[: exc.start].count(b"\n") + 1
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ConfigError(
-            Msg(f"UTF-8 이 아닌 바이트가 있습니다 (바이트 0x{raw[exc.start]:02x}). TOML 파일은 UTF-8 이어야 합니다.",
-                f"found a byte that is not UTF-8 (0x{raw[exc.start]:02x}); TOML files must be UTF-8."),
-            Msg("편집기에서 UTF-8 로 다시 저장하세요 (예: iconv -f euc-kr -t utf-8).",
-                "save the file again as UTF-8 (e.g. iconv -f euc-kr -t utf-8)."),
-            path=lab_path, line=line, col=col) from None
+        raise ConfigError.of("config.unreadable.found_byte_not_utf", path=lab_path, line=line, col=col, value=raw[exc.start]) from None
     bom = text.startswith(BOM)
     if bom:
         text = text[1:]
@@ -71,7 +68,7 @@ def parse_text(text: str, lab_path: str) -> dict:
             from runbook_lib.containerd.distro.detect import generated_finding
             finding = generated_finding(text, lab_path)
             if finding is not None:
-                raise finding.error() from None
+                raise raised(finding) from None
         raise toml_error(exc, text, lab_path) from None
 
 
@@ -92,6 +89,5 @@ def reads_as(text: str, expected: dict) -> bool:
 def require_reads_as(text: str, expected: dict, lab_path: str, fix: Msg) -> None:
     if not reads_as(text, expected):
         raise ConfigError(
-            Msg("만든 내용이 의도와 다르게 읽혀서 아무것도 쓰지 않았습니다 (파일 형식이 예상 밖입니다).",
-                "the planned content would not read back as intended, so nothing was written (unexpected layout)."),
+            say("load.planned_content_would_not"),
             fix, path=lab_path)

@@ -17,10 +17,11 @@ Whose a binary looks like:
 
 from __future__ import annotations
 
-from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.catalog import say
 from runbook_lib.fs.target import Target
 from runbook_lib.containerd.effective import locate
-from runbook_lib.containerd.findings import BINARY_MISSING, OTHER_BINARY, OWNER_CODES, TEMPLATE_HAS_RUNTIME, Finding, RuntimeOwnedElsewhere  # noqa: F401 - re-exported
+from runbook_lib.containerd.findings import BINARY_MISSING, OTHER_BINARY, OWNER_CODES, TEMPLATE_HAS_RUNTIME, RuntimeOwnedElsewhere, raised  # noqa: F401 - re-exported
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtime_path
 
@@ -43,17 +44,17 @@ def looks_like(binary: str, defined_in: str | None = None) -> str:
 
 
 _OWNER_NAMES = {
-    "gpu-operator": Msg("GPU Operator 의 툴킷", "the GPU Operator's toolkit"),
-    "nvidia-ctk": Msg("nvidia-ctk (패키지로 설치한 NVIDIA Container Toolkit)", "nvidia-ctk (the NVIDIA Container Toolkit packages)"),
-    "k3s": Msg("k3s (바이너리를 찾으면 직접 추가함)", "k3s (it adds the runtime itself when it finds the binary)"),
-    "rke2": Msg("RKE2 (바이너리를 찾으면 직접 추가함)", "RKE2 (it adds the runtime itself when it finds the binary)"),
-    "unknown": Msg("다른 도구나 사람", "another tool or person"),
+    "gpu-operator": say("owner.gpu_operator_s_toolkit"),
+    "nvidia-ctk": say("owner.nvidia_ctk_nvidia_container"),
+    "k3s": say("owner.k3s_adds_runtime_itself"),
+    "rke2": say("owner.rke2_adds_runtime_itself"),
+    "unknown": say("owner.another_tool_person"),
 }
 
 
 def foreign_runtime(data: dict, version: int, name: str, binary: str, *, defined_in: str | None = None,
                     line: int | None = None, replace_runtime: bool = False,
-                    target: Target | None = None) -> Finding | None:
+                    target: Target | None = None) -> Problem | None:
     """The finding that stops the plan, or None when it may go on.
 
     ``data``/``version``: the effective config; ``name``/``binary``: the wanted runtime; ``defined_in``/``line``:
@@ -67,14 +68,13 @@ def foreign_runtime(data: dict, version: int, name: str, binary: str, *, defined
         return None
     if replace_runtime:
         if target is not None and target.is_host and not target.resolve(binary).exists():
-            return Finding(BINARY_MISSING, {"binary": binary}, path=binary)
+            return Problem.of(BINARY_MISSING, binary, binary=binary)
         return None
     owner = looks_like(current, defined_in)
     who = _OWNER_NAMES[owner]
     where = f"{defined_in}:{line}" if defined_in and line else (defined_in or "")
-    return Finding(OTHER_BINARY, {"runtime": name, "current": current, "wanted": binary, "owner": owner,
-                                  "file": defined_in, "line": line, "where": where, "who_ko": who.ko, "who_en": who.en},
-                   path=defined_in, line=line)
+    return Problem.of(OTHER_BINARY, defined_in, line, runtime=name, current=current, wanted=binary, owner=owner,
+                      file=defined_in, where=where, who=who)
 
 
 def require_not_foreign(eff, name: str, binary: str, *, replace_runtime: bool = False,
@@ -85,8 +85,8 @@ def require_not_foreign(eff, name: str, binary: str, *, replace_runtime: bool = 
     finding = foreign_runtime(eff.data, eff.version, name, binary, defined_in=file_, line=line,
                               replace_runtime=replace_runtime, target=target)
     if finding is not None:
-        raise finding.error()
+        raise raised(finding)
 
 
-__all__ = ["Finding", "RuntimeOwnedElsewhere", "foreign_runtime", "require_not_foreign", "looks_like",
+__all__ = ["RuntimeOwnedElsewhere", "foreign_runtime", "require_not_foreign", "looks_like",
            "OTHER_BINARY", "BINARY_MISSING"]

@@ -21,6 +21,7 @@ from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.plan import Plan
 from runbook_lib.fs.safe_write import Committed, commit, plan_write, read_bytes, retire
+from runbook_lib.findings.catalog import say
 from runbook_lib.fs.target import Target
 from runbook_lib.containerd.cdi_config import CDI_KEYS
 from runbook_lib.containerd.dropin import DROPIN_MARK, add_import, dropin_path
@@ -50,8 +51,7 @@ def plan_remove(target: Target, config_path: str, wanted: RuntimeWanted, *,
     ``base`` holds planned bytes not on disk yet (another runtime's removal), so several removals compose."""
     plan = Plan()
     if _config_missing(target, config_path, base):  # containerd runs on its defaults: no runtime of ours in them
-        plan.notes.append(Msg(f"설정 파일이 없어서 뺄 런타임 테이블도 없습니다: {config_path}",
-                              f"there is no config file, so there is no runtime table to take out: {config_path}"))
+        plan.notes.append(say("containerd.remove.there_no_config_file", config_path=config_path))
         _retire_marked_dropin(target, config_path, wanted, plan)
         return with_retired(target, plan)
     eff = load_effective(target, config_path, overlay=base)
@@ -63,21 +63,16 @@ def plan_remove(target: Target, config_path: str, wanted: RuntimeWanted, *,
         if drop_file.text.startswith(DROPIN_MARK) and _holds_more_than_the_runtime(target, config_path, eff, drop,
                                                                                     wanted, base):
             edited_dropin = True  # its runtime table goes below, like any file's; the settings a person made stay
-            plan.notes.append(Msg(f"드롭인에 사람이 바꾼 CRI 설정이 있어 파일은 그대로 두고 {wanted.name} 런타임 테이블만 뺍니다: {drop}",
-                                  f"the drop-in holds CRI settings a person changed, so it stays and only the "
-                                  f"{wanted.name} runtime's table is taken out of it: {drop}"))
+            plan.notes.append(say("containerd.remove.drop_holds_cri_settings", name=wanted.name, drop=drop))
         elif drop_file.text.startswith(DROPIN_MARK):
             plan.retire.append(drop)
-            plan.notes.append(Msg(f"runbook 이 쓴 드롭인을 치웁니다 (백업을 남김): {drop}",
-                                  f"retiring the drop-in the runbook wrote (a backup is kept): {drop}"))
+            plan.notes.append(say("containerd.remove.retiring_drop_runbook_wrote_2", drop=drop))
             if drop in (eff.main.data.get("imports") or []):
                 text = remove_import(eff.main, drop)
                 overlay[config_path] = eff.main.encode(text)
-                plan.notes.append(Msg(f"{config_path} 의 imports 에서 runbook 이 더한 항목을 뺍니다: {drop}",
-                                      f"removing the entry the runbook added to imports in {config_path}: {drop}"))
+                plan.notes.append(say("containerd.remove.removing_entry_runbook_added", config_path=config_path, drop=drop))
         else:
-            plan.kept.append(Msg(f"runbook 이 쓴 파일이 아니라서 그대로 둡니다 (첫 줄에 runbook 표시가 없음): {drop}",
-                                 f"{drop} was not written by the runbook (no runbook mark on its first line), so it is kept."))
+            plan.kept.append(say("containerd.remove.not_written_runbook_no", drop=drop))
     for f in eff.files:
         if f.lab_path == drop and not edited_dropin:
             continue
@@ -89,15 +84,13 @@ def plan_remove(target: Target, config_path: str, wanted: RuntimeWanted, *,
         where = f"{f.lab_path}: [{format_path(runtime_path(eff.version, wanted.name))}]"
         if not is_runbooks_runtime(table, wanted):
             binary = get_in(table, (OPTIONS, "BinaryName")) if isinstance(table, dict) else None
-            plan.kept.append(Msg(f"runbook 이 쓴 모양이 아니라서 그대로 둡니다 (BinaryName: {binary or '없음'}): {where}",
-                                 f"{where} is not what the runbook writes, so it is kept (BinaryName: {binary or 'none'})."))
+            plan.kept.append(say("containerd.remove.not_what_runbook_writes", binary=binary or say("word.none"), where=where))
             continue
         rest = copy.deepcopy(eff.data)
         del get_in(rest, runtime_path(eff.version, wanted.name)[:-1])[wanted.name]
         template, source = template_runtime(rest, eff.version, wanted)
         new = remove_runtime_text(current, eff.version, wanted, template, source)
-        plan.notes.append(Msg(f"runbook 이 더한 런타임 테이블과 options 를 뺍니다: {where}",
-                              f"removing the runtime table and options the runbook added: {where}"))
+        plan.notes.append(say("containerd.remove.removing_runtime_table_options", where=where))
         new = _without_written_default(load_toml(current.encode(new), f.lab_path), eff, wanted, rest, plan) or new
         overlay[f.lab_path] = current.encode(new)
     for lab, new in overlay.items():
@@ -125,8 +118,7 @@ def _without_written_default(f: TomlFile, eff: Effective, wanted: RuntimeWanted,
         text = remove_runtime_text(f, eff.version, base, {"runtime_type": RUNTIME_TYPE}, None, exact=True)
     except ConfigError:
         return None
-    plan.notes.append(Msg(f"설정에 런타임이 없어 runbook 이 함께 적었던 기본 런타임 {default} 의 테이블도 뺍니다.",
-                          f"also removing the default runtime {default}'s table, which the runbook wrote because the config had no runtimes."))
+    plan.notes.append(say("containerd.remove.also_removing_default_runtime", default=default))
     return text
 
 
@@ -150,15 +142,14 @@ def confirm_removed(target: Target, config_path: str, wanted: RuntimeWanted) -> 
     holds = f is not None and f.text.startswith(DROPIN_MARK) and (
         get_in(f.data, runtime_path(detect_version(f.data, path=drop, empty=f.empty, text=f.text), wanted.name)) is not None)
     if holds:
-        left.append(Msg(f"드롭인이 아직 있습니다: {drop}", f"the drop-in is still there: {drop}"))
+        left.append(say("containerd.remove.drop_still_there", drop=drop))
     if _config_missing(target, config_path, None):
         return left
     eff = load_effective(target, config_path)
     if drop in (eff.main.data.get("imports") or []) and (f is None or holds):
-        left.append(Msg(f"imports 에 아직 있습니다: {drop}", f"imports still lists {drop}"))
+        left.append(say("containerd.remove.imports_still_lists", drop=drop))
     if is_runbooks_runtime(get_in(eff.data, runtime_path(eff.version, wanted.name)), wanted):
-        left.append(Msg(f"containerd 가 읽는 설정에 {wanted.name} 런타임이 아직 있습니다.",
-                        f"the config containerd reads still has the {wanted.name} runtime."))
+        left.append(say("containerd.remove.config_containerd_reads_still", name=wanted.name))
     return left
 
 
@@ -206,8 +197,7 @@ def _retire_marked_dropin(target: Target, config_path: str, wanted: RuntimeWante
     f = _read(target, drop)
     if f is not None and f.text.startswith(DROPIN_MARK):
         plan.retire.append(drop)
-        plan.notes.append(Msg(f"runbook 이 쓴 드롭인을 치웁니다 (백업을 남김): {drop}",
-                              f"retiring the drop-in the runbook wrote (a backup is kept): {drop}"))
+        plan.notes.append(say("containerd.remove.retiring_drop_runbook_wrote", drop=drop))
 
 
 def _read(target: Target, lab_path: str) -> TomlFile | None:
@@ -234,18 +224,12 @@ def remove_runtime_text(f: TomlFile, version: int, wanted: RuntimeWanted, templa
     header = layout.header_for(path)
     if header is None or any(kv.full_path()[:len(path)] == path and kv.table[:len(path)] != path
                              for kv in layout.keyvalues):
-        raise ConfigError(
-            Msg(f"[섹션] 형식이 아니라서 안전하게 뺄 수 없습니다: {format_path(path)}",
-                f"{format_path(path)} is not written as [section] tables, so it cannot be taken out safely."),
-            Msg("그 테이블을 직접 지우세요.", "delete that table by hand."), path=f.lab_path)
+        raise ConfigError.of("config.unreadable.not_written_section_tables_2", path=f.lab_path, at=format_path(path))
     lines = layout.lines
     start, end = header.line, layout.subtree_end(header)
     stray = [h for h in layout.headers if h.path[:len(path)] == path and not (start <= h.line <= end)]
     if stray:
-        raise ConfigError(
-            Msg(f"{format_path(path)} 의 하위 테이블이 떨어진 곳에도 있어 (줄 {stray[0].line + 1}) 안전하게 뺄 수 없습니다.",
-                f"{format_path(path)} has sub-tables elsewhere too (line {stray[0].line + 1}), so it cannot be taken out safely."),
-            Msg("그 테이블들을 직접 지우세요.", "delete those tables by hand."), path=f.lab_path, line=stray[0].line + 1)
+        raise ConfigError.of("config.unreadable.sub_tables_elsewhere_too", path=f.lab_path, line=stray[0].line + 1, at=format_path(path), value=stray[0].line + 1)
     # comment lines right after the block belong to what follows it (subtree_end stops before them)
     before = _blank_run(lines, start - 1, -1)
     after = _blank_run(lines, end + 1, 1)
@@ -267,10 +251,10 @@ def remove_runtime_text(f: TomlFile, version: int, wanted: RuntimeWanted, templa
         if again == f.text:
             return candidate
     if exact:
-        raise ConfigError(Msg("runbook 이 쓴 모양과 달라 그대로 둡니다.", "not as the runbook wrote it: kept."), path=f.lab_path)
+        raise ConfigError(say("containerd.remove.not_runbook_wrote_kept"), path=f.lab_path)
     candidate = fallback or "".join(lines[:start - before] + lines[end + 1:])
     if not reads_as(candidate, pruned):
-        require_reads_as(candidate, expected, f.lab_path, Msg("그 테이블을 직접 지우세요.", "delete that table by hand."))
+        require_reads_as(candidate, expected, f.lab_path, say("containerd.remove.delete_table_hand"))
     return candidate
 
 
@@ -335,11 +319,7 @@ def remove_import(main: TomlFile, entry: str) -> str:
         except ConfigError:
             continue
     if fallback is None:
-        raise ConfigError(
-            Msg(f"imports 에서 이 항목을 안전하게 뺄 수 없습니다 (배열의 모양이 예상 밖입니다): {entry}",
-                f"{entry} cannot be taken out of imports safely (the array is laid out unexpectedly)."),
-            Msg(f"imports 에서 이 항목을 직접 지우세요: {entry}", f"delete {entry} from imports by hand."),
-            path=main.lab_path, line=kv.line + 1)
+        raise ConfigError.of("config.unreadable.cannot_taken_out_imports", path=main.lab_path, line=kv.line + 1, entry=entry)
     return fallback
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
 from runbook_lib.containerd.diagnose import KNOWN_RUNTIME_KEYS, header_text, owner_file, stray_runtime_tables
 from runbook_lib.containerd.edit import OPTIONS, RuntimeWanted, plan_runtime
 from runbook_lib.containerd.effective import Effective
@@ -55,10 +56,7 @@ def move_stray_runtime(eff: Effective, name: str) -> Moved | None:
     except ConfigError:
         return None
     head = header_text(eff, right)
-    return Moved(lab_path, plan.text, [Msg(
-        f"{line}번째 줄의 {shown} 는 containerd 가 읽지 않는 자리라서, 그 테이블을 지우고 같은 내용을 {head} 에 옮겨 적습니다.",
-        f"{shown} on line {line} is where containerd does not look, so the table is deleted and its content "
-        f"written under {head}.")])
+    return Moved(lab_path, plan.text, [say("repair.line_where_containerd_does", line_no=line, shown=shown, head=head)])
 
 
 def _clear(content) -> bool:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.lifeline import child_preexec
+from runbook_lib.findings.catalog import say
 
 SERVICE = "containerd"
 STEP = "restart"
@@ -45,26 +46,14 @@ class Decision:
 
 def decide(*, real_node: bool, check_only: bool, config_changed: bool, asked: bool) -> Decision:
     if not real_node:
-        return Decision("lab", Msg(
-            "실습 루트에서는 containerd 를 재시작하지 않습니다. 재시작은 실습 루트 밖(실제 노드, root 가 /)의 일입니다.",
-            "containerd is not restarted in a lab root: restarting is outside a lab root (a real node, root /)."))
+        return Decision("lab", say("containerd.restart.containerd_not_restarted_lab"))
     if check_only:
-        return Decision("check", Msg("check 모드는 아무것도 바꾸지 않으므로 재시작하지 않습니다.",
-                                     "check mode changes nothing, so containerd is not restarted."))
+        return Decision("check", say("containerd.restart.check_mode_changes_nothing"))
     if not config_changed:
-        return Decision("not-needed", Msg(
-            "이번 실행에서 containerd 설정이 바뀌지 않아 재시작이 필요 없습니다 (이전 실행이 바꾸고 재시작하지 않았다면 "
-            "systemctl restart containerd 를 직접 실행하세요).",
-            "the containerd config did not change in this run, so no restart is needed (if an earlier run changed it "
-            "without restarting, run systemctl restart containerd yourself)."))
+        return Decision("not-needed", say("containerd.restart.containerd_config_did_not"))
     if not asked:
-        return Decision("needed", Msg(
-            "containerd 설정이 바뀌었습니다. containerd 는 시작할 때만 설정을 읽으므로 재시작해야 새 런타임이 보입니다. "
-            "직접 systemctl restart containerd 를 실행하거나 -p restart_containerd True 로 다시 실행하세요.",
-            "the containerd config changed; containerd reads it only at start, so the new runtime is visible only after "
-            "a restart. Run systemctl restart containerd yourself, or run again with -p restart_containerd True."))
-    return Decision("restart", Msg("설정이 바뀌었고 재시작을 요청받아 containerd 를 재시작합니다.",
-                                   "the config changed and a restart was asked for: restarting containerd."))
+        return Decision("needed", say("containerd.restart.containerd_config_changed_containerd"))
+    return Decision("restart", say("containerd.restart.config_changed_restart_asked"))
 
 
 def restart_and_confirm(run: Runner = run_command, *, attempts: int = 15, delay: float = 1.0,
@@ -95,7 +84,7 @@ def restart_and_confirm(run: Runner = run_command, *, attempts: int = 15, delay:
     return [_not_back(f"ctr version: {_said(answer)}")]
 
 
-BACK = Msg("containerd 를 재시작했고 다시 동작하는 것을 확인했습니다.", "containerd was restarted and is confirmed back.")
+BACK = say("containerd.restart.containerd_restarted_confirmed_back")
 
 
 def _not_back(seen: str) -> Problem:

@@ -11,6 +11,7 @@ reported with the line to delete.
 from __future__ import annotations
 
 from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
 from runbook_lib.containerd.layout import scan
 
 OWNED_OPTIONS = ("BinaryName", "SystemdCgroup")
@@ -38,11 +39,5 @@ def variant_notes(text: str, options_path: tuple[str, ...], options: dict, lab_p
     for key, proper in case_variants(options).items():
         kv = layout.keyvalue(options_path + (key,))
         where = f"{lab_path}:{kv.line + 1}" if kv is not None else lab_path
-        out.append(Msg(
-            f"{where}: options 에 containerd 표기와 대소문자만 다른 키가 있습니다: {key} (containerd 표기는 {proper}). "
-            f"두 표기가 함께 있으면 containerd 가 어느 값을 쓸지는 디코더가 키를 찾는 순서에 달려 있어, GPU 파드가 "
-            f"평범한 runc 로 돌 수 있습니다. 그 줄을 지우고 {proper} 만 남기세요.",
-            f"{where}: options has a key that differs from containerd's spelling only in case: {key} (containerd "
-            f"spells it {proper}). With both spellings present, which value containerd takes depends on its "
-            f"decoder's lookup order, and GPU pods may run plain runc. Delete that line and keep {proper} only."))
+        out.append(say("spelling.options_key_differs_containerd", where=where, key=key, proper=proper))
     return out

@@ -12,8 +12,7 @@ import re
 import tomllib
 
 from runbook_lib.findings.errors import ConfigError
-from runbook_lib.findings.problem import words
-from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.problem import say, words
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.versions import format_path
 
@@ -40,17 +39,17 @@ def toml_error(exc: tomllib.TOMLDecodeError, text: str, lab_path: str) -> Config
     col = int(m.group(2)) if m and m.group(2) else None
     shown = lines[line - 1] if 0 < line <= len(lines) else ""
     excerpt = f"{line:>5} | {_visible(shown)}" + (f"\n      | {' ' * (col - 1)}^" if col else "")
-    at = Msg(f"{line}번째 줄" + (f" {col}번째 칸" if col else ""), f"line {line}" + (f", column {col}" if col else ""))
+    at = say("toml.at_line_column", line=line, col=col) if col else say("toml.at_line", line=line)
     if col and _control_in_comment(shown, col):  # containerd 1.6 reads it: not "a syntax error containerd rejects"
         code, hexa = "toml.control_in_comment", f"{ord(shown[col - 1]):02x}"
-        what, fix, _ = words(code, at_ko=at.ko, at_en=at.en, byte=f"0x{hexa}", hex=hexa, path=lab_path)
+        what, fix, _ = words(code, at=at, byte=f"0x{hexa}", hex=hexa, path=lab_path)
         return ConfigError(what, fix, path=lab_path, line=line, col=col, excerpt=excerpt, code=code)
     code, values = _explain(reason, text, shown, line)
     if col and 0 < col <= len(shown) and _is_control(shown[col - 1]):  # tomllib would say '\x01', a Python repr
         code, hexa = "toml.control_character", f"{ord(shown[col - 1]):02x}"
         values = {"byte": f"0x{hexa}", "hex": hexa, "u": f"{ord(shown[col - 1]):04x}", "path": lab_path}
     detail, fix, _ = words(code, line=line, col=col or "-", reason=reason, **values)
-    what = words("toml.syntax", at_ko=at.ko, at_en=at.en, detail_ko=detail.ko, detail_en=detail.en)[0]
+    what = words("toml.syntax", at=at, detail=detail)[0]
     return ConfigError(what, fix, path=lab_path, line=line, col=col, excerpt=excerpt, code=code)
 
 

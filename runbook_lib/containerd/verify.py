@@ -7,6 +7,7 @@ chrooted in a throw-away view of the root built in a private mount namespace, so
 written on the host or under the root.
 """
 from __future__ import annotations
+from runbook_lib.findings.catalog import say
 
 import os
 import shutil
@@ -59,25 +60,15 @@ class ContainerdRejected(ValueError):
         self.stderr = stderr.strip()
         self.returncode = returncode
         self.said = said = _containerd_said(self.stderr)
-        self.message_ko = (
-            f"containerd 가 설정 파일을 읽지 못했습니다: {config_path} (종료 코드 {returncode}).\n"
-            f"containerd의 메시지: {said}\n"
-            "고치는 법: 메시지가 가리키는 줄을 고친 뒤 "
-            f"`containerd --config {config_path} config dump` 가 오류 없이 끝나는지 확인하세요."
-        )
-        self.message_en = (
-            f"containerd could not read the config file {config_path} (exit code {returncode}).\n"
-            f"containerd said: {said}\n"
-            "To fix this, correct the line it points at, then check that "
-            f"`containerd --config {config_path} config dump` finishes without an error."
-        )
+        message = say("verify.containerd_rejected", config_path=config_path, returncode=returncode, said=said)
+        self.message_ko, self.message_en = message.ko, message.en
         super().__init__(self.message_ko + "\n\n" + self.message_en)
 
 
 def _containerd_said(stderr: str) -> str:
     """The line that carries containerd's error, without the log prefix and deprecation warnings."""
     lines = [ln for ln in stderr.splitlines() if ln.strip() and "level=warning" not in ln]
-    return lines[-1] if lines else "(no message / 메시지 없음)"
+    return lines[-1] if lines else str(say("verify.no_message"))
 
 
 def containerd_dump(containerd_bin: str, config_path: Path, root: Path) -> str:
@@ -86,8 +77,7 @@ def containerd_dump(containerd_bin: str, config_path: Path, root: Path) -> str:
     binary = shutil.which(containerd_bin) or containerd_bin
     if not Path(binary).is_file():
         raise FileNotFoundError(
-            f"containerd 실행 파일을 찾을 수 없습니다: {containerd_bin} (containerd 패키지를 설치하거나 경로를 주세요)\n"
-            f"containerd binary not found: {containerd_bin} (install the containerd package or give its path)"
+            str(say("verify.containerd_binary_not_found", containerd_bin=containerd_bin))
         )
     if root.resolve() == Path("/"):
         argv = [binary, "--config", str(config_path), "config", "dump"]
@@ -105,14 +95,12 @@ def _dump_in_view(binary: str, config_path: Path, root: Path) -> subprocess.Comp
         inside = "/" + str(config_path.absolute().relative_to(root.absolute()))
     except ValueError:
         raise ValueError(
-            f"설정 파일이 대상 루트({root}) 아래에 있지 않습니다: {config_path}\n"
-            f"The config file {config_path} is not under the target root {root}."
+            str(say("verify.config_file_not_under", root=root, config_path=config_path))
         ) from None
     unshare = shutil.which("unshare")
     if unshare is None or os.geteuid() != 0:
         raise PermissionError(
-            "루트가 `/` 가 아닐 때 containerd 확인에는 root 권한과 unshare(util-linux)가 필요합니다.\n"
-            "Checking with containerd under a root other than `/` needs root privileges and unshare (util-linux)."
+            str(say("verify.checking_containerd_under_root"))
         )
     with tempfile.TemporaryDirectory(prefix="runbook-view-") as view:
         argv = [unshare, "--mount", "--propagation", "private", "sh", "-c", _VIEW_SCRIPT, "sh",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
 
 RUNTIME_TYPE = "io.containerd.runc.v2"
 
@@ -38,11 +39,10 @@ CRI_PLUGIN_NAMES = {
 
 # Which containerd reads each version, for every message that names a version.
 READ_BY = {
-    1: Msg("containerd 1.x 의 옛 형식 (2.x 는 읽을 때 변환)", "containerd 1.x's legacy layout (2.x migrates it)"),
-    2: Msg("containerd 1.3-1.7 (2.x 는 읽을 때 변환)", "containerd 1.3-1.7 (2.x migrates it)"),
-    3: Msg("containerd 2.0-2.2 (2.3 이상은 읽을 때 변환, 1.x 는 테이블을 버림)",
-           "containerd 2.0-2.2 (2.3+ migrates it; 1.x drops its tables)"),
-    4: Msg("containerd 2.3 이상 (2.0-2.2 는 시작을 거부)", "containerd 2.3 and later (2.0-2.2 refuse to start)"),
+    1: say("versions.containerd_x_s_legacy"),
+    2: say("versions.containerd_x_migrates"),
+    3: say("versions.containerd_migrates_x_drops"),
+    4: say("versions.containerd_later_refuse_start"),
 }
 
 # containerd 2.x merges imported files key by key (mergo); 1.x replaces a whole plugin table per file.
@@ -56,7 +56,7 @@ EMPTY_FILE_VERSION = 2
 def read_by(version: int) -> Msg:
     """"version N (read by ...)" in both languages."""
     who = READ_BY[version]
-    return Msg(f"version {version}: {who.ko}", f"version {version}: {who.en}")
+    return say("versions.version", version=version, who=who)
 
 
 def version_for_containerd(containerd_version: str | None) -> int:
@@ -101,16 +101,8 @@ def detect_version(data: dict, *, path: str, empty: bool, text: str | None = Non
     if isinstance(v, bool) or not isinstance(v, int) or v not in CRI_RUNTIME_PLUGIN:
         from runbook_lib.containerd import render
         shown = render.value(v) if isinstance(v, (str, bool, int, float)) else str(v)
-        table_ko = "; ".join(f"{n} = {READ_BY[n].ko}" for n in KNOWN_VERSIONS)
-        table_en = "; ".join(f"{n} = {READ_BY[n].en}" for n in KNOWN_VERSIONS)
-        raise ConfigError(
-            Msg(f"version 값이 잘못되었습니다: {shown} (1, 2, 3, 4 중 하나인 정수여야 합니다. {table_ko})",
-                f"the version value is wrong: {shown} (expected the integer 1, 2, 3 or 4; {table_en})"),
-            Msg("노드의 containerd 에 맞춰 따옴표 없이 적으세요: containerd 1.x 는 version = 2, 2.0-2.2 는 version = 3, "
-                "2.3 이상은 version = 4 (containerd --version 으로 확인).",
-                "write it without quotes for the node's containerd: version = 2 for 1.x, version = 3 for 2.0-2.2, "
-                "version = 4 for 2.3 and later (see containerd --version)."),
-            path=path, line=_version_line(text))
+        table = Msg.join("; ", [say("versions.read_by_entry", version=n, read_by=READ_BY[n]) for n in KNOWN_VERSIONS])
+        raise ConfigError.of("config.unreadable.version_value_wrong_expected", path=path, line=_version_line(text), shown=shown, table=table)
     return v
 
 

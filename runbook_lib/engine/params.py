@@ -232,8 +232,7 @@ def validate(**raw) -> Params:
         _abs("root", values["root"])
     problem = dns1123_label_problem(values["runtime_name"])
     if problem:
-        ko, _, en = problem.partition("\n")
-        raise _error("parameter.runtime_name", problem_ko=ko, problem_en=en)
+        raise _error("parameter.runtime_name", problem=problem)
     if not values["cdi_spec"].endswith(CDI_EXTENSIONS):  # the CDI scan skips any other name (podman: unresolvable)
         raise _error("parameter.cdi_spec_extension", value=quoted(values["cdi_spec"]),
                      suggestion=posixpath.splitext(values["cdi_spec"])[0] + ".yaml")

@@ -6,9 +6,12 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
+from runbook_lib.findings.catalog import say
 from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.findings.messages import Msg, display_width
 from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED  # noqa: F401 - the statuses, defined with the steps
+from runbook_lib.steps.status import outcome
 
 STEP_MIME = "application/vnd.runbook.step+json"
 SUMMARY_MIME = "application/vnd.runbook.summary+json"
@@ -46,16 +49,7 @@ class StepResult:
         for n in self.notes:
             lines += [f"  - {n.ko}", f"    {n.en}"]
         for p in self.problems:
-            where = p.where()
-            mark = "✗" if p.is_error else "⚠"
-            lines.append(f"  {mark} {('[' + where + '] ') if where else ''}{p.what.ko}")
-            lines.append(f"    {p.what.en}")
-            if p.excerpt:
-                lines += [f"    {x}" for x in p.excerpt.split("\n")]
-            if p.why:
-                lines += [f"    왜: {p.why.ko}", f"    why: {p.why.en}"]
-            if p.fix:
-                lines += [f"    고치기: {p.fix.ko}", f"    fix: {p.fix.en}"]
+            lines += finding_lines(p, "✗ " if p.is_error else "⚠ ", indent="  ")
         if self.backup:
             lines.append(f"  backup: {self.backup}")
         for path, text in self.evidence.items():
@@ -87,7 +81,7 @@ def summary_html(results: list[StepResult], *, ok: bool, mode: str) -> str:
         f"<td style='text-align:left;vertical-align:top;color:{colour.get(r.status, '#000')};font-weight:bold'>{r.status}</td>"
         f"{td}{html.escape(r.message.ko)}<br><small>{html.escape(r.message.en)}</small></td></tr>"
         for r in results)
-    verdict = ("모든 단계 통과 / all steps passed" if ok else "실패한 단계가 있습니다 / some steps failed")
+    verdict = " / ".join(say("result.all_passed" if ok else "result.some_failed").as_dict().values())
     return (f"<p><b>{html.escape(verdict)}</b> (mode={html.escape(mode)})</p>"
             "<table><tr>" + "".join(f"<th style='text-align:left'>{h}</th>" for h in
                                     ("#", "단계 / step", "상태 / status", "내용 / message")) + "</tr>"

@@ -19,10 +19,11 @@ from dataclasses import replace
 from runbook_lib.fs import bounded_read
 from runbook_lib.containerd.edit import RuntimeWanted
 from runbook_lib.findings.errors import RunbookError
+from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.problem import Problem, unique, words
 from runbook_lib.fs import writable
+from runbook_lib.findings.catalog import say
 from runbook_lib.fs.lock import RootLock
-from runbook_lib.findings.messages import Msg
 from runbook_lib.engine.params import Params
 from runbook_lib.engine.result import StepResult
 from runbook_lib.fs.safe_write import WritePlan, commit, ensure_dir, read_bytes, retire, sha256, sweep_stale_temps
@@ -243,7 +244,7 @@ class Run:
         result = StepResult(step.number, step.id, step.title, UNCHANGED, plan.message, notes=list(plan.notes))
         result.diff = plan.diff or None
         if self.p.check_only and plan.changed:  # check mode speaks of what apply *would* do
-            result.message = Msg(f"apply 모드라면 이렇게 합니다: {plan.message.ko}", f"apply mode would: {plan.message.en}")
+            result.message = say("run.apply_mode_would", message=plan.message)
         if self.p.check_only or self.refused:
             self._keep(result)
             return result
@@ -317,7 +318,7 @@ class Run:
         # holds now, not the failure it showed before
         result.status, result.message = self._committed.get(step.id, (result.status, result.message))
         try:
-            found = [p for p in result.problems if p.code == "write.failed"] + step.verdict(self)
+            found = [p for p in result.problems if p.is_a("write.failed")] + step.verdict(self)
         except RunbookError as exc:
             found = [Problem.from_error(exc)]
         result.problems = [self._refer_to_earlier(step, prob) for prob in unique(found)]

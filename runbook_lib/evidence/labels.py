@@ -13,6 +13,7 @@ always get the same labels, and two different roots never share one.
 """
 
 from __future__ import annotations
+from runbook_lib.findings.catalog import say
 
 import os
 import socket
@@ -66,8 +67,7 @@ def for_roots(roots: list[str], prefix: str | None = None) -> list[str]:
 def problem(label: str) -> str | None:
     """Why a label cannot name a folder (bilingual), or None."""
     if not label or "/" in label or label.startswith(".") or "\x00" in label:
-        return (f"label 은 비어 있을 수 없고, '/' 를 담거나 '.' 으로 시작할 수 없습니다: \"{label}\"\n"
-                f"a label cannot be empty, contain '/' or start with '.': \"{label}\"")
+        return (str(say("labels.label_cannot_empty_contain", label=label)))
     return None
 
 
@@ -78,7 +78,5 @@ def typed_problem(label: str) -> str | None:
     if why := problem(label):
         return why
     if label != label.strip() or any(ord(c) < 0x20 or ord(c) == 0x7f for c in label):
-        return (f"--label 의 앞뒤에 공백이 있거나 제어 문자가 들어 있습니다: \"{label}\". 글자와 숫자, '-' 로 된 이름을 주세요.\n"
-                f"--label begins or ends with a space, or holds a control character: \"{label}\"; give a name of "
-                "letters, digits and '-'.")
+        return (str(say("labels.label_begins_ends_space", label=label)))
     return None

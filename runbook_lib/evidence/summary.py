@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runbook_lib.evidence.archive import UNFINISHED, load_manifests
+from runbook_lib.findings.catalog import say
 from runbook_lib.findings.messages import display_width
+from runbook_lib.steps.status import outcome
 
 # PASS covers "passed" and "unchanged": both mean the host is in the wanted state; "changed" is shown
 # as such because an operator wants to see which hosts a run actually touched.
@@ -116,7 +118,7 @@ def summarize(archive: Path, students: bool | None = None) -> Table:
     for label in sorted(latest):
         run_dir, man = latest[label]
         recs = {r.get("id"): r for r in man.get("steps") or []}
-        cells = {i: CELL.get(recs[i].get("status"), str(recs[i].get("status"))) if i in recs else NOT_RUN
+        cells = {i: outcome(recs[i].get("status")).cell if i in recs else NOT_RUN
                  for i in ids}
         run = run_dir.name if run_dir.parent != archive else str(man.get("started_at") or "")[:19]  # grade layout
         table.rows.append(Row(label, run, bool(man.get("ok")), str(man.get("mode") or ""),
@@ -131,21 +133,16 @@ def _failures(man: dict) -> list[dict[str, str]]:
     # a blocked step is listed with its message, "fix step N first", after the failure it waits for
     for failed in [r for r in man.get("steps") or [] if r.get("status") in ("failed", "blocked")] or \
             ([man["failed_step"]] if man.get("failed_step") else []):
-        msg = failed.get("message") or {}
-        prefix = f"[{failed.get('step')} {failed.get('id')}] "
-        out.append({"ko": prefix + msg.get("ko", ""), "en": prefix + msg.get("en", "")})
+        out.append(say("summary.step_failed", step=failed.get("step"), id=failed.get("id"),
+                       message=failed.get("message") or {"ko": "", "en": ""}).as_dict())
     if out:
         return out
     err = man.get("error") or {}
     if err.get("kind") == UNFINISHED:
-        return [{"ko": f"실행이 끝나지 않았습니다 (읽을 수 있는 manifest.json 이 없음: 중단되었거나 강제 종료, 또는 "
-                       f"아직 실행 중): {err.get('evalue')}",
-                 "en": f"the run did not finish (no readable manifest.json: interrupted, killed, or still running): "
-                       f"{err.get('evalue')}"}]
+        return [say("summary.unfinished", error=err.get("evalue")).as_dict()]
     if err:
-        text = f"{err.get('ename')}: {err.get('evalue')}"
-        return [{"ko": "노트북이 멈췄습니다 — " + text, "en": "the notebook stopped — " + text}]
-    return [{"ko": "요약 셀까지 가지 못했습니다", "en": "the run did not reach its summary cell"}]
+        return [say("summary.notebook_stopped", error=f"{err.get('ename')}: {err.get('evalue')}").as_dict()]
+    return [say("summary.no_summary_cell").as_dict()]
 
 
 HEAD = ("host", "result", "mode", "run")
@@ -163,11 +160,8 @@ def _headers(table: Table) -> list[str]:
 
 def _footer(table: Table) -> str:
     bad, n = sum(not r.ok for r in table.rows), len(table.rows)
-    if table.students:
-        return (f"학생 {n}명 중 {bad}명 실패 / {bad} of {n} students failed" if bad
-                else f"학생 {n}명 모두 통과 / all {n} students passed")
-    return (f"호스트 {n}대 중 {bad}대 실패 / {bad} of {n} hosts failed"
-            if bad else f"호스트 {n}대 모두 통과 / all {n} hosts passed")
+    code = f"summary.{'students' if table.students else 'hosts'}.{'failed' if bad else 'passed'}"
+    return " / ".join(say(code, n=n, bad=bad).as_dict().values())
 
 
 def render_text(table: Table) -> str:

@@ -1,38 +1,45 @@
-"""One base exception; each carries a bilingual message, where it happened and how to fix it.
+"""One base exception; each carries its finding (a Problem): what is wrong, where it happened and how to fix it.
 
 Domain errors also subclass the built-in they refine (ValueError, OSError, ...) so callers that know nothing
-of the runbook still catch them sensibly.
+of the runbook still catch them sensibly. ``Problem.from_error`` gives back the finding an error was raised
+with, every field of it.
 """
 
 from __future__ import annotations
 
 from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.text import error_text
+
+
+def _field(name: str):
+    return property(lambda self: getattr(self.problem, name), doc=f"the finding's {name}")
 
 
 class RunbookError(Exception):
-    """A problem the user can fix. ``what`` says what is wrong, ``fix`` says how to fix it; ``code`` names it
-    for machines (a finding's code, see runbook_lib/findings/problem.py)."""
+    """A problem the user can fix, carried as its finding (``problem``); ``default_code`` names the finding of
+    an error raised with words of its own."""
 
-    code = "error"
+    default_code = "error"
 
-    def __init__(self, what: Msg, fix: Msg | None = None, *, path: str | None = None,
+    def __init__(self, what: Msg | Problem, fix: Msg | None = None, *, path: str | None = None,
                  line: int | None = None, col: int | None = None, excerpt: str | None = None,
-                 code: str | None = None):
-        self.what = what
-        self.code = code or self.code
-        self.fix = fix
-        self.path = path
-        self.line = line
-        self.col = col
-        self.excerpt = excerpt
+                 code: str | None = None, why: Msg | None = None, pointer: str | None = None):
+        self.problem = what if isinstance(what, Problem) else Problem(
+            what, fix, path, line, why, col, excerpt, code or self.default_code, pointer=pointer)
         super().__init__(self.render())
 
+    @classmethod
+    def of(cls, code: str, path: str | None = None, line: int | None = None, **values) -> "RunbookError":
+        """This error, carrying the catalog's finding ``code`` (see Problem.of)."""
+        return cls(Problem.of(code, path, line, **values))
+
+    what, fix, why, path, line, col = (_field(n) for n in ("what", "fix", "why", "path", "line", "col"))
+    excerpt, code, values, pointer, severity = (_field(n) for n in ("excerpt", "code", "values", "pointer", "severity"))
+    finding = property(lambda self: self.problem, doc="the finding this error carries")
+
     def where(self) -> str:
-        if not self.path:
-            return ""
-        if self.line is None:
-            return self.path
-        return f"{self.path}:{self.line}" + (f":{self.col}" if self.col is not None else "")
+        return self.problem.where()
 
     def _render_traceback_(self) -> list[str]:
         """In a notebook cell, IPython shows these lines instead of a Python traceback: what is wrong, where and
@@ -40,48 +47,32 @@ class RunbookError(Exception):
         return self.render().split("\n")
 
     def render(self) -> str:
-        parts = []
-        where = self.where()
-        if where:
-            parts.append(f"[{where}]")
-        parts.append(self.what.ko)
-        if self.fix:
-            parts.append(f"(고치려면: {self.fix.ko})")
-        if self.excerpt:
-            parts.append(self.excerpt)
-        parts.append(self.what.en)
-        if self.fix:
-            parts.append(f"(to fix this: {self.fix.en})")
-        return "\n".join(parts)
+        return error_text(self.problem)
 
     def as_dict(self) -> dict:
-        return {
-            "what": self.what.as_dict(),
-            "fix": self.fix.as_dict() if self.fix else None,
-            "path": self.path, "line": self.line, "col": self.col, "code": self.code,
-        }
+        return self.problem.as_dict()
 
 
 class ParameterError(RunbookError, ValueError):
     """A notebook parameter has the wrong type or value."""
-    code = "parameter.invalid"
+    default_code = "parameter.invalid"
 
 
 class ConfigError(RunbookError, ValueError):
     """A file under the root cannot be read as what it should be (TOML, YAML, CDI, RuntimeClass)."""
-    code = "config.unreadable"
+    default_code = "config.unreadable"
 
 
 class ConfinementError(RunbookError, PermissionError):
     """A path would leave the target root (through '..' or a symlink)."""
-    code = "path.outside_root"
+    default_code = "path.outside_root"
 
 
 class WriteError(RunbookError, OSError):
     """A file could not be written safely; nothing was changed."""
-    code = "write.failed"
+    default_code = "write.failed"
 
 
 class LockTimeout(RunbookError, TimeoutError):
     """Another run holds the root's lock for too long."""
-    code = "lock.timeout"
+    default_code = "lock.timeout"

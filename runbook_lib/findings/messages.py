@@ -18,12 +18,15 @@ class Msg:
     def as_dict(self) -> dict[str, str]:
         return {"ko": self.ko, "en": self.en}
 
+    @classmethod
+    def join(cls, sep: str, items: "list[Msg]") -> "Msg":
+        """The items joined by ``sep``, each language with its own."""
+        return cls(sep.join(m.ko for m in items), sep.join(m.en for m in items))
+
     def __add__(self, other: "Msg") -> "Msg":
         return Msg(f"{self.ko} {other.ko}".strip(), f"{self.en} {other.en}".strip())
 
 
-def msg(ko: str, en: str) -> Msg:
-    return Msg(ko, en)
 
 
 def display_width(text: str) -> int:

@@ -1,12 +1,20 @@
-"""A finding (a problem in a step record) as text for a student: where, what, why and the fix, in Korean and
-English. One wording for the JUnit failure, the Gradescope output and the class views."""
+"""The one renderer: a finding (a Problem, or its record as the step records hold it) as text for a person,
+for each medium: plain lines (the notebook's cells, the CLI, the JUnit failure, results.json / grades.json) and
+HTML (the feedback page). Korean line first, then English, for each part: what, the excerpt, why, the fix."""
 
 from __future__ import annotations
 
+import html as _html
 
-def where(problem: dict) -> str:
+
+def _record(problem) -> dict:
+    return problem if isinstance(problem, dict) else problem.as_dict()
+
+
+def where(problem) -> str:
     """file:line[:column], or the file alone, or nothing."""
-    path, line, col = problem.get("path"), problem.get("line"), problem.get("col")
+    p = _record(problem)
+    path, line, col = p.get("path"), p.get("line"), p.get("col")
     if not path:
         return ""
     if not line:
@@ -19,21 +27,59 @@ def _both(value) -> tuple[str, str]:
     return value.get("ko") or "", value.get("en") or ""
 
 
-def text(problem: dict) -> str:
-    """A finding as plain text, Korean line then English line for each part."""
-    lines = []
-    at = where(problem)
-    ko, en = _both(problem.get("what"))
-    lines += [f"{'[' + at + '] ' if at else ''}{ko}", f"{'  ' if at else ''}{en}"]
-    if problem.get("excerpt"):
-        lines += problem["excerpt"].split("\n")
-    if problem.get("why"):
-        ko, en = _both(problem["why"])
-        lines += [f"왜: {ko}", f"why: {en}"]
-    if problem.get("fix"):
-        ko, en = _both(problem["fix"])
-        lines += [f"고치기: {ko}", f"fix: {en}"]
-    return "\n".join(lines)
+def lines(problem, mark: str = "", indent: str = "") -> list[str]:
+    """A finding as plain lines: `[where] what` in Korean then English, the excerpt, why, the fix. After a mark
+    (`✗ `) or a place, the lines that follow are indented under the first; ``indent`` goes before every line."""
+    p = _record(problem)
+    at = where(p)
+    pad = indent + ("  " if mark or at else "")
+    ko, en = _both(p.get("what"))
+    out = [f"{indent}{mark}{'[' + at + '] ' if at else ''}{ko}", f"{pad}{en}"]
+    if p.get("excerpt"):
+        out += [f"{pad}{x}" for x in p["excerpt"].split("\n")]
+    for part, ko_label, en_label in (("why", "왜", "why"), ("fix", "고치기", "fix")):
+        if p.get(part):
+            ko, en = _both(p[part])
+            out += [f"{pad}{ko_label}: {ko}", f"{pad}{en_label}: {en}"]
+    return out
+
+
+def text(problem) -> str:
+    """A finding as plain text (lines joined)."""
+    return "\n".join(lines(problem))
+
+
+def error_text(problem) -> str:
+    """A finding raised as an error: the same lines (an exception's message, a cell's error output)."""
+    return text(problem)
+
+
+def _e(value) -> str:
+    return _html.escape(str(value or ""), quote=True)
+
+
+def both_html(value, tag: str = "p") -> str:
+    """A bilingual {ko, en} as two elements, the English one marked for its own style."""
+    ko, en = _both(value if isinstance(value, dict) else (value.as_dict() if value else None))
+    return f'<{tag} lang="ko">{_e(ko)}</{tag}><{tag} lang="en" class="en">{_e(en)}</{tag}>'
+
+
+def html(problem) -> str:
+    """A finding as an HTML block (class "finding"): where, what, the excerpt, why, the fix."""
+    p = _record(problem)
+    at = where(p)
+    out = ['<div class="finding">']
+    if at:
+        out.append(f'<div class="where">어디 / where: {_e(at)}</div>')
+    out.append(both_html(p.get("what")))
+    if p.get("excerpt"):
+        out.append(f"<pre>{_e(p['excerpt'])}</pre>")
+    if p.get("why"):
+        out.append(f"<p><b>왜 / why</b></p>{both_html(p['why'])}")
+    if p.get("fix"):
+        out.append(f"<p><b>고치기 / fix</b></p>{both_html(p['fix'])}")
+    out.append("</div>")
+    return "".join(out)
 
 
 def step_text(rec: dict) -> str:
@@ -46,7 +92,7 @@ def step_text(rec: dict) -> str:
 
 
 def code(problem: dict) -> str | None:
-    """The finding's code, once the step records carry one (issue 12); None before."""
+    """The finding's code."""
     return problem.get("code")
 
 

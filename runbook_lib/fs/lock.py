@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from runbook_lib.findings.errors import LockTimeout, WriteError
-from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
 from runbook_lib.fs.safe_write import ensure_dir
 from runbook_lib.fs.target import Target
 
@@ -51,12 +51,7 @@ class RootLock:
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     os.close(fd)
-                    raise LockTimeout(
-                        Msg(f"다른 실행이 {self.timeout:.0f}초 넘게 잠금을 쥐고 있습니다: {path}",
-                            f"another run has held the lock for over {self.timeout:.0f} s: {path}"),
-                        Msg("그 실행이 끝나기를 기다리거나 멈춘 프로세스를 확인하세요 (fuser -v 로 확인).",
-                            "wait for that run to finish, or look for a stuck process (fuser -v shows it)."),
-                        path=str(path)) from None
+                    raise LockTimeout.of("lock.timeout.another_run_held_lock", path=str(path), timeout=self.timeout, at=path) from None
                 time.sleep(0.05)
         self.fd, self.path = fd, path
         return self
@@ -67,14 +62,11 @@ class RootLock:
         except OSError as exc:
             lab = self.target.lab_path(path)
             if exc.errno == errno.ELOOP:
-                what = Msg(f"잠금 파일이 심볼릭 링크입니다: {lab}. 런북은 잠금 파일의 링크를 따라가지 않습니다.",
-                           f"the lock file is a symbolic link: {lab}; the runbook never follows a link for its lock.")
+                what = say("lock.lock_file_symbolic_link", lab=lab)
             else:
-                what = Msg(f"잠금 파일을 열 수 없습니다 ({exc.strerror}): {lab}",
-                           f"cannot open the lock file ({exc.strerror}): {lab}")
+                what = say("lock.cannot_open_lock_file", strerror=exc.strerror, lab=lab)
             clear = f"rmdir {lab}" if exc.errno == errno.EISDIR else f"rm {lab}"  # rm cannot take a folder away
-            raise WriteError(what, Msg(f"다른 실행이 없는지 확인한 뒤 그 자리를 비우세요: {clear}",
-                                       f"make sure no other run is going on, then clear the way: {clear}"),
+            raise WriteError(what, say("lock.make_sure_no_other", clear=clear),
                              path=lab) from None
 
     def release(self) -> None:

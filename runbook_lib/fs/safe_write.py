@@ -20,7 +20,7 @@ from pathlib import Path
 
 from runbook_lib.fs import bounded_read
 from runbook_lib.findings.errors import WriteError
-from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
 from runbook_lib.fs.target import Target
 from runbook_lib.fs.writable import folder_blocked, unwritable  # planned there; the write is guarded here too
 
@@ -39,24 +39,12 @@ def read_bytes(path: Path, kind: str | None = None, shown: str | None = None) ->
     try:
         return bounded_read.read(path, kind, shown)
     except bounded_read.SpecialFile:
-        raise WriteError(
-            Msg(f"일반 파일이 있어야 할 자리에 다른 종류의 파일(FIFO, 장치, 소켓)이 있습니다: {path}",
-                f"something other than a regular file (a FIFO, a device, a socket) stands where a file should be: {path}"),
-            Msg("그것을 다른 곳으로 옮기거나 경로 파라미터를 고치세요.",
-                "move it away or correct the path parameter."), path=str(path)) from None
+        raise WriteError.of("write.failed.not_a_regular_file", path=str(path), at=path) from None
     except NotADirectoryError:  # a file where one of its folders should be (/etc/cdi a file, not a folder)
         blocker = next(p for p in reversed(path.parents) if p.exists() and not p.is_dir())
-        raise WriteError(
-            Msg(f"폴더가 있어야 할 자리에 파일이 있어서 {path.name} 파일을 읽거나 쓸 수 없습니다: {blocker}",
-                f"a file stands where a folder should be, so {path.name} cannot be read or written: {blocker}"),
-            Msg(f"그 파일을 다른 곳으로 옮기고 (mv {blocker} {blocker}.moved) 다시 실행하거나, 경로 파라미터를 고치세요.",
-                f"move that file away (mv {blocker} {blocker}.moved) and run again, or correct the path parameter."),
-            path=str(blocker)) from None
+        raise WriteError.of("write.failed.file_stands_where_folder_2", path=str(blocker), name=path.name, blocker=blocker) from None
     except IsADirectoryError:
-        raise WriteError(
-            Msg(f"파일이 있어야 할 자리에 폴더가 있습니다: {path}", f"a folder stands where a file should be: {path}"),
-            Msg("폴더를 다른 곳으로 옮기거나 경로 파라미터를 고치세요.",
-                "move the folder away or correct the path parameter."), path=str(path)) from None
+        raise WriteError.of("write.failed.folder_stands_where_file", path=str(path), at=path) from None
 
 
 @dataclass
@@ -104,24 +92,14 @@ def commit(plan: WritePlan, *, backup: bool = True) -> Committed:
     current = read_bytes(host)
     if current != plan.old:
         lab = plan.lab_path  # the path the user knows (the host path is under the root)
-        raise WriteError(  # in a notebook the plan is made at the validation cell: a hand edit after it lands here
-            Msg(f"계획을 세운 뒤 파일이 바뀌었습니다: {lab}. 아무것도 쓰지 않았습니다.",
-                f"the file changed after the plan was made: {lab}; nothing was written."),
-            Msg("노트북에서는 파라미터 확인 셀(nb.start)부터 다시 실행하세요: 계획은 그 셀에서 지금의 파일로 다시 세웁니다. "
-                "다른 프로그램이 같은 파일을 고치고 있다면 그것이 끝난 뒤 다시 실행하세요.",
-                "in a notebook, run again from the validation cell (nb.start): it makes the plan again from the file "
-                "as it is now. If another program edits the file, run again once it is done."), path=lab)
+        raise WriteError.of("write.failed.file_changed_after_plan", path=lab, lab=lab)
     try:
         st = os.stat(host) if current is not None else None
         mode = stat.S_IMODE(st.st_mode) if st else (plan.mode if plan.mode is not None else 0o644)
         backup_path = _write_backup(host, current, mode) if (backup and current is not None) else None
         _atomic_replace(host, plan.new, mode, st)
     except OSError as exc:
-        raise WriteError(
-            Msg(f"파일을 쓰지 못했습니다 ({exc.strerror or exc}): {host} — 원래 파일은 그대로입니다.",
-                f"could not write the file ({exc.strerror or exc}): {host} — the original is untouched."),
-            Msg("디스크 공간과 권한을 확인하고 다시 실행하세요.",
-                "check disk space and permissions, then run again."), path=str(host)) from exc
+        raise WriteError.of("write.failed.could_not_write_file", path=str(host), value=exc.strerror or exc, host=host) from exc
     return Committed(host, backup_path, sha256(plan.new))
 
 
@@ -248,10 +226,7 @@ def ensure_dir(target: Target, lab_path: str, *, dry_run: bool = False) -> list[
         missing.append(probe)
         probe = probe.parent
     if probe.exists() and not probe.is_dir():
-        raise WriteError(
-            Msg(f"폴더가 있어야 할 자리에 파일이 있습니다: {probe}", f"a file stands where a folder should be: {probe}"),
-            Msg("그 파일을 옮기거나 경로 파라미터를 고치세요.", "move that file away or correct the path parameter."),
-            path=str(probe))
+        raise WriteError.of("write.failed.file_stands_where_folder", path=str(probe), probe=probe)
     for folder in reversed(missing):
         if not dry_run:
             target.ensure_inside(folder.parent)
@@ -268,11 +243,7 @@ def _mkdir_failed(target: Target, folder: Path, exc: OSError) -> WriteError:
     if blocked is not None:  # a read-only mount or chattr +i, named with its fix
         return blocked
     lab = target.lab_path(folder)
-    return WriteError(Msg(f"폴더를 만들지 못했습니다 ({exc.strerror or exc}): {lab}",
-                          f"could not create the folder ({exc.strerror or exc}): {lab}"),
-                      Msg(f"그 위 폴더의 권한과 디스크 공간을 확인하고 다시 실행하세요 (ls -ld {folder.parent}; df -h {folder.parent}).",
-                          f"check the permissions and free space of the folder above it, then run again "
-                          f"(ls -ld {folder.parent}; df -h {folder.parent})."), path=lab)
+    return WriteError.of("write.failed.could_not_create_folder", path=lab, value=exc.strerror or exc, lab=lab, parent=folder.parent)
 
 
 def retire(target: Target, lab_path: str) -> Path | None:

@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 
 from runbook_lib.findings.errors import ConfinementError, ParameterError
 from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
 
 MAX_SYMLINKS = 40  # the same limit Linux applies (ELOOP)
 
@@ -20,19 +21,11 @@ class Target:
     def __init__(self, root: str | os.PathLike):
         raw = os.fspath(root)
         if not os.path.isabs(raw):
-            raise ParameterError(
-                Msg(f"root 는 절대 경로여야 합니다: {raw}", f"root must be an absolute path: {raw}"),
-                Msg("'/' 로 시작하는 경로를 주세요. 예: -p root /srv/lab-root",
-                    "give a path starting with '/', e.g. -p root /srv/lab-root"))
+            raise ParameterError.of("parameter.invalid.root_must_absolute_path", raw=raw)
         if not os.path.exists(raw):
-            raise ParameterError(
-                Msg(f"root 폴더가 없습니다: {raw}", f"the root folder does not exist: {raw}"),
-                Msg(f"먼저 만드세요: mkdir -p {raw}", f"create it first: mkdir -p {raw}"))
+            raise ParameterError.of("parameter.invalid.root_folder_does_not", raw=raw)
         if not os.path.isdir(raw):
-            raise ParameterError(
-                Msg(f"root 가 폴더가 아니라 파일입니다: {raw}", f"root is a file, not a folder: {raw}"),
-                Msg("root 에는 폴더를 주세요 (실제 노드라면 '/').",
-                    "give a folder as root ('/' on a real node)."))
+            raise ParameterError.of("parameter.invalid.root_file_not_folder", raw=raw)
         self.root = Path(os.path.realpath(raw))
 
     @property
@@ -47,9 +40,7 @@ class Target:
     def walk(self, lab_path: str) -> tuple[Path, list[tuple[str, str]]]:
         """resolve(), plus the symbolic links followed on the way: (the link's lab path, what it says)."""
         if not str(lab_path).startswith("/"):
-            raise ParameterError(
-                Msg(f"경로는 '/' 로 시작해야 합니다: {lab_path}", f"paths must start with '/': {lab_path}"),
-                Msg("root 안에서의 절대 경로로 적으세요.", "write it as an absolute path inside the root."))
+            raise ParameterError.of("parameter.invalid.paths_must_start", lab_path=lab_path)
         pending = [p for p in PurePosixPath(lab_path).parts[1:]]
         parts: list[str] = []
         hops = 0
@@ -66,11 +57,7 @@ class Target:
             if candidate.is_symlink():
                 hops += 1
                 if hops > MAX_SYMLINKS:
-                    raise ConfinementError(
-                        Msg(f"심볼릭 링크가 순환합니다: {lab_path}", f"symbolic links loop at: {lab_path}"),
-                        Msg("root 안의 링크를 확인하세요 (ls -l). 예: <root>/etc -> /etc 는 자기 자신을 가리킵니다.",
-                            "check the links under the root (ls -l); e.g. <root>/etc -> /etc points at itself."),
-                        path=str(candidate))
+                    raise ConfinementError.of("path.outside_root.symbolic_links_loop", path=str(candidate), lab_path=lab_path)
                 link = os.readlink(candidate)
                 links.append(("/" + "/".join(parts + [name]), link))
                 if link.startswith("/"):
@@ -89,24 +76,15 @@ class Target:
         shown = ", ".join(f"{p} -> {t}" for p, t in links)
         folder = self.lab_path(host.parent)
         if not links:
-            return Msg(f"{lab_path} 의 폴더 {folder} 가 없습니다.", f"the folder {folder} of {lab_path} does not exist.")
-        return Msg(f"{lab_path} 는 심볼릭 링크({shown})를 거칩니다. 링크는 root 안에서 해석하므로 {self.lab_path(host)} 를 "
-                   f"가리키는데, 그 폴더 {folder} 가 root 안에 없습니다. root 밖에는 절대 쓰지 않습니다.",
-                   f"{lab_path} goes through symbolic links ({shown}). Links are read inside the root, so it means "
-                   f"{self.lab_path(host)}, whose folder {folder} does not exist under the root. "
-                   "Nothing is ever written outside the root.")
+            return say("target.folder_does_not_exist", lab_path=lab_path, folder=folder)
+        return say("target.goes_through_symbolic_links", lab_path=lab_path, shown=shown, host=self.lab_path(host), folder=folder)
 
     def ensure_inside(self, host_path: Path) -> None:
         """Second line of defence, checked again right before every write."""
         real = os.path.realpath(host_path)
         root = str(self.root)
         if not (real == root or real.startswith(root.rstrip("/") + "/")):
-            raise ConfinementError(
-                Msg(f"root 밖으로 나가는 경로라서 쓰지 않습니다: {host_path} -> {real}",
-                    f"refusing a path that leaves the root: {host_path} -> {real}"),
-                Msg("root 밖을 가리키는 심볼릭 링크를 root 안의 파일로 바꾸세요.",
-                    "replace the symbolic link that points outside the root with a file inside it."),
-                path=str(host_path))
+            raise ConfinementError.of("path.outside_root.refusing_path_leaves_root", path=str(host_path), host_path=host_path, real=real)
 
     def lab_path(self, host_path: Path) -> str:
         """The path as the lab (and a chroot) would name it."""

@@ -17,6 +17,7 @@ from pathlib import Path
 from runbook_lib.findings.errors import RunbookError, WriteError
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.catalog import say
 
 FS_IOC_GETFLAGS = 0x80086601  # <linux/fs.h>; the flags are an int, read from the first four bytes
 IMMUTABLE_FL, APPEND_FL = 0x10, 0x20
@@ -46,27 +47,18 @@ def _read_only_mount(path: Path) -> bool:
 def _reason(path: Path, flags: int) -> tuple[Msg, Msg] | None:
     """(what stops the write, its fix) for a file or folder, or None."""
     if flags & IMMUTABLE_FL:
-        return (Msg("변경 불가 속성(chattr +i)이 걸려 있어 root 도 바꿀 수 없습니다",
-                    "it has the immutable attribute (chattr +i), which even root cannot write through"),
-                Msg(f"속성을 확인하고 (lsattr -d {path}), 의도한 잠금이 아니면 푼 뒤 다시 실행하세요: chattr -i {path}",
-                    f"look at its attributes (lsattr -d {path}); unless the lock is meant, lift it and run again: chattr -i {path}"))
+        return (say("writable.immutable_attribute_chattr_i"),
+                say("writable.look_attributes_lsattr_d", at=path))
     if flags & APPEND_FL:
-        return (Msg("덧붙이기 전용 속성(chattr +a)이 걸려 있어 root 도 바꾸거나 지울 수 없습니다",
-                    "it has the append-only attribute (chattr +a), so even root cannot replace or remove it"),
-                Msg(f"속성을 확인하고 (lsattr -d {path}), 의도한 잠금이 아니면 푼 뒤 다시 실행하세요: chattr -a {path}",
-                    f"look at its attributes (lsattr -d {path}); unless the lock is meant, lift it and run again: chattr -a {path}"))
+        return (say("writable.append_only_attribute_chattr"),
+                say("writable.look_attributes_lsattr_d_2", at=path))
     if _read_only_mount(path):
-        return (Msg("읽기 전용으로 마운트된 파일 시스템에 있습니다",
-                    "it is on a file system mounted read-only"),
-                Msg(f"마운트 지점을 확인하고 (findmnt -T {path}) 읽기-쓰기로 다시 마운트하거나, 쓸 수 있는 경로를 파라미터로 주세요.",
-                    f"find the mount (findmnt -T {path}) and remount it read-write, or give a writable path as the parameter."))
+        return (say("writable.file_system_mounted_read"),
+                say("writable.find_mount_findmnt_t", at=path))
     return None
 
 
-NIX_FIX = Msg("NixOS 가 만든 설정입니다 (/nix/store 는 읽기 전용). configuration.nix 의 virtualisation.containerd.settings 에 "
-              "런타임을 적고 nixos-rebuild switch 를 실행하세요.",
-              "NixOS generated this config (/nix/store is read-only): add the runtime to virtualisation.containerd.settings "
-              "in configuration.nix and run nixos-rebuild switch.")
+NIX_FIX = say("writable.nixos_generated_config_nix")
 
 
 def _error(target, host: Path, kind: Msg, reason: tuple[Msg, Msg]) -> WriteError:
@@ -74,13 +66,12 @@ def _error(target, host: Path, kind: Msg, reason: tuple[Msg, Msg]) -> WriteError
     what, fix = reason
     if lab.startswith("/nix/store/"):  # remounting the store read-write is never the fix
         fix = NIX_FIX
-    return WriteError(Msg(f"{kind.ko}에 쓸 수 없어서 아무것도 쓰기 전에 멈춥니다: {lab} — {what.ko}.",
-                          f"the {kind.en} cannot be written, so the run stops before its first write: {lab} — {what.en}."),
+    return WriteError(say("writable.cannot_written_run_stops", kind=kind, lab=lab, what=what),
                       fix, path=lab)
 
 
-_FOLDER = Msg("폴더", "folder")
-_FILE = Msg("파일", "file")
+_FOLDER = say("writable.folder")
+_FILE = say("writable.file")
 
 
 def folder_blocked(target, folder: Path, *, replacing: bool) -> WriteError | None:
@@ -91,8 +82,8 @@ def folder_blocked(target, folder: Path, *, replacing: bool) -> WriteError | Non
         return None
     reason = _reason(folder, flags)
     if reason is None:
-        reason = (Msg(f"쓰기 권한이 없습니다 (ls -ld {folder})", f"there is no write permission (ls -ld {folder})"),
-                  Msg("root 로 실행하거나 그 폴더의 권한을 고치세요.", "run as root, or correct the folder's permissions."))
+        reason = (say("writable.there_no_write_permission", folder=folder),
+                  say("writable.run_root_correct_folder"))
     return _error(target, folder, _FOLDER, reason)
 
 
@@ -112,14 +103,8 @@ def _bind_mounted(host: Path) -> tuple[Msg, Msg] | None:
     DaemonSet's single-file hostPath): rename(2) over it and unlink(2) fail with EBUSY."""
     if os.path.realpath(host) not in _mount_points():
         return None
-    return (Msg("파일 하나만 따로 마운트된 자리입니다 (bind mount). 런북은 파일을 제자리에서 쓰지 않고 새 파일로 바꿔 넣는데, "
-                "마운트 지점은 바꿔 넣을 수도 지울 수도 없습니다",
-                "it is a mount point of its own (a single-file bind mount); the runbook never writes a file in place but "
-                "renames a new one over it, and a mount point can be neither replaced nor removed"),
-            Msg(f"마운트의 원본 파일을 찾아 (findmnt -T {host} 의 SOURCE) 그 파일을 고치거나 (그 파일이 든 root 와 "
-                "-p config_path 로 런북을 실행), 파일 하나 대신 그 폴더를 마운트하세요.",
-                f"find the file the mount comes from (SOURCE in findmnt -T {host}) and change that one (run the runbook "
-                "with a root and -p config_path that name it), or mount the folder instead of the single file."))
+    return (say("writable.mount_point_own_single"),
+            say("writable.find_file_mount_comes", host=host))
 
 
 def file_blocked(target, host: Path) -> WriteError | None:
@@ -156,14 +141,7 @@ def short_of_space(target, needs: list[tuple[Path, int]]) -> WriteError | None:
             continue
         need_kib, free_kib = blocks * fs.f_frsize // 1024, free * fs.f_frsize // 1024
         lab = target.lab_path(probe)
-        return WriteError(
-            Msg(f"디스크 공간이 모자라서 아무것도 쓰기 전에 멈춥니다: {lab} (그 파일 시스템에 필요한 공간 약 {need_kib} KiB, "
-                f"파일 {inodes}개 / 남은 공간 {free_kib} KiB, inode {files}개)",
-                f"not enough disk space, so the run stops before its first write: the file system of {lab} needs about "
-                f"{need_kib} KiB ({inodes} files) and has {free_kib} KiB ({files} inodes) free."),
-            Msg(f"공간을 비운 뒤 다시 실행하세요 (df -h {probe}; df -i {probe}; 예: crictl rmi --prune, journalctl --vacuum-size=200M).",
-                f"free some space, then run again (df -h {probe}; df -i {probe}; e.g. crictl rmi --prune, "
-                "journalctl --vacuum-size=200M)."), path=lab)
+        return WriteError.of("write.failed.not_enough_disk_space", path=lab, lab=lab, need_kib=need_kib, inodes=inodes, free_kib=free_kib, files=files, probe=probe)
     return None
 
 

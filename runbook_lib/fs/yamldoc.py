@@ -7,6 +7,7 @@ import yaml
 
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
 
 
 # libyaml's loader when PyYAML was built with it (about ten times faster); the same safe subset of YAML.
@@ -83,16 +84,10 @@ def load_mapping(text: str, lab_path: str, *, name: Msg, keys: str, restart_hint
         known = _bounded(exc, line) or _known_mistake(text, problem, line, name)
         if known is not None:
             raise ConfigError(*known[1:], path=lab_path, line=line, col=col, code=known[0]) from None
-        hint = Msg(" 다시 만들려면 파일을 옮겨 두고 다시 실행하세요.", " To start over, move the file away and run again.") \
-            if restart_hint else Msg("", "")
-        raise ConfigError(
-            Msg(f"YAML 로 읽을 수 없습니다 ({name.ko}): {problem}", f"{name.en} is not readable as YAML: {problem}"),
-            Msg(f"들여쓰기와 콜론(:) 뒤의 공백을 확인하세요.{hint.ko}", f"check the indentation and the space after each colon.{hint.en}"),
-            path=lab_path, line=line, col=col) from None
+        hint = say("yamldoc.start_over_move_file") if restart_hint else None
+        raise ConfigError.of("config.unreadable.yaml_syntax", path=lab_path, line=line, col=col, name=name, problem=problem, hint=hint) from None
     if not isinstance(doc, dict):
-        raise ConfigError(Msg(f"매핑(키: 값) 문서가 아닙니다: {name.ko}.", f"{name.en} is not a mapping document."),
-                          Msg(f"{keys} 키를 가진 YAML 매핑으로 적으세요.", f"write it as a YAML mapping with {keys}."),
-                          path=lab_path)
+        raise ConfigError.of("config.unreadable.not_a_mapping", path=lab_path, name=name, keys=keys)
     return doc
 
 
@@ -117,7 +112,7 @@ def _known_mistake(text: str, problem: str, line: int | None, name: Msg) -> tupl
         code = "yaml.several_documents"
     else:
         return None
-    what, fix, _ = words(code, line=line, name_ko=name.ko, name_en=name.en)
+    what, fix, _ = words(code, line=line, name=name)
     return code, what, fix
 
 

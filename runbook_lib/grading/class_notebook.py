@@ -2,6 +2,7 @@
 then show it: the picture, the most common mistakes, the links to every student's feedback page."""
 
 from __future__ import annotations
+from runbook_lib.findings.catalog import say
 
 import html
 import os
@@ -12,7 +13,6 @@ from pathlib import Path
 from runbook_lib.grading import class_view
 from runbook_lib.grading.grade import expand_roots, grade_class
 from runbook_lib.grading.model import FEEDBACK_NAME, ClassGrade
-from runbook_lib.findings.messages import Msg
 
 
 class NoRoots(ValueError):
@@ -68,8 +68,7 @@ def grade(roots, out: str, *, runtime_name: str, binary_name: str, systemd_cgrou
     found = expand_roots(roots)
     if not found:
         shown = roots if isinstance(roots, str) else ", ".join(map(str, roots))
-        raise NoRoots(f"roots 에 맞는 학생 폴더가 없습니다: {shown or '-'} (예: -p roots '/srv/class/*')\n"
-                      f"no student folder matches roots: {shown or '-'} (for example -p roots '/srv/class/*')")
+        raise NoRoots(str(say("class_notebook.no_student_folder_matches", value=shown or '-')))
     params = {"runtime_name": runtime_name, "binary_name": binary_name, "systemd_cgroup": systemd_cgroup}
     _import_papermill()
     Path(out).mkdir(parents=True, exist_ok=True)
@@ -128,7 +127,7 @@ def links(result: ClassGrade) -> None:
         f'<li><a href="{html.escape(base + s.href(FEEDBACK_NAME))}">{html.escape(s.label)}</a> — '
         f'{"통과 / passed" if s.ok else "실패 / failed"} · <a href="{html.escape(base + s.href("run.ipynb"))}">'
         f"run.ipynb</a></li>" for s in result.students)
-    head = Msg("학생별 피드백 페이지", "each student's feedback page")
+    head = say("class_notebook.each_student_s_feedback")
     text = "\n".join(f"{s.label}: {result.out / s.label / FEEDBACK_NAME}" for s in result.students)
     _display({"text/html": f"<p>{head.ko} / {head.en}</p><ul>{items}</ul>"
                            f'<p><a href="{html.escape(base)}grades.json">grades.json</a> · '

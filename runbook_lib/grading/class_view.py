@@ -10,8 +10,11 @@ from dataclasses import dataclass
 
 from runbook_lib.findings.text import code
 from runbook_lib.grading.model import FEEDBACK_NAME, PASSING, ClassGrade, root_causes
+from runbook_lib.grading.model import FEEDBACK_NAME, ClassGrade
+from runbook_lib.steps.status import outcome
 from runbook_lib.lab.lessons import lesson
 from runbook_lib.findings.messages import Msg, display_width
+from runbook_lib.findings.catalog import say
 
 LEFT = "text-align:left"  # JupyterLab's and nbconvert's stylesheets right-align a rendered table's cells
 COLOURS = {"passed": "#2da44e", "failed": "#cf222e", "blocked": "#8c959f", "skipped": "#d4a72c", "missing": "#d0d7de"}
@@ -148,8 +151,8 @@ def counts_line(result: ClassGrade) -> Msg:
     bad = sum(not s.ok for s in result.students)
     n = len(result.students)
     if not bad:
-        return Msg(f"학생 {n}명 모두 통과했습니다.", f"all {n} students passed.")
-    return Msg(f"학생 {n}명 중 {bad}명이 고칠 것이 있습니다.", f"{bad} of {n} students have something to fix.")
+        return say("class_view.all_students_passed", n=n)
+    return say("class_view.students_something_fix", n=n, bad=bad)
 
 
 def page(result: ClassGrade) -> str:

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import html
 
-from runbook_lib.findings.text import where
 from runbook_lib.grading.model import PASSING, Student, blocked_words
+from runbook_lib.findings.catalog import say
+from runbook_lib.findings.text import both_html as _both
+from runbook_lib.findings.text import html as _finding
+from runbook_lib.grading.model import Student
+from runbook_lib.steps.status import outcome
 from runbook_lib.lab.lessons import lesson
 from runbook_lib.findings.problem import Problem
 
@@ -25,27 +29,6 @@ ul.passed li{list-style:"✓ ";color:#1a7f37}.skipped{color:#9a6700}.lesson{font
 
 def _e(text) -> str:
     return html.escape(str(text or ""), quote=True)
-
-
-def _both(value, tag: str = "p") -> str:
-    value = value or {}
-    return f'<{tag} lang="ko">{_e(value.get("ko"))}</{tag}><{tag} lang="en" class="en">{_e(value.get("en"))}</{tag}>'
-
-
-def _finding(p: dict) -> str:
-    at = where(p)
-    out = ['<div class="finding">']
-    if at:
-        out.append(f'<div class="where">어디 / where: {_e(at)}</div>')
-    out.append(_both(p.get("what")))
-    if p.get("excerpt"):
-        out.append(f"<pre>{_e(p['excerpt'])}</pre>")
-    if p.get("why"):
-        out.append(f"<p><b>왜 / why</b></p>{_both(p['why'])}")
-    if p.get("fix"):
-        out.append(f"<p><b>고치기 / fix</b></p>{_both(p['fix'])}")
-    out.append("</div>")
-    return "".join(out)
 
 
 def _title(rec: dict) -> str:

@@ -14,6 +14,7 @@ A student's verdict is never recomputed here: it is what the notebook's own reco
 """
 
 from __future__ import annotations
+from runbook_lib.findings.catalog import say
 
 import json
 import os
@@ -46,7 +47,7 @@ def plan(roots: list[str], out: Path, params: dict, labels: list[str] | None = N
     roots = [os.path.abspath(r) for r in roots]
     labels = labels or _labels.assign([_labels.identity(r) for r in roots], prefix)
     if len(labels) != len(roots) or len(set(labels)) != len(labels):
-        raise ValueError("label 은 root 마다 하나씩, 서로 달라야 합니다.\nthere must be one distinct label per root.")
+        raise ValueError(str(say("grading.grade.there_must_one_distinct")))
     for label in labels:
         if _labels.problem(label):
             raise ValueError(_labels.problem(label))
@@ -65,10 +66,7 @@ def refuse_overlap(folders: list[Path], roots: list[str]) -> None:
         for root, real in zip(roots, real_roots):
             if mine == real or mine.startswith(real.rstrip(os.sep) + os.sep) or real.startswith(mine + os.sep):
                 raise ValueError(
-                    f"채점 결과 폴더와 학생 root 가 겹칩니다: {folder} (학생 root: {root}). 학생 root 에는 아무것도 "
-                    f"쓰지 않으니, 학생 폴더 밖의 출력 폴더를 주세요 (예: --out /srv/grades).\n"
-                    f"the grading folder {folder} overlaps the student root {root}; nothing may be written under a "
-                    f"student's root: give an output folder outside the students' folders (e.g. --out /srv/grades).")
+                    str(say("grading.grade.grading_folder_overlaps_student", folder=folder, root=root)))
 
 
 def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = None, *,

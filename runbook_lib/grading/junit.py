@@ -17,6 +17,8 @@ import xml.etree.ElementTree as ET
 
 from runbook_lib.findings.text import step_name, step_text
 from runbook_lib.grading.model import BLOCKED, NOT_SCORED, PASSING, ClassGrade, Student, blocked_words
+from runbook_lib.grading.model import ClassGrade, Student
+from runbook_lib.steps.status import outcome
 
 
 def _case(suite: ET.Element, s: Student, rec: dict) -> str:
@@ -27,7 +29,7 @@ def _case(suite: ET.Element, s: Student, rec: dict) -> str:
         msg = f"{said.get('ko', '')} / {said.get('en', '')}" if status == BLOCKED else said.get("en", "")
         ET.SubElement(case, "skipped", message=msg)
         return "skipped"
-    if status in PASSING:
+    if outcome(status).passes:
         return "passed"
     problems = rec.get("problems") or []
     first = (problems[0].get("what") if problems else rec.get("message")) or {}

@@ -9,6 +9,9 @@ from __future__ import annotations
 import json
 import re
 
+from runbook_lib.findings.catalog import say
+from runbook_lib.findings.messages import Msg
+
 DNS1123_LABEL_MAX = 63
 _LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
@@ -28,22 +31,16 @@ def quoted(value: object) -> str:
     return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(value)
 
 
-def dns1123_label_problem(value: object) -> str | None:
-    """None when `value` is a valid DNS-1123 label, else what is wrong and how to fix it (Korean, English)."""
+def dns1123_label_problem(value: object) -> Msg | None:
+    """None when `value` is a valid DNS-1123 label, else what is wrong and how to fix it."""
     shown = quoted(value)
     if not isinstance(value, str):
-        return (f"이름이 문자열이 아닙니다: {shown}. 따옴표로 감싼 이름을 쓰세요 (예: \"nvidia\").\n"
-                f"The name {shown} is not a string. Write the name in quotes (for example \"nvidia\").")
+        return say("names.not_a_string", shown=shown)
     if value == "":
-        return ("이름이 비어 있습니다. 1~63자의 이름을 쓰세요 (예: \"nvidia\").\n"
-                "The name is empty. Give a name of 1 to 63 characters (for example \"nvidia\").")
+        return say("names.empty")
     if len(value) > DNS1123_LABEL_MAX:
-        return (f"이름이 {len(value)}자입니다: {shown}. DNS-1123 레이블은 최대 63자입니다.\n"
-                f"The name {shown} is {len(value)} characters long; a DNS-1123 label has at most 63.")
+        return say("names.too_long", shown=shown, count=len(value), most=DNS1123_LABEL_MAX)
     if not _LABEL.fullmatch(value):
         suggestion = re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-") or "nvidia"
-        return (f"DNS-1123 레이블이 아닌 이름입니다: {shown}. 영문 소문자, 숫자, '-' 만 쓸 수 있고 "
-                f"처음과 끝은 영문 소문자나 숫자여야 합니다 (예: {quoted(suggestion)}).\n"
-                f"The name {shown} is not a DNS-1123 label: use only lowercase letters, digits and '-', "
-                f"starting and ending with a letter or digit (for example {quoted(suggestion)}).")
+        return say("names.not_a_label", shown=shown, suggestion=quoted(suggestion))
     return None

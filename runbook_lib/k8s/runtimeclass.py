@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 from runbook_lib.findings.problem import Problem
-from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
 from runbook_lib.k8s.names import closest
 from runbook_lib.fs.yamldoc import load_mapping, yaml_line
 
@@ -29,7 +29,7 @@ def build_runtimeclass(name: str) -> str:
 
 
 def load_runtimeclass(text: str, lab_path: str) -> dict:
-    return load_mapping(text, lab_path, name=Msg("RuntimeClass 문서", "the RuntimeClass document"), keys="apiVersion, kind, metadata, handler")
+    return load_mapping(text, lab_path, name=say("k8s.runtimeclass.runtimeclass_document"), keys="apiVersion, kind, metadata, handler")
 
 
 def runtimeclass_problems(doc: dict, runtime_name: str, lab_path: str, text: str | None = None) -> list[Problem]:
@@ -68,15 +68,15 @@ def runtimeclass_problems(doc: dict, runtime_name: str, lab_path: str, text: str
             place = _UNDER_METADATA if key == "name" else _TOP_LEVEL
             out.append(Problem.of("runtimeclass.field_missing", lab_path, yaml_line(text, pointer), pointer=pointer,
                                   field=pointer[1:].replace("/", "."), line_text=f"{pointer.split('/')[-1]}: {want}",
-                                  place_ko=place.ko, place_en=place.en))
+                                  place=place))
         else:
             out.append(Problem.of(f"runtimeclass.{key}", lab_path, yaml_line(text, pointer), pointer=pointer,
                                   actual=str(got), expected=want, runtime=runtime_name))
     return out
 
 
-_TOP_LEVEL = Msg("맨 위 단계에 들여쓰기 없이", "at the top level, with no indentation")
-_UNDER_METADATA = Msg("metadata: 아래에 두 칸 들여서", "under metadata:, indented two spaces")
+_TOP_LEVEL = say("k8s.runtimeclass.top_level_no_indentation")
+_UNDER_METADATA = say("k8s.runtimeclass.under_metadata_indented_two")
 
 
 def _nested_handler(doc: dict) -> str | None:

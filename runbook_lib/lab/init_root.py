@@ -7,6 +7,7 @@ safe-write path as the runbook itself (atomic, confined to the root, backed up w
 """
 
 from __future__ import annotations
+from runbook_lib.findings.catalog import say
 
 import os
 from importlib.resources import files
@@ -24,24 +25,18 @@ def lab_init(root: str, *, force: bool = False) -> str:
     from runbook_lib.fs.target import Target
 
     if os.path.realpath(root) == "/":
-        raise ValueError("lab-init 은 실습용 폴더를 만드는 명령이라 '/' 에는 쓰지 않습니다. 다른 폴더를 주세요.\n"
-                         "lab-init prepares a sandbox folder, never '/'; give another folder.")
+        raise ValueError(str(say("lab.init_root.lab_init_prepares_sandbox")))
     if os.path.lexists(root) and not os.path.isdir(root):
-        raise ValueError(f"root 가 폴더가 아니라 파일입니다: {root}. 새로 만들 실습 폴더의 경로를 주세요.\n"
-                         f"root is a file, not a folder: {root}; give the path of the lab folder to create.")
+        raise ValueError(str(say("lab.init_root.root_file_not_folder", root=root)))
     try:
         os.makedirs(root, exist_ok=True)
     except OSError as exc:
-        raise ValueError(f"실습 폴더를 만들지 못했습니다 ({exc.strerror}): {root}. 그 위 폴더의 권한을 확인하세요.\n"
-                         f"could not create the lab folder ({exc.strerror}): {root}; check the folder above it.") from None
+        raise ValueError(str(say("lab.init_root.could_not_create_lab", strerror=exc.strerror, root=root))) from None
     target = Target(os.path.abspath(root))
     ensure_dir(target, os.path.dirname(FIXTURE))
     plan = plan_write(target, FIXTURE, fixture_bytes(), mode=0o644)
     if plan.old is not None and plan.changed and not force:
-        raise ValueError(f"{plan.host_path} 에 내용이 다른 fixture 가 이미 있습니다. 그대로 두었습니다 "
-                         "(바꾸려면 --force: 원래 파일은 백업됩니다).\n"
-                         f"a different fixture already exists at {plan.host_path}; left as it is "
-                         "(to replace it, add --force: the old file is backed up).")
+        raise ValueError(str(say("lab.init_root.different_fixture_already_exists", host_path=plan.host_path)))
     done = commit(plan)
     state = ("새로 썼습니다 / written" if done.written else "이미 같은 내용입니다 / already up to date")
     backup = f"\n백업 / backup: {done.backup}" if done.backup else ""
@@ -75,8 +70,7 @@ def finish_lab(root: str) -> None:
         rb.finish()
     if failed:
         first = failed[0]
-        raise ValueError(f"실습을 끝낸 상태를 만들지 못했습니다 ({first.step}단계): {first.message.ko}\n"
-                         f"could not finish the lab (step {first.step}): {first.message.en}")
+        raise ValueError(str(say("lab.init_root.could_not_finish_lab", step=first.step, message=first.message)))
 
 
 def finished_lab(root: str) -> str:
@@ -129,10 +123,7 @@ def add_mistakes(root: str, kinds: str) -> str:
                 continue
             new = apply_edit(text or "", e)
             if text is None or new is None:
-                raise ValueError(f"{e.path} 에 이 실수를 넣을 자리가 없습니다: {m.kind}. 이미 다른 실습이 있는 "
-                                 "폴더입니다. 새 폴더를 주세요.\n"
-                                 f"{e.path} has no place for the mistake {m.kind}: the folder holds another lab; "
-                                 "give a new folder.")
+                raise ValueError(str(say("lab.init_root.no_place_mistake_folder", at=e.path, kind=m.kind)))
             commit(plan_write(target, e.path, new.encode("utf-8")), backup=False)
         done.append(m)
     lines = [f"실습 루트 / lab root: {target.root}"]

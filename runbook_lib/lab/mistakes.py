@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
 
 CONFIG = "/etc/containerd/config.toml"
 SPEC = "/etc/cdi/nvidia.yaml"
@@ -46,61 +47,54 @@ def _headers(old: str, new: str) -> tuple[Edit, ...]:
 _NV = f"{CRI}.containerd.runtimes.nvidia"
 
 MISTAKES: tuple[Mistake, ...] = (
-    Mistake("unquoted-header", Msg("섹션 헤더의 따옴표 빠뜨림", "section header without its quotes"),
+    Mistake("unquoted-header", say("mistakes.section_header_without_quotes"),
             _headers(f"[{_NV}", "[plugins.io.containerd.grpc.v1.cri.containerd.runtimes.nvidia"), "runtime", "runtime.misplaced.unquoted_header"),
-    Mistake("string-boolean", Msg('SystemdCgroup = "true" (문자열로 쓴 불리언)', 'SystemdCgroup = "true" (a string boolean)'),
+    Mistake("string-boolean", say("mistakes.systemdcgroup_true_string_boolean"),
             (Edit(CONFIG, "SystemdCgroup = true", 'SystemdCgroup = "true"', OPTIONS),), "options", "options.systemd_cgroup.string"),
-    Mistake("wrong-version-path", Msg("다른 설정 버전의 경로 (version 2 파일에 plugins.cri)",
-                                      "another config version's path (plugins.cri in a version-2 file)"),
+    Mistake("wrong-version-path", say("mistakes.another_config_version_s"),
             _headers(f"[{_NV}", "[plugins.cri.containerd.runtimes.nvidia"), "runtime", "runtime.misplaced.v1_path"),
-    Mistake("misplaced-table", Msg("엉뚱한 곳의 런타임 테이블 (.containerd 빠짐)",
-                                   "runtime table in the wrong place (.containerd left out)"),
+    Mistake("misplaced-table", say("mistakes.runtime_table_wrong_place"),
             _headers(f"[{_NV}", f"[{CRI}.runtimes.nvidia"), "runtime", "runtime.misplaced"),
-    Mistake("default-nvidia", Msg("기본 런타임을 nvidia 로 바꿈", "default runtime changed to nvidia"),
+    Mistake("default-nvidia", say("mistakes.default_runtime_changed_nvidia"),
             (Edit(CONFIG, 'default_runtime_name = "runc"', 'default_runtime_name = "nvidia"'),), "default", "default.is_runtime"),
-    Mistake("handler-mismatch", Msg("runtimeclass.yaml 의 handler 가 런타임 이름과 다름",
-                                    "runtimeclass.yaml's handler is not the runtime's name"),
+    Mistake("handler-mismatch", say("mistakes.runtimeclass_yaml_s_handler"),
             (Edit(f"{TOOLKIT}/runtimeclass.yaml", "handler: nvidia", "handler: nvidai"),), "runtimeclass", "runtimeclass.handler_not_a_runtime"),
-    Mistake("missing-cdi-kind", Msg("CDI 스펙에 kind 가 없음", "the CDI spec has no kind"),
+    Mistake("missing-cdi-kind", say("mistakes.cdi_spec_no_kind"),
             (Edit(SPEC, "kind: nvidia.com/gpu\n", ""),), "cdi", "cdi.kind_missing"),
-    Mistake("missing-report", Msg("report.txt 가 없음", "report.txt is missing"),
+    Mistake("missing-report", say("mistakes.report_txt_missing"),
             (Edit(f"{TOOLKIT}/report.txt", new=None),), "report", "file.missing"),
-    Mistake("binaryname-relative", Msg("BinaryName 이 상대 경로", "BinaryName is a relative path"),
+    Mistake("binaryname-relative", say("mistakes.binaryname_relative_path"),
             (Edit(CONFIG, BINARY, 'BinaryName = "nvidia-container-runtime"', OPTIONS),), "options", "options.binary_name.relative"),
-    Mistake("runtime-type-typo", Msg("runtime_type 을 runtimetype 으로 잘못 씀", "runtime_type misspelt as runtimetype"),
+    Mistake("runtime-type-typo", say("mistakes.runtime_type_misspelt_runtimetype"),
             (Edit(CONFIG, "runtime_type = ", "runtimetype = ", NVIDIA),), "runtime", "runtime.unknown_key.typo"),
-    Mistake("toml-syntax-error", Msg("BinaryName 의 닫는 따옴표 빠뜨림 (TOML 문법 오류)",
-                                     "BinaryName's closing quote left out (a TOML syntax error)"),
+    Mistake("toml-syntax-error", say("mistakes.binaryname_s_closing_quote"),
             (Edit(CONFIG, BINARY, BINARY[:-1], OPTIONS),), "runtime", "toml.unclosed_quote"),
-    Mistake("no-version-line", Msg("version = 2 줄을 지움", "the version = 2 line removed"),
+    Mistake("no-version-line", say("mistakes.version_line_removed"),
             (Edit(CONFIG, "\nversion = 2\n", "\n"),), "runtime", "config.version_missing_v2_tables"),
-    Mistake("cri-disabled", Msg("disabled_plugins 에 CRI 플러그인", "the CRI plugin in disabled_plugins"),
+    Mistake("cri-disabled", say("mistakes.cri_plugin_disabled_plugins"),
             (Edit(CONFIG, "\nversion = 2\n", '\nversion = 2\ndisabled_plugins = ["io.containerd.grpc.v1.cri"]\n'),),
             "runtime", "containerd.cri_disabled"),
-    Mistake("systemdcgroup-mismatch", Msg("nvidia 의 SystemdCgroup 이 runc 와 다름",
-                                          "nvidia's SystemdCgroup differs from runc's"),
+    Mistake("systemdcgroup-mismatch", say("mistakes.nvidia_s_systemdcgroup_differs"),
             (Edit(CONFIG, "SystemdCgroup = true", "SystemdCgroup = false", OPTIONS),), "options", "options.systemd_cgroup.wrong"),
-    Mistake("duplicate-key", Msg("runtime_type 을 두 번 씀", "runtime_type written twice"),
+    Mistake("duplicate-key", say("mistakes.runtime_type_written_twice"),
             (Edit(CONFIG, 'runtime_type = "io.containerd.runc.v2"',
                   'runtime_type = "io.containerd.runc.v2"\n          runtime_type = "io.containerd.runc.v2"', NVIDIA),),
             "runtime", "toml.duplicate"),
-    Mistake("missing-default-file", Msg("default.txt 가 없음", "default.txt is missing"),
+    Mistake("missing-default-file", say("mistakes.default_txt_missing"),
             (Edit(f"{TOOLKIT}/default.txt", new=None),), "default", "file.missing"),
-    Mistake("parsed-wrong", Msg("parsed.txt 의 런타임 목록에 nvidia 가 빠짐", "parsed.txt's runtime list leaves out nvidia"),
+    Mistake("parsed-wrong", say("mistakes.parsed_txt_s_runtime"),
             (Edit(f"{TOOLKIT}/parsed.txt", "RUNTIMES=nvidia,runc", "RUNTIMES=runc"),), "parse", "file.differs"),
-    Mistake("python-true", Msg("SystemdCgroup = True (파이썬식 대문자 불리언)", "SystemdCgroup = True (Python's capital boolean)"),
+    Mistake("python-true", say("mistakes.systemdcgroup_true_python_s"),
             (Edit(CONFIG, "SystemdCgroup = true", "SystemdCgroup = True", OPTIONS),), "runtime", "toml.boolean_spelling"),
-    Mistake("typographic-quotes", Msg("BinaryName 의 둥근 따옴표 (웹 페이지에서 복사)", "BinaryName in typographic quotes (copied from a web page)"),
+    Mistake("typographic-quotes", say("mistakes.binaryname_typographic_quotes_copied"),
             (Edit(CONFIG, BINARY, BINARY.replace('"', "\u201c", 1).replace('"', "\u201d"), OPTIONS),), "runtime",
             "toml.typographic_quotes"),
-    Mistake("options-typo", Msg("BinaryName 을 BinaryPath 로 잘못 씀", "BinaryName misspelt as BinaryPath"),
+    Mistake("options-typo", say("mistakes.binaryname_misspelt_binarypath"),
             (Edit(CONFIG, "BinaryName = ", "BinaryPath = ", OPTIONS),), "options", "options.unknown_key.typo"),
-    Mistake("runc-binary-nvidia", Msg("runc 의 options 에 nvidia 의 BinaryName 을 씀 (모든 파드가 nvidia 로 실행)",
-                                      "nvidia's BinaryName written into runc's options (every pod runs nvidia)"),
+    Mistake("runc-binary-nvidia", say("mistakes.nvidia_s_binaryname_written"),
             (Edit(CONFIG, "SystemdCgroup = true", f"SystemdCgroup = true\n            {BINARY}",
                   f"[{CRI}.containerd.runtimes.runc.options]"),), "default", "default.runs_runtime_binary"),
-    Mistake("handler-under-spec", Msg("runtimeclass.yaml 의 handler 를 spec: 아래에 씀 (파드 습관)",
-                                      "runtimeclass.yaml's handler written under spec: (a Pod's habit)"),
+    Mistake("handler-under-spec", say("mistakes.runtimeclass_yaml_s_handler_2"),
             (Edit(f"{TOOLKIT}/runtimeclass.yaml", "\nhandler: nvidia", "\nspec:\n  handler: nvidia"),), "runtimeclass",
             "runtimeclass.handler_nested"),
 )
@@ -114,8 +108,7 @@ def parse_kinds(text: str) -> list[Mistake]:
     unknown = [k for k in kinds if k not in BY_KIND]
     if unknown or not kinds:
         known = ", ".join(BY_KIND)
-        raise ValueError(f"알 수 없는 실수 종류입니다: {', '.join(unknown) or '-'} (가능한 값: {known}; runbook lab-init --list)\n"
-                         f"unknown mistake kind: {', '.join(unknown) or '-'} (known kinds: {known}; runbook lab-init --list)")
+        raise ValueError(str(say("mistakes.unknown_mistake_kind_known", unknown=unknown or "-", known=known)))
     return [BY_KIND[k] for k in dict.fromkeys(kinds)]
 
 

@@ -23,7 +23,9 @@ from runbook_lib.findings.errors import ParameterError, RunbookError
 from runbook_lib.notebook import cells
 from runbook_lib.notebook.expect import Expect
 from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME, StepResult, summary_html, summary_text
 from runbook_lib.engine.run import Plan, Run, judge
@@ -108,7 +110,7 @@ class PlanView:
         for n in self.plan.notes:
             lines += [f"  - {n.ko}", f"    {n.en}"]
         for p in self.plan.refusals:
-            lines += [f"  ✗ 거부 / refused: {p.what.ko}", f"    {p.what.en}"] + ([f"    fix: {p.fix.en}"] if p.fix else [])
+            lines += finding_lines(p, "✗ 거부 / refused: ", indent="  ")
         return lines
 
     def __repr__(self) -> str:
@@ -156,18 +158,18 @@ class Runbook(Run):
         """A cell of a run that a later nb.start ended (its lock released) must not write or judge: the student
         re-ran the validation cell, it stopped (a bad value, a refusal), and `rb` still names the old run."""
         if self.replaced:
-            raise Problem.of("notebook.run_replaced").error()
+            raise RunbookError.of("notebook.run_replaced")
         changes = _edited(self.given)
         if changes:  # the parameters cell run again without the validation cell: the run has the old values
-            raise Problem.of("notebook.params_changed", changes=", ".join(changes)).error()
+            raise RunbookError.of("notebook.params_changed", changes=changes)
 
     def _known(self, step_id: str) -> None:
         """A step name that no mode has (a typo in a cell) is said so, not taken for a step of another mode."""
         from runbook_lib.steps import REMOVE_STEPS, STEPS
         names = [s.ID for s in STEPS] + [s.ID for s in REMOVE_STEPS if s not in STEPS]
         if step_id not in names:
-            raise Problem.of("notebook.unknown_step", step=json.dumps(step_id, ensure_ascii=False)
-                             if isinstance(step_id, str) else str(step_id), steps=", ".join(names)).error()
+            raise RunbookError.of("notebook.unknown_step", step=json.dumps(step_id, ensure_ascii=False)
+                                  if isinstance(step_id, str) else str(step_id), steps=names)
 
     def _unwritten(self, step, *, own: bool) -> object | None:
         """Apply mode: every plan was made on the state the earlier steps' writes leave, so a step's cells wait for
@@ -185,8 +187,8 @@ class Runbook(Run):
         return None
 
     def _out_of_order(self, pending, checks: Expect | None = None) -> OutOfOrder:
-        p = Problem.of("notebook.out_of_order", step=pending.NUMBER, title_ko=pending.TITLE.ko, title_en=pending.TITLE.en)
-        lines = p.lines("✗ ")
+        p = Problem.of("notebook.out_of_order", step=pending.NUMBER, title=pending.TITLE)
+        lines = finding_lines(p, "✗ ")
         if checks and checks.checks:  # what the disk holds now, as the cell's assertions read it
             lines = ["확인 / checks (지금 디스크에 있는 것 / what the disk holds now)", checks.text(), ""] + lines
         return OutOfOrder(f"run step {pending.NUMBER} first", "\n".join(lines))
@@ -200,8 +202,7 @@ class Runbook(Run):
         if step_id not in self.plans:  # mode=remove has its own steps: the removal was shown at the top
             return PlanView(self, _NotInThisMode, Plan(_NotInThisMode.TITLE))
         step = self.step(step_id)
-        _status(self, "running", f"{step.NUMBER}단계를 실행하는 중입니다. 이 표시가 그대로 남아 있으면 실행이 여기서 멈춘 것입니다.",
-                f"running step {step.NUMBER}. If this is still shown, the run stopped here.")
+        _status(self, "running", say("notebook.running_step_if_still", step=step.NUMBER))
         return PlanView(self, step, self.plans[step_id])
 
     def write(self, plan: PlanView) -> None:
@@ -218,17 +219,16 @@ class Runbook(Run):
         self._locked()
         result = self.commit(plan.step)
         if self.p.check_only:
-            _display({"text/plain": "check 모드: 아무것도 쓰지 않습니다. / check mode: nothing is written."})
+            _display({"text/plain": " / ".join(say("notebook.check_mode_writes_nothing").as_dict().values())})
             return
         done = [f["path"] for f in result.files if f["action"] == "written" and f not in before]
         backup = [f["path"] for f in result.files if f["action"] == "backup" and f not in before]
         made = [d for d in made if self.is_dir(d)]
         lines = ([f"만든 폴더 / created: {', '.join(made)}"] if made else []) + \
                 [f"썼습니다 / written: {p}" for p in done] + [f"백업 / backup: {p}" for p in backup]
-        for p in (p for p in result.problems if p.code == "write.failed"):  # the check cell below stops the run
-            lines += [f"✗ 쓰지 못했습니다 / not written: {p.what.ko}", f"  {p.what.en}"] + \
-                     ([f"  고치기: {p.fix.ko}", f"  fix: {p.fix.en}"] if p.fix else [])
-        _display({"text/plain": "\n".join(lines) or "바꿀 것이 없어 쓰지 않았습니다 (unchanged). / nothing to change (unchanged)."})
+        for p in (p for p in result.problems if p.is_a("write.failed")):  # the check cell below stops the run
+            lines += finding_lines(p, "✗ 쓰지 못했습니다 / not written: ")
+        _display({"text/plain": "\n".join(lines) or " / ".join(say("notebook.nothing_to_change").as_dict().values())})
 
     # --- reading back, as a student would -----------------------------------------------------------
 
@@ -363,12 +363,8 @@ class Runbook(Run):
     def _stop(self, result: StepResult) -> None:
         withdrawn = self.withdraw_report()
         if withdrawn:
-            result.notes.append(Msg(f"이번 실행이 실패해서, 이전 실행의 report.txt 를 {withdrawn} 로 옮겼습니다 "
-                                    "(성공하지 않은 실행을 성공이라고 말하는 보고서가 남지 않도록).",
-                                    f"this run failed, so the earlier run's report.txt was moved to {withdrawn} "
-                                    "(no report may claim a success that did not happen)."))
-        _status(self, "failed", f"{result.step}단계에서 실패해 멈췄습니다: {result.message.ko}",
-                f"stopped: step {result.step} failed: {result.message.en}", failed=result)
+            result.notes.append(say("notebook.run_failed_earlier_run", withdrawn=withdrawn))
+        _status(self, "failed", say("notebook.stopped_step_failed", step=result.step, message=result.message), failed=result)
         self.finish()  # the run stops here: release the root's lock even if the kernel lives on (JupyterLab)
         raise StepFailed(f"step {result.step} failed", result.text())
 
@@ -447,12 +443,11 @@ def start(**params) -> Runbook:
                 show(rb.results[step.id])  # the refusing steps' records, for the archive and grading
         text = refusal_text(rb)
         first = rb.failed_steps()[0]
-        _status(rb, "failed", f"계획 단계에서 거부했습니다 ({first.step}단계): {first.message.ko} 아무것도 쓰지 않았습니다.",
-                f"the plan refused at step {first.step}: {first.message.en} Nothing was written.", failed=first)
+        _status(rb, "failed", say("notebook.plan_refused_step_nothing", step=first.step, message=first.message), failed=first)
         summary(rb, final=False)
         rb.finish()
         raise Refused("the plan refused; nothing was written", text)
-    _status(rb, "started", "모든 단계를 계획했습니다. 아직 끝나지 않았습니다.", "every step is planned; the run has not finished yet.")
+    _status(rb, "started", say("notebook.every_step_planned_run"))
     if rb.p.removing:  # the removal is one step: planned above, done and read back here
         removal = rb.step("remove")
         _display({"text/plain": repr(PlanView(rb, removal, rb.plans["remove"])),
@@ -484,20 +479,14 @@ def _edited(given: dict) -> list[str]:
 
 
 def refusal_text(rb: Run) -> str:
-    lines = ["실행을 거부했습니다: 아무것도 쓰지 않았습니다 (파일, 폴더, 백업 모두 그대로입니다).",
-             "The run refused: nothing was written (every file, folder and backup is as it was).", ""]
+    refused = say("notebook.run_refused_nothing_written")
+    lines = [refused.ko, refused.en, ""]
     shown: list[Problem] = []
     for step, p in rb.refusals():
         if any(p.same(q) for q in shown):
             continue  # one unreadable file refuses several steps: say it once
         shown.append(p)
-        where = p.where()
-        lines += [f"✗ {step.NUMBER}. {step.TITLE.ko} / {step.TITLE.en}" + (f"  [{where}]" if where else ""),
-                  f"  {p.what.ko}", f"  {p.what.en}"]
-        if p.excerpt:
-            lines += [f"  {x}" for x in p.excerpt.split("\n")]
-        if p.fix:
-            lines += [f"  고치기: {p.fix.ko}", f"  fix: {p.fix.en}"]
+        lines += [f"✗ {step.NUMBER}. {step.TITLE.ko} / {step.TITLE.en}"] + finding_lines(p, indent="  ")
     return "\n".join(lines)
 
 
@@ -535,7 +524,7 @@ def summary(rb: Run, *, final: bool = True) -> None:
     late = ""
     if missing:  # the summary cell run early (JupyterLab): this table is not the end of the run
         p = Problem.of("notebook.not_run", steps=", ".join(map(str, missing)))
-        late = "\n".join(p.lines("✗ "))
+        late = "\n".join(finding_lines(p, "✗ "))
         text += "\n" + late
     _display({SUMMARY_MIME: record, "text/plain": f"{head}\n{text}",
               "text/html": f"<h4>{head}</h4>" + summary_html(results, ok=record["ok"], mode=rb.p.mode)
@@ -560,25 +549,23 @@ def finish(rb: Run) -> None:
     missing = not_run(rb)
     if missing:
         p = Problem.of("notebook.not_run", steps=", ".join(map(str, missing)))
-        _status(rb, "failed", p.what.ko, p.what.en)
+        _status(rb, "failed", p.what)
         raise StepFailed(f"steps not run: {', '.join(map(str, missing))}",
-                         "\n".join(p.lines()))
+                         "\n".join(finding_lines(p)))
     failed = rb.failed_steps()
     if failed:
         numbers = ", ".join(str(r.step) for r in failed)
-        _status(rb, "failed", f"끝까지 실행했지만 실패한 단계가 있습니다: {numbers}",
-                f"the run reached the end, but some steps failed: {numbers}", failed=failed[0])
+        _status(rb, "failed", say("notebook.run_reached_end_but", numbers=numbers), failed=failed[0])
         text = [f"실패한 단계 / failed steps: {numbers}", ""] + [r.text() for r in failed]
         raise StepFailed(f"failed steps: {numbers}", "\n\n".join(text))
-    _status(rb, "finished", "모든 단계를 마쳤고 모두 통과했습니다 (요약은 맨 아래).",
-            "every step ran and passed (the summary is at the bottom).")
+    _status(rb, "finished", say("notebook.every_step_ran_passed"))
 
 
 _run: Runbook | None = None  # this kernel's run, from the last nb.start (JupyterLab keeps the kernel between runs)
 _status_id: str | None = None  # the display id of this run's status box (one run at a time per kernel)
 
 
-def _status(rb: Run, state: str, ko: str, en: str, *, failed: StepResult | None = None) -> None:
+def _status(rb: Run, state: str, message: Msg, *, failed: StepResult | None = None) -> None:
     """The run's status box, shown once near the top and updated in place as the run goes on. A failed run
     is read there first: which step failed, its message, how to fix it, and what was done before it."""
     global _status_id
@@ -587,7 +574,8 @@ def _status(rb: Run, state: str, ko: str, en: str, *, failed: StepResult | None 
     stopped = state in ("failed", "finished")
     done = in_order(rb) if stopped else []
     steps = [{"step": r.step, "status": r.status, "title": r.title.as_dict()} for r in done]
-    record = {"state": state, "mode": rb.p.mode, "message": {"ko": ko, "en": en}, "steps": steps,
+    ko, en = message.ko, message.en
+    record = {"state": state, "mode": rb.p.mode, "message": message.as_dict(), "steps": steps,
               "failed": failed.as_record() if failed else None}
     text = [f"[{state.upper()}] {ko}", f"         {en}"]
     if failed:

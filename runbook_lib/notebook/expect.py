@@ -19,8 +19,9 @@ import posixpath
 
 from runbook_lib.containerd.render import value as toml_value
 from runbook_lib.findings.errors import RunbookError
-from runbook_lib.findings.problem import Problem
 from runbook_lib.steps import lines
+from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.problem import Problem, catalog, say
 
 MISSING = object()
 
@@ -46,7 +47,7 @@ def shown(v) -> str:
 
 @dataclass
 class Check:
-    text: str      # the assertion as the cell states it
+    text: str | Msg  # the assertion as the cell states it: an expression, or the catalog's sentence for it
     ok: bool
     key: str
     actual: str
@@ -81,8 +82,11 @@ class Expect:
         same = actual is not MISSING and actual == unwanted and type(actual) is type(unwanted)
         return self._add(f"{key} != {shown(unwanted)}", not same, key, actual, MISSING)
 
-    def true(self, condition, text: str, *, key: str = "") -> bool:
-        return self._add(text, bool(condition), key or text, condition, MISSING, actual_text="false")
+    def true(self, condition, text: str, *, key: str = "", **values) -> bool:
+        """``condition`` holds; ``text`` is a catalog code (its sentence, in both languages, is the assertion)
+        or the assertion as an expression."""
+        said = say(text, **values) if text in catalog() else text
+        return self._add(said, bool(condition), key, condition, MISSING, actual_text="false")
 
     def _read(self, lab_path: str) -> tuple[str | None, str | None]:
         """(the file's text, why it cannot be read): a folder where the file should be is the verdict's finding."""
@@ -146,8 +150,13 @@ class Expect:
         its findings explain the same mistake in more detail, with the line and the fix)."""
         if any(p.is_error for p in problems):
             return []
-        return [Problem.of("expect.failed", self.path, assertion=c.text, actual=c.actual, key=c.key)
-                for c in self.failed()]
+        return [Problem.of("expect.failed" if c.key else "expect.failed.condition", self.path, assertion=c.text,
+                           actual=c.actual, key=c.key) for c in self.failed()]
 
     def text(self) -> str:
-        return "\n".join(f"  {'✓' if c.ok else '✗'} {c.text}" + ("" if c.ok else f"   ← {c.actual}") for c in self.checks)
+        return "\n".join(f"  {'✓' if c.ok else '✗'} {_both(c.text)}" + ("" if c.ok else f"   ← {c.actual}")
+                         for c in self.checks)
+
+
+def _both(text: str | Msg) -> str:
+    return f"{text.ko} / {text.en}" if isinstance(text, Msg) else text

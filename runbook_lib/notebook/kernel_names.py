@@ -12,13 +12,14 @@ def explain(shell, etype, evalue, tb, tb_offset=None) -> list[str]:
     """IPython's custom exception handler. IPython leaves the showing to it: the error goes out as the kernel's
     own does (an error message, so papermill and JupyterLab still see the cell fail), with these lines."""
     from runbook_lib.findings.problem import Problem
+    from runbook_lib.findings.text import lines
     from runbook_lib.engine.params import PARAM_NAMES
     name = getattr(evalue, "name", None)
     if name not in CELL_NAMES + tuple(PARAM_NAMES):
         shell.showtraceback((etype, evalue, tb), tb_offset=tb_offset)
         return []
     p = Problem.of("notebook.not_started", name=name)
-    stb = p.lines()
+    stb = lines(p)
     shell._showtraceback(etype, evalue, stb)  # what showtraceback does once it has the lines
     return stb
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import itertools
 
-from runbook_lib.findings.problem import Problem
 from runbook_lib.steps.lines import EXACT, Rule, canonical, derivable, same
+from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.problem import Problem, say
 
 
 def expected_text(run, step_id: str, lab_path: str, fallback) -> str:
@@ -68,21 +69,20 @@ def _differs(rule: Rule, lab_path: str, got: str, expected: str, shown: str) -> 
            for _, g, e in wrong):  # print(f"...={value}") of a parsed boolean
         n, g, e = wrong[0]
         return [Problem.of("file.python_boolean", lab_path, n, file=lab_path, at=n, got=g, fixed=e, expected=shown)]
-    ko = "; ".join(f"{n}번째 줄 {_shown(g, 0) if g is not None else '(없음)'} → {e if e is not None else '(지울 줄)'}" for n, g, e in wrong)
-    en = "; ".join(f"line {n} {_shown(g, 1) if g is not None else '(missing)'} → {e if e is not None else '(delete)'}" for n, g, e in wrong)
-    return [Problem.of("file.differs", lab_path, wrong[0][0], file=lab_path, expected=shown, lines_ko=ko, lines_en=en)]
+    lines = Msg.join("; ", [say("file.differs.line", n=n, got=_shown(g) if g is not None else say("file.differs.no_line"),
+                                want=e if e is not None else say("file.differs.delete_line")) for n, g, e in wrong])
+    return [Problem.of("file.differs", lab_path, wrong[0][0], file=lab_path, expected=shown, lines=lines)]
 
 
-_INVISIBLE = (("\ufeff", "맨 앞에 보이지 않는 BOM(U+FEFF)", "an invisible BOM (U+FEFF) at the start"),
-              ("\t", "탭 문자", "a tab character"))
+_INVISIBLE = (("\ufeff", "file.invisible.bom"), ("\t", "file.invisible.tab"))
 
 
-def _shown(line: str, lang: int) -> str:
+def _shown(line: str) -> Msg:
     """A line as written, with what cannot be seen in it named (a space at the end, a BOM, a tab)."""
-    said = [words[1 + lang] for words in _INVISIBLE if words[0] in line]
+    said = [say(code) for char, code in _INVISIBLE if char in line]
     body = line.replace("\ufeff", "").replace("\r", "")
     if body != body.rstrip(" "):
-        said.append(("줄 끝에 공백", "a space at the end")[lang])
+        said.append(say("file.invisible.space_at_end"))
     if body != body.lstrip(" "):
-        said.append(("줄 앞에 공백", "a space at the start")[lang])
-    return body + (f" ({', '.join(said)})" if said else "")
+        said.append(say("file.invisible.space_at_start"))
+    return say("file.line_with_invisible", line=body, said=said) if said else say("file.line_as_written", line=body)

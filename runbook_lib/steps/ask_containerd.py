@@ -14,6 +14,7 @@ from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
+from runbook_lib.findings.catalog import say
 
 NUMBER, ID = 9, "containerd"
 TITLE = Msg("containerd 에게 직접 확인", "Ask containerd itself")
@@ -78,7 +79,7 @@ def verdict(run) -> list[Problem]:
         return [ask.rejected_problem(exc, p.config_path)]
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
         ko, _, en = str(exc).partition("\n")
-        return [Problem.of("containerd.not_asked", p.config_path, detail_ko=ko, detail_en=en or ko)]
+        return [Problem.of("containerd.not_asked", p.config_path, detail={"ko": ko, "en": en or ko})]  # containerd's words, or the OS's
     reading["binary"], reading["containerd_version"] = binary, ask.containerd_version(binary)
     try:
         eff = run.effective()
@@ -134,14 +135,12 @@ def message(run) -> Msg | None:
     reading, _ = run.readings[ID]
     version, name = reading["containerd_version"], run.p.runtime_name
     if reading["runtime"] is None:
-        return Msg(f"containerd({version})가 읽은 설정에는 {name} 런타임이 없습니다.",
-                   f"containerd {version} reads no {name} runtime in the config.")
+        return say("ask_containerd.containerd_reads_no_runtime", version=version, name=name)
     rt = reading["runtime"]
     options = rt.get("options") or {}
     seen = (f"runtime_type = {ask.shown(rt.get('runtime_type'))}, BinaryName = {ask.shown(options.get('BinaryName'))}, "
             f"SystemdCgroup = {ask.shown(options.get('SystemdCgroup'))}")
-    return Msg(f"containerd({version})가 읽은 {name} 런타임: {seen}, 기본 런타임 {reading['default_runtime_name']}",
-               f"containerd {version} reads {name}: {seen}, default runtime {reading['default_runtime_name']}")
+    return say("ask_containerd.containerd_reads_default_runtime", version=version, name=name, seen=seen, default_runtime_name=reading['default_runtime_name'])
 
 
 def evidence(run) -> dict[str, str]:

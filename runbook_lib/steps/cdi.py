@@ -14,6 +14,7 @@ from runbook_lib.findings.problem import WARNING, Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.steps.lines import Rule
+from runbook_lib.findings.catalog import say
 from runbook_lib.steps._files import expected_text, file_problems
 from runbook_lib.steps._show import file_evidence
 
@@ -34,11 +35,10 @@ def spec_problems(run, text: str) -> list[Problem]:
 def plan(run) -> Plan:
     spec = run.p.cdi_spec
     text = run.read_text(spec)
-    out = Plan(Msg(f"CDI 스펙이 이미 있어 한 바이트도 바꾸지 않습니다: {spec}",
-                   f"the CDI spec already exists and is left byte for byte alone: {spec}"), subject=spec)
+    out = Plan(say("steps.cdi.cdi_spec_already_exists", spec=spec), subject=spec)
     if text is None:
         text = cdi.build_minimal_spec()
-        out.message = Msg(f"최소 CDI 스펙을 씁니다: {spec}", f"write a minimal CDI spec: {spec}")
+        out.message = say("steps.cdi.write_minimal_cdi_spec", spec=spec)
         out.dirs += run.missing_dirs(posixpath.dirname(spec))
         out.writes.append(run.plan_write(spec, text.encode(), mode=0o644))
     else:
@@ -47,7 +47,7 @@ def plan(run) -> Plan:
         out.notes += [p.what for p in found if not p.is_error]  # a warning (a newer cdiVersion) stops nothing
         if out.refusals:
             out.message = out.refusals[0].what
-            out.notes.append(Msg("기존 스펙은 추측으로 고치지 않고 그대로 둡니다.", "the existing spec is not guessed at: it is left as it is."))
+            out.notes.append(say("steps.cdi.existing_spec_not_guessed"))
             return out
     out.writes.append(run.plan_write(run.tk(FILE), toolkit.cdi_keys_txt(cdi.top_level_keys(text)).encode()))
     if run.p.enable_cdi:

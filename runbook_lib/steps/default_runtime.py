@@ -8,6 +8,7 @@ from runbook_lib.containerd.edit import default_runtime_name
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
+from runbook_lib.findings.catalog import say
 from runbook_lib.steps._files import expected_text, file_problems
 from runbook_lib.steps._show import file_evidence
 
@@ -23,7 +24,7 @@ def plan(run) -> Plan:
     problem = diagnose.default_problem(eff, run.p)
     # The file says what the default will be once the config is right, even when this plan refuses.
     content = toolkit.default_txt(SAFE_DEFAULT if problem else default)
-    out = Plan(Msg(f"기본 런타임은 {default} 입니다. 바꾸지 않습니다.", f"the default runtime is {default}; it is not changed."),
+    out = Plan(say("default_runtime.default_runtime_not_changed", default=default),
                writes=[run.plan_write(run.tk(FILE), content.encode())], subject=run.tk(FILE))
     if problem:
         out.refusals.append(problem)

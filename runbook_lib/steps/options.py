@@ -10,6 +10,7 @@ from runbook_lib.containerd.versions import runtime_path
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
+from runbook_lib.findings.catalog import say
 
 NUMBER, ID = 3, "options"
 TITLE = Msg("런타임 옵션 (BinaryName, SystemdCgroup)", "Runtime options (BinaryName, SystemdCgroup)")
@@ -23,8 +24,7 @@ def plan(run) -> Plan:
         subject = diagnose.header_text(eff, runtime_path(eff.version, p.runtime_name) + ("options",))
     except Exception:  # noqa: BLE001 - an unreadable config is step 2's refusal, said there
         subject = None
-    return Plan(Msg(f"options 는 2단계가 런타임 테이블과 함께 한 번에 씁니다: {want}",
-                    f"the options are written by step 2, together with the runtime table: {want}"), subject=subject)
+    return Plan(say("options.options_written_step_together", want=want), subject=subject)
 
 
 def verdict(run) -> list[Problem]:

@@ -12,6 +12,7 @@ from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.steps.lines import Rule
+from runbook_lib.findings.catalog import say
 from runbook_lib.steps._files import expected_text, file_problems
 from runbook_lib.steps._show import file_evidence
 
@@ -31,7 +32,7 @@ def parsed(run) -> tuple[str, list[str]]:
 def plan(run) -> Plan:
     content, _ = parsed(run)
     shown = content.strip().replace("\n", ", ")
-    return Plan(Msg(f"tomllib 로 읽은 값: {shown}", f"read with tomllib: {shown}"),
+    return Plan(say("parse.read_tomllib", shown=shown),
                 writes=[run.plan_write(run.tk(FILE), content.encode())], subject=run.tk(FILE))
 
 

@@ -9,6 +9,7 @@ from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
+from runbook_lib.findings.catalog import say
 
 NUMBER, ID = 1, "prepare"
 TITLE = Msg("폴더 준비와 기본 설정 복사", "Prepare folders and the base config")
@@ -36,19 +37,17 @@ def plan(run) -> Plan:
         dirs += [d for d in run.missing_dirs(folder) if d not in dirs]
     current = run.read_bytes(p.config_path)
     if run.on_distro:
-        out = Plan(Msg(f"{run.route.distro} 가 만드는 설정을 그대로 읽습니다: {p.config_path}",
-                       f"{run.route.distro}'s own generated config is read as it is: {p.config_path}"),
+        out = Plan(say("prepare.s_own_generated_config", distro=run.route.distro, config_path=p.config_path),
                    dirs=dirs, subject=p.config_path)
     elif current is not None and current.strip():
-        out = Plan(Msg(f"{p.config_path} 가 이미 있어 그대로 둡니다 (실제 노드의 설정은 실습용 기본 설정으로 덮어쓰지 않습니다).",
-                       f"{p.config_path} already exists and is kept (a node's real config is never replaced by the lab's base)."),
+        out = Plan(say("prepare.already_exists_kept_node", config_path=p.config_path),
                    dirs=dirs, subject=p.config_path)
     else:
         source, origin = base_config(run)
-        out = Plan(Msg(f"{origin} 를 {p.config_path} 로 복사합니다.", f"copy {origin} to {p.config_path}."),
+        out = Plan(say("prepare.copy", origin=origin, config_path=p.config_path),
                    writes=[run.plan_write(p.config_path, source, mode=0o644)], dirs=dirs, subject=p.config_path)
     if dirs:
-        out.notes.append(Msg(f"만들 폴더: {', '.join(dirs)}", f"folders to create: {', '.join(dirs)}"))
+        out.notes.append(say("prepare.folders_create", dirs=', '.join(dirs)))
     return out
 
 

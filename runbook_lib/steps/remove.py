@@ -12,6 +12,7 @@ from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
+from runbook_lib.findings.catalog import say
 
 NUMBER = ID = "remove"
 TITLE = Msg("런북이 더한 것 되돌리기", "Remove what the runbook added")
@@ -67,8 +68,7 @@ def _without_cdi_settings(run, planned: dict[str, bytes]) -> list[Msg]:
     if text is None:
         return []
     planned[lab] = f.encode(text)
-    return [Msg(f"런북이 CDI 스펙과 함께 적었던 containerd 의 CDI 설정(enable_cdi)도 뺍니다: {lab}",
-                f"also removing the CDI settings (enable_cdi) the runbook wrote with its CDI spec: {lab}")]
+    return [say("steps.remove.also_removing_cdi_settings", lab=lab)]
 
 
 def _removals(run, planned: dict[str, bytes]):
@@ -113,13 +113,12 @@ def plan(run) -> Plan:
     if p.cdi_spec in files and p.config_path in changed_since and p.config_path not in retire and not run.on_distro:
         notes += _without_cdi_settings(run, planned)
     writes = [run.plan_write(lab, new) for lab, new in planned.items()]
-    out = Plan(Msg("되돌릴 것이 없습니다 (런북이 더한 것이 남아 있지 않습니다).", "nothing to remove: nothing the runbook added is left."),
+    out = Plan(say("steps.remove.nothing_remove_nothing_runbook"),
                writes=[w for w in writes if w.changed], retire=retire + files, notes=notes, subject=p.config_path)
     out.retired = [run.plan_write(lab, b"") for lab in out.retire]
     out.exact, out.recorded = exact, changed_since
     if out.changed:
-        out.message = Msg(f"되돌립니다: {', '.join([w.lab_path for w in out.writes] + out.retire)}",
-                          f"remove: {', '.join([w.lab_path for w in out.writes] + out.retire)}")
+        out.message = say("steps.remove.remove", join=', '.join([w.lab_path for w in out.writes] + out.retire))
     return out
 
 
@@ -134,8 +133,7 @@ def _still_there(run) -> list[Msg]:
     if run.on_distro:  # the generated file keeps the runtime until the distribution's next start: read the route
         from runbook_lib.containerd.distro.remove import plan_remove_route
         left = plan_remove_route(run.target, run.route, run.wanted)
-        return [Msg(f"런북이 더한 런타임이 아직 있습니다: {run.route.path}",
-                    f"the runtime the runbook added is still there: {run.route.path}")] if left.changed else []
+        return [say("steps.remove.runtime_runbook_added_still", at=run.route.path)] if left.changed else []
     return [m for wanted in [run.wanted] + all_variants(run)
             for m in undo.confirm_removed(run.target, run.p.config_path, wanted)]
 
@@ -151,8 +149,7 @@ def verdict(run) -> list[Problem]:
                  for m in _still_there(run)]
     for lab in run.plans[ID].retire:
         if run.read_bytes(lab) is not None:
-            left.append(Problem(Msg(f"지우기로 한 파일이 아직 있습니다: {lab}", f"a file to remove is still there: {lab}"),
-                                Msg(f"rm {lab}", f"rm {lab}"), lab, code="remove.still_there"))
+            left.append(Problem.of("remove.still_there", lab, lab=lab))
     return left
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from runbook_lib.containerd import restart as service
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
 from runbook_lib.steps.base import CHANGED, FAILED, SKIPPED, UNCHANGED
 from runbook_lib.steps.base import Plan, Step
 
@@ -39,9 +40,7 @@ def act(run, result, runner=None) -> None:
     problems: list[Problem] = []
     command = tuple(run.route.restart) if run.route is not None and run.route.restart else tuple(service.RESTART)
     if run.route is not None and not run.route.restart and chosen.action in ("needed", "restart"):
-        chosen = service.Decision("not-needed", Msg(  # k0s watches its drop-in folder and reloads by itself
-            f"{run.route.distro} 는 설정 폴더를 지켜보다가 containerd 를 스스로 다시 읽히므로 재시작하지 않습니다.",
-            f"{run.route.distro} watches its config folder and reloads containerd itself: no restart."))
+        chosen = service.Decision("not-needed", say("steps.restart.watches_config_folder_reloads", distro=run.route.distro))
         result.message, result.status = chosen.message, UNCHANGED
     if chosen.action == "restart":
         problems = service.restart_and_confirm(runner or service.run_command, command=command)

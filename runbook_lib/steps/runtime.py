@@ -13,6 +13,7 @@ from runbook_lib.containerd.versions import RUNTIME_TYPE, runtime_path, runtimes
 from runbook_lib.findings.problem import Problem, words
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
+from runbook_lib.findings.catalog import say
 
 NUMBER, ID = 2, "runtime"
 TITLE = Msg("nvidia 런타임 테이블 추가", "Add the nvidia runtime table")
@@ -48,7 +49,7 @@ def plan(run) -> Plan:
         return _route(run)
     eff = run.effective()
     moved = repair.move_stray_runtime(eff, p.runtime_name) if p.layout != "dropin" else None
-    out = Plan(Msg(f"{p.runtime_name} 런타임이 이미 등록되어 있습니다.", f"the {p.runtime_name} runtime is already registered."),
+    out = Plan(say("runtime.runtime_already_registered", runtime_name=p.runtime_name),
                subject=diagnose.header_text(eff, runtime_path(eff.version, p.runtime_name)))
     out.refusals = _blockers(eff, p, strays=moved is None) + _newer_than_containerd(run, eff)
     generated = distro.generated_finding(eff.main.text, eff.main.lab_path)
@@ -81,10 +82,7 @@ def plan(run) -> Plan:
         base = plan_runtime(text, data, version, RuntimeWanted(default, "", False), {"runtime_type": RUNTIME_TYPE},
                             lab_path=owner.lab_path)
         text, data = base.text, load_toml(base.text.encode(), owner.lab_path).data
-        out.notes += [Msg(f"설정에 런타임이 하나도 없어 containerd 의 내장 기본값 {default} 도 함께 적습니다 "
-                          f"(런타임 테이블이 하나라도 생기면 내장 {default} 는 사라집니다).",
-                          f"the config has no runtimes, so containerd's built-in {default} is written too "
-                          f"(as soon as any runtime table exists, the built-in {default} is gone).")]
+        out.notes += [say("runtime.config_no_runtimes_containerd", default=default)]
     edit = plan_runtime(text, data, version, run.wanted, template, lab_path=owner.lab_path, source_name=source,
                         replace_runtime=p.replace_runtime)
     for extra in variants(run):  # the GPU Operator-style runtimes, in the same edit, each copied from the default
@@ -102,8 +100,7 @@ def plan(run) -> Plan:
         out.message = out.message[0]
         out.notes += [m for m in edit.notes + edit.repairs if m != out.message]
         if source and get_in(eff.data, runtime_path(eff.version, p.runtime_name)) is None:
-            out.notes.append(Msg(f"새 런타임은 기본 런타임 {source} 의 테이블을 복사해 시작합니다.",
-                                 f"the new runtime starts as a copy of the default runtime {source}'s table."))
+            out.notes.append(say("runtime.new_runtime_starts_copy", source=source))
     out.writes.append(write)
     return out
 
@@ -117,12 +114,10 @@ def _route(run) -> Plan:
     if newer:
         return Plan(newer[0].what, refusals=newer)
     planned = plan_route(run.target, route, run.wanted, replace_runtime=run.p.replace_runtime)
-    out = Plan(Msg(f"{run.p.runtime_name} 런타임이 이미 {route.distro} 의 경로에 있습니다: {route.path}",
-                   f"the {run.p.runtime_name} runtime is already on {route.distro}'s route: {route.path}"),
+    out = Plan(say("runtime.runtime_already_s_route", runtime_name=run.p.runtime_name, distro=route.distro, at=route.path),
                subject=route.path, notes=list(planned.notes))
     if planned.changed:
-        out.message = Msg(f"{route.distro}: {route.path} 에 {run.p.runtime_name} 런타임을 적습니다.",
-                          f"{route.distro}: write the {run.p.runtime_name} runtime to {route.path}.")
+        out.message = say("runtime.write_runtime", distro=route.distro, at=route.path, runtime_name=run.p.runtime_name)
         if planned.folder:
             out.dirs += run.missing_dirs(planned.folder)
     out.writes += [run.plan_write(w.lab_path, w.new, mode=w.mode) for w in planned.writes]
@@ -159,7 +154,7 @@ def _newer_than_containerd(run, eff) -> list[Problem]:
         return []
     return [Problem.of("config.version_newer_than_containerd", eff.main.lab_path, diagnose.version_line(eff),
                        file_version=eff.version, known=known, containerd_version=version, binary=binary,
-                       read_by_ko=read_by(eff.version).ko, read_by_en=read_by(eff.version).en)]
+                       read_by=read_by(eff.version))]
 
 
 def foreign_problem(run, eff) -> Problem | None:

@@ -7,6 +7,7 @@ from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtimes_path
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
 from runbook_lib.fs.yamldoc import yaml_line
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.steps._show import file_evidence
@@ -24,7 +25,7 @@ def files(run) -> list[tuple[str, str]]:
 
 def plan(run) -> Plan:
     name = run.p.runtime_name
-    return Plan(Msg(f"RuntimeClass {name} (handler {name})", f"RuntimeClass {name} (handler {name})"),
+    return Plan(say("steps.runtimeclass.runtimeclass_handler", name=name),
                 writes=[run.plan_write(path, runtimeclass.build_runtimeclass(n).encode()) for path, n in files(run)],
                 subject=run.tk(FILE))
 

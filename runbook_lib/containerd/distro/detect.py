@@ -27,7 +27,8 @@ from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.safe_write import read_bytes
 from runbook_lib.fs.target import Target
 from runbook_lib.fs.tomldoc import loads as toml_loads
-from runbook_lib.containerd.findings import Finding
+from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.catalog import say
 
 PLAIN, K3S, RKE2, MICROK8S, K0S = "containerd", "k3s", "rke2", "microk8s", "k0s"
 DISTROS = (PLAIN, K3S, RKE2, MICROK8S, K0S)
@@ -38,10 +39,10 @@ EDIT_DROPIN_DIR = "dropin-dir"          # a new file in a folder the generated c
 EDIT_GO_TEMPLATE = "go-template"        # k3s/RKE2 config*.toml.tmpl: appended after the base, never parsed
 EDIT_PLACEHOLDER_TEMPLATE = "placeholder-template"  # microk8s: TOML with ${...} placeholders
 
-GENERATED_FILE = "generated-file"       # finding: the file is rewritten by its distribution
-GO_TEMPLATE_AS_CONFIG = "go-template-as-config"
-DISTRO_AMBIGUOUS = "distro-ambiguous"
-DISTRO_UNKNOWN = "distro-unknown"
+GENERATED_FILE = "distro.generated_file"       # finding: the file is rewritten by its distribution
+GO_TEMPLATE_AS_CONFIG = "distro.go_template_as_config"
+DISTRO_AMBIGUOUS = "distro.ambiguous"
+DISTRO_UNKNOWN = "distro.unknown"
 
 RANCHER = {K3S: "/var/lib/rancher/k3s", RKE2: "/var/lib/rancher/rke2"}
 MICROK8S_DATA = "/var/snap/microk8s/current"
@@ -87,16 +88,16 @@ def detect(target: Target) -> list[str]:
     return found or [PLAIN]
 
 
-def choose(target: Target, distro: str = "auto") -> str | Finding:
+def choose(target: Target, distro: str = "auto") -> str | Problem:
     """The distribution to configure: the one asked for, or the one found (``auto``); a finding when
     ``auto`` finds several Kubernetes distributions (say which with the distro parameter)."""
     if distro != "auto":
         if distro not in DISTROS:
-            return Finding(DISTRO_UNKNOWN, {"distro": distro, "known": list(DISTROS)})
+            return Problem.of(DISTRO_UNKNOWN, distro=distro, known=list(DISTROS))
         return distro
     found = detect(target)
     if len(found) > 1:
-        return Finding(DISTRO_AMBIGUOUS, {"found": found, "choices": " / ".join(found)})
+        return Problem.of(DISTRO_AMBIGUOUS, found=found, choices=" / ".join(found))
     return found[0]
 
 
@@ -111,10 +112,7 @@ def route(target: Target, distro: str, runtime_name: str, *, config_path: str = 
                      restart=("snap", "restart", "microk8s.daemon-containerd"),
                      verify=("/snap/microk8s/current/bin/containerd", "--config", f"{MICROK8S_DATA}/args/containerd.toml",
                              "config", "dump"),
-                     notes=[Msg("microk8s 는 시작할 때 containerd-template.toml 의 ${...} 자리표시자를 채워 containerd.toml 을 "
-                                "만듭니다. 템플릿을 고치고 containerd.toml 은 건드리지 않습니다.",
-                                "microk8s fills containerd-template.toml's ${...} placeholders into containerd.toml at start; "
-                                "the template is edited, containerd.toml never.")])
+                     notes=[say("detect.microk8s_fills_containerd_template")])
     if distro == K0S:
         main = _text(target, K0S_CONFIG)
         managed = main is None or main.startswith(K0S_MARK + "\n") or main.rstrip("\n") == K0S_MARK
@@ -123,11 +121,9 @@ def route(target: Target, distro: str, runtime_name: str, *, config_path: str = 
         if managed:
             return Route(K0S, EDIT_DROPIN_DIR, f"{K0S_DROPINS}/{runtime_name}.toml", K0S_CONFIG, version, generated=K0S_CONFIG,
                          verify=verify,
-                         notes=[Msg("k0s 는 /etc/k0s/containerd.d 를 지켜보다가 바뀌면 containerd 를 스스로 다시 읽히므로 재시작이 "
-                                    "필요 없습니다.", "k0s watches /etc/k0s/containerd.d and reloads containerd itself: no restart needed.")])
+                         notes=[say("detect.k0s_watches_etc_k0s")])
         return Route(K0S, EDIT_CONFIG, K0S_CONFIG, K0S_CONFIG, version, restart=("systemctl", "restart", _k0s_unit(target)),
-                     verify=verify, notes=[Msg("첫 줄에 k0s_managed 표시가 없어 사용자가 관리하는 설정으로 보고 직접 고칩니다.",
-                                               "no k0s_managed mark on the first line: a user-managed config, edited as it is.")])
+                     verify=verify, notes=[say("detect.no_k0s_managed_mark")])
     main = _text(target, config_path)
     return Route(PLAIN, EDIT_CONFIG, config_path, config_path, _version(main), restart=("systemctl", "restart", "containerd"),
                  verify=("containerd", "--config", config_path, "config", "dump"))
@@ -165,20 +161,14 @@ def _rancher_route(target: Target, distro: str, runtime_name: str) -> Route:
                   verify=(binary, "--config", generated, "config", "dump"))
     imports = _imports(gen_text)
     if any(i.startswith(dropins + "/") for i in imports) and not _exists(target, template):
-        notes = [Msg(f"배포판({distro})이 만드는 설정의 imports 가 {dropins}/*.toml 을 읽으므로 그 폴더에 드롭인을 씁니다 (설정: {generated}).",
-                     f"the {generated} that {distro} generates imports {dropins}/*.toml, so the drop-in goes there.")]
+        notes = [say("detect.generates_imports_toml_drop", distro=distro, dropins=dropins, generated=generated)]
         if version < 3:
             # Drop-in folders came with k3s/RKE2 releases that ship containerd 2.x, which merges key by key even
             # for a version-2 root; containerd 1.x would replace the whole CRI table with the drop-in's.
-            notes.append(Msg("드롭인 폴더가 있는 릴리스는 containerd 2.x 를 쓰므로 드롭인에는 런타임 테이블만 적습니다 (키 단위 병합).",
-                             "releases with drop-in folders ship containerd 2.x, so the drop-in holds only the runtime table "
-                             "(key-by-key merge)."))
+            notes.append(say("detect.releases_drop_folders_ship"))
         return Route(distro, EDIT_DROPIN_DIR, f"{dropins}/99-{runtime_name}.toml", **common, notes=notes)
     return Route(distro, EDIT_GO_TEMPLATE, template, **common,
-                 notes=[Msg(f"배포판({distro})은 시작할 때마다 이 설정을 새로 만듭니다: {generated}. 그래서 Go 템플릿의 "
-                            f"{{{{ template \"base\" . }}}} 뒤로 런타임 테이블을 덧붙입니다: {template}",
-                            f"{distro} rewrites {generated} at every start, so the runtime tables are appended after "
-                            f"{{{{ template \"base\" . }}}} in the Go template {template}.")])
+                 notes=[say("detect.rewrites_every_start_runtime", distro=distro, generated=generated, template=template)])
 
 
 def _imports(text: str | None) -> list[str]:
@@ -191,7 +181,7 @@ def _imports(text: str | None) -> list[str]:
     return [i for i in imports if isinstance(i, str)]
 
 
-def generated_finding(text: str, lab_path: str, route_: Route | None = None) -> Finding | None:
+def generated_finding(text: str, lab_path: str, route_: Route | None = None) -> Problem | None:
     """A finding when ``lab_path`` is a file its distribution generates (never edited: the edit would be lost
     at the next start) or a Go template handed over as a config (never parsed as TOML). It names the right
     route; None for a plain config."""
@@ -200,11 +190,11 @@ def generated_finding(text: str, lab_path: str, route_: Route | None = None) -> 
     if "DO NOT EDIT" in head or generated_by or lab_path == f"{MICROK8S_DATA}/args/containerd.toml":
         by = generated_by or (MICROK8S if lab_path.startswith(MICROK8S_DATA) else "?")
         where = route_.path if route_ is not None else _suggested(by, lab_path)
-        return Finding(GENERATED_FILE, {"file": lab_path, "by": by, "route": where}, path=lab_path, line=1)
+        return Problem.of(GENERATED_FILE, lab_path, 1, file=lab_path, by=by, route=where)
     m = re.search(r"\{\{", text)
     if m:
         line = text.count("\n", 0, m.start()) + 1
-        return Finding(GO_TEMPLATE_AS_CONFIG, {"file": lab_path, "line": line}, path=lab_path, line=line)
+        return Problem.of(GO_TEMPLATE_AS_CONFIG, lab_path, line, file=lab_path)
     return None
 
 

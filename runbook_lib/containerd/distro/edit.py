@@ -13,19 +13,20 @@ import re
 import tomllib
 
 from runbook_lib.findings.errors import ConfigError
-from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.tomldoc import loads as toml_loads
 from runbook_lib.containerd import render
 from runbook_lib.containerd.dropin import render_document
 from runbook_lib.containerd.edit import EditPlan, RuntimeWanted, plan_runtime, template_runtime
 from runbook_lib.containerd.distro.detect import BASE_INCLUDE, Route
 from runbook_lib.containerd.distro.render import placeholders, render_microk8s, render_rancher_template
-from runbook_lib.containerd.findings import Finding
+from runbook_lib.containerd.findings import raised
+from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.catalog import say
 from runbook_lib.containerd.owner import TEMPLATE_HAS_RUNTIME, foreign_runtime
 from runbook_lib.containerd.tables import get_in, set_in
 from runbook_lib.containerd.versions import RUNTIME_TYPE, runtime_path, runtimes_path
 
-PLACEHOLDER_NAME = "placeholder-as-name"
+PLACEHOLDER_NAME = "distro.placeholder_as_name"
 DROPIN_COMMENT = "# runbook (layout=dropin) 이 쓴 파일입니다 / written by the runbook (layout=dropin)\n"
 
 
@@ -70,41 +71,23 @@ def plan_rancher_template(route: Route, template: str | None, generated: str | N
             f = foreign_runtime(base, version, wanted.name, wanted.binary, defined_in=route.generated,
                                 line=_line_of(generated, _header_re(version, wanted.name)))
             if f is None:  # the distribution found the binary and registered it itself, as wanted
-                return EditPlan(template or "", notes=[Msg(
-                    f"배포판({route.distro})이 이 런타임을 이미 스스로 등록했습니다: {wanted.name} ({route.generated}). 템플릿은 그대로 둡니다.",
-                    f"{route.distro} already registers the {wanted.name} runtime itself ({route.generated}); the template is left as it is.")])
-            raise Finding(TEMPLATE_HAS_RUNTIME, {**f.values, "template": route.path}, f.what + Msg(
-                "템플릿에 같은 테이블을 덧붙이면 두 번 정의되어 containerd 가 시작하지 못하므로, replace_runtime 으로도 템플릿에서는 "
-                "바꿀 수 없습니다.",
-                "appending the same table to the template would define it twice and containerd would not start, so not even "
-                "replace_runtime can change it from the template."),
-                Msg(f"다른 런타임 이름을 쓰세요 (예: runtime_name=nvidia-runbook). 배포판({route.distro})은 바이너리를 찾으면 "
-                    f"이 런타임을 스스로 등록합니다: {wanted.name}.",
-                    f"use another runtime name (e.g. runtime_name=nvidia-runbook); {route.distro} registers "
-                    f"{wanted.name} itself when it finds the binary."), path=route.generated, line=f.line).error()
+                return EditPlan(template or "", notes=[say("distro.edit.already_registers_runtime_itself", distro=route.distro, name=wanted.name, generated=route.generated)])
+            raise raised(Problem.of(TEMPLATE_HAS_RUNTIME, route.generated, f.line, **f.values, template=route.path,
+                                    owner_what=f.what, distro=route.distro))
     notes = []
     if template is None:
         new = '{{ template "base" . }}\n\n' + block
-        notes.append(Msg(f"템플릿을 새로 만들었습니다 (base 를 포함하고 런타임 테이블을 덧붙임): {route.path}",
-                         f"created {route.path}: the base included, the runtime tables appended."))
+        notes.append(say("distro.edit.created_base_included_runtime", at=route.path))
     else:
         if block in template:
-            return EditPlan(template, notes=[Msg(f"{route.path} 에 런타임 테이블이 이미 있습니다.",
-                                                 f"{route.path} already has the runtime tables.")])
+            return EditPlan(template, notes=[say("distro.edit.already_runtime_tables", at=route.path)])
         line = _line_of(template, _header_re(version, wanted.name))
         if line is not None:
-            raise ConfigError(Msg(f"템플릿에 {wanted.name} 런타임 테이블이 이미 다른 모양으로 있습니다 ({route.path}:{line}).",
-                                  f"the template already has a {wanted.name} runtime table, written differently ({route.path}:{line})."),
-                              Msg("그 테이블을 직접 고치거나 지운 뒤 다시 실행하세요.", "fix or delete that table by hand, then run again."),
-                              path=route.path, line=line)
+            raise ConfigError.of("config.unreadable.template_already_runtime_table", path=route.path, line=line, name=wanted.name, at=route.path, line_no=line)
         if not BASE_INCLUDE.search(template):
-            notes.append(Msg(f"base 를 포함하지 않는 전체 템플릿입니다: {route.path}. 런타임 테이블만 끝에 덧붙였고, 나머지는 "
-                             "그 템플릿을 관리하는 쪽의 몫입니다.",
-                             f"{route.path} is a full template without the base; only the runtime tables were appended at "
-                             "its end, the rest stays its maintainer's."))
+            notes.append(say("distro.edit.full_template_without_base", at=route.path))
         new = template + ("" if template.endswith("\n") else nl) + (nl if template.strip() else "") + block
-        notes.append(Msg(f"템플릿 끝(base 뒤)에 런타임 테이블을 덧붙였습니다: {wanted.name} ({route.path})",
-                         f"appended the {wanted.name} runtime tables at the end of {route.path} (after the base)."))
+        notes.append(say("distro.edit.appended_runtime_tables_end", name=wanted.name, at=route.path))
     if generated is not None and BASE_INCLUDE.search(new):
         check_rendered(new, generated, version, wanted, route.path, generated_path=route.generated)
     return EditPlan(new, notes=notes)
@@ -120,14 +103,11 @@ def check_rendered(template: str, generated: str, version: int, wanted: RuntimeW
         from runbook_lib.containerd.distro.render import rendered_error
         raise rendered_error(exc, text, template, lab_path, generated_path) from None
     except ValueError as exc:
-        raise ConfigError(Msg(f"템플릿을 k3s 처럼 채워 보면 containerd 가 읽지 못하는 설정이 됩니다: {exc}",
-                              f"rendered as k3s renders it, the template gives a config containerd cannot read: {exc}"),
-                          Msg("템플릿을 직접 확인하세요.", "check the template by hand."), path=lab_path) from None
+        raise ConfigError.of("config.unreadable.rendered_k3s_renders_template", path=lab_path, exc=exc) from None
     expected = toml_loads(generated)
     set_in(expected, runtime_path(version, wanted.name), _runtime_table(wanted, True))
     if get_in(rendered, runtime_path(version, wanted.name)) != get_in(expected, runtime_path(version, wanted.name)):
-        raise ConfigError(Msg("채운 템플릿에 런타임이 의도대로 들어가지 않습니다.", "the rendered template does not hold the runtime as intended."),
-                          Msg("템플릿을 직접 확인하세요.", "check the template by hand."), path=lab_path)
+        raise ConfigError.of("config.unreadable.rendered_template_does_not", path=lab_path)
     return rendered
 
 
@@ -145,10 +125,7 @@ def plan_microk8s_template(text: str, wanted: RuntimeWanted, *, lab_path: str, r
     rendered as microk8s renders it."""
     found = placeholders(text)
     if "${" in wanted.name or "${" in wanted.binary:
-        raise Finding(PLACEHOLDER_NAME, {"name": wanted.name}, Msg(
-            f"런타임 이름이나 바이너리에 microk8s 자리표시자가 있습니다: {wanted.name}",
-            f"the runtime name or binary holds a microk8s placeholder: {wanted.name}"),
-            Msg("실제 이름과 절대 경로를 주세요.", "give a real name and an absolute path.")).error()
+        raise raised(Problem.of(PLACEHOLDER_NAME, name=wanted.name))
     raw = toml_loads(text)
     rendered = toml_loads(render_microk8s(text))
     version = raw.get("version", 1) if type(raw.get("version", 1)) is int else 2
@@ -156,7 +133,7 @@ def plan_microk8s_template(text: str, wanted: RuntimeWanted, *, lab_path: str, r
     if existing is not None:
         f = foreign_runtime(raw, version, wanted.name, wanted.binary, defined_in=lab_path, replace_runtime=replace_runtime)
         if f is not None:
-            raise f.error()
+            raise raised(f)
     template, source = template_runtime(rendered, version, wanted)  # copied from runc as microk8s fills it
     raw_source = get_in(raw, runtime_path(version, source)) if source else None
     if isinstance(raw_source, dict):  # but keep the template's own placeholders in the copied keys
@@ -168,12 +145,9 @@ def plan_microk8s_template(text: str, wanted: RuntimeWanted, *, lab_path: str, r
     expected = copy.deepcopy(rendered)
     set_in(expected, runtime_path(version, wanted.name), get_in(after, runtime_path(version, wanted.name)))
     if after != expected or any("${" in k for k in get_in(after, runtimes_path(version)) or {}):
-        raise ConfigError(Msg("microk8s 처럼 채워 보면 설정이 의도와 다르게 읽힙니다. 아무것도 쓰지 않았습니다.",
-                              "rendered as microk8s renders it, the config would not read as intended; nothing was written."),
-                          Msg("템플릿을 직접 확인하세요.", "check the template by hand."), path=lab_path)
+        raise ConfigError.of("config.unreadable.rendered_microk8s_renders_config", path=lab_path)
     if found and plan.text != text:
-        plan.notes.append(Msg(f"microk8s 자리표시자는 그대로 두었습니다: {', '.join('${' + p + '}' for p in found)}",
-                              f"microk8s's placeholders were kept as they are: {', '.join('${' + p + '}' for p in found)}"))
+        plan.notes.append(say("distro.edit.microk8s_s_placeholders_kept", join=', '.join('${' + p + '}' for p in found)))
     return plan
 
 
@@ -195,7 +169,7 @@ def plan_dropin_file(route: Route, base: str | None, wanted: RuntimeWanted, *, r
         f = foreign_runtime(data, version, wanted.name, wanted.binary, defined_in=where, line=line,
                             replace_runtime=replace_runtime)
         if f is not None:
-            raise f.error()
+            raise raised(f)
     doc = {"version": version}
     set_in(doc, runtime_path(version, wanted.name), _runtime_table(wanted, wanted.systemd_cgroup))
     quote = "'" if version >= 3 and base and render.quote_style(base) == "'" else '"'

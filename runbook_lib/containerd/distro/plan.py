@@ -10,6 +10,7 @@ from __future__ import annotations
 from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.plan import Plan
 from runbook_lib.fs.safe_write import plan_write, read_bytes
+from runbook_lib.findings.catalog import say
 from runbook_lib.fs.target import Target
 from runbook_lib.containerd.distro.detect import EDIT_CONFIG, EDIT_DROPIN_DIR, EDIT_GO_TEMPLATE, EDIT_PLACEHOLDER_TEMPLATE, Route
 from runbook_lib.containerd.distro.edit import plan_dropin_file, plan_microk8s_template, plan_rancher_template
@@ -70,5 +71,5 @@ def plan_route(target: Target, route: Route, wanted: RuntimeWanted, *, replace_r
         plan.folder = route.path.rsplit("/", 1)[0]
         if write.changed:
             plan.writes.append(write)
-            plan.notes.append(Msg(f"드롭인을 씁니다: {route.path}", f"writing the drop-in: {route.path}"))
+            plan.notes.append(say("distro.plan.writing_drop", at=route.path))
     return plan

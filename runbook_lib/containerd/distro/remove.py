@@ -9,8 +9,8 @@
 """
 
 from __future__ import annotations
+from runbook_lib.findings.catalog import say
 
-from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.safe_write import plan_write, read_bytes
 from runbook_lib.fs.target import Target
 from runbook_lib.containerd.distro.detect import EDIT_DROPIN_DIR, EDIT_GO_TEMPLATE, Route
@@ -35,14 +35,12 @@ def _remove_dropin(target: Target, lab_path: str) -> Plan:
     plan = Plan()
     raw = read_bytes(target.resolve(lab_path), shown=lab_path)
     if raw is None:
-        plan.notes.append(Msg("runbook 이 더한 것이 없어 뺄 것이 없습니다.", "nothing the runbook added is there: nothing to remove."))
+        plan.notes.append(say("distro.remove.nothing_runbook_added_there"))
     elif raw.decode("utf-8", "replace").startswith(DROPIN_COMMENT):
         plan.retire.append(lab_path)
-        plan.notes.append(Msg(f"runbook 이 쓴 드롭인을 치웁니다 (백업을 남김): {lab_path}",
-                              f"retiring the drop-in the runbook wrote (a backup is kept): {lab_path}"))
+        plan.notes.append(say("distro.remove.retiring_drop_runbook_wrote", lab_path=lab_path))
     else:
-        plan.kept.append(Msg(f"runbook 이 쓴 파일이 아니라서 그대로 둡니다 (첫 줄에 runbook 표시가 없음): {lab_path}",
-                             f"{lab_path} was not written by the runbook (no runbook mark on its first line), so it is kept."))
+        plan.kept.append(say("distro.remove.not_written_runbook_no", lab_path=lab_path))
     return plan
 
 
@@ -54,17 +52,15 @@ def _remove_template_block(target: Target, route: Route, wanted: RuntimeWanted) 
     nl = "\r\n" if text and "\r\n" in text else "\n"  # distro_edit ends the block's lines as the template's
     block = block.replace("\n", nl)
     if text is None or block not in text:
-        plan.notes.append(Msg("runbook 이 더한 것이 없어 뺄 것이 없습니다.", "nothing the runbook added is there: nothing to remove."))
+        plan.notes.append(say("distro.remove.nothing_runbook_added_there_2"))
         return plan
     if text == CREATED_TEMPLATE.replace("\n", nl) + block:
         plan.retire.append(route.path)
-        plan.notes.append(Msg(f"runbook 이 만든 템플릿을 치웁니다 (백업을 남김): {route.path}",
-                              f"retiring the template the runbook created (a backup is kept): {route.path}"))
+        plan.notes.append(say("distro.remove.retiring_template_runbook_created", at=route.path))
         return plan
     at = text.rindex(block)
     start = at - len(nl) if text[:at].endswith(nl + nl) else at  # the blank line distro_edit put before it
     new = text[:start] + text[at + len(block):]
     plan.writes.append(plan_write(target, route.path, new.encode()))
-    plan.notes.append(Msg(f"템플릿에서 runbook 이 덧붙인 런타임 테이블을 뺍니다: {wanted.name} ({route.path})",
-                          f"removing the runtime tables the runbook appended to the template: {wanted.name} ({route.path})"))
+    plan.notes.append(say("distro.remove.removing_runtime_tables_runbook", name=wanted.name, at=route.path))
     return plan

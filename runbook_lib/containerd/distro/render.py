@@ -45,7 +45,7 @@ def render_microk8s(text: str, values: dict[str, str] | None = None) -> str:
 class TemplateUnrendered(ConfigError):
     """The template has a Go template action the runbook cannot evaluate as k3s would ({{ if ... }}, a field
     of k3s's own config): the config containerd will read cannot be known, so nothing is judged or written."""
-    code = "distro.template_unrendered"
+    default_code = "distro.template_unrendered"
 
 
 def rendered_error(exc, rendered: str, template: str, path: str, generated: str) -> ConfigError:
@@ -59,7 +59,7 @@ def rendered_error(exc, rendered: str, template: str, path: str, generated: str)
     lines = template.replace("\r\n", "\n").split("\n")
     hits = [i for i, ln in enumerate(lines) if bad and ln.strip() == bad]
     line = hits[-1] + 1 if hits else None
-    what, fix, _ = words("distro.template_renders_invalid", detail_ko=err.what.ko, detail_en=err.what.en,
+    what, fix, _ = words("distro.template_renders_invalid", detail=err.what,
                          generated=generated, shown=bad)
     return ConfigError(what, fix, path=path, line=line, code="distro.template_renders_invalid",
                        excerpt=f"{line:>5} | {lines[line - 1]}" if line else None)

@@ -68,7 +68,7 @@ def test_a_result_file_that_cannot_be_read_does_not_stop_check_mode(tmp_path):
     os.mkfifo(root / TOOLKIT / "report.txt")
     results = _run(root, mode="check")
     assert {"prepare", "runtime", "options", "default", "parse", "cdi", "runtimeclass", "report"} <= set(results)
-    assert results["report"].failed and results["report"].problems[0].code == "write.failed"
+    assert results["report"].failed and results["report"].problems[0].is_a("write.failed")
     assert_bilingual(results["report"].problems[0].what.ko + " " + results["report"].problems[0].what.en)
 
 

@@ -54,8 +54,7 @@ def collect_parameters(args, declared: dict, root: str | None = None) -> dict:
         except RunbookError as exc:  # too large: its words say the size and the limit
             raise Refused(exc.render()) from None
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            raise Refused(f"파라미터 파일을 읽지 못했습니다: {args.params_file} ({exc})\n"
-                          f"could not read the parameters file: {args.params_file} ({exc})") from None
+            raise Refused(str(say("args.could_not_read_parameters", params_file=args.params_file, exc=exc))) from None
         if not isinstance(loaded, dict):
             raise Refused(str(say("args.parameters_file_must_mapping", params_file=args.params_file)))
         params.update(loaded)

@@ -16,10 +16,10 @@ def cmd_check(args) -> int:
     from runbook_lib.findings.errors import RunbookError
     from runbook_lib.cli.refused import EXIT_FAILED, EXIT_OK, Refused
     from runbook_lib.engine.result import BLOCKED, FAILED
+    from runbook_lib.findings.catalog import say
 
     if not os.path.isdir(args.root):
-        raise Refused(f"실습 폴더가 없습니다: {args.root}. runbook lab-init {args.root} 로 먼저 만드세요.\n"
-                      f"no such lab folder: {args.root}; make it first with runbook lab-init {args.root}.")
+        raise Refused(str(say("check.no_such_lab_folder", root=args.root)))
     params = {"root": os.path.abspath(args.root)}
     for name, value in args.params:
         params[name] = value

@@ -55,13 +55,10 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
         # now): rendering the drop-in again would change a working node for nothing.
         where = locate(eff, runtimes_path(eff.version) + (p.runtime_name,))[0]
         if eff.file(path) is not None:
-            return Plan(folder=posixpath.dirname(path), message=Msg(
-                f"{p.runtime_name} 런타임이 이미 {where} 에 올바르게 등록되어 있어 드롭인을 그대로 둡니다 (손으로 고친 줄과 주석도 그대로).",
-                f"the {p.runtime_name} runtime is already registered correctly in {where}, so the drop-in is kept as it is "
-                "(lines and comments edited by hand too)."))
-        return Plan(folder=posixpath.dirname(path), message=Msg(
-            f"{p.runtime_name} 런타임이 이미 {where} 에 올바르게 등록되어 있어 드롭인 파일을 쓰지 않습니다.",
-            f"the {p.runtime_name} runtime is already registered correctly in {where}, so no drop-in is written."))
+            return Plan(folder=posixpath.dirname(path), message=say(
+                "dropin.runtime_already_registered_correctly_2", runtime_name=p.runtime_name, where=where))
+        return Plan(folder=posixpath.dirname(path), message=say(
+            "dropin.runtime_already_registered_correctly", runtime_name=p.runtime_name, where=where))
     if foreign:  # another tool's file at the runbook's path (nvidia-ctk writes conf.d/99-nvidia.toml too)
         q = _not_ours(path, p, existing.text)
         raise ConfigError(q.what, q.fix, path=path, line=q.line, code=q.code, excerpt=q.excerpt)
@@ -83,12 +80,8 @@ def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,
     if source:
         notes.append(say("dropin.new_runtime_starts_copy", source=source))
     if eff.merge == MERGE_1X:
-        notes.append(Msg(
-            f"containerd 1.x 는 import 한 파일의 플러그인 테이블로 기존 테이블을 통째로 바꿉니다. 그래서 드롭인에 CRI 플러그인 "
-            f"설정 전체를 담습니다. 앞으로 CRI 설정은 {p.config_path} 가 아니라 {path} 에서 고치세요.",
-            f"containerd 1.x replaces a whole plugin table with an imported file's, so the drop-in carries the complete "
-            f"CRI plugin config; from now on, change CRI settings in {path}, not in {p.config_path}."))
-    message = Msg(f"드롭인 {path} 에 {p.runtime_name} 런타임을 적습니다.", f"write the {p.runtime_name} runtime to the drop-in {path}.")
+        notes.append(say("dropin.containerd_x_replaces_whole", config_path=p.config_path, at=path))
+    message = say("dropin.write_runtime_drop", at=path, runtime_name=p.runtime_name)
     return Plan(message, writes=writes, notes=notes, folder=posixpath.dirname(path))
 
 

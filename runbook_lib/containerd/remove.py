@@ -96,7 +96,7 @@ def plan_remove(target: Target, config_path: str, wanted: RuntimeWanted, *,
     for lab, new in overlay.items():
         plan.writes.append(plan_write(target, lab, new))
     if not plan.changed:
-        plan.notes.append(Msg("runbook 이 더한 것이 없어 뺄 것이 없습니다.", "nothing the runbook added is there: nothing to remove."))
+        plan.notes.append(say("containerd.remove.nothing_runbook_added_there"))
     return with_retired(target, plan)
 
 

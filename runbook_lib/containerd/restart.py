@@ -23,7 +23,6 @@ from runbook_lib.findings.catalog import say
 
 SERVICE = "containerd"
 STEP = "restart"
-TITLE = Msg("containerd 재시작", "Restart containerd")
 RESTART = ["systemctl", "restart", SERVICE]
 IS_ACTIVE = ["systemctl", "is-active", SERVICE]
 

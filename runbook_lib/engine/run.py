@@ -310,9 +310,7 @@ class Run:
             if own:
                 judge(result)
             else:
-                result.message = Msg(
-                    "실행하지 않았습니다: 다른 단계가 거부해서, 아무것도 쓰기 전에 실행을 멈췄습니다.",
-                    "not run: another step refused, so the run stopped before its first write.")
+                result.message = say("run.not_run_another_step")
             return result
         # judged afresh from the commit's outcome: a check cell run again after a fix by hand says what the disk
         # holds now, not the failure it showed before
@@ -369,7 +367,7 @@ class Run:
                                           for q in earlier.problems):
                 continue
             return Problem.of("depends.earlier", prob.path, prob.line, col=prob.col, step=earlier_step.number,
-                              what_ko=prob.what.ko, what_en=prob.what.en)
+                              what=prob.what)
         return prob
 
     def _file(self, lab_path: str, action: str, data: bytes | None) -> dict:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from runbook_lib.evidence.archive import UNFINISHED, load_manifests
 from runbook_lib.findings.catalog import say
-from runbook_lib.findings.messages import display_width
+from runbook_lib.findings.messages import Msg, display_width
 from runbook_lib.steps.status import outcome
 
 # PASS covers "passed" and "unchanged": both mean the host is in the wanted state; "changed" is shown
@@ -133,8 +133,8 @@ def _failures(man: dict) -> list[dict[str, str]]:
     # a blocked step is listed with its message, "fix step N first", after the failure it waits for
     for failed in [r for r in man.get("steps") or [] if r.get("status") in ("failed", "blocked")] or \
             ([man["failed_step"]] if man.get("failed_step") else []):
-        out.append(say("summary.step_failed", step=failed.get("step"), id=failed.get("id"),
-                       message=failed.get("message") or {"ko": "", "en": ""}).as_dict())
+        label = Msg.verbatim(f"[{failed.get('step')} {failed.get('id')}] ")  # the step, as the lab numbers it
+        out.append(Msg.join("", [label, Msg.of_dict(failed.get("message"))]).as_dict())
     if out:
         return out
     err = man.get("error") or {}

@@ -23,6 +23,17 @@ class Msg:
         """The items joined by ``sep``, each language with its own."""
         return cls(sep.join(m.ko for m in items), sep.join(m.en for m in items))
 
+    @classmethod
+    def verbatim(cls, text: str) -> "Msg":
+        """Text that reads the same in both languages because it is not a sentence (a file's line as written, a
+        step's label, a value): never a catalog entry, which holds sentences."""
+        return cls(text, text)
+
+    @classmethod
+    def of_dict(cls, said: dict | None) -> "Msg":
+        """A message recorded as {ko, en} (Msg.as_dict), read back."""
+        return cls((said or {}).get("ko", ""), (said or {}).get("en", ""))
+
     def __add__(self, other: "Msg") -> "Msg":
         return Msg(f"{self.ko} {other.ko}".strip(), f"{self.en} {other.en}".strip())
 

@@ -67,12 +67,9 @@ class TooManyFiles(ConfigError):
 
 
 def _too_large(shown: str, kind: str, size: int | str) -> FileTooLarge:
-    from runbook_lib.findings.problem import words
-    limit = LIMITS[kind]
-    kind_ko, kind_en = KIND_WORDS[kind]
-    what, fix, _ = words("read.too_large", path=shown, size=_human(size), limit=_human(limit), kind_ko=kind_ko,
-                         kind_en=kind_en)
-    return FileTooLarge(what, fix, path=shown, code="read.too_large")
+    kind_ko, kind_en = KIND_WORDS[kind]  # one value, shown in each line's language
+    return FileTooLarge.of("read.too_large", shown, path_shown=shown, size=_human(size), limit=_human(LIMITS[kind]),
+                           kind={"ko": kind_ko, "en": kind_en})
 
 
 def _human(n: int | str) -> str:

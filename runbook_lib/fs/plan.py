@@ -14,7 +14,7 @@ from runbook_lib.fs.safe_write import WritePlan
 
 
 def _no_message() -> Msg:
-    return Msg("", "")
+    return Msg.join("", [])  # no sentence (yet): not a message of the catalog
 
 
 @dataclass

@@ -154,11 +154,9 @@ def unwritable(plan, *, will_exist: set[Path] = frozenset()) -> WriteError | Non
         return None
     return WriteError(
         plan.target.explain_missing_parent(plan.lab_path),
-        Msg(f"링크를 root 안의 파일을 가리키게 고치거나, 링크를 실제 파일로 바꾸세요 (ls -l {plan.lab_path}).",
-            f"make the link point at a file inside the root, or replace it with a real file (ls -l {plan.lab_path}).")
+        say("safe_write.make_link_point_file", lab_path=plan.lab_path)
         if plan.target.walk(plan.lab_path)[1] else
-        Msg(f"폴더를 만든 뒤 다시 실행하세요: mkdir -p {plan.target.lab_path(parent)}",
-            f"create the folder, then run again: mkdir -p {plan.target.lab_path(parent)}"),
+        say("safe_write.create_folder_then_run", parent=plan.target.lab_path(parent)),
         path=plan.lab_path)
 
 

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from runbook_lib.findings.text import code
 from runbook_lib.grading.model import FEEDBACK_NAME, PASSING, ClassGrade, root_causes
-from runbook_lib.grading.model import FEEDBACK_NAME, ClassGrade
 from runbook_lib.steps.status import outcome
 from runbook_lib.lab.lessons import lesson
 from runbook_lib.findings.messages import Msg, display_width
@@ -18,15 +17,12 @@ from runbook_lib.findings.catalog import say
 
 LEFT = "text-align:left"  # JupyterLab's and nbconvert's stylesheets right-align a rendered table's cells
 COLOURS = {"passed": "#2da44e", "failed": "#cf222e", "blocked": "#8c959f", "skipped": "#d4a72c", "missing": "#d0d7de"}
-LEGEND = {"passed": Msg("통과", "passed"), "failed": Msg("실패", "failed"),
-          "blocked": Msg("앞 단계를 먼저 고칠 것", "fix an earlier step first"), "skipped": Msg("건너뜀", "skipped"),
-          "missing": Msg("기록 없음", "no record")}
+LEGEND = {"passed": "class_view.passed", "failed": "class_view.failed", "blocked": "class_view.blocked",
+          "skipped": "class_view.skipped", "missing": "class_view.no_record"}  # catalog codes, said when shown
 
 
 def cell_state(status: str | None) -> str:
-    if status in PASSING:
-        return "passed"
-    return status if status in ("failed", "blocked", "skipped") else "missing"
+    return outcome(status).state  # steps/status.py, the one status mapping
 
 
 def matrix(result: ClassGrade) -> tuple[list[tuple[str, object, dict]], list[tuple[str, list[str]]]]:
@@ -59,7 +55,7 @@ def table_html(result: ClassGrade, base: str = "") -> str:
         out.append(f'<tr><td style="{LEFT};padding:2px 8px">{link}</td>{tds}<td style="{LEFT};padding:2px 8px">{verdict}</td></tr>')
     out.append("</table>")
     legend = " ".join(f'<span style="background:{COLOURS[k]};color:#fff;padding:0 .4rem">{_e(m.ko)} / {_e(m.en)}</span>'
-                      for k, m in LEGEND.items())
+                      for k, m in ((k, say(code)) for k, code in LEGEND.items()))
     return "".join(out) + f"<p>{legend}</p>"
 
 

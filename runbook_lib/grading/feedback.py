@@ -10,7 +10,6 @@ from runbook_lib.grading.model import PASSING, Student, blocked_words
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.text import both_html as _both
 from runbook_lib.findings.text import html as _finding
-from runbook_lib.grading.model import Student
 from runbook_lib.steps.status import outcome
 from runbook_lib.lab.lessons import lesson
 from runbook_lib.findings.problem import Problem
@@ -41,12 +40,9 @@ def render(s: Student) -> str:
     passed = [r for r in s.steps if r.get("status") in PASSING]
     skipped = [r for r in s.steps if r.get("status") == "skipped"]
     blocked = [r for r in s.steps if r.get("status") == "blocked"]
-    if s.ok:
-        verdict = ('<p class="verdict ok">모든 단계를 통과했습니다. 잘했습니다!<br>'
-                   '<span class="en">Every step passed. Well done!</span></p>')
-    else:
-        verdict = (f'<p class="verdict bad">고칠 단계가 {len(failed)}개 있습니다. 아래 순서대로 고쳐 보세요.<br>'
-                   f'<span class="en">{len(failed)} step(s) to fix; work through them in order below.</span></p>')
+    said = say("feedback.all_passed") if s.ok else say("feedback.steps_to_fix", n=len(failed))
+    verdict = (f'<p class="verdict {"ok" if s.ok else "bad"}">{_e(said.ko)}<br>'
+               f'<span class="en">{_e(said.en)}</span></p>')
     body = [f"<h1>실습 피드백 / Lab feedback: {_e(s.label)}</h1>", verdict]
     if s.error:
         body.append('<h2>채점이 끝나지 않았습니다 / The grading did not finish</h2>'

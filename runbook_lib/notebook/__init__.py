@@ -129,8 +129,7 @@ class OutOfOrder(Feedback):
 class _NotInThisMode:
     """The stand-in step of a section that a mode does not run (the apply steps in mode=remove)."""
     NUMBER = ID = number = id = "-"
-    TITLE = title = Msg("remove 모드에서는 이 단계를 하지 않습니다. 되돌린 내용은 맨 위 셀에 있습니다.",
-                "remove mode does not run this step: what was removed is in the first cell.")
+    TITLE = title = say("notebook.remove_mode_does_not")
 
 
 class Runbook(Run):

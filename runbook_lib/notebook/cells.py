@@ -16,8 +16,8 @@ from runbook_lib.notebook.expect import Expect
 # stated visibly (runbook_lib/notebook/expect.py).
 CHECKS = {
     "prepare": """with rb.expect("prepare") as expect:
-    expect.true(rb.is_dir(toolkit_dir), "toolkit_dir exists")
-    expect.true((rb.read(rb.config_path) or "").strip(), "the config exists and is not empty")""",
+    expect.true(rb.is_dir(toolkit_dir), "expect.toolkit_dir_exists")
+    expect.true((rb.read(rb.config_path) or "").strip(), "expect.config_not_empty")""",
     "runtime": """cfg = rb.containerd_config()                  # tomllib: config.toml merged with its imports
 nvidia = rb.runtime_table(cfg, runtime_name)     # at the path of the config's version
 with rb.expect("runtime") as expect:

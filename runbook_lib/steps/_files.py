@@ -85,4 +85,6 @@ def _shown(line: str) -> Msg:
         said.append(say("file.invisible.space_at_end"))
     if body != body.lstrip(" "):
         said.append(say("file.invisible.space_at_start"))
-    return say("file.line_with_invisible", line=body, said=said) if said else say("file.line_as_written", line=body)
+    if not said:
+        return Msg.verbatim(body)
+    return Msg.join("", [Msg.verbatim(f"{body} ("), Msg.join(", ", said), Msg.verbatim(")")])

@@ -33,7 +33,7 @@ def plan(run) -> Plan:
     if BEFORE not in run.readings:
         ours_to_judge = run.p.mode == "apply" and run.path(run.p.config_path).is_file()  # on disk, not as planned
         run.readings[BEFORE] = _dump(run, binary) if ours_to_judge else None
-    return Plan(Msg(f"{binary} 에게 묻습니다: {cmd}", f"ask {binary}: {cmd}"), subject=cmd)
+    return Plan(say("ask_containerd.ask", binary=binary, cmd=cmd), subject=cmd)
 
 
 def _dump(run, binary: str) -> dict | None:

@@ -33,8 +33,7 @@ def verdict(run) -> list[Problem]:
     from runbook_lib.steps.runtime import foreign_problem
     foreign = foreign_problem(run, eff) if isinstance(table, dict) else None
     if foreign is not None:  # another owner's options are theirs: no fix here may overwrite them
-        return [Problem.of("depends.earlier", foreign.path, foreign.line, step=2, what_ko=foreign.what.ko,
-                           what_en=foreign.what.en)]
+        return [Problem.of("depends.earlier", foreign.path, foreign.line, step=2, what=foreign.what)]
     if isinstance(table, dict):
         return diagnose.runtime_problems(eff, run.p, part="options")
     problems = [Problem.of("depends.runtime_table", eff.main.lab_path, step=2, runtime=run.p.runtime_name)]

@@ -19,6 +19,7 @@ from runbook_lib.containerd.smoke import facts as smoke_facts
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem, words
 from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
 from runbook_lib.steps.base import CHANGED, Plan, Step
 from runbook_lib.steps import restart
 
@@ -29,7 +30,7 @@ TITLE = words("pod.title")[0]
 def _said(code: str, **values) -> Msg:
     """A catalog entry's what and fix as one message (a skip says why, and how to turn the step on)."""
     what, fix, _ = words(code, **values)
-    return Msg(f"{what.ko} {fix.ko}", f"{what.en} {fix.en}")
+    return what + fix
 
 
 def containerd_binary(run) -> str | None:
@@ -81,10 +82,10 @@ def _sandbox(run):
     try:
         eff = run.effective()
     except RunbookError as exc:
-        return _said("pod.blocked", reason_ko=exc.what.ko, reason_en=exc.what.en)
+        return _said("pod.blocked", reason=exc.what)
     handler, unread = _handler(run)
     if handler is None:
-        return _said("pod.blocked", reason_ko=f"{unread} 의 handler", reason_en=f"the handler of {unread}")
+        return _said("pod.blocked", reason=say("pod.handler_of", unread=unread))
     return smoke_sandbox.run(data=eff.data, version=eff.version, handler=handler, runtime=run.p.runtime_name,
                              containerd=containerd_binary(run), timeout=run.p.smoke_timeout)
 
@@ -113,7 +114,8 @@ def _node(run):
     runtimes = smoke_node.running_runtimes(status)
     if p.runtime_name not in runtimes and _pending_restart(run):
         client.close()
-        return _said("pod.pending_restart", handler=p.runtime_name, runtimes=", ".join(sorted(runtimes)) or "-")
+        return _said("pod.pending_restart", handler=p.runtime_name, runtimes=", ".join(sorted(runtimes)) or "-",
+                      restart="-p restart_containerd True", check="-p mode check -p smoke node")
     return smoke_node.run(client=client, status=status, socket=socket, handler=p.runtime_name, image=p.smoke_image,
                           command=p.smoke_command, pull=p.smoke_pull, timeout=p.smoke_timeout,
                           cdi_devices=_cdi_devices(run, status), root=run.target.root)
@@ -155,7 +157,7 @@ def message(run) -> Msg | None:
     if reading.mode == smoke_facts.SANDBOX:
         flag = smoke_facts.flag_words(f["systemd_cgroup_flag"])
         return words("pod.passed_sandbox", sandbox=f["sandbox_id"][:13], handler=f["handler"], binary=f["binary"],
-                     flag_ko=flag["ko"], flag_en=flag["en"], default=f["default_runtime"])[0]
+                     flag=flag, default=f["default_runtime"])[0]
     return words("pod.passed_node", sandbox=f["sandbox_id"][:13], handler=f["handler"], command=f["command"],
                  count=len(f["gpu_lines"]))[0]
 

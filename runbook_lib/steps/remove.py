@@ -143,9 +143,7 @@ def verdict(run) -> list[Problem]:
     left = [Problem.of("remove.not_original", lab, file=lab)
             for lab, before in getattr(plan, "exact", {}).items() if run.read_bytes(lab) != before]
     if getattr(plan, "recorded", set()):  # a recorded file changed since: the runbook's tables must be gone from it
-        left += [Problem(m, Msg("mode=remove 로 다시 실행하거나, 남은 부분을 직접 지우세요.",
-                                "run again with mode=remove, or delete what is left by hand."),
-                         run.route.path if run.on_distro else run.p.config_path, code="remove.still_there")
+        left += [Problem.of("remove.still_there.runtime", run.route.path if run.on_distro else run.p.config_path, left=m)
                  for m in _still_there(run)]
     for lab in run.plans[ID].retire:
         if run.read_bytes(lab) is not None:

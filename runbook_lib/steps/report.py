@@ -35,7 +35,7 @@ def report(run) -> str:
 
 def plan(run) -> Plan:
     content = report(run)
-    return Plan(say("report.plan", content=content.strip().replace("\n", ", ")),
+    return Plan(Msg.verbatim(content.strip().replace("\n", ", ")),
                 writes=[run.plan_write(run.tk(FILE), content.encode())], subject=run.tk(FILE))
 
 

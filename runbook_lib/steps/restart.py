@@ -11,7 +11,7 @@ from runbook_lib.steps.base import CHANGED, FAILED, SKIPPED, UNCHANGED
 from runbook_lib.steps.base import Plan, Step
 
 NUMBER = ID = "restart"
-TITLE = service.TITLE
+TITLE = Msg("containerd 재시작", "Restart containerd")
 CONFIG_STEPS = ("prepare", "runtime", "remove")  # the steps whose writes change what containerd reads
 
 

@@ -53,7 +53,7 @@ def _sandbox(facts: dict, p) -> list[Problem]:
         out.append(Problem.of("pod.binary_not_called", binary=binary, handler=handler))
     elif facts.get("systemd_cgroup_flag") is not p.systemd_cgroup:
         seen = flag_words(bool(facts.get("systemd_cgroup_flag")))
-        out.append(Problem.of("pod.flag_differs", binary=binary, handler=handler, seen_ko=seen["ko"], seen_en=seen["en"],
+        out.append(Problem.of("pod.flag_differs", binary=binary, handler=handler, seen=seen,
                               wanted=str(p.systemd_cgroup).lower(), expected=str(p.systemd_cgroup).lower()))
     if facts.get("default_ran_it"):
         out.append(Problem.of("pod.default_ran_it", default=facts.get("default_runtime"), binary=binary))

@@ -109,7 +109,7 @@ def test_the_grade_counts_one_mistake_once(tmp_path):
     mistakes = class_view.common_mistakes(ClassGrade(tmp_path / "out", [student]))
     assert [m.key for m in mistakes] == ["options.systemd_cgroup.string"]
     page = feedback.render(student)
-    assert "고칠 단계가 1개" in page and "1 step(s) to fix" in page
+    assert "고칠 단계가 1개" in page and "one step to fix" in page
     assert page.count("3단계를 먼저 고치세요") == 2 and page.count("fix step 3 first") == 2
 
 

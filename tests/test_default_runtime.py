@@ -60,8 +60,8 @@ def test_aks_gpu_keeps_its_nvidia_default_and_gets_the_runtime_beside_it(tmp_pat
 def test_check_and_apply_agree_on_another_owners_runtime(tmp_path):
     root = _root(tmp_path, "talos")
     applied, checked = _run(root), _run(root, mode="check")
-    assert [p.code for p in applied.results["runtime"].problems] == ["runtime-other-binary"]
-    assert [p.code for p in checked.results["runtime"].problems] == ["runtime-other-binary"]
+    assert [p.code for p in applied.results["runtime"].problems] == ["runtime.other_binary"]
+    assert [p.code for p in checked.results["runtime"].problems] == ["runtime.other_binary"]
     assert [p.code for p in checked.results["options"].problems] == ["depends.earlier"]
     fixes = [p.fix.en for r in checked.results.values() for p in r.problems if p.fix]
     assert not [f for f in fixes if 'BinaryName = "/usr/bin/nvidia-container-runtime"' in f], fixes

@@ -296,7 +296,7 @@ def _default_not_a_string(eff: Effective, key: tuple[str, ...], runtime_name: st
     guess = _closest(str(raw).strip().lower(), names - {runtime_name}, cutoff=0.6) or "runc"
     path, line = locate(eff, key)
     shown = str(raw).lower() if isinstance(raw, bool) else str(raw)
-    return Problem.of("default.not_a_string", path, line, value=shown, kind_ko=kind_ko, kind_en=kind_en,
+    return Problem.of("default.not_a_string", path, line, value=shown, kind={"ko": kind_ko, "en": kind_en},
                       fixed=f"default_runtime_name = {render.value(guess)}")
 
 

@@ -73,12 +73,10 @@ def summary_text(results: list[StepResult]) -> str:
 
 
 def summary_html(results: list[StepResult], *, ok: bool, mode: str) -> str:
-    colour = {CHANGED: "#1f6feb", UNCHANGED: "#57606a", PASSED: "#1a7f37", FAILED: "#cf222e", SKIPPED: "#9a6700",
-              BLOCKED: "#8c959f"}
     td = "<td style='text-align:left;vertical-align:top'>"  # JupyterLab right-aligns a rendered table's cells
     rows = "".join(
         f"<tr>{td}{html.escape(str(r.step))}</td>{td}{html.escape(r.title.ko)}<br><small>{html.escape(r.title.en)}</small></td>"
-        f"<td style='text-align:left;vertical-align:top;color:{colour.get(r.status, '#000')};font-weight:bold'>{r.status}</td>"
+        f"<td style='text-align:left;vertical-align:top;color:{outcome(r.status).colour};font-weight:bold'>{r.status}</td>"
         f"{td}{html.escape(r.message.ko)}<br><small>{html.escape(r.message.en)}</small></td></tr>"
         for r in results)
     verdict = " / ".join(say("result.all_passed" if ok else "result.some_failed").as_dict().values())

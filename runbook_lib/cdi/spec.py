@@ -7,6 +7,9 @@ from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.yamldoc import load_mapping, safe_load, yaml_line
 from runbook_lib.findings.problem import WARNING, Problem
 from runbook_lib.findings.catalog import say
+from runbook_lib.cdi.strict import duplicate_keys, unknown_fields
+from runbook_lib.cdi.validate import validate_spec
+from runbook_lib.cdi.validate import KNOWN_CDI_VERSIONS
 
 CDI_EXTENSIONS = (".yaml", ".json")  # what the CDI library scans a spec folder for; nvidia.yml is never read
 CDI_VERSION = "0.5.0"  # the newest version podman 4.3 (Debian 12) accepts; containerd 1.6+ reads it too
@@ -54,8 +57,6 @@ _FIXES = {"/kind": f"kind: {KIND}", "/cdiVersion": f'cdiVersion: "{CDI_VERSION}"
 def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Problem]:
     """Verdicts for the spec: the kind the runbook needs, then the CDI rules (schema and reference library),
     each with the line it is on when ``text`` is given."""
-    from runbook_lib.cdi.strict import duplicate_keys, unknown_fields
-    from runbook_lib.cdi.validate import validate_spec
     problems = []
     for key, line, first in duplicate_keys(text or ""):
         problems.append(Problem.of("cdi.duplicate_key", lab_path, line, key=key, first=first, second=line))
@@ -97,5 +98,4 @@ def _written_fix(pointer: str, doc: dict) -> Msg | None:
 
 def _newer(version: str, than: str) -> bool:
     """A known cdiVersion above ``than`` (an unknown one is the reference rules' verdict)."""
-    from runbook_lib.cdi.validate import KNOWN_CDI_VERSIONS
     return version in KNOWN_CDI_VERSIONS and KNOWN_CDI_VERSIONS.index(version) > KNOWN_CDI_VERSIONS.index(than)

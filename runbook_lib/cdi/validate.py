@@ -16,6 +16,7 @@ import json
 import re
 from functools import lru_cache
 from importlib import resources
+from runbook_lib.cdi.format_extras import skipped_while_importing
 
 # The versions the reference implementation knows (its validSpecVersions).
 KNOWN_CDI_VERSIONS = ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0", "0.8.0", "1.0.0", "1.1.0")
@@ -93,7 +94,6 @@ def schema_validator():
     """A validator for the shipped upstream schema: the class its `$schema` names (draft-07), `defs.json`
     resolved from the package, and format checking on. The schema has no `format` keyword today (a test says
     so, because jsonschema's optional format extras are not loaded here: runbook_lib/cdi/format_extras.py)."""
-    from runbook_lib.cdi.format_extras import skipped_while_importing
 
     with skipped_while_importing():  # else ~3 s of grammar compiling, in a kernel of a JupyterLab environment
         from jsonschema.validators import validator_for

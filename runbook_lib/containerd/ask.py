@@ -21,6 +21,7 @@ from runbook_lib.fs.lifeline import child_preexec
 from runbook_lib.findings.catalog import say
 from runbook_lib.containerd import render
 from runbook_lib.containerd.versions import RUNTIME_TYPE
+from runbook_lib.containerd.versions import read_by
 
 if TYPE_CHECKING:
     from runbook_lib.containerd import verify
@@ -132,7 +133,6 @@ def version_unknown(reading: dict, p, file_version: int | None) -> Problem | Non
     dumped = reading.get("config_version")
     if file_version is None or not isinstance(dumped, int) or file_version <= dumped:
         return None
-    from runbook_lib.containerd.versions import read_by
     return Problem.of("containerd.reads.version_unknown", p.config_path, file_version=file_version, dumped=dumped,
                       containerd_version=reading.get("containerd_version", "?"), runtime=p.runtime_name,
                       runtimes=", ".join(reading["runtime_names"]) or "-", read_by=read_by(file_version), cmd=DUMP_CMD.format(config=p.config_path))

@@ -17,6 +17,8 @@ from runbook_lib.containerd.load import TomlFile
 from runbook_lib.containerd.spelling import case_variants
 from runbook_lib.containerd.versions import CRI_PLUGIN_NAMES, CRI_RUNTIME_PLUGIN, MERGES_KEY_BY_KEY, RUNTIME_TYPE, runtime_path, runtimes_path, v2_style_tables_without_version
 from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.edit import RuntimeWanted, inline_table_problem
+from runbook_lib.containerd.versions import _version_line
 
 # Keys containerd's CRI plugin knows in a runtime table (1.6 to 2.x); anything else is dropped silently.
 KNOWN_RUNTIME_KEYS = {
@@ -76,7 +78,6 @@ def _own_version(f: TomlFile) -> int:
 def inline_table_problems(eff: Effective, p) -> list[Problem]:
     """What step 2 would have to add but cannot, because the way is an inline table (edit.inline_table_problem):
     the runtime's table, or one of the runbook's settings missing from an existing runtime."""
-    from runbook_lib.containerd.edit import RuntimeWanted, inline_table_problem
     path = runtime_path(eff.version, p.runtime_name)
     owner = owner_file(eff, p.runtime_name)
     if get_in(eff.data, path) is None:
@@ -94,7 +95,6 @@ def inline_table_problems(eff: Effective, p) -> list[Problem]:
 
 def version_line(eff: Effective) -> int | None:
     """1-based line of the main file's top-level `version` key."""
-    from runbook_lib.containerd.versions import _version_line
     return _version_line(eff.main.text)
 
 

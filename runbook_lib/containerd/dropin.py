@@ -31,6 +31,9 @@ from runbook_lib.containerd.owner import require_not_foreign
 from runbook_lib.containerd.splice import keep_last_line, lines_of
 from runbook_lib.containerd.versions import RUNTIME_TYPE, containerd_table, detect_version, runtimes_path
 from runbook_lib.containerd.tables import get_in
+from runbook_lib.findings.problem import Problem
+from runbook_lib.fs.safe_write import read_bytes
+from runbook_lib.containerd.load import decode_text
 
 DROPIN_DIR = "conf.d"
 
@@ -100,15 +103,12 @@ def foreign_dropin_problems(eff: Effective, p) -> list:
 
 def _not_ours(path: str, p, text: str):
     """The finding for another tool's file at the drop-in's path, its first line shown: plan and verdict alike."""
-    from runbook_lib.findings.problem import Problem
     return Problem.of("dropin.not_ours", path, 1, excerpt=(text.splitlines() or [""])[0], dropin=path,
                       config=p.config_path, runtime=p.runtime_name)
 
 
 def _on_disk(target: Target, lab_path: str) -> TomlFile | None:
     """The drop-in's file when it is there but no import reads it (then it is not in the effective config)."""
-    from runbook_lib.fs.safe_write import read_bytes
-    from runbook_lib.containerd.load import decode_text
     raw = read_bytes(target.resolve(lab_path), shown=lab_path)
     if raw is None:
         return None

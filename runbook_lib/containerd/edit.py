@@ -23,6 +23,8 @@ from runbook_lib.containerd.splice import keep_last_line, lines_of, replace_span
 from runbook_lib.containerd.owner import foreign_runtime
 from runbook_lib.containerd.spelling import variant_notes, without_variants
 from runbook_lib.containerd.tables import get_in, set_in
+from runbook_lib.containerd.versions import containerd_table
+from runbook_lib.findings.problem import Problem
 
 OPTIONS = "options"
 
@@ -53,7 +55,6 @@ class EditPlan:
 
 
 def default_runtime_name(data: dict, version: int) -> str:
-    from runbook_lib.containerd.versions import containerd_table
     node = get_in(data, containerd_table(version))
     name = node.get("default_runtime_name") if isinstance(node, dict) else None
     return name if isinstance(name, str) and name else "runc"
@@ -120,7 +121,6 @@ def inline_table_problem(text: str, path: tuple[str, ...], lab_path: str, adding
     allows nothing to be added to an inline table from outside it, so neither a new [section] nor a new key
     can go there. The finding says where it is and how to write it instead (None when the way is open)."""
     import tomllib
-    from runbook_lib.findings.problem import Problem
     layout = scan(text)
     for kv in layout.keyvalues:
         full = kv.full_path()

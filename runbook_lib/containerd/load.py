@@ -15,6 +15,8 @@ from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.tomldoc import MAX_DEPTH, TooDeep, loads
 from runbook_lib.findings.catalog import say
 from runbook_lib.containerd.toml_errors import toml_error  # noqa: F401  (re-exported: the verdict for a syntax error)
+from runbook_lib.findings.problem import words
+from runbook_lib.containerd.distro.detect import generated_finding
 
 BOM = "\ufeff"
 @dataclass
@@ -41,7 +43,6 @@ def decode_text(raw: bytes, lab_path: str) -> tuple[str, bool, bool]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with its byte-order mark: PowerShell's > and Notepad
-            from runbook_lib.findings.problem import words
             what, fix, _ = words("toml.utf16", path=lab_path)
             raise ConfigError(what, fix, path=lab_path, line=1, col=1, code="toml.utf16") from None
         line = raw[: exc.start].count(b"\n") + 1
@@ -60,12 +61,10 @@ def parse_text(text: str, lab_path: str) -> dict:
     try:
         return loads(text)
     except TooDeep as exc:
-        from runbook_lib.findings.problem import words
         what, fix, _ = words("input.too_deep", line=exc.line, limit=MAX_DEPTH)
         raise ConfigError(what, fix, path=lab_path, line=exc.line, col=exc.col, code="input.too_deep") from None
     except tomllib.TOMLDecodeError as exc:
         if "{{" in text:  # a k3s/RKE2 Go template: say so, not "TOML syntax error, quote your section names"
-            from runbook_lib.containerd.distro.detect import generated_finding
             finding = generated_finding(text, lab_path)
             if finding is not None:
                 raise raised(finding) from None

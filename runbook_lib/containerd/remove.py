@@ -31,6 +31,7 @@ from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.load import TomlFile, load_toml, reads_as, require_reads_as
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import CRI_RUNTIME_PLUGIN, RUNTIME_TYPE, detect_version, format_path, runtime_path
+from runbook_lib.containerd.edit import default_runtime_name
 
 
 def with_retired(target: Target, plan: Plan) -> Plan:
@@ -106,7 +107,6 @@ def _without_written_default(f: TomlFile, eff: Effective, wanted: RuntimeWanted,
     `runtime_type = "io.containerd.runc.v2"` (containerd's built-in default is gone once any runtime table
     exists). That table goes too when it is the only runtime left, is exactly that, and taking it out is what
     the runbook's edit would put back."""
-    from runbook_lib.containerd.edit import default_runtime_name
     default = default_runtime_name(rest, eff.version)
     runtimes = get_in(rest, runtime_path(eff.version, default)[:-1])
     if not isinstance(runtimes, dict) or list(runtimes) != [default] or runtimes[default] != {"runtime_type": RUNTIME_TYPE}:
@@ -156,7 +156,6 @@ def confirm_removed(target: Target, config_path: str, wanted: RuntimeWanted) -> 
 def _without_runtime(data: dict, version: int, wanted: RuntimeWanted) -> dict:
     """``data`` without the runtime, and without a default runtime table that is exactly the one the runbook
     writes along with it (_without_written_default)."""
-    from runbook_lib.containerd.edit import default_runtime_name
     out = copy.deepcopy(data)
     runtimes = get_in(out, runtime_path(version, wanted.name)[:-1])
     if isinstance(runtimes, dict):

@@ -17,6 +17,8 @@ from __future__ import annotations
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.catalog import say
+from runbook_lib.containerd import render
+from runbook_lib.containerd.layout import scan
 
 RUNTIME_TYPE = "io.containerd.runc.v2"
 
@@ -99,7 +101,6 @@ def detect_version(data: dict, *, path: str, empty: bool, text: str | None = Non
     if v == 0 and type(v) is int:
         return 1  # containerd: "Version 0 is not defined, treated at version 1" (GetVersion in 1.x alike)
     if isinstance(v, bool) or not isinstance(v, int) or v not in CRI_RUNTIME_PLUGIN:
-        from runbook_lib.containerd import render
         shown = render.value(v) if isinstance(v, (str, bool, int, float)) else str(v)
         table = Msg.join("; ", [say("versions.read_by_entry", version=n, read_by=READ_BY[n]) for n in KNOWN_VERSIONS])
         raise ConfigError.of("config.unreadable.version_value_wrong_expected", path=path, line=_version_line(text), shown=shown, table=table)
@@ -110,7 +111,6 @@ def _version_line(text: str | None) -> int | None:
     """1-based line of the top-level `version` key, when the file's text is known."""
     if text is None:
         return None
-    from runbook_lib.containerd.layout import scan
     kv = scan(text).keyvalue(("version",))
     return kv.line + 1 if kv is not None and kv.table == () else None
 

@@ -28,6 +28,10 @@ import threading
 import time
 
 from runbook_lib.findings.errors import RunbookError
+from runbook_lib.fs import bounded_read
+from runbook_lib.findings.problem import words
+from runbook_lib.findings.text import text
+from runbook_lib.findings.problem import Problem
 
 DEFAULT_TIME_LIMIT = 300  # seconds: a run takes 3-10 s
 DEFAULT_MEMORY_LIMIT = 768  # MiB: a run's kernel holds about 60 MiB
@@ -49,8 +53,6 @@ class RunStopped(BaseException):
 
 
 def stopped(code: str, **values) -> RunStopped:
-    from runbook_lib.fs import bounded_read
-    from runbook_lib.findings.problem import words
     reading = bounded_read.last_read or "-"
     what, fix, _ = words(code, reading=reading, **values)
     return RunStopped(RunbookError(what, fix, path=bounded_read.last_read, code=code))
@@ -203,8 +205,6 @@ def explain_dead(exc: BaseException, params: dict) -> str | None:
     both languages. None for any other error."""
     if type(exc).__name__ not in ("DeadKernelError", "CellTimeoutError"):
         return None
-    from runbook_lib.findings.text import text
-    from runbook_lib.findings.problem import Problem
 
     return text(Problem.of("run.kernel_died", seconds=_given(params, "time_limit", DEFAULT_TIME_LIMIT)).as_dict())
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from runbook_lib.cdi.spec import CDI_EXTENSIONS
 from runbook_lib.findings.errors import ParameterError
 from runbook_lib.k8s.names import dns1123_label_problem, quoted
+from runbook_lib.findings.problem import words
 
 MODES = ("apply", "check", "remove")
 DISTROS = ("auto", "containerd", "k3s", "rke2", "microk8s", "k0s")
@@ -160,7 +161,6 @@ def default_lab_root() -> Path:
 
 def _error(code: str, **values) -> ParameterError:
     """A parameter error whose words come from the finding catalog (runbook_lib/data/findings.yaml)."""
-    from runbook_lib.findings.problem import words
     what, fix, _ = words(code, **values)
     return ParameterError(what, fix, code=code)
 

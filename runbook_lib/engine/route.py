@@ -13,6 +13,13 @@ from dataclasses import replace
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.fs.tomldoc import loads as toml_loads
 from runbook_lib.findings.problem import Problem
+from runbook_lib.containerd import node
+from runbook_lib.containerd.distro import detect as distro
+from runbook_lib.containerd.ask import containerd_version
+from runbook_lib.containerd.versions import EMPTY_FILE_VERSION, version_for_containerd
+from runbook_lib.containerd.distro import render as distro_render
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.versions import detect_version, runtime_path
 
 
 def node_daemon(run):
@@ -20,7 +27,6 @@ def node_daemon(run):
     Docker's own), or None: in a lab root there is no daemon to look at."""
     if not run.target.is_host:
         return None
-    from runbook_lib.containerd import node
     try:
         return node.kubernetes_daemon(node.running_containerds())
     except OSError:
@@ -30,7 +36,6 @@ def node_daemon(run):
 def choose(run) -> tuple:
     """(route, refusal, params): the parameters follow the distribution's config when it is not plain containerd,
     and, on a real node, the --config the running containerd was started with when config_path was left as it is."""
-    from runbook_lib.containerd.distro import detect as distro
     asked = run.asked
     daemon = node_daemon(run)
     if daemon is not None and asked.distro == "auto" and daemon.owner in distro.DISTROS and daemon.owner != distro.PLAIN:
@@ -53,8 +58,6 @@ def empty_config_version(run) -> int:
     `config default` (asked with --version: containerd_bin, or containerd on PATH on a real node); without a
     containerd to ask, version 2, which every containerd from 1.3 on reads."""
     import shutil
-    from runbook_lib.containerd.ask import containerd_version
-    from runbook_lib.containerd.versions import EMPTY_FILE_VERSION, version_for_containerd
     binary = run.p.containerd_bin or (shutil.which("containerd") if run.target.is_host else None)
     return version_for_containerd(containerd_version(binary)) if binary else EMPTY_FILE_VERSION
 
@@ -62,7 +65,6 @@ def empty_config_version(run) -> int:
 def rendered(run) -> dict[str, bytes]:
     """The config the distribution will generate from its template, as an overlay for the steps to read (the
     generated file itself is rewritten from the template at the distribution's next start)."""
-    from runbook_lib.containerd.distro import detect as distro, render as distro_render
     route = run.route
     if route is None or route.edit not in (distro.EDIT_GO_TEMPLATE, distro.EDIT_PLACEHOLDER_TEMPLATE):
         return {}
@@ -83,8 +85,6 @@ def rendered(run) -> dict[str, bytes]:
 
 
 def has_runtime(text: str, p) -> bool:
-    from runbook_lib.containerd.tables import get_in
-    from runbook_lib.containerd.versions import detect_version, runtime_path
     try:
         data = toml_loads(text)
         return get_in(data, runtime_path(detect_version(data, path=p.config_path, empty=not data), p.runtime_name)) is not None

@@ -19,7 +19,6 @@ from dataclasses import replace
 from runbook_lib.fs import bounded_read
 from runbook_lib.containerd.edit import RuntimeWanted
 from runbook_lib.findings.errors import RunbookError
-from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.problem import Problem, unique, words
 from runbook_lib.fs import writable
 from runbook_lib.findings.catalog import say
@@ -30,6 +29,11 @@ from runbook_lib.fs.safe_write import WritePlan, commit, ensure_dir, read_bytes,
 from runbook_lib.fs.target import Target
 from runbook_lib.steps import REMOVE_STEPS, STEPS
 from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, Plan, Step, blocked_by
+from runbook_lib.fs.applied_record import RECORD
+from runbook_lib.containerd.effective import load_effective
+from runbook_lib.engine import route
+from runbook_lib.containerd.distro.detect import EDIT_CONFIG
+from runbook_lib.fs import applied_record
 
 
 class Run:
@@ -57,7 +61,6 @@ class Run:
         self._lock = RootLock(self.target, shared=self.p.check_only).acquire()
         if not self.p.check_only:
             try:  # temp files sit next to the file they replace: through a symlink, that is the link's folder
-                from runbook_lib.fs.applied_record import RECORD
                 for folder in {posixpath.dirname(self.p.config_path), self.p.toolkit_dir, posixpath.dirname(RECORD),
                                posixpath.dirname(self.p.cdi_spec), posixpath.join(posixpath.dirname(self.p.config_path), "conf.d")}:
                     sweep_stale_temps(self.target.resolve(folder))
@@ -111,7 +114,6 @@ class Run:
     def effective(self):
         """The config containerd will use (the main file merged with its imports), re-read only when one of its
         files changed: every step reads it, most of them more than once."""
-        from runbook_lib.containerd.effective import load_effective
         rendered = self.rendered()
         if self._overlay is not None or rendered:
             return load_effective(self.target, self.p.config_path, overlay={**(self._overlay or {}), **rendered})
@@ -155,28 +157,23 @@ class Run:
 
     def choose_route(self) -> None:
         """Which distribution's containerd this is, and the file it really reads (runbook_lib/engine/route.py)."""
-        from runbook_lib.engine import route
         self.route, self.route_refusal, self.p = route.choose(self)
 
     @property
     def on_distro(self) -> bool:
         """A distribution's route other than a containerd config the runbook edits itself."""
-        from runbook_lib.containerd.distro.detect import EDIT_CONFIG
         return self.route is not None and self.route.edit != EDIT_CONFIG
 
     def rendered(self) -> dict[str, bytes]:
         """A distribution's generated config as the distribution would render it from the planned template."""
-        from runbook_lib.engine import route
         return route.rendered(self)
 
     def empty_config_version(self) -> int:
         """The version an empty config is written for: the node's containerd decides, when there is one to ask."""
-        from runbook_lib.engine import route
         return route.empty_config_version(self)
 
     def effective_with(self, changes: dict[str, bytes]):
         """The effective config with ``changes`` (lab path -> bytes) over the state planned so far."""
-        from runbook_lib.containerd.effective import load_effective
         return load_effective(self.target, self.p.config_path, overlay={**(self._overlay or {}), **changes})
 
     def mirror(self, **changes) -> "Run":
@@ -289,7 +286,6 @@ class Run:
         return result
 
     def _record(self, result: StepResult, write: WritePlan) -> None:
-        from runbook_lib.fs import applied_record
         try:
             applied_record.note_written(self.target, write.lab_path, write.old, write.new)
         except (RunbookError, OSError) as exc:

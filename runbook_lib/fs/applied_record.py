@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from runbook_lib.fs.safe_write import WritePlan, commit, ensure_dir, plan_write, read_bytes, sha256
 from runbook_lib.fs.target import Target
+from runbook_lib.fs.safe_write import sync_folder
 
 RECORD = "/var/lib/nvidia-runtime-runbook/applied.json"
 FORMAT = 1
@@ -87,5 +88,4 @@ def forget(target: Target, done: list[str]) -> None:
             commit(write, backup=False)
     elif host.exists():
         host.unlink()
-        from runbook_lib.fs.safe_write import sync_folder
         sync_folder(host.parent)  # the removal survives a power cut, as every write does

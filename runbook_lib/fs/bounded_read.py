@@ -25,6 +25,7 @@ import stat
 from pathlib import Path
 
 from runbook_lib.findings.errors import ConfigError
+from runbook_lib.findings.problem import words
 
 KIB, MIB = 1024, 1024 * 1024
 
@@ -144,6 +145,5 @@ def names_in(folder: Path | str, shown: str, match=None) -> list[str]:
 
 
 def too_many(shown: str, count: int | str) -> TooManyFiles:
-    from runbook_lib.findings.problem import words
     what, fix, _ = words("read.too_many_files", folder=shown, count=count, limit=MAX_FILES)
     return TooManyFiles(what, fix, path=shown, code="read.too_many_files")

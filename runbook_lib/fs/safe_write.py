@@ -20,7 +20,6 @@ from pathlib import Path
 
 from runbook_lib.fs import bounded_read
 from runbook_lib.findings.errors import WriteError
-from runbook_lib.findings.catalog import say
 from runbook_lib.fs.target import Target
 from runbook_lib.fs.writable import folder_blocked, unwritable  # planned there; the write is guarded here too
 

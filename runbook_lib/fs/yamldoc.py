@@ -8,6 +8,7 @@ import yaml
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.catalog import say
+from runbook_lib.findings.problem import words
 
 
 # libyaml's loader when PyYAML was built with it (about ten times faster); the same safe subset of YAML.
@@ -95,7 +96,6 @@ def _bounded(exc, line: int | None) -> tuple[str, Msg, Msg] | None:
     """(code, what, fix) of a document beyond the loader's bounds."""
     if not isinstance(exc, Excessive):
         return None
-    from runbook_lib.findings.problem import words
     what, fix, _ = words(exc.code, line=line, **exc.values)
     return exc.code, what, fix
 
@@ -103,7 +103,6 @@ def _bounded(exc, line: int | None) -> tuple[str, Msg, Msg] | None:
 def _known_mistake(text: str, problem: str, line: int | None, name: Msg) -> tuple[str, Msg, Msg] | None:
     """(code, what, fix) for the YAML mistakes a hand-written file makes most: a tab in the indentation
     (vi and `cat <<EOF` keep the Tab key's tab), and a second document after `---`."""
-    from runbook_lib.findings.problem import words
     lines = text.split("\n")
     shown = lines[line - 1] if line and line <= len(lines) else ""
     if "\t" in shown[:len(shown) - len(shown.lstrip(" \t"))]:

@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from runbook_lib.findings.text import code
-from runbook_lib.grading.model import FEEDBACK_NAME, PASSING, ClassGrade, root_causes
+from runbook_lib.grading.model import FEEDBACK_NAME, ClassGrade, root_causes
 from runbook_lib.steps.status import outcome
 from runbook_lib.lab.lessons import lesson
 from runbook_lib.findings.messages import Msg, display_width

@@ -10,7 +10,6 @@ from runbook_lib.grading.model import PASSING, Student, blocked_words
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.text import both_html as _both
 from runbook_lib.findings.text import html as _finding
-from runbook_lib.steps.status import outcome
 from runbook_lib.lab.lessons import lesson
 from runbook_lib.findings.problem import Problem
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from runbook_lib.findings.text import code, step_name, step_text, where
 from runbook_lib.grading.model import BLOCKED, GRADES_SCHEMA, NOT_SCORED, PASSING, ClassGrade, Student, blocked_words
 from runbook_lib.findings.problem import Problem
-from runbook_lib.steps.status import outcome
 
 POINTS = 1.0
 

@@ -16,7 +16,7 @@ import socket
 import xml.etree.ElementTree as ET
 
 from runbook_lib.findings.text import step_name, step_text
-from runbook_lib.grading.model import BLOCKED, NOT_SCORED, PASSING, ClassGrade, Student, blocked_words
+from runbook_lib.grading.model import BLOCKED, NOT_SCORED, ClassGrade, Student, blocked_words
 from runbook_lib.steps.status import outcome
 
 

@@ -15,6 +15,11 @@ from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.findings.catalog import say
+from runbook_lib.containerd import verify
+from runbook_lib.containerd.invariant import changed_beside
+from runbook_lib.steps.runtime import variants
+from runbook_lib.steps.runtime import foreign_problem
+from runbook_lib.containerd.distro import detect as distro
 
 NUMBER, ID = 9, "containerd"
 TITLE = Msg("containerd 에게 직접 확인", "Ask containerd itself")
@@ -39,7 +44,6 @@ def plan(run) -> Plan:
 def _dump(run, binary: str) -> dict | None:
     """containerd's whole reading of the config as it is now, or None when it cannot be had."""
     import tomllib
-    from runbook_lib.containerd import verify
     try:
         return tomllib.loads(verify.containerd_dump(binary, run.path(run.p.config_path), run.target.root))
     except (verify.ContainerdRejected, OSError, ValueError, subprocess.SubprocessError, tomllib.TOMLDecodeError):
@@ -48,8 +52,6 @@ def _dump(run, binary: str) -> dict | None:
 
 def _changed_beside(run, binary: str) -> Problem | None:
     """apply's promise, asked of containerd: beside the runtimes it adds and the CDI settings, it reads the same."""
-    from runbook_lib.containerd.invariant import changed_beside
-    from runbook_lib.steps.runtime import variants
     before = run.readings.get(BEFORE)
     after = _dump(run, binary) if isinstance(before, dict) else None
     if after is None:
@@ -73,7 +75,6 @@ def verdict(run) -> list[Problem]:
     if binary is None:
         return []
     try:
-        from runbook_lib.containerd import verify  # only when there is a containerd to ask: most lab runs skip this step
         reading = verify.containerd_reading(binary, run.path(p.config_path), run.target.root, p.runtime_name)
     except verify.ContainerdRejected as exc:
         return [ask.rejected_problem(exc, p.config_path)]
@@ -105,7 +106,6 @@ def verdict(run) -> list[Problem]:
 
 
 def _foreign(run) -> bool:
-    from runbook_lib.steps.runtime import foreign_problem
     try:
         return foreign_problem(run, run.effective()) is not None
     except RunbookError:
@@ -116,7 +116,6 @@ def _not_regenerated(run, reading: dict) -> Problem | None:
     """On a template route (k3s/RKE2 config.toml.tmpl, microk8s containerd-template.toml) the distribution writes
     the file containerd reads from the template at its next start only: until then `config dump` shows the old
     file. Steps 1-8 judged the rendering; this says what is pending instead of "containerd dropped the table"."""
-    from runbook_lib.containerd.distro import detect as distro
     route = run.route
     if route is None or route.edit not in (distro.EDIT_GO_TEMPLATE, distro.EDIT_PLACEHOLDER_TEMPLATE):
         return None

@@ -17,6 +17,9 @@ from runbook_lib.steps.lines import Rule
 from runbook_lib.findings.catalog import say
 from runbook_lib.steps._files import expected_text, file_problems
 from runbook_lib.steps._show import file_evidence
+from runbook_lib.containerd import diagnose
+from runbook_lib.containerd.cdi_config import plan_cdi
+from runbook_lib.containerd.cdi_config import cdi_findings, cdi_settings
 
 NUMBER, ID = 6, "cdi"
 TITLE = Msg("CDI 스펙 (cdi-keys.txt)", "CDI spec (cdi-keys.txt)")
@@ -58,8 +61,6 @@ def plan(run) -> Plan:
 def _enable_cdi(run, out: Plan) -> list:
     """enable_cdi=True: containerd's CRI plugin gets enable_cdi = true and the spec's folder in cdi_spec_dirs,
     every other line of the config kept (containerd/cdi_config.py)."""
-    from runbook_lib.containerd import diagnose
-    from runbook_lib.containerd.cdi_config import plan_cdi
     eff = run.effective()
     owner = diagnose.owner_file(eff, run.p.runtime_name)
     edit = plan_cdi(owner.text, owner.data, eff.version, posixpath.dirname(run.p.cdi_spec), lab_path=owner.lab_path)
@@ -71,7 +72,6 @@ def containerd_cdi(run) -> list[Problem]:
     """Whether containerd will use the spec (CDI on, its folder scanned): required with enable_cdi=True, a
     warning on a real node otherwise (the nvidia runtime itself does not need containerd's CDI), nothing in a
     lab root, where it would only be noise."""
-    from runbook_lib.containerd.cdi_config import cdi_findings, cdi_settings
     if not (run.p.enable_cdi or run.target.is_host):
         return []
     eff = run.effective()

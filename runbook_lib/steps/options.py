@@ -11,6 +11,8 @@ from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.findings.catalog import say
+from runbook_lib.steps.runtime import foreign_problem
+from runbook_lib.steps._show import runtime_evidence
 
 NUMBER, ID = 3, "options"
 TITLE = Msg("런타임 옵션 (BinaryName, SystemdCgroup)", "Runtime options (BinaryName, SystemdCgroup)")
@@ -30,7 +32,6 @@ def plan(run) -> Plan:
 def verdict(run) -> list[Problem]:
     eff = run.effective()
     table = get_in(eff.data, runtime_path(eff.version, run.p.runtime_name))
-    from runbook_lib.steps.runtime import foreign_problem
     foreign = foreign_problem(run, eff) if isinstance(table, dict) else None
     if foreign is not None:  # another owner's options are theirs: no fix here may overwrite them
         return [Problem.of("depends.earlier", foreign.path, foreign.line, step=2, what=foreign.what)]
@@ -44,7 +45,6 @@ def verdict(run) -> list[Problem]:
 
 
 def evidence(run) -> dict[str, str]:
-    from runbook_lib.steps._show import runtime_evidence
     return runtime_evidence(run)
 
 

@@ -22,6 +22,10 @@ from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.catalog import say
 from runbook_lib.steps.base import CHANGED, Plan, Step
 from runbook_lib.steps import restart
+from runbook_lib.containerd.smoke import node as smoke_node
+from runbook_lib.fs.yamldoc import safe_load
+from runbook_lib.containerd.smoke import sandbox as smoke_sandbox
+from runbook_lib.containerd.smoke.show import lines
 
 NUMBER = ID = "pod"
 TITLE = words("pod.title")[0]
@@ -39,7 +43,6 @@ def containerd_binary(run) -> str | None:
 
 def endpoint(run) -> str | None:
     """The node's CRI socket for `node`; None in a lab root without cri_endpoint (nothing runs there)."""
-    from runbook_lib.containerd.smoke import node as smoke_node
     if not run.p.cri_endpoint and not run.target.is_host:
         return None
     return smoke_node.endpoint(run.p.cri_endpoint, run.route.distro if run.route is not None else None)
@@ -67,7 +70,6 @@ def skipped(run) -> Msg | None:
 
 def _handler(run) -> tuple[str | None, str | None]:
     """The handler the RuntimeClass names (the file step 7 wrote or the student wrote), or why there is none."""
-    from runbook_lib.fs.yamldoc import safe_load
     path = run.tk("runtimeclass.yaml")
     try:
         doc = safe_load(run.read_text(path) or "")
@@ -78,7 +80,6 @@ def _handler(run) -> tuple[str | None, str | None]:
 
 
 def _sandbox(run):
-    from runbook_lib.containerd.smoke import sandbox as smoke_sandbox
     try:
         eff = run.effective()
     except RunbookError as exc:
@@ -92,8 +93,6 @@ def _sandbox(run):
 
 def _cdi_devices(run, status: dict) -> tuple[str, ...]:
     """With enable_cdi on a containerd that has CDI on: the spec's kind, every device (`nvidia.com/gpu=all`)."""
-    from runbook_lib.containerd.smoke import node as smoke_node
-    from runbook_lib.fs.yamldoc import safe_load
     if not run.p.enable_cdi or not smoke_node.cdi_enabled(status):
         return ()
     try:
@@ -105,7 +104,6 @@ def _cdi_devices(run, status: dict) -> tuple[str, ...]:
 
 
 def _node(run):
-    from runbook_lib.containerd.smoke import node as smoke_node
     p, socket = run.p, endpoint(run)
     client, status = smoke_node.reach(socket, p.smoke_timeout)
     if client is None:
@@ -164,7 +162,6 @@ def message(run) -> Msg | None:
 
 def evidence(run) -> dict[str, str]:
     """The handler, the sandbox id, the binary that ran and the container's output, as a person reads them."""
-    from runbook_lib.containerd.smoke.show import lines
     reading = run.readings.get(ID)
     if not isinstance(reading, smoke_facts.Smoke):
         return {}

@@ -10,6 +10,8 @@ from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.findings.catalog import say
+from runbook_lib.fs.bounded_read import names_in
+from runbook_lib.k8s.names import closest
 
 NUMBER, ID = 1, "prepare"
 TITLE = Msg("폴더 준비와 기본 설정 복사", "Prepare folders and the base config")
@@ -70,8 +72,6 @@ def verdict(run) -> list[Problem]:
 
 def _misnamed(run, lab_path: str, *, dirs: bool) -> Problem | None:
     """A missing folder or config whose name a neighbour nearly has (/root/tookit, config.tml): the mv."""
-    from runbook_lib.fs.bounded_read import names_in
-    from runbook_lib.k8s.names import closest
     parent, name = posixpath.split(lab_path.rstrip("/"))
     try:
         host = run.target.resolve(parent)

@@ -13,6 +13,13 @@ from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.findings.catalog import say
+from runbook_lib.containerd.variants import runtime_variants
+from runbook_lib.containerd.cdi_config import unplan_cdi
+from runbook_lib.containerd.load import load_toml
+from runbook_lib.containerd.versions import detect_version
+from runbook_lib.containerd.distro.remove import plan_remove_route
+from runbook_lib.fs import applied_record
+from runbook_lib.findings.problem import words
 
 NUMBER = ID = "remove"
 TITLE = Msg("런북이 더한 것 되돌리기", "Remove what the runbook added")
@@ -23,7 +30,6 @@ TOOLKIT_FILES = ("default", "default.txt"), ("parse", "parsed.txt"), ("cdi", "cd
 def all_variants(run):
     """The variants an earlier run may have added (whatever this run's variants parameter says): only a table
     that is exactly the runbook's, with the variant's own binary, is ever taken out."""
-    from runbook_lib.containerd.variants import runtime_variants
     return runtime_variants(run.wanted)
 
 
@@ -52,9 +58,6 @@ def _without_cdi_settings(run, planned: dict[str, bytes]) -> list[Msg]:
     """The runbook's minimal CDI spec goes, so the enable_cdi (and cdi_spec_dirs) an enable_cdi=True run wrote
     for it goes too, when config.toml holds them exactly where and as that run wrote them."""
     import posixpath
-    from runbook_lib.containerd.cdi_config import unplan_cdi
-    from runbook_lib.containerd.load import load_toml
-    from runbook_lib.containerd.versions import detect_version
     lab = run.p.config_path
     raw = planned.get(lab) or run.read_bytes(lab)
     if raw is None:
@@ -77,7 +80,6 @@ def _removals(run, planned: dict[str, bytes]):
     generated config.toml: the removal is taken from that route, or the runtime would come back at the
     distribution's next start."""
     if run.on_distro:
-        from runbook_lib.containerd.distro.remove import plan_remove_route
         yield plan_remove_route(run.target, run.route, run.wanted)  # the variants are written in place only
         return
     for wanted in list(reversed(all_variants(run))) + [run.wanted]:  # the reverse of the order they were added in
@@ -88,8 +90,6 @@ def plan(run) -> Plan:
     """Only what a run recorded as written (fs/applied_record.py): when every such file still holds the run's bytes,
     each gets its original back byte for byte (or goes, when the run created it); when someone changed one since,
     the recorded files are left to the table-by-table removal; a file no run wrote is never touched."""
-    from runbook_lib.fs import applied_record
-    from runbook_lib.findings.problem import words
     p = run.p
     entries = applied_record.load(run.target)
     if entries is None:
@@ -124,14 +124,12 @@ def plan(run) -> Plan:
 
 def act(run, result) -> None:
     """After the writes: the record forgets the files that now hold their bytes from before the run."""
-    from runbook_lib.fs import applied_record
     exact = getattr(run.plans[ID], "exact", {})
     applied_record.forget(run.target, [lab for lab, before in exact.items() if run.read_bytes(lab) == before])
 
 
 def _still_there(run) -> list[Msg]:
     if run.on_distro:  # the generated file keeps the runtime until the distribution's next start: read the route
-        from runbook_lib.containerd.distro.remove import plan_remove_route
         left = plan_remove_route(run.target, run.route, run.wanted)
         return [say("steps.remove.runtime_runbook_added_still", at=run.route.path)] if left.changed else []
     return [m for wanted in [run.wanted] + all_variants(run)

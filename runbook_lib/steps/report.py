@@ -7,7 +7,7 @@ from runbook_lib.k8s import runtimeclass
 from runbook_lib.steps import toolkit
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtimes_path
-from runbook_lib.findings.problem import Problem, say
+from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.steps._files import expected_text, file_problems

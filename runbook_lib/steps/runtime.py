@@ -14,6 +14,12 @@ from runbook_lib.findings.problem import Problem, words
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.findings.catalog import say
+from runbook_lib.containerd.variants import runtime_variants
+from runbook_lib.containerd.distro.plan import plan_route
+from runbook_lib.containerd import ask
+from runbook_lib.containerd.versions import read_by, version_for_containerd
+from runbook_lib.containerd.owner import RuntimeOwnedElsewhere
+from runbook_lib.steps._show import runtime_evidence
 
 NUMBER, ID = 2, "runtime"
 TITLE = Msg("nvidia 런타임 테이블 추가", "Add the nvidia runtime table")
@@ -27,7 +33,6 @@ def table_path(run) -> str:
 
 def variants(run) -> list[RuntimeWanted]:
     """nvidia-cdi and nvidia-legacy beside the runtime, when the variants parameter asks for them."""
-    from runbook_lib.containerd.variants import runtime_variants
     return runtime_variants(run.wanted) if run.p.variants else []
 
 
@@ -108,7 +113,6 @@ def plan(run) -> Plan:
 def _route(run) -> Plan:
     """k3s, RKE2, microk8s, k0s: the runtime goes where the distribution reads it (its template or its drop-in
     folder, containerd/distro_plan.py), checked as the distribution will render it."""
-    from runbook_lib.containerd.distro.plan import plan_route
     route = run.route
     newer = _newer_than_containerd(run, run.effective())  # a version-3 k3s file under a containerd 1.x named by containerd_bin
     if newer:
@@ -141,8 +145,6 @@ def _newer_than_containerd(run, eff) -> list[Problem]:
     """A config in a version the node's containerd does not know (version 3 under containerd 1.x): its CRI
     tables are dropped without an error, so a runtime written there is never read. Asked only where step 9
     asks (containerd_bin, or containerd on PATH on a real node), from `containerd --version`."""
-    from runbook_lib.containerd import ask
-    from runbook_lib.containerd.versions import read_by, version_for_containerd
     if eff.main.empty:
         return []
     binary, _ = ask.choose_binary(run.p, run.target)
@@ -159,7 +161,6 @@ def _newer_than_containerd(run, eff) -> list[Problem]:
 
 def foreign_problem(run, eff) -> Problem | None:
     """Another owner's runtime of that name (owner.py): apply's plan refuses it, and check says the same."""
-    from runbook_lib.containerd.owner import RuntimeOwnedElsewhere
     if run.on_distro:
         return None  # the distribution's route judges its own runtimes (distro_plan.py)
     try:
@@ -181,7 +182,6 @@ def verdict(run) -> list[Problem]:
 
 
 def evidence(run) -> dict[str, str]:
-    from runbook_lib.steps._show import runtime_evidence
     return runtime_evidence(run)
 
 

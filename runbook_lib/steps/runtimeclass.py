@@ -11,6 +11,7 @@ from runbook_lib.findings.catalog import say
 from runbook_lib.fs.yamldoc import yaml_line
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.steps._show import file_evidence
+from runbook_lib.steps.runtime import variants
 
 NUMBER, ID = 7, "runtimeclass"
 TITLE = Msg("RuntimeClass 작성", "Write the RuntimeClass")
@@ -19,7 +20,6 @@ FILE = "runtimeclass.yaml"
 
 def files(run) -> list[tuple[str, str]]:
     """(lab path, runtime name) of every RuntimeClass: the runtime's, then one per variant."""
-    from runbook_lib.steps.runtime import variants
     return [(run.tk(FILE), run.p.runtime_name)] + [(run.tk(f"runtimeclass-{v.name}.yaml"), v.name) for v in variants(run)]
 
 

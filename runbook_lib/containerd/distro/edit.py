@@ -25,6 +25,7 @@ from runbook_lib.findings.catalog import say
 from runbook_lib.containerd.owner import TEMPLATE_HAS_RUNTIME, foreign_runtime
 from runbook_lib.containerd.tables import get_in, set_in
 from runbook_lib.containerd.versions import RUNTIME_TYPE, runtime_path, runtimes_path
+from runbook_lib.containerd.distro.render import rendered_error
 
 PLACEHOLDER_NAME = "distro.placeholder_as_name"
 DROPIN_COMMENT = "# runbook (layout=dropin) 이 쓴 파일입니다 / written by the runbook (layout=dropin)\n"
@@ -100,7 +101,6 @@ def check_rendered(template: str, generated: str, version: int, wanted: RuntimeW
     try:
         rendered = toml_loads(text)
     except tomllib.TOMLDecodeError as exc:
-        from runbook_lib.containerd.distro.render import rendered_error
         raise rendered_error(exc, text, template, lab_path, generated_path) from None
     except ValueError as exc:
         raise ConfigError.of("config.unreadable.rendered_k3s_renders_template", path=lab_path, exc=exc) from None

@@ -7,7 +7,6 @@ planners (edit.py, dropin.py) do it, on route.path.
 
 from __future__ import annotations
 
-from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.plan import Plan
 from runbook_lib.fs.safe_write import plan_write, read_bytes
 from runbook_lib.findings.catalog import say
@@ -15,6 +14,12 @@ from runbook_lib.fs.target import Target
 from runbook_lib.containerd.distro.detect import EDIT_CONFIG, EDIT_DROPIN_DIR, EDIT_GO_TEMPLATE, EDIT_PLACEHOLDER_TEMPLATE, Route
 from runbook_lib.containerd.distro.edit import plan_dropin_file, plan_microk8s_template, plan_rancher_template
 from runbook_lib.containerd.edit import RuntimeWanted
+from runbook_lib.findings.errors import RunbookError
+from runbook_lib.containerd.effective import locate
+from runbook_lib.containerd.effective import load_effective
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.versions import runtime_path
+from runbook_lib.containerd.load import TomlFile, decode_text
 
 
 def _text(target: Target, lab_path: str | None) -> str | None:
@@ -28,11 +33,6 @@ def _defined_elsewhere(target: Target, route: Route, wanted: RuntimeWanted):
     """(merged data, file, line) of the runtime as the other files read through the folder define it (the
     generated config and the site's own drop-ins, merged key by key as containerd 2.x does), without the
     runbook's drop-in; None when no file defines it or the files cannot be read (the steps say why)."""
-    from runbook_lib.findings.errors import RunbookError
-    from runbook_lib.containerd.effective import locate
-    from runbook_lib.containerd.effective import load_effective
-    from runbook_lib.containerd.tables import get_in
-    from runbook_lib.containerd.versions import runtime_path
     try:
         eff = load_effective(target, route.config, overlay={route.path: b""})
     except RunbookError:
@@ -57,7 +57,6 @@ def plan_route(target: Target, route: Route, wanted: RuntimeWanted, *, replace_r
         if edit.changed_from(template or ""):
             plan.writes.append(plan_write(target, route.path, edit.text.encode(), mode=0o644))
     elif route.edit == EDIT_PLACEHOLDER_TEMPLATE:  # TOML with placeholders: planned like a config, on '\n' text
-        from runbook_lib.containerd.load import TomlFile, decode_text
         raw = read_bytes(target.resolve(route.path), shown=route.path)
         template, bom, crlf = decode_text(raw, route.path) if raw is not None else ("", False, False)
         edit = plan_microk8s_template(template, wanted, lab_path=route.path, replace_runtime=replace_runtime)

@@ -15,6 +15,8 @@ import re
 
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.containerd.distro.detect import BASE_INCLUDE, MICROK8S_DATA
+from runbook_lib.findings.problem import words
+from runbook_lib.containerd.toml_errors import toml_error
 
 # what microk8s puts in (RUNTIME is always runc; RUNTIME_TYPE is runc.v2 on cgroup v2 hosts, v1 otherwise)
 MICROK8S_VALUES = {"SNAP": "/snap/microk8s/current", "SNAP_DATA": MICROK8S_DATA, "SNAPSHOTTER": "overlayfs",
@@ -52,8 +54,6 @@ def rendered_error(exc, rendered: str, template: str, path: str, generated: str)
     """A TOML error in the rendering, said of the template: the line the user wrote (usually a table the base
     already defines, written again after `{{ template "base" . }}`), not a line of the generated file, which
     k3s rewrites at every start."""
-    from runbook_lib.findings.problem import words
-    from runbook_lib.containerd.toml_errors import toml_error
     err = toml_error(exc, rendered, generated)
     bad = rendered.split("\n")[err.line - 1].strip() if err.line and err.line <= rendered.count("\n") + 1 else ""
     lines = template.replace("\r\n", "\n").split("\n")
@@ -78,7 +78,6 @@ def render_rancher_template(template: str, base: str, fields: dict[str, str] | N
     for name in fields:
         rest = _field(name).sub(lambda m: " " * len(m.group(0)), rest)
     if "{{" in rest:
-        from runbook_lib.findings.problem import words
         at = rest.index("{{")
         line = template.count("\n", 0, at) + 1
         col = at - (template.rfind("\n", 0, at) + 1) + 1

@@ -19,6 +19,7 @@ from pathlib import Path
 from runbook_lib.containerd.smoke import cleanup as pod_cleanup
 from runbook_lib.containerd.distro.detect import K0S, K3S, MICROK8S, PLAIN, RKE2
 from runbook_lib.containerd.smoke.facts import NODE, Smoke, classify_refusal, gpu_lines
+from runbook_lib.containerd import cri
 
 # each distribution's containerd CRI socket (RKE2 runs its containerd on k3s's socket path)
 ENDPOINTS = {PLAIN: "/run/containerd/containerd.sock", K3S: "/run/k3s/containerd/containerd.sock",
@@ -76,7 +77,6 @@ def _log_output(path: Path) -> str:
 
 def reach(socket: str, timeout: float):
     """(client, status) or (None, containerd's words) for the node's CRI socket."""
-    from runbook_lib.containerd import cri
     client = cri.RuntimeService(socket, timeout=min(timeout, 20))
     try:
         return client, client.status()
@@ -87,7 +87,6 @@ def reach(socket: str, timeout: float):
 
 def run(*, client, status: dict, socket: str, handler: str, image: str, command: str, pull: bool, timeout: float,
         cdi_devices: tuple[str, ...] = (), root: Path = Path("/")) -> Smoke:
-    from runbook_lib.containerd import cri
     argv = shlex.split(command)
     runtimes = running_runtimes(status)
     smoke = Smoke(NODE, {"mode": NODE, "handler": handler, "endpoint": socket, "image": image, "command": command,
@@ -164,7 +163,6 @@ def run(*, client, status: dict, socket: str, handler: str, image: str, command:
 
 
 def _clean(client, facts: dict, name: str, logs: Path) -> list[str]:
-    from runbook_lib.containerd import cri
     client.timeout = 20
     left = []
     steps = []

@@ -28,6 +28,7 @@ from runbook_lib.containerd.smoke.facts import SANDBOX, Smoke, classify_refusal
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.throwaway import PAUSE_IMAGE, Daemon, DaemonFailed, sandbox_config
 from runbook_lib.containerd.versions import runtimes_path
+from runbook_lib.containerd import cri
 
 STAND_IN = """#!/bin/sh
 # stand-in for {binary}: record how containerd's shim called it, then hand over to runc
@@ -143,7 +144,6 @@ def run(*, data: dict, version: int, handler: str, runtime: str, containerd: str
                                                      plain_record, runc))
     cgroup_name = pod_cleanup.new_parent_name()
     deadline, daemon, client, pods, stage = _Deadline(timeout), None, None, [], "containerd"
-    from runbook_lib.containerd import cri
     try:
         daemon = Daemon(containerd, sandbox_config(config, version, base), base)
         daemon.wait_ready(min(30.0, deadline.left()))

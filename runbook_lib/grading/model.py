@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runbook_lib.findings.problem import words
-from runbook_lib.steps.base import BLOCKED, BLOCKING_CODES, SKIPPED
+from runbook_lib.steps import status
+from runbook_lib.steps.base import BLOCKED, BLOCKING_CODES  # noqa: F401 - BLOCKED: gradescope and junit read it here
 
 FEEDBACK_NAME = "feedback.html"
 RESULTS_NAME = "results.json"
@@ -16,10 +17,10 @@ GRADES_NAME = "grades.json"
 JUNIT_NAME = "junit.xml"
 INDEX_NAME = "index.html"
 GRADES_SCHEMA = "nvidia-runtime-runbook/grades/1"
-PASSING = ("passed", "unchanged", "changed")
-# Scored as neither pass nor fail: a skipped step (nothing to judge here) and a blocked one (its findings only
-# follow from an earlier step's failure, which is the one counted: runbook_lib/steps/base.py).
-NOT_SCORED = (SKIPPED, BLOCKED)
+# Both from the one status mapping (runbook_lib/steps/status.py): scored as neither pass nor fail are a skipped
+# step (nothing to judge here) and a blocked one (its findings only follow from an earlier step's failure).
+PASSING = status.PASSING
+NOT_SCORED = tuple(name for name, shown in status.OUTCOMES.items() if not shown.scored)
 
 
 def blocked_words(rec: dict) -> dict:

@@ -73,7 +73,7 @@ HOSTILE = {
     "comment-50m": (lambda r: long_comment(r, 50), "read.too_large"),
     "imports-20000": (many_imports, "read.too_many_files"),
     "deep-array": (deep_array, "input.too_deep"),
-    "config-loop": (config_loop, "path.outside_root"),  # what the runbook said before this issue
+    "config-loop": (config_loop, "path.outside_root.symbolic_links_loop"),  # a link loop: its own code in the family
 }
 
 

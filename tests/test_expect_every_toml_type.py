@@ -88,7 +88,7 @@ def test_what_each_assertion_records():
         ('s == "x"', False, "s", '"true"', '"x"'),
         ("b is false (boolean)", False, "b", "true", "false"),
         ("n != 1", False, "n", "1", ""),
-        ("the config exists and is not empty", False, "the config exists and is not empty", "false", ""),
+        ("the config exists and is not empty", False, "", "false", ""),  # no key: the sentence is not a key
         ("held", True, "k", "false", ""),
         ('when == "x"', False, "when", "2001-12-14", '"x"'),
     ]

@@ -90,7 +90,7 @@ def test_the_new_runtime_sits_next_to_its_siblings_with_their_indentation(tmp_pa
 def test_each_version_says_which_containerd_reads_it():
     assert [read_by(v).en.split(": ")[1].split(" (")[0] for v in (1, 2, 3, 4)] == [
         "containerd 1.x's legacy layout", "containerd 1.3-1.7", "containerd 2.0-2.2", "containerd 2.3 and later"]
-    assert all(read_by(v).ko.startswith(f"version {v}: containerd") for v in (1, 2, 3, 4))
+    assert all(read_by(v).ko.startswith(f"버전 {v}: containerd") for v in (1, 2, 3, 4))
 
 
 @pytest.mark.parametrize("containerd,version", [

@@ -27,6 +27,7 @@ def cmd_check(args) -> int:
         result = check_step(params, args.step)
     except RunbookError as exc:  # an unknown step or parameter: its words and fix, one finding
         from runbook_lib.findings.problem import Problem
-        raise Refused("\n".join(Problem.from_error(exc).lines())) from None
+        from runbook_lib.findings.text import lines as finding_lines
+        raise Refused("\n".join(finding_lines(Problem.from_error(exc)))) from None
     print(result.text())
     return EXIT_FAILED if result.status in (FAILED, BLOCKED) else EXIT_OK  # blocked: not passing either

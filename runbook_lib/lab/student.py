@@ -15,6 +15,7 @@ import os
 
 from runbook_lib.lab.check_step import check_step, step_named
 from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.lab.init_root import FIXTURE
 from runbook_lib.notebook import StepFailed, _display
 from runbook_lib.engine.result import BLOCKED, FAILED, STEP_MIME, StepResult
@@ -53,20 +54,20 @@ class Lab:
 
 def _next(result: StepResult) -> str:
     p = Problem.of("lab.step_failed", step=result.step)
-    return "\n".join(p.lines("✗ "))
+    return "\n".join(finding_lines(p, "✗ "))
 
 
 def start(**params) -> Lab:
     """The student edition's first cell: the root checked (not created), and what to do next."""
     root = params.get("root") or ""
     if not root:
-        raise StepFailed("root is empty", "\n".join(Problem.of("lab.root_empty").lines("✗ ")))
+        raise StepFailed("root is empty", "\n".join(finding_lines(Problem.of("lab.root_empty"), "✗ ")))
     rb = Lab(params)
     if not os.path.isfile(rb.path(FIXTURE)):
-        raise StepFailed("no lab fixture", "\n".join(Problem.of("lab.no_fixture", root=rb.root, fixture=FIXTURE)
-                                                     .lines("✗ ")))
+        raise StepFailed("no lab fixture", "\n".join(finding_lines(
+            Problem.of("lab.no_fixture", root=rb.root, fixture=FIXTURE), "✗ ")))
     p = Problem.of("lab.started", root=rb.root)
-    _display({"text/plain": "\n".join(p.lines())})
+    _display({"text/plain": "\n".join(finding_lines(p))})
     return rb
 
 

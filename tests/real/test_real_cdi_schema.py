@@ -171,7 +171,8 @@ def test_the_spec_the_runbook_writes_is_valid_for_the_upstream_schema():
 def test_every_schema_error_names_its_json_pointer_and_line():
     text = cdi.build_minimal_spec().replace("- path: /dev/nvidia0", "- hostPath: /dev/nvidia0")
     problems = cdi.spec_problems(yaml.safe_load(text), "/etc/cdi/nvidia.yaml", text)
-    assert [p.what.en.split(":")[0] for p in problems] == ["/devices/0/containerEdits/deviceNodes/0/path"]
+    assert [p.pointer for p in problems] == ["/devices/0/containerEdits/deviceNodes/0/path"]
+    assert all(p.pointer in p.what.en and p.pointer in p.what.ko for p in problems)  # named in both languages
     assert problems[0].line == text.splitlines().index("        - hostPath: /dev/nvidia0") + 1
     assert "필수 항목" in problems[0].what.ko and "required" in problems[0].what.en
 

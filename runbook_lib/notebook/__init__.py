@@ -157,6 +157,8 @@ class PlanView:
         head = "계획 / plan" if not self.rb.p.check_only else "apply 모드라면 / apply mode would"
         lines = [f"{head} — {self.step.NUMBER}. {self.step.TITLE.ko} / {self.step.TITLE.en}",
                  f"  {self.plan.message.ko}", f"  {self.plan.message.en}"]
+        if self.rb.p.check_only:  # said here, in the plan's own output, not as one more output of the write
+            lines.append("  " + " / ".join(say("notebook.check_mode_writes_nothing").as_dict().values()))
         if self.plan.subject:
             lines.append(f"  대상 / target: {self.plan.subject}")
         for w in self.plan.writes:
@@ -277,8 +279,7 @@ class Runbook(Run):
         made = [d for d in plan.plan.dirs if not self.is_dir(d)]
         self._locked()
         result = self.commit(plan.step)
-        if self.p.check_only:
-            _display({"text/plain": " / ".join(say("notebook.check_mode_writes_nothing").as_dict().values())})
+        if self.p.check_only:  # nothing written: the plan's view above says so (one output a cell, not two)
             return
         done = [f["path"] for f in result.files if f["action"] == "written" and f not in before]
         backup = [f["path"] for f in result.files if f["action"] == "backup" and f not in before]

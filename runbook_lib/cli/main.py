@@ -139,6 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: a sentence, not a traceback from wherever the wait was
         print(say("cli.main.interrupted_ctrl_c_runs"), file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `runbook lab-init --list | head`: the reader left early; no traceback for that
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's own flush at exit would raise again
+        return EXIT_FAILED
 
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C

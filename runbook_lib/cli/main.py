@@ -230,19 +230,14 @@ def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
 def render_run(manifest: dict, run_dir: Path | None = None) -> str:
     """The steps, then the result; a failed run ends with its own reason and where its notebook is
     (runbook_lib/evidence/stop_reason.py), never the name of the exception papermill raised."""
-    from runbook_lib.findings.text import lines as finding_lines
+    from runbook_lib.findings.text import under_step
 
     lines = []
     for rec in manifest["steps"]:
         title = (rec.get("title") or {}).get("en", "")
         number = "" if str(rec.get("step")) == str(rec.get("id")) else f"[{rec.get('step')}]"  # restart, pod: no number
         lines.append(f"  {number:<5} {rec.get('id', ''):<13} {rec.get('status', ''):<10} {title}")
-        problems = (rec.get("problems") or []) if rec.get("status") == "failed" else []
-        for problem in problems:  # where, what, the fix: what an operator needs without opening the notebook
-            lines += finding_lines(problem, indent="      ")
-        if rec.get("status") == "blocked" or (rec.get("status") == "failed" and not problems):
-            message = rec.get("message") or {}  # a blocked step's message: "fix step N first"
-            lines.append(f"      {message.get('ko', '')}\n      {message.get('en', '')}")
+        lines += under_step(rec)  # where, what, the fix: what an operator needs without opening the notebook
     verdict = "통과 / PASSED" if manifest["ok"] else "실패 / FAILED"
     mode = manifest.get("mode") or (manifest.get("parameters") or {}).get("mode") or "apply"  # stopped early: as asked
     lines.append(f"결과 / result: {verdict} ({manifest['label']}, mode={mode})")

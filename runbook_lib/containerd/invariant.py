@@ -40,12 +40,16 @@ def _zero(v) -> bool:
 
 def differences(a, b, path: str = "") -> list[str]:
     """The dotted paths at which two parsed dumps differ (a zero value and a missing key are the same)."""
+    return [".".join(keys) if not path else ".".join((path, *keys)) for keys in _differing(a, b, ())]
+
+
+def _differing(a, b, path: tuple[str, ...]) -> list[tuple[str, ...]]:
     if isinstance(a, dict) or isinstance(b, dict):
         a, b = (a if isinstance(a, dict) else {} if _zero(a) else a), (b if isinstance(b, dict) else {} if _zero(b) else b)
     if isinstance(a, dict) and isinstance(b, dict):
         out = []
         for key in sorted(set(a) | set(b)):
-            out += differences(a.get(key), b.get(key), f"{path}.{key}" if path else key)
+            out += _differing(a.get(key), b.get(key), path + (key,))
         return out
     return [] if a == b or (_zero(a) and _zero(b)) else [path]
 
@@ -53,3 +57,16 @@ def differences(a, b, path: str = "") -> list[str]:
 def changed_beside(before: dict, after: dict, runtimes: tuple[str, ...], *, imports: bool = False) -> list[str]:
     """What containerd reads differently after the run, beside what the run means to add: [] keeps the promise."""
     return differences(without_ours(before, runtimes, imports=imports), without_ours(after, runtimes, imports=imports))
+
+
+def changed_values(before: dict, after: dict, runtimes: tuple[str, ...], *,
+                   imports: bool = False) -> list[tuple[tuple[str, ...], object, object]]:
+    """The same differences as (keys, value before, value after): which table and key, and what changes."""
+    a, b = without_ours(before, runtimes, imports=imports), without_ours(after, runtimes, imports=imports)
+    return [(keys, _at(a, keys), _at(b, keys)) for keys in _differing(a, b, ())]
+
+
+def _at(data, keys: tuple[str, ...]):
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data

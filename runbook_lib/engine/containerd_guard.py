@@ -29,10 +29,13 @@ def refusal(run) -> Problem | None:
     if binary is None:
         return None
     try:
-        now_files = load_effective(run.target, p.config_path).files
+        now_eff = load_effective(run.target, p.config_path)
         planned_files = run.effective().files
     except RunbookError:
         return None  # an unreadable config is refused by the steps' own verdicts
+    if now_eff.main.empty:
+        return None  # an empty config is replaced by the lab's base (step 1): the node has nothing of its own to keep
+    now_files = now_eff.files
     paths = {f.lab_path for f in now_files} | {f.lab_path for f in planned_files}
     rendered = run.rendered()
     now, planned = {}, {}

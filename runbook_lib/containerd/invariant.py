@@ -28,7 +28,21 @@ def without_ours(dump: dict, runtimes: tuple[str, ...], *, imports: bool = False
         found = table.get("containerd", {}).get("runtimes", {})
         for name in runtimes:
             found.pop(name, None)
+    _drop_misplaced(out.get("plugins", {}), runtimes)
     return out
+
+
+def _drop_misplaced(node, runtimes: tuple[str, ...]) -> None:
+    """Our runtimes' tables anywhere else under `plugins` (`plugins.cri...runtimes.nvidia` in a version-2 file,
+    `runtimes.nvidia` without `.containerd`): copies no plugin but the CRI reads, which the run moves to where
+    containerd reads them (2.x dumps such a table as it is, so its removal shows as a difference)."""
+    if not isinstance(node, dict):
+        return
+    for key, value in node.items():
+        if key == "runtimes" and isinstance(value, dict):
+            for name in runtimes:
+                value.pop(name, None)
+        _drop_misplaced(value, runtimes)
 
 
 def _zero(v) -> bool:

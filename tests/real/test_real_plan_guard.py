@@ -104,3 +104,17 @@ def test_the_same_node_without_the_planted_change_is_applied(label, tmp_path):
 def containerd_version_words(containerd) -> str:
     import subprocess
     return subprocess.run([containerd, "--version"], capture_output=True, text=True).stdout
+
+
+@pytest.mark.parametrize("name", ["v1-path-in-v2-file", "unquoted-dotted-header", "misplaced-runtimes-without-containerd"])
+def test_moving_a_misplaced_nvidia_table_is_what_the_run_means_to_do(containerd2, name, tmp_path):
+    """containerd 2.x dumps a misplaced nvidia table (`plugins.cri...`) as it is, and the run moves it to where the
+    CRI reads it: that is the runtime the run adds, not a change beside it (invariant._drop_misplaced)."""
+    realenv.need_root()
+    from paths import BROKEN
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG.lstrip("/")).write_bytes((BROKEN / f"{name}.toml").read_bytes())
+    rb = _preflight(root, containerd2, plant=False, version=2)
+    assert rb.refusals() == []
+    assert rb.ok(), [(r.id, [p.code for p in r.problems]) for r in rb.failed_steps()]

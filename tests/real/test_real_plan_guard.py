@@ -33,9 +33,9 @@ NODE_CONFIG = {
 }
 
 
-def _planting(version: int) -> Step:
+def _planting(version: int, text: str | None = None) -> Step:
     """A step that plans one more file: a drop-in that changes the garbage collector's deletion threshold."""
-    text = f'version = {version}\n\n[plugins."{GC}"]\n  deletion_threshold = 7\n'
+    text = text or f'version = {version}\n\n[plugins."{GC}"]\n  deletion_threshold = 7\n'
 
     def plan(run) -> Plan:
         return Plan(Msg("심기", "plant"), writes=[run.plan_write(PLANTED, text.encode())])
@@ -58,10 +58,10 @@ def _root(tmp_path, version: int):
     return root
 
 
-def _preflight(root, containerd, *, plant: bool, version: int) -> Run:
+def _preflight(root, containerd, *, plant: bool, version: int, text: str | None = None) -> Run:
     rb = Run(validate(root=str(root), mode="apply", containerd_bin=containerd, default_runtime="keep")).start()
     if plant:
-        rb.steps = (*rb.steps, _planting(version))
+        rb.steps = (*rb.steps, _planting(version, text))
     try:
         rb.preflight()
         if not rb.refused:
@@ -118,3 +118,22 @@ def test_moving_a_misplaced_nvidia_table_is_what_the_run_means_to_do(containerd2
     rb = _preflight(root, containerd2, plant=False, version=2)
     assert rb.refusals() == []
     assert rb.ok(), [(r.id, [p.code for p in r.problems]) for r in rb.failed_steps()]
+
+
+# containerd's own words for a planned `oom_score = "high"` (well-formed TOML; only containerd's decoder minds the type)
+OOM_SCORE_WORDS = {"1.6": "Can't convert high(string) to int",
+                   "2.x": "at row 2 column 13: toml: cannot decode TOML string into struct field config.Config.OOMScore of type int"}
+
+
+@pytest.mark.parametrize("label", realenv.containerd_labels())
+def test_a_planned_file_containerd_would_refuse_is_refused_before_any_write(label, tmp_path):
+    realenv.need_root()
+    containerd = realenv.need_containerd(label)
+    version = 3 if containerd.is_2x else 2
+    root = _root(tmp_path, version)
+    before = _files(root)
+    rb = _preflight(root, containerd, plant=True, version=version, text=f'version = {version}\noom_score = "high"\n')
+    found = [(step.id, p) for step, p in rb.refusals()]
+    assert [(sid, p.code) for sid, p in found] == [("containerd", "containerd.plan.rejects")]
+    assert OOM_SCORE_WORDS["2.x" if containerd.is_2x else "1.6"] in found[0][1].values["said"]
+    assert _files(root) == before

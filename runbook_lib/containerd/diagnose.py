@@ -414,6 +414,8 @@ def _binary_problems(eff: Effective, p, path, options: dict, opt_hdr: str) -> li
         return [Problem.of("options.binary_name.missing", where, line, **values)]
     if binary == "":  # the runc shim's default: plain runc, not the NVIDIA runtime (containerd's default config)
         return [Problem.of("options.binary_name.empty", where, line, **values)]
+    if isinstance(binary, str) and binary != p.binary_name and binary.strip() == p.binary_name:
+        return [Problem.of("options.binary_name.spaces", where, line, actual=render.value(binary), **values)]
     if not isinstance(binary, str) or not binary.startswith("/"):
         return [Problem.of("options.binary_name.relative", where, line, actual=render.value(binary), **values)]
     if binary != p.binary_name:

@@ -26,6 +26,7 @@ _CRI = {1: "cri", 2: "io.containerd.grpc.v1.cri", 3: "io.containerd.grpc.v1.cri"
 _OPT = {1: "opt", 2: "io.containerd.internal.v1.opt", 3: "io.containerd.internal.v1.opt", 4: "io.containerd.internal.v1.opt"}
 _SPLIT_CRI = (3, 4)  # containerd 2.x splits the CRI plugin into images, runtime and the gRPC service
 _IMAGES, _RUNTIME = "io.containerd.cri.v1.images", "io.containerd.cri.v1.runtime"
+_SERVERS_IN_PLUGINS = 4  # version 4 (containerd 2.3+) configures gRPC, ttrpc, debug and metrics as server plugins
 
 
 def _table(parent: dict, key: str) -> dict:
@@ -48,6 +49,10 @@ def sandbox_config(data: dict, version: int, base: Path, sandbox_image: str = PA
     for server in ("debug", "metrics"):
         _table(doc, server)["address"] = ""
     plugins = _table(doc, "plugins")
+    if version >= _SERVERS_IN_PLUGINS:  # 2.3+: the servers are plugins, and their tables win over [grpc] and the rest
+        for name, address in (("grpc", base / "containerd.sock"), ("ttrpc", base / "containerd.sock.ttrpc"),
+                              ("grpc-tcp", ""), ("debug", ""), ("metrics", "")):
+            _table(plugins, f"io.containerd.server.v1.{name}")["address"] = str(address)
     for name, table in plugins.items():  # a snapshotter's own root would be written outside the temp folder
         if name.startswith("io.containerd.snapshotter.v1.") and isinstance(table, dict):
             table.pop("root_path", None)

@@ -67,6 +67,16 @@ def _node(facts: dict) -> list[Problem]:
         out.append(Problem.of("pod.node.exit_code", command=command, exit_code=facts.get("exit_code"), output=output))
     elif not facts.get("gpu_lines"):
         out.append(Problem.of("pod.node.no_gpu", command=command, output=output))
+    probe = facts.get("cdi_probe")
+    if probe is None:
+        return out
+    devices = ", ".join(facts.get("cdi_devices") or [])
+    if probe["exit_code"] != 0:
+        out.append(Problem.of("pod.node.cdi_probe_failed", devices=devices, image=facts.get("image"),
+                              exit_code=probe["exit_code"], output=(probe["output"] or "").strip()[-400:] or "-"))
+    elif facts.get("cdi_missing"):
+        out.append(Problem.of("pod.node.cdi_edits_missing", devices=devices, missing=", ".join(facts["cdi_missing"]),
+                              spec=facts.get("cdi_spec") or "-", enabled=str(facts.get("cdi_enabled")).lower()))
     return out
 
 

@@ -4,8 +4,9 @@ container of the same pod shows whether the spec's containerEdits arrived. Again
 etc/cdi for specs, and the spec there makes edits this machine can observe without a GPU: env vars (spec-wide
 and the device's), a bind mount of a temp file and a device node (a copy of /dev/null).
 
-The pass: every edit arrived. The failure: the same request to a containerd that runs with CDI off, which
-ignores it without a word; the step fails with the edits that did not arrive.
+The pass: every edit arrived. The failures: a containerd that reads another spec of the kind (the edits that
+did not arrive are named), and one that runs with CDI off: 2.2 ignores the request without a word (the edits
+are missing), 2.3 and later refuse it (containerd's words).
 """
 import pytest
 
@@ -39,30 +40,57 @@ containerEdits:
 EDITS = ["env RUNBOOK_CDI_SPEC=arrived", "env RUNBOOK_CDI_DEVICE=all", f"mounts {MOUNTED}", f"deviceNodes {NODE}"]
 
 
-def _node(containerd, base, *, cdi_on: bool) -> pod_node.Node:
-    """A node whose containerd scans the lab root's etc/cdi (holding SPEC), with enable_cdi as given."""
+OTHER_SPEC = """cdiVersion: "0.5.0"
+kind: nvidia.com/gpu
+devices:
+  - name: all
+    containerEdits:
+      env:
+        - FROM_ANOTHER_SPEC=1
+"""
+
+
+def _node(containerd, base, *, cdi_on: bool = True, scans_the_root: bool = True) -> pod_node.Node:
+    """A node whose containerd has enable_cdi as given and scans the lab root's etc/cdi (holding SPEC), or
+    another folder holding another spec of the same kind (as a node whose specs the GPU Operator wrote
+    to /var/run/cdi while the runbook's is in /etc/cdi)."""
     from runbook_lib.containerd.tables import get_in
     from runbook_lib.containerd.versions import CRI_RUNTIME_PLUGIN
     host_file = base / "probe.txt"
     host_file.write_text("from the CDI spec\n")
+    other = base / "other-cdi"
+    other.mkdir()
+    (other / "nvidia.yaml").write_text(OTHER_SPEC)
 
-    def scan_the_root_s_specs(data, version):
+    def scan_the_specs(data, version):
         root_cdi = base / "root" / "etc" / "cdi"
         (root_cdi / "nvidia.yaml").write_text(SPEC.format(host_file=host_file, mounted=MOUNTED, node=NODE))
         plugin = get_in(data, CRI_RUNTIME_PLUGIN[version])
-        plugin["enable_cdi"], plugin["cdi_spec_dirs"] = cdi_on, [str(root_cdi)]
+        plugin["enable_cdi"], plugin["cdi_spec_dirs"] = cdi_on, [str(root_cdi if scans_the_root else other)]
 
-    return pod_node.Node(containerd, base, tweak=scan_the_root_s_specs, enable_cdi=True)
+    return pod_node.Node(containerd, base, tweak=scan_the_specs, enable_cdi=True)
+
+
+def _releases(before: tuple[int, int] | None = None, since: tuple[int, int] | None = None) -> list[str]:
+    """The pinned 2.x releases in a range of minor lines (where they differ in how they answer)."""
+    def minor(v: str) -> tuple[int, int]:
+        return tuple(int(n) for n in v.split(".")[:2])
+    return [v for v in realenv.containerd2_versions()
+            if (before is None or minor(v) < before) and (since is None or minor(v) >= since)]
 
 
 @pytest.fixture
-def node_for(containerd2, tmp_path):
+def node_for(tmp_path):
+    realenv.need_root()
+    realenv.need_program("unshare")
     realenv.need_program("ctr")
     pod_node.need_busybox()
     made = []
 
-    def start(cdi_on: bool) -> pod_node.Node:
-        made.append(_node(containerd2, tmp_path, cdi_on=cdi_on))
+    def start(release: str, **kw) -> pod_node.Node:
+        containerd = realenv.need_containerd(release)
+        realenv.need_own_shim(containerd)
+        made.append(_node(containerd, tmp_path, **kw))
         return made[-1]
 
     yield start
@@ -72,9 +100,13 @@ def node_for(containerd2, tmp_path):
     assert traces() == []
 
 
-def test_the_cdi_spec_s_edits_arrive_in_the_container(node_for):
-    node = node_for(cdi_on=True)
-    result, reading = node.check(f"/bin/busybox echo '{GPU}'", enable_cdi=True)
+def _check(node):
+    return node.check(f"/bin/busybox echo '{GPU}'", enable_cdi=True)
+
+
+@pytest.mark.parametrize("release", _releases())
+def test_the_cdi_spec_s_edits_arrive_in_the_container(node_for, release):
+    result, reading = _check(node_for(release))
     assert result.status == "passed", [p.what.en for p in result.problems]
     facts = reading.facts
     assert facts["cdi_devices"] == ["nvidia.com/gpu=all"] and facts["cdi_enabled"] is True
@@ -84,14 +116,32 @@ def test_the_cdi_spec_s_edits_arrive_in_the_container(node_for):
     assert "arrived: env RUNBOOK_CDI_SPEC=arrived" in shown and f"mounts {MOUNTED}" in shown
 
 
-def test_a_containerd_with_cdi_off_ignores_the_request_and_the_step_names_what_did_not_arrive(node_for):
-    node = node_for(cdi_on=False)
-    result, reading = node.check(f"/bin/busybox echo '{GPU}'", enable_cdi=True)
+@pytest.mark.parametrize("release", _releases())
+def test_a_containerd_reading_another_spec_of_the_kind_fails_with_the_edits_that_did_not_arrive(node_for, release):
+    result, reading = _check(node_for(release, scans_the_root=False))
     assert result.status == "failed"
     (problem,) = result.problems
     assert problem.code == "pod.node.cdi_edits_missing"
     for item in ("env RUNBOOK_CDI_SPEC=arrived ≠ <unset>", "env RUNBOOK_CDI_DEVICE=all ≠ <unset>",
                  f"mounts {MOUNTED}", f"deviceNodes {NODE}"):
         assert item in problem.what.en and item in problem.what.ko
-    assert "enable_cdi is false" in problem.what.en and "enable_cdi = true" in problem.fix.ko
+    assert "enable_cdi is true" in problem.what.en and "/etc/cdi/nvidia.yaml" in problem.fix.en
     assert reading.facts["cdi_probe"]["arrived"] == [] and reading.facts["left"] == []
+
+
+@pytest.mark.parametrize("release", _releases(before=(2, 3)))
+def test_containerd_2_2_with_cdi_off_ignores_the_request_and_the_edits_are_missing(node_for, release):
+    result, reading = _check(node_for(release, cdi_on=False))
+    (problem,) = result.problems
+    assert problem.code == "pod.node.cdi_edits_missing" and "enable_cdi is false" in problem.what.en
+    assert "enable_cdi = true" in problem.fix.ko and reading.facts["cdi_probe"]["arrived"] == []
+
+
+@pytest.mark.parametrize("release", _releases(since=(2, 3)))
+def test_containerd_2_3_and_later_with_cdi_off_refuse_the_request_in_their_own_words(node_for, release):
+    result, reading = _check(node_for(release, cdi_on=False))
+    (problem,) = result.problems
+    assert problem.code == "pod.node.cdi_disabled"
+    said = "CDI devices (nvidia.com/gpu=all) requested but CDI support is explicitly disabled"
+    assert said in problem.what.en and said in problem.what.ko and "enable_cdi = true" in problem.fix.en
+    assert reading.facts["container_id"] is None and reading.facts["left"] == []

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from runbook_lib.findings.problem import Problem
 
 GPU_LINE = re.compile(r"^GPU \d+:", re.M)
+# 2.x: "toml: cannot decode TOML string into struct field options.Options.SystemdCgroup of type bool"
+STRING_INTO_BOOL = re.compile(r"cannot decode TOML string into struct field [\w.]*?(\w+) of type bool")
 SANDBOX, NODE = "sandbox", "node"
 
 
@@ -86,9 +88,12 @@ def gpu_lines(output: str) -> list[str]:
 
 def classify_refusal(said: str, *, handler: str, runtimes: list[str], runtime: str, runtime_type) -> Problem:
     """containerd's refusal of a pod, as the catalog's finding that explains it (its words kept)."""
-    if "Can't convert" in said and "to bool" in said:
+    if "Can't convert" in said and "to bool" in said:  # containerd 1.x (go-toml v1)
         key = "SystemdCgroup" if "SystemdCgroup" in said or "true(string)" in said else "options"
         return Problem.of("pod.rejected.string_boolean", key=key, said=said)
+    typed = STRING_INTO_BOOL.search(said)  # containerd 2.x (go-toml v2) names the option's field
+    if typed:
+        return Problem.of("pod.rejected.string_boolean", key=typed.group(1), said=said)
     if "no runtime for" in said:
         return Problem.of("pod.rejected.no_runtime", handler=handler, runtimes=", ".join(runtimes) or "-",
                           runtime=runtime, said=said)

@@ -133,7 +133,10 @@ def run(*, client, status: dict, socket: str, handler: str, image: str, command:
             except cri.RpcError as exc:
                 if exc.code() == cri.grpc.StatusCode.DEADLINE_EXCEEDED:
                     raise TimeoutError from exc
-                return Problem.of("pod.node.container_failed", stage=stage, said=cri.said(exc))
+                said = cri.said(exc)
+                if cdi_devices and "CDI support is explicitly disabled" in said:  # 2.3 and later refuse the request
+                    return Problem.of("pod.node.cdi_disabled", devices=", ".join(cdi_devices), said=said)
+                return Problem.of("pod.node.container_failed", stage=stage, said=said)
         stage = "ContainerStatus"
         while True:
             left()

@@ -6,7 +6,7 @@ and the device's), a bind mount of a temp file and a device node (a copy of /dev
 
 The pass: every edit arrived. The failures: a containerd that reads another spec of the kind (the edits that
 did not arrive are named), and one that runs with CDI off: 2.2 ignores the request without a word (the edits
-are missing), 2.3 and later refuse it (containerd's words).
+are missing), 2.3 refuses it (containerd's words), and 2.4, which dropped the setting, keeps CDI on.
 """
 import pytest
 
@@ -137,11 +137,19 @@ def test_containerd_2_2_with_cdi_off_ignores_the_request_and_the_edits_are_missi
     assert "enable_cdi = true" in problem.fix.ko and reading.facts["cdi_probe"]["arrived"] == []
 
 
-@pytest.mark.parametrize("release", _releases(since=(2, 3)))
-def test_containerd_2_3_and_later_with_cdi_off_refuse_the_request_in_their_own_words(node_for, release):
+@pytest.mark.parametrize("release", _releases(since=(2, 3), before=(2, 4)))
+def test_containerd_2_3_with_cdi_off_refuses_the_request_in_its_own_words(node_for, release):
     result, reading = _check(node_for(release, cdi_on=False))
     (problem,) = result.problems
     assert problem.code == "pod.node.cdi_disabled"
     said = "CDI devices (nvidia.com/gpu=all) requested but CDI support is explicitly disabled"
     assert said in problem.what.en and said in problem.what.ko and "enable_cdi = true" in problem.fix.en
     assert reading.facts["container_id"] is None and reading.facts["left"] == []
+
+
+@pytest.mark.parametrize("release", _releases(since=(2, 4)))
+def test_containerd_2_4_keeps_cdi_on_whatever_enable_cdi_says_and_the_edits_arrive(node_for, release):
+    """2.4 dropped enable_cdi (its migration skips the key): CDI is always on, so a false changes nothing."""
+    result, reading = _check(node_for(release, cdi_on=False))
+    assert result.status == "passed", [p.what.en for p in result.problems]
+    assert reading.facts["cdi_enabled"] is True and sorted(reading.facts["cdi_probe"]["arrived"]) == sorted(EDITS)

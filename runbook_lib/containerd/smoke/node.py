@@ -62,12 +62,16 @@ def running_runtimes(status: dict) -> dict:
 
 
 def cdi_enabled(status: dict) -> bool | None:
-    """The running CRI plugin's enable_cdi; None when it knows no such setting (containerd 1.6 has no CDI)."""
+    """Whether the running CRI plugin has CDI on: its enable_cdi (1.7 to 2.3); true when it only reports the
+    folders it scans (2.4 dropped the setting: CDI is always on); None when it knows no CDI (1.6)."""
     try:
-        value = json.loads(status.get("config", "{}")).get("enableCDI")
+        config = json.loads(status.get("config", "{}"))
     except ValueError:
         return None
-    return value if isinstance(value, bool) else None
+    value = config.get("enableCDI")
+    if isinstance(value, bool):
+        return value
+    return True if isinstance(config.get("cdiSpecDirs"), list) else None
 
 
 def _log_output(path: Path) -> str:
@@ -134,7 +138,7 @@ def run(*, client, status: dict, socket: str, handler: str, image: str, command:
                 if exc.code() == cri.grpc.StatusCode.DEADLINE_EXCEEDED:
                     raise TimeoutError from exc
                 said = cri.said(exc)
-                if cdi_devices and "CDI support is explicitly disabled" in said:  # 2.3 and later refuse the request
+                if cdi_devices and "CDI support is explicitly disabled" in said:  # 2.3 refuses the request (2.2 ignores it)
                     return Problem.of("pod.node.cdi_disabled", devices=", ".join(cdi_devices), said=said)
                 return Problem.of("pod.node.container_failed", stage=stage, said=said)
         stage = "ContainerStatus"

@@ -4,8 +4,8 @@ container of the same pod shows whether the spec's containerEdits arrived. Again
 etc/cdi for specs, and the spec there makes edits this machine can observe without a GPU: env vars (spec-wide
 and the device's), a bind mount of a temp file and a device node (a copy of /dev/null).
 
-The pass: every edit arrived. The failures: a containerd that reads another spec of the kind (the edits that
-did not arrive are named), and one that runs with CDI off: 2.2 ignores the request without a word (the edits
+The pass: every edit arrived. The failures: a spec without the device `all` (containerd's words), a containerd
+that reads another spec of the kind (the edits that did not arrive are named), and one that runs with CDI off: 2.2 ignores the request without a word (the edits
 are missing), 2.3 refuses it (containerd's words), and 2.4, which dropped the setting, keeps CDI on.
 """
 import pytest
@@ -22,7 +22,7 @@ NODE = "/dev/runbook-cdi-null"
 SPEC = """cdiVersion: "0.5.0"
 kind: nvidia.com/gpu
 devices:
-  - name: all
+  - name: {device}
     containerEdits:
       env:
         - RUNBOOK_CDI_DEVICE=all
@@ -50,10 +50,10 @@ devices:
 """
 
 
-def _node(containerd, base, *, cdi_on: bool = True, scans_the_root: bool = True) -> pod_node.Node:
+def _node(containerd, base, *, cdi_on: bool = True, scans_the_root: bool = True, device: str = "all") -> pod_node.Node:
     """A node whose containerd has enable_cdi as given and scans the lab root's etc/cdi (holding SPEC), or
     another folder holding another spec of the same kind (as a node whose specs the GPU Operator wrote
-    to /var/run/cdi while the runbook's is in /etc/cdi)."""
+    to /var/run/cdi while the runbook's is in /etc/cdi); SPEC's device is named `device`."""
     from runbook_lib.containerd.tables import get_in
     from runbook_lib.containerd.versions import CRI_RUNTIME_PLUGIN
     host_file = base / "probe.txt"
@@ -64,7 +64,7 @@ def _node(containerd, base, *, cdi_on: bool = True, scans_the_root: bool = True)
 
     def scan_the_specs(data, version):
         root_cdi = base / "root" / "etc" / "cdi"
-        (root_cdi / "nvidia.yaml").write_text(SPEC.format(host_file=host_file, mounted=MOUNTED, node=NODE))
+        (root_cdi / "nvidia.yaml").write_text(SPEC.format(host_file=host_file, mounted=MOUNTED, node=NODE, device=device))
         plugin = get_in(data, CRI_RUNTIME_PLUGIN[version])
         plugin["enable_cdi"], plugin["cdi_spec_dirs"] = cdi_on, [str(root_cdi if scans_the_root else other)]
 
@@ -153,3 +153,13 @@ def test_containerd_2_4_keeps_cdi_on_whatever_enable_cdi_says_and_the_edits_arri
     result, reading = _check(node_for(release, cdi_on=False))
     assert result.status == "passed", [p.what.en for p in result.problems]
     assert reading.facts["cdi_enabled"] is True and sorted(reading.facts["cdi_probe"]["arrived"]) == sorted(EDITS)
+
+
+@pytest.mark.parametrize("release", _releases())
+def test_a_spec_without_the_device_all_fails_with_containerds_words_and_how_to_regenerate_it(node_for, release):
+    result, reading = _check(node_for(release, device="gpu0"))
+    (problem,) = result.problems
+    assert problem.code == "pod.node.cdi_unresolvable"
+    said = "unresolvable CDI devices nvidia.com/gpu=all"
+    assert said in problem.what.en and said in problem.what.ko
+    assert "nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml" in problem.fix.en and reading.facts["left"] == []

@@ -140,6 +140,9 @@ def run(*, client, status: dict, socket: str, handler: str, image: str, command:
                 said = cri.said(exc)
                 if cdi_devices and "CDI support is explicitly disabled" in said:  # 2.3 refuses the request (2.2 ignores it)
                     return Problem.of("pod.node.cdi_disabled", devices=", ".join(cdi_devices), said=said)
+                if cdi_devices and "unresolvable CDI devices" in said:  # no spec it reads has the device
+                    return Problem.of("pod.node.cdi_unresolvable", devices=", ".join(cdi_devices), said=said,
+                                      spec=cdi_spec or "-")
                 return Problem.of("pod.node.container_failed", stage=stage, said=said)
         stage = "ContainerStatus"
         while True:

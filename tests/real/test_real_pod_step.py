@@ -195,3 +195,14 @@ def test_containerd_2x_refuses_a_handler_that_is_not_the_runtime(lab_2x):
     assert result.status == "failed"
     assert [p.code for p in result.problems] == ["pod.rejected.no_runtime"]
     assert 'no runtime for "nvidia-gpu" is configured' in result.problems[0].what.en
+
+
+def test_the_notebook_in_check_mode_with_containerd_2x_shows_the_pod_and_passes(lab_2x, tmp_path):
+    containerd, root = lab_2x
+    before = tree_state(root)
+    nb = run_notebook(root, tmp_path / "o.ipynb", mode="check", smoke="sandbox", containerd_bin=str(containerd))
+    pod = step_records(nb)["pod"]
+    assert pod["status"] == "passed", pod
+    (shown,) = pod["evidence"].values()
+    assert f"containerd: {containerd} (버리는 데몬 / throw-away daemon)" in shown and "left behind: 없음 / nothing" in shown
+    assert tree_state(root) == before

@@ -155,3 +155,14 @@ def test_the_whole_table_and_a_value_toml_cannot_write():
     table = {"a": 1}
     assert dig(table, "") is table  # no key: the table itself
     assert shown(yaml.safe_load("!!set {a}")) == "{'a'}"  # a YAML set, which TOML has no way to write: as text
+
+
+def test_a_yaml_null_is_shown_as_the_file_spells_it():
+    """`kind:` with nothing after it is YAML's null: a check cell shows `null`, never Python's `None`."""
+    import yaml
+
+    from runbook_lib.notebook.expect import Expect
+
+    e = Expect()
+    assert e.equal(yaml.safe_load("kind:\n"), "kind", "RuntimeClass") is False
+    assert e.checks[-1].actual == "null"

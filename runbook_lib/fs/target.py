@@ -36,9 +36,9 @@ class Target:
     def __init__(self, root: str | os.PathLike):
         raw = os.fspath(root)
         if not os.path.isabs(raw):
-            raise ParameterError.of("parameter.invalid.root_must_absolute_path", raw=raw)
+            raise ParameterError.of("parameter.invalid.root_not_absolute", raw=raw)
         if not os.path.exists(raw):
-            raise ParameterError.of("parameter.invalid.root_folder_does_not", raw=raw)
+            raise ParameterError.of("parameter.invalid.root_missing", raw=raw)
         if not os.path.isdir(raw):
             raise ParameterError.of("parameter.invalid.root_file_not_folder", raw=raw)
         self.root = Path(os.path.realpath(raw))
@@ -55,7 +55,7 @@ class Target:
     def walk(self, lab_path: str) -> tuple[Path, list[tuple[str, str]]]:
         """resolve(), plus the symbolic links followed on the way: (the link's lab path, what it says)."""
         if not str(lab_path).startswith("/"):
-            raise ParameterError.of("parameter.invalid.paths_must_start", lab_path=lab_path)
+            raise ParameterError.of("parameter.invalid.path_not_absolute", lab_path=lab_path)
         pending = [p for p in PurePosixPath(lab_path).parts[1:]]
         parts: list[str] = []
         hops = 0

@@ -190,7 +190,7 @@ class OutOfOrder(Feedback):
 class _NotInThisMode:
     """The stand-in step of a section that a mode does not run (the apply steps in mode=remove)."""
     NUMBER = ID = number = id = "-"
-    TITLE = title = say("notebook.remove_mode_does_not")
+    TITLE = title = say("notebook.step_not_in_remove_mode")
 
 
 class Runbook(Run):

@@ -94,6 +94,22 @@ def test_what_each_assertion_records():
     ]
 
 
+def test_an_assertion_named_by_a_catalog_code_reads_as_its_sentence_with_its_values():
+    """expect.true's text: a catalog code is said in both languages, its placeholders filled from the values given;
+    any other text is the assertion as written (an expression that happens to look like a code included)."""
+    from runbook_lib.findings.messages import Msg
+
+    checks = Expect()
+    checks.true(True, "expect.toolkit_dir_exists")
+    checks.true(False, "class_view.all_students_passed", n=2)
+    checks.true(True, "expect.no_such_code")
+    assert [(c.text, c.ok) for c in checks.checks] == [
+        (Msg("toolkit_dir 폴더가 있다", "toolkit_dir exists"), True),
+        (Msg("학생 2명 모두 통과했습니다.", "all 2 students passed."), False),
+        ("expect.no_such_code", True),
+    ]
+
+
 def test_a_failed_assertion_is_a_finding_only_when_the_verdict_found_nothing():
     from runbook_lib.findings.problem import Problem
 

@@ -60,3 +60,14 @@ def test_a_class_of_short_names_keeps_room_for_eight_columns_and_korean_names_co
     assert left("kim", "lee") == {12 + 8 * 8 - 8}  # 8 columns at least: a short class's names are not cut
     assert left("kim", "abcdefghij") == {12 + 8 * 10 - 8}
     assert left("김민준김민", "lee") == {12 + 8 * 10 - 8}  # five Hangul syllables: ten columns
+
+
+def test_the_picture_keeps_room_for_four_characters_over_short_or_no_columns(tmp_path):
+    def top(*steps):
+        svg = class_view.svg(klass(tmp_path, ("kim", list(steps))))
+        (y,) = re.findall(r'<text class="row" x="[\d.]+" y="([\d.]+)"', svg)
+        return round(float(y) - 22 * 0.7, 6)  # a row's name sits 0.7 of a square below the top of its row
+
+    assert top() == 16 + 7 * 4  # a student whose run left no step: the header band is still there
+    assert top(rec("pod", "pod", "failed")) == 16 + 7 * 4  # "pod", a step that is its own number: 3 characters
+    assert top(rec(6, "cdi", "passed")) == 16 + 7 * 5  # "6 cdi"

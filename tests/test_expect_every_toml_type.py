@@ -164,6 +164,35 @@ def test_a_toolkit_file_check_records_the_file_as_read(tmp_path):
     shutil.rmtree(root / lab[1:])
 
 
+def test_a_lab_line_holds_a_list_in_any_order_and_a_boolean_as_toml_writes_it(tmp_path):
+    """expect.line: a list is its names joined by commas, in any order (the step's rule for RUNTIMES); any other
+    value is compared exactly, so "a,b" is not "b,a"; a boolean is TOML's true/false, never Python's True."""
+    from grading_helpers import TOOLKIT, lab_root
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    root = lab_root(tmp_path)
+    lab = f"/{TOOLKIT}/parsed.txt"
+    (root / lab[1:]).write_text("RUNTIMES=nvidia,runc\nPAIR=nvidia,runc\nCDI=true\nFLAGS=false,true\nPY=True\n")
+    rb = Run(validate(root=str(root), mode="check")).start()
+    try:
+        checks = Expect(rb, "parse")
+        checks.line(lab, "RUNTIMES", ["runc", "nvidia"])
+        checks.line(lab, "PAIR", "runc,nvidia")
+        checks.line(lab, "CDI", True)
+        checks.line(lab, "FLAGS", (True, False))
+        checks.line(lab, "PY", True)
+    finally:
+        rb.finish()
+    assert [(c.text, c.ok, c.actual) for c in checks.checks] == [
+        ("parsed.txt: RUNTIMES=runc,nvidia (순서 무관 / any order)", True, "RUNTIMES=nvidia,runc"),
+        ("parsed.txt: PAIR=runc,nvidia", False, "PAIR=nvidia,runc"),
+        ("parsed.txt: CDI=true", True, "CDI=true"),
+        ("parsed.txt: FLAGS=true,false (순서 무관 / any order)", True, "FLAGS=false,true"),
+        ("parsed.txt: PY=true", False, "PY=True"),
+    ]
+
+
 def test_the_whole_table_and_a_value_toml_cannot_write():
     from runbook_lib.notebook.expect import dig, shown
     import yaml

@@ -166,31 +166,44 @@ def test_a_toolkit_file_check_records_the_file_as_read(tmp_path):
 
 def test_a_lab_line_holds_a_list_in_any_order_and_a_boolean_as_toml_writes_it(tmp_path):
     """expect.line: a list is its names joined by commas, in any order (the step's rule for RUNTIMES); any other
-    value is compared exactly, so "a,b" is not "b,a"; a boolean is TOML's true/false, never Python's True."""
+    value is compared exactly, so "a,b" is not "b,a"; a boolean is TOML's true/false, never Python's True. What it
+    read is shown as the line, or why there is none: no such line, no file, a folder where the file should be."""
+    import shutil
+
     from grading_helpers import TOOLKIT, lab_root
     from runbook_lib.engine.params import validate
     from runbook_lib.engine.run import Run
 
     root = lab_root(tmp_path)
     lab = f"/{TOOLKIT}/parsed.txt"
+
+    def check(*lines):
+        rb = Run(validate(root=str(root), mode="check")).start()
+        try:
+            checks = Expect(rb, "parse")
+            for key, expected in lines:
+                checks.line(lab, key, expected)
+        finally:
+            rb.finish()
+        return [(c.text, c.ok, c.key, c.actual, c.expected) for c in checks.checks]
+
     (root / lab[1:]).write_text("RUNTIMES=nvidia,runc\nPAIR=nvidia,runc\nCDI=true\nFLAGS=false,true\nPY=True\n")
-    rb = Run(validate(root=str(root), mode="check")).start()
-    try:
-        checks = Expect(rb, "parse")
-        checks.line(lab, "RUNTIMES", ["runc", "nvidia"])
-        checks.line(lab, "PAIR", "runc,nvidia")
-        checks.line(lab, "CDI", True)
-        checks.line(lab, "FLAGS", (True, False))
-        checks.line(lab, "PY", True)
-    finally:
-        rb.finish()
-    assert [(c.text, c.ok, c.actual) for c in checks.checks] == [
-        ("parsed.txt: RUNTIMES=runc,nvidia (순서 무관 / any order)", True, "RUNTIMES=nvidia,runc"),
-        ("parsed.txt: PAIR=runc,nvidia", False, "PAIR=nvidia,runc"),
-        ("parsed.txt: CDI=true", True, "CDI=true"),
-        ("parsed.txt: FLAGS=true,false (순서 무관 / any order)", True, "FLAGS=false,true"),
-        ("parsed.txt: PY=true", False, "PY=True"),
+    assert check(("RUNTIMES", ["runc", "nvidia"]), ("PAIR", "runc,nvidia"), ("CDI", True), ("FLAGS", (True, False)),
+                 ("PY", True), ("VERSION", 2)) == [
+        ("parsed.txt: RUNTIMES=runc,nvidia (순서 무관 / any order)", True, f"{lab}:RUNTIMES", "RUNTIMES=nvidia,runc", ""),
+        ("parsed.txt: PAIR=runc,nvidia", False, f"{lab}:PAIR", "PAIR=nvidia,runc", ""),
+        ("parsed.txt: CDI=true", True, f"{lab}:CDI", "CDI=true", ""),
+        ("parsed.txt: FLAGS=true,false (순서 무관 / any order)", True, f"{lab}:FLAGS", "FLAGS=false,true", ""),
+        ("parsed.txt: PY=true", False, f"{lab}:PY", "PY=True", ""),
+        ("parsed.txt: VERSION=2", False, f"{lab}:VERSION", "(no VERSION= line)", ""),
     ]
+    (root / lab[1:]).unlink()
+    assert check(("VERSION", 2)) == [("parsed.txt: VERSION=2", False, f"{lab}:VERSION", "(없음 / missing)", "")]
+    (root / lab[1:]).mkdir()
+    ((text, ok, key, actual, expected),) = check(("VERSION", 2))
+    assert (text, ok, key, expected) == ("parsed.txt: VERSION=2", False, f"{lab}:VERSION", "")
+    assert "folder" in actual and "폴더" in actual and " / " in actual  # the verdict's own finding, both languages
+    shutil.rmtree(root / lab[1:])
 
 
 def test_the_whole_table_and_a_value_toml_cannot_write():

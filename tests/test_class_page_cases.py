@@ -71,3 +71,11 @@ def test_the_picture_keeps_room_for_four_characters_over_short_or_no_columns(tmp
     assert top() == 16 + 7 * 4  # a student whose run left no step: the header band is still there
     assert top(rec("pod", "pod", "failed")) == 16 + 7 * 4  # "pod", a step that is its own number: 3 characters
     assert top(rec(6, "cdi", "passed")) == 16 + 7 * 5  # "6 cdi"
+
+
+def test_a_blocked_step_is_its_own_sign_in_the_grid(tmp_path):
+    result = klass(tmp_path, ("kim", [rec(2, "runtime", "failed"), rec(3, "options", "blocked"),
+                                      rec(4, "default", "skipped"), rec(5, "parse", "passed")]))
+    cells = re.findall(r'<td style="background:(#\w+);[^"]*" title="(\w+)">(.)</td>', class_view.table_html(result))
+    assert cells == [("#cf222e", "failed", "✗"), ("#8c959f", "blocked", "…"), ("#d4a72c", "skipped", "–"),
+                     ("#2da44e", "passed", "✓")]

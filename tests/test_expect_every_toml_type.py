@@ -206,6 +206,28 @@ def test_a_lab_line_holds_a_list_in_any_order_and_a_boolean_as_toml_writes_it(tm
     shutil.rmtree(root / lab[1:])
 
 
+def test_a_toolkit_file_of_names_in_any_order_says_so(tmp_path):
+    """expect.file by the step's own rule: step 6's cdi-keys.txt is a list of names in any order, and its
+    assertion says so; a student's keys in another order pass, as the verdict passes them."""
+    from grading_helpers import TOOLKIT, lab_root
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    root = lab_root(tmp_path)
+    lab = f"/{TOOLKIT}/cdi-keys.txt"
+    (root / lab[1:]).write_text("containerEdits\ndevices\nkind\ncdiVersion\n")
+    rb = Run(validate(root=str(root), mode="check")).start()
+    try:
+        rb.preflight()
+        checks = Expect(rb, "cdi")
+        checks.file(lab)
+    finally:
+        rb.finish()
+    assert [(c.text, c.ok, c.actual) for c in checks.checks] == [
+        (f"{lab} == cdiVersion / kind / devices / containerEdits (순서 무관 / any order)", True,
+         "containerEdits / devices / kind / cdiVersion")]
+
+
 def test_the_whole_table_and_a_value_toml_cannot_write():
     from runbook_lib.notebook.expect import dig, shown
     import yaml

@@ -108,6 +108,9 @@ def test_an_assertion_named_by_a_catalog_code_reads_as_its_sentence_with_its_val
         (Msg("학생 2명 모두 통과했습니다.", "all 2 students passed."), False),
         ("expect.no_such_code", True),
     ]
+    assert checks.text().splitlines() == ["  ✓ toolkit_dir 폴더가 있다 / toolkit_dir exists",
+                                          "  ✗ 학생 2명 모두 통과했습니다. / all 2 students passed.   ← false",
+                                          "  ✓ expect.no_such_code"]  # the cell's output: a sentence in both languages
 
 
 def test_a_failed_assertion_is_a_finding_only_when_the_verdict_found_nothing():

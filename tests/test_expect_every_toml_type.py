@@ -131,6 +131,14 @@ def test_a_failed_assertion_is_a_finding_only_when_the_verdict_found_nothing():
     assert [p.code for p in checks.uncovered([warning])] == ["expect.failed"]  # a warning explains no failure
 
 
+def test_a_failed_assertion_without_a_key_asks_for_the_assertion_to_hold():
+    checks = Expect(path="/etc/containerd/config.toml")
+    checks.true("", "expect.config_not_empty")
+    (added,) = checks.uncovered([])
+    assert (added.code, added.path) == ("expect.failed.condition", "/etc/containerd/config.toml")
+    assert added.fix.en == "make this check hold: the config exists and is not empty"
+
+
 def test_a_toolkit_file_check_records_the_file_as_read(tmp_path):
     """expect.file on a finished lab: the file as planned, missing, different, a folder in its place, and a step
     with no plan (nothing planned: the file must be empty)."""

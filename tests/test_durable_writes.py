@@ -210,8 +210,9 @@ WRITES = re.compile(r"""open\([^)]*["'][wax]b?\+?["']|\.write_(text|bytes)\(|os\
 # the writers that are not the runbook's files: the kernel's connection file (a private, O_EXCL, 0600 file of a
 # folder made for it, gone with the kernel), and the generators of the committed notebooks (tools/, a developer's)
 # and the scratch files of the throw-away containerd of the pod check (its config, log, stand-in runtime and OCI
-# image, in a temporary folder of its own that goes with it)
-NOT_STATE = {"runbook_lib/kernel/early.py", "runbook_lib/containerd/throwaway.py",
+# image, in a temporary folder of its own that goes with it), and the copy of the planned config that containerd
+# reads before any write (containerd/planned_copy.py, a temporary folder that goes with it)
+NOT_STATE = {"runbook_lib/kernel/early.py", "runbook_lib/containerd/throwaway.py", "runbook_lib/containerd/planned_copy.py",
              "runbook_lib/containerd/oci_layout.py", "runbook_lib/containerd/smoke/sandbox.py"}
 
 

@@ -221,11 +221,12 @@ def ensure_dir(target: Target, lab_path: str, *, dry_run: bool = False) -> list[
     host = target.resolve(lab_path)
     missing = []
     probe = host
-    while not probe.exists():
+    while not _exists(probe):
         missing.append(probe)
         probe = probe.parent
     if probe.exists() and not probe.is_dir():
         raise WriteError.of("write.failed.file_stands_where_folder", path=str(probe), probe=probe)
+    _refuse_names_too_long(target, probe, missing)
     for folder in reversed(missing):
         if not dry_run:
             target.ensure_inside(folder.parent)
@@ -235,6 +236,30 @@ def ensure_dir(target: Target, lab_path: str, *, dry_run: bool = False) -> list[
                 raise _mkdir_failed(target, folder, exc) from None
         created.append(target.lab_path(folder))
     return created
+
+
+def _exists(path: Path) -> bool:
+    """Path.exists, where a name too long to exist (ENAMETOOLONG) does not exist: _refuse_names_too_long says so."""
+    try:
+        return path.exists()
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            return False
+        raise
+
+
+def _refuse_names_too_long(target: Target, existing: Path, missing: list[Path]) -> None:
+    """Every folder to make has a name the file system can hold (NAME_MAX, 255 bytes on ext4, xfs, tmpfs), or
+    none is made: a plan that would stop halfway leaves folders behind for nothing."""
+    try:
+        limit = os.pathconf(existing, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return
+    for folder in missing:
+        if len(os.fsencode(folder.name)) > limit:
+            lab = target.lab_path(folder)
+            raise WriteError.of("write.failed.name_too_long", path=lab, lab=lab, size=len(os.fsencode(folder.name)),
+                                limit=limit)
 
 
 def _mkdir_failed(target: Target, folder: Path, exc: OSError) -> WriteError:

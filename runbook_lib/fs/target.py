@@ -25,8 +25,8 @@ def _is_symlink(path: str) -> bool:
     try:
         return stat.S_ISLNK(os.lstat(path).st_mode)
     except OSError as exc:
-        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
-            return False
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP, errno.ENAMETOOLONG):
+            return False  # ENAMETOOLONG: no such name can exist, let alone be a link (safe_write names it)
         raise
     except ValueError:  # a NUL in the name, as pathlib answers it
         return False

@@ -89,7 +89,9 @@ def _write_started(nb, out_nb: Path) -> None:
     and papermill's records. The final write (write_ipynb below) is nbformat's full one, validation included."""
     from nbformat.v4.nbjson import writes
 
-    out_nb.write_text(writes(nb), encoding="utf-8")
+    from runbook_lib.fs.safe_write import write_file
+
+    write_file(out_nb, writes(nb))  # as every file of the grading folder: whole or not at all
 
 
 async def grade_one(base, notebook: Path, job, pool, version: str, timeout: float) -> RunResult:

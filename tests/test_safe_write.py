@@ -73,3 +73,63 @@ def test_extended_attributes_survive_the_rename(tmp_path):
         pytest.skip("this file system has no user extended attributes")
     commit(plan_write(Target(tmp_path), "/config.toml", b"new\n"))
     assert os.getxattr(f, "user.runbook-test") == b"label"
+
+
+def test_a_backup_is_named_by_the_utc_time_it_was_made_whatever_the_local_zone(tmp_path, monkeypatch):
+    """docs/GUARANTEES.md: `<name>.runbook-backup-<UTC time YYYYMMDDTHHMMSSZ>`. A node in Seoul (UTC+9) names its
+    backups in UTC too, as the Z says, so two nodes' backups of one moment carry one stamp."""
+    import calendar
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Seoul")
+    time.tzset()
+    try:
+        f = tmp_path / "config.toml"
+        f.write_bytes(b"old\n")
+        before = int(time.time())
+        done = commit(plan_write(Target(tmp_path), "/config.toml", b"new\n"))
+        after = int(time.time())
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    prefix = f"config.toml{BACKUP_INFIX}"
+    assert done.backup.name.startswith(prefix)
+    stamp = done.backup.name[len(prefix):]
+    made = calendar.timegm(time.strptime(stamp, "%Y%m%dT%H%M%SZ"))  # raises on any other shape
+    assert before <= made <= after
+
+
+
+def test_a_folder_the_os_cannot_make_in_an_append_only_folder_is_said_with_the_os_reason(tmp_path):
+    """chattr +a lets new entries into a folder (only renaming over or removing one is refused), so a folder that
+    still cannot be made there (a full file system: a tmpfs without a free inode) fails for the OS's own reason,
+    which the error names, not for the attribute."""
+    import errno
+    import shutil
+    import subprocess
+
+    import pytest
+
+    from runbook_lib.findings.errors import WriteError
+    from runbook_lib.fs.safe_write import ensure_dir
+
+    chattr, mount = shutil.which("chattr"), shutil.which("mount")
+    if chattr is None or mount is None or os.geteuid() != 0:
+        pytest.skip("chattr, mount and root are needed")
+    etc = tmp_path / "root" / "etc"
+    etc.mkdir(parents=True)
+    if subprocess.run([mount, "-t", "tmpfs", "-o", "size=64k,nr_inodes=1", "tmpfs", str(etc)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("this machine lets no test mount a tmpfs")
+    try:
+        if subprocess.run([chattr, "+a", str(etc)], capture_output=True).returncode != 0:
+            pytest.skip("this tmpfs has no chattr +a attribute")
+        try:
+            with pytest.raises(WriteError) as raised:
+                ensure_dir(Target(tmp_path / "root"), "/etc/containerd")
+        finally:
+            subprocess.run([chattr, "-a", str(etc)], check=True)
+    finally:
+        subprocess.run(["umount", str(etc)], check=True)
+    assert raised.value.code == "write.failed.could_not_create_folder"
+    assert os.strerror(errno.ENOSPC) in raised.value.what.en

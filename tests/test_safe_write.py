@@ -133,3 +133,37 @@ def test_a_folder_the_os_cannot_make_in_an_append_only_folder_is_said_with_the_o
         subprocess.run(["umount", str(etc)], check=True)
     assert raised.value.code == "write.failed.could_not_create_folder"
     assert os.strerror(errno.ENOSPC) in raised.value.what.en
+
+
+def test_commit_names_the_file_and_the_hash_of_the_bytes_it_holds_written_or_not(tmp_path):
+    """What commit returns (remove's evidence reads it): the file on this machine and the SHA-256 of the bytes it
+    now holds, for a plan that wrote and for one that had nothing to write."""
+    import hashlib
+
+    f = tmp_path / "a.txt"
+    f.write_bytes(b"same\n")
+    t = Target(tmp_path)
+    for new in (b"same\n", b"new\n"):
+        done = commit(plan_write(t, "/a.txt", new))
+        assert done.host_path == f.resolve()
+        assert done.sha256 == hashlib.sha256(new).hexdigest() == hashlib.sha256(f.read_bytes()).hexdigest()
+
+
+def test_a_file_changed_after_its_plan_is_not_written_and_the_error_names_it(tmp_path):
+    """Someone wrote the file between the plan and the commit: nothing is written, no backup is made, and the
+    error names the file by the path the user knows."""
+    import pytest
+
+    from runbook_lib.findings.errors import WriteError
+
+    f = tmp_path / "a.txt"
+    f.write_bytes(b"old\n")
+    plan = plan_write(Target(tmp_path), "/a.txt", b"new\n")
+    f.write_bytes(b"someone else's\n")
+    with pytest.raises(WriteError) as raised:
+        commit(plan)
+    assert raised.value.code == "write.failed.file_changed_after_plan"
+    assert raised.value.path == "/a.txt"
+    assert "/a.txt" in raised.value.what.en and "/a.txt" in raised.value.what.ko
+    assert f.read_bytes() == b"someone else's\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]

@@ -167,3 +167,23 @@ def test_a_file_changed_after_its_plan_is_not_written_and_the_error_names_it(tmp
     assert "/a.txt" in raised.value.what.en and "/a.txt" in raised.value.what.ko
     assert f.read_bytes() == b"someone else's\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
+def test_a_new_file_planned_without_a_mode_is_written_0644(tmp_path):
+    """A file the runbook creates is readable by everyone and writable by its owner, as containerd's own
+    config is, unless its plan asks for another mode."""
+    commit(plan_write(Target(tmp_path), "/new.toml", b"x = 1\n"))
+    assert stat.S_IMODE((tmp_path / "new.toml").stat().st_mode) == 0o644
+
+
+def test_the_diff_of_an_edit_shows_only_what_changed(tmp_path):
+    (tmp_path / "a.txt").write_text("x\nz\n")
+    diff = plan_write(Target(tmp_path), "/a.txt", b"x\ny\nz\n").diff()
+    assert diff == "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,3 @@\n x\n+y\n z\n"
+
+
+def test_the_diff_of_a_file_that_is_not_utf8_shows_it_with_replacement_characters(tmp_path):
+    """A Latin-1 comment in a node's config (bytes that are not UTF-8) is shown, never a crash of the plan."""
+    (tmp_path / "a.toml").write_bytes(b"# caf\xe9\nx = 1\n")
+    diff = plan_write(Target(tmp_path), "/a.toml", b"# caf\xe9\nx = 2\n").diff()
+    assert diff == "--- a/a.toml\n+++ b/a.toml\n@@ -1,2 +1,2 @@\n # caf\ufffd\n-x = 1\n+x = 2\n"

@@ -187,3 +187,9 @@ def test_the_diff_of_a_file_that_is_not_utf8_shows_it_with_replacement_character
     (tmp_path / "a.toml").write_bytes(b"# caf\xe9\nx = 1\n")
     diff = plan_write(Target(tmp_path), "/a.toml", b"# caf\xe9\nx = 2\n").diff()
     assert diff == "--- a/a.toml\n+++ b/a.toml\n@@ -1,2 +1,2 @@\n # caf\ufffd\n-x = 1\n+x = 2\n"
+
+
+def test_the_diff_of_a_file_without_a_final_newline_says_so_as_diff_does(tmp_path):
+    (tmp_path / "a.txt").write_text("x\n")
+    diff = plan_write(Target(tmp_path), "/a.txt", b"x\ny").diff()
+    assert diff == "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1,2 @@\n x\n+y\n\\ No newline at end of file\n"

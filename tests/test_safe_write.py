@@ -113,9 +113,11 @@ def test_a_folder_the_os_cannot_make_in_an_append_only_folder_is_said_with_the_o
     from runbook_lib.findings.errors import WriteError
     from runbook_lib.fs.safe_write import ensure_dir
 
+    from reliability_helpers import realenv  # skips, or fails with RUNBOOK_REQUIRE_REAL=1
+
     chattr, mount = shutil.which("chattr"), shutil.which("mount")
     if chattr is None or mount is None or os.geteuid() != 0:
-        pytest.skip("chattr, mount and root are needed")
+        realenv.missing("chattr, mount 와 root 권한이 필요합니다 / chattr, mount and root are needed")
     etc = tmp_path / "root" / "etc"
     etc.mkdir(parents=True)
     if subprocess.run([mount, "-t", "tmpfs", "-o", "size=64k,nr_inodes=1", "tmpfs", str(etc)],

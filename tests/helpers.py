@@ -33,6 +33,22 @@ def step_records(nb) -> dict:
     return {s["step"]: s for s in steps}
 
 
+def plan_diff(nb, step_id: str) -> list[str]:
+    """The diff a step's plan view shows, as lines: from its HTML (the one place the notebook keeps the diff;
+    the text/plain view and the step's record only count its lines)."""
+    import html
+    import re
+
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code" and f'rb.plan("{step_id}")' in "".join(cell["source"]):
+            for out in cell.get("outputs", []):
+                page = "".join((out.get("data") or {}).get("text/html") or "")
+                if "<pre" in page:
+                    body = page[page.index("<pre"):]
+                    return [html.unescape(line) for line in re.sub(r"<br>", "\n", re.sub(r"<(?!br>)[^>]+>", "", body)).split("\n")]
+    return []
+
+
 def tree_state(folder: Path) -> dict[str, tuple]:
     """Every entry under a folder, to prove nothing changed: files as (bytes hash, mode, mtime_ns), links as
     their target, folders as (mode, mtime_ns), special files (FIFO, device, socket) never read."""

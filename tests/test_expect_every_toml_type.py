@@ -94,6 +94,25 @@ def test_what_each_assertion_records():
     ]
 
 
+def test_an_assertion_named_by_a_catalog_code_reads_as_its_sentence_with_its_values():
+    """expect.true's text: a catalog code is said in both languages, its placeholders filled from the values given;
+    any other text is the assertion as written (an expression that happens to look like a code included)."""
+    from runbook_lib.findings.messages import Msg
+
+    checks = Expect()
+    checks.true(True, "expect.toolkit_dir_exists")
+    checks.true(False, "class_view.all_students_passed", n=2)
+    checks.true(True, "expect.no_such_code")
+    assert [(c.text, c.ok) for c in checks.checks] == [
+        (Msg("toolkit_dir 폴더가 있다", "toolkit_dir exists"), True),
+        (Msg("학생 2명 모두 통과했습니다.", "all 2 students passed."), False),
+        ("expect.no_such_code", True),
+    ]
+    assert checks.text().splitlines() == ["  ✓ toolkit_dir 폴더가 있다 / toolkit_dir exists",
+                                          "  ✗ 학생 2명 모두 통과했습니다. / all 2 students passed.   ← false",
+                                          "  ✓ expect.no_such_code"]  # the cell's output: a sentence in both languages
+
+
 def test_a_failed_assertion_is_a_finding_only_when_the_verdict_found_nothing():
     from runbook_lib.findings.problem import Problem
 
@@ -110,6 +129,14 @@ def test_a_failed_assertion_is_a_finding_only_when_the_verdict_found_nothing():
     warning = Problem.of("cdi.version_newer", "/etc/cdi/nvidia.yaml", severity="warning", version="9.9.9",
                          supported="0.5.0", spec="/etc/cdi/nvidia.yaml")
     assert [p.code for p in checks.uncovered([warning])] == ["expect.failed"]  # a warning explains no failure
+
+
+def test_a_failed_assertion_without_a_key_asks_for_the_assertion_to_hold():
+    checks = Expect(path="/etc/containerd/config.toml")
+    checks.true("", "expect.config_not_empty")
+    (added,) = checks.uncovered([])
+    assert (added.code, added.path) == ("expect.failed.condition", "/etc/containerd/config.toml")
+    assert added.fix.en == "make this check hold: the config exists and is not empty"
 
 
 def test_a_toolkit_file_check_records_the_file_as_read(tmp_path):
@@ -148,6 +175,70 @@ def test_a_toolkit_file_check_records_the_file_as_read(tmp_path):
     shutil.rmtree(root / lab[1:])
 
 
+def test_a_lab_line_holds_a_list_in_any_order_and_a_boolean_as_toml_writes_it(tmp_path):
+    """expect.line: a list is its names joined by commas, in any order (the step's rule for RUNTIMES); any other
+    value is compared exactly, so "a,b" is not "b,a"; a boolean is TOML's true/false, never Python's True. What it
+    read is shown as the line, or why there is none: no such line, no file, a folder where the file should be."""
+    import shutil
+
+    from grading_helpers import TOOLKIT, lab_root
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    root = lab_root(tmp_path)
+    lab = f"/{TOOLKIT}/parsed.txt"
+
+    def check(*lines):
+        rb = Run(validate(root=str(root), mode="check")).start()
+        try:
+            checks = Expect(rb, "parse")
+            for key, expected in lines:
+                checks.line(lab, key, expected)
+        finally:
+            rb.finish()
+        return [(c.text, c.ok, c.key, c.actual, c.expected) for c in checks.checks]
+
+    (root / lab[1:]).write_text("RUNTIMES=nvidia,runc\nPAIR=nvidia,runc\nCDI=true\nFLAGS=false,true\nPY=True\n")
+    assert check(("RUNTIMES", ["runc", "nvidia"]), ("PAIR", "runc,nvidia"), ("CDI", True), ("FLAGS", (True, False)),
+                 ("PY", True), ("VERSION", 2)) == [
+        ("parsed.txt: RUNTIMES=runc,nvidia (순서 무관 / any order)", True, f"{lab}:RUNTIMES", "RUNTIMES=nvidia,runc", ""),
+        ("parsed.txt: PAIR=runc,nvidia", False, f"{lab}:PAIR", "PAIR=nvidia,runc", ""),
+        ("parsed.txt: CDI=true", True, f"{lab}:CDI", "CDI=true", ""),
+        ("parsed.txt: FLAGS=true,false (순서 무관 / any order)", True, f"{lab}:FLAGS", "FLAGS=false,true", ""),
+        ("parsed.txt: PY=true", False, f"{lab}:PY", "PY=True", ""),
+        ("parsed.txt: VERSION=2", False, f"{lab}:VERSION", "(no VERSION= line)", ""),
+    ]
+    (root / lab[1:]).unlink()
+    assert check(("VERSION", 2)) == [("parsed.txt: VERSION=2", False, f"{lab}:VERSION", "(없음 / missing)", "")]
+    (root / lab[1:]).mkdir()
+    ((text, ok, key, actual, expected),) = check(("VERSION", 2))
+    assert (text, ok, key, expected) == ("parsed.txt: VERSION=2", False, f"{lab}:VERSION", "")
+    assert "folder" in actual and "폴더" in actual and " / " in actual  # the verdict's own finding, both languages
+    shutil.rmtree(root / lab[1:])
+
+
+def test_a_toolkit_file_of_names_in_any_order_says_so(tmp_path):
+    """expect.file by the step's own rule: step 6's cdi-keys.txt is a list of names in any order, and its
+    assertion says so; a student's keys in another order pass, as the verdict passes them."""
+    from grading_helpers import TOOLKIT, lab_root
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    root = lab_root(tmp_path)
+    lab = f"/{TOOLKIT}/cdi-keys.txt"
+    (root / lab[1:]).write_text("containerEdits\ndevices\nkind\ncdiVersion\n")
+    rb = Run(validate(root=str(root), mode="check")).start()
+    try:
+        rb.preflight()
+        checks = Expect(rb, "cdi")
+        checks.file(lab)
+    finally:
+        rb.finish()
+    assert [(c.text, c.ok, c.actual) for c in checks.checks] == [
+        (f"{lab} == cdiVersion / kind / devices / containerEdits (순서 무관 / any order)", True,
+         "containerEdits / devices / kind / cdiVersion")]
+
+
 def test_the_whole_table_and_a_value_toml_cannot_write():
     from runbook_lib.notebook.expect import dig, shown
     import yaml
@@ -155,3 +246,14 @@ def test_the_whole_table_and_a_value_toml_cannot_write():
     table = {"a": 1}
     assert dig(table, "") is table  # no key: the table itself
     assert shown(yaml.safe_load("!!set {a}")) == "{'a'}"  # a YAML set, which TOML has no way to write: as text
+
+
+def test_a_yaml_null_is_shown_as_the_file_spells_it():
+    """`kind:` with nothing after it is YAML's null: a check cell shows `null`, never Python's `None`."""
+    import yaml
+
+    from runbook_lib.notebook.expect import Expect
+
+    e = Expect()
+    assert e.equal(yaml.safe_load("kind:\n"), "kind", "RuntimeClass") is False
+    assert e.checks[-1].actual == "null"

@@ -5,7 +5,7 @@ import tomllib
 import pytest
 import yaml
 
-from helpers import COURSE_FIXTURE, LAB_BASE, put_course_fixture, run_notebook, step_records, tree_state
+from helpers import COURSE_FIXTURE, LAB_BASE, plan_diff, put_course_fixture, run_notebook, step_records, tree_state
 
 TOOLKIT = "root/toolkit"
 
@@ -25,7 +25,8 @@ def test_all_eight_steps_pass_and_the_summary_is_there(course_run):
     records = step_records(nb)
     assert sorted(k for k in records if isinstance(k, int) and k <= 8) == list(range(1, 9))
     assert all(records[n]["status"] in ("changed", "unchanged") for n in range(1, 9))
-    assert records[2]["status"] == "changed" and records[2]["diff"].count("\n+") >= 5
+    added = [line for line in plan_diff(nb, "runtime") if line.startswith("+") and not line.startswith("+++")]
+    assert records[2]["status"] == "changed" and len(added) >= 5 and "diff" not in records[2]
 
 
 def test_the_course_fixture_is_the_one_copied_and_every_base_line_is_kept(course_run):
@@ -127,3 +128,24 @@ def test_report_values_come_from_the_files_not_the_parameters(tmp_path):
     rc.write_text(rc.read_text().replace("handler: nvidia", "handler: nvidia-typo"))
     assert "HANDLER=nvidia-typo" in report.report(rb)
     assert rb.verdict(runtimeclass.STEP).failed
+
+
+def test_a_check_cell_shows_its_reads_checks_and_record_in_one_output(course_run):
+    """One output per check cell: what it read (tomllib, the table's path), its checks and the step's record."""
+    _, nb, _ = course_run
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code" and 'rb.expect("runtime")' in "".join(c["source"]))
+    (out,) = cell["outputs"]
+    text = "".join(out["data"]["text/plain"])
+    assert "application/vnd.runbook.step+json" in out["data"]
+    assert text.index("tomllib: /etc/containerd/config.toml (version 2)") < text.index("version 2 → ") \
+        < text.index("확인 / checks") < text.index("[CHANGED] 2.")
+
+
+def test_a_plan_shows_its_diff_once_in_html_and_counts_it_in_text(course_run):
+    _, nb, _ = course_run
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code" and 'rb.plan("runtime")' in "".join(c["source"]))
+    plan = cell["outputs"][0]["data"]
+    text = "".join(plan["text/plain"])
+    added = [line for line in plan_diff(nb, "runtime") if line.startswith("+") and not line.startswith("+++")]
+    assert f"diff (HTML): /etc/containerd/config.toml +{len(added)} -0" in text and "+++ " not in text
+    assert "BinaryName = \"/usr/bin/nvidia-container-runtime\"" in "".join(plan["text/html"])

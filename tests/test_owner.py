@@ -35,7 +35,7 @@ def test_the_gpu_operators_runtime_is_refused_inplace_with_whose_and_what_would_
         plan_inplace(old)
     f = exc.value.finding
     assert f.code == OTHER_BINARY and f.values["owner"] == "gpu-operator"
-    assert f.values["current"] == GPU_OPERATOR and f.values["wanted"] == NVIDIA
+    assert f.values["current"] == f'"{GPU_OPERATOR}"' and f.values["wanted"] == f'"{NVIDIA}"'  # quoted: a space shows
     assert exc.value.line == old.splitlines().index(f'            BinaryName = "{GPU_OPERATOR}"') + 1
     assert "GPU Operator" in exc.value.what.ko and "GPU Operator" in exc.value.what.en
     assert "replace_runtime=True" in exc.value.fix.en and "replace_runtime=True" in exc.value.fix.ko

@@ -67,3 +67,12 @@ def test_runbook_run_turns_the_step_on_and_the_notebook_declares_its_parameters(
     params = collect_parameters(args, declared)
     assert params["smoke"] == "sandbox" and params["smoke_timeout"] == 60
     assert {"smoke", "smoke_timeout", "cri_endpoint", "smoke_image", "smoke_command", "smoke_pull"} <= set(declared)
+
+
+def test_a_failed_pod_step_points_the_student_to_its_own_lesson():
+    """The feedback page and the class view name what the pod step teaches, not the generic "read it again"."""
+    from runbook_lib.lab.lessons import lesson
+    taught = lesson("pod", {"ko": "handler 로 띄운 파드", "en": "A pod through the handler"})
+    assert "read this step's explanation" not in taught.en and "설명을 다시" not in taught.ko
+    for words in (taught.ko, taught.en):
+        assert "-p smoke sandbox" in words and "--systemd-cgroup" in words and "BinaryName" in words

@@ -191,3 +191,23 @@ def test_a_config_saved_as_utf16_is_named_with_its_iconv(tmp_path):
     cfg.write_bytes(cfg.read_text().encode("utf-16"))  # PowerShell's >, Notepad's "Unicode"
     p = verdict(check(root), 2, "UTF-16")
     assert (p.line, p.col) == (1, 1) and p.fix.en.startswith("iconv -f utf-16 -t utf-8 /etc/containerd/config.toml")
+
+
+@pytest.mark.parametrize("typed", ["/usr/bin/nvidia-container-runtime ", " /usr/bin/nvidia-container-runtime",
+                                   "/usr/bin/nvidia-container-runtime\t"])
+def test_a_binaryname_with_a_space_around_it_is_a_typo_of_step_3_not_another_owner(tmp_path, typed):
+    """A space inside the quotes makes the shim look for a file of that name: a student's typo, told at step 3
+    with the line to write (not step 2's "another owner's runtime", which would block everything after it),
+    and apply writes the path without it."""
+    from grading_helpers import run_all
+
+    written = BINARY.replace('"/usr/bin/nvidia-container-runtime"', f'"{typed}"'.replace("\t", "\\t"))
+    results = check(lab_root(tmp_path, good_with(BINARY, written)))
+    assert failed_steps(results) == [3]
+    assert [q.code for q in results[3].problems] == ["options.binary_name.spaces"]
+    p = verdict(results, 3, "options.binary_name.spaces")
+    assert p.line == 34 and p.fix.en.startswith(BINARY)
+    root = lab_root(tmp_path / "apply", good_with(BINARY, written))
+    assert not [n for n, r in run_all(root).items() if r.failed]
+    assert BINARY in (root / CFG.lstrip("/")).read_text()
+    assert not failed_steps(check(root))

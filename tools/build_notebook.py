@@ -196,13 +196,13 @@ POD_MD = """## handler 로 띄운 파드 — GPU Operator 의 validator 처럼 �
 
 - `off`(기본값): 건너뛰고, 무엇을 증명하는지와 켜는 방법을 알려 줍니다.
 - `sandbox`(실습, 채점, CI, GPU 불필요): containerd 가 읽을 설정(check 모드에서는 학생의 설정)을 임시 폴더에 복사해, 그 사본으로 버리는 containerd 를 띄웁니다. 사본에서는 `BinaryName` 을 호출 방식을 기록한 뒤 `runc` 에 넘기는 대역으로 바꿉니다. 그리고 RuntimeClass 의 handler 로 파드를 시작합니다. 파드 이미지는 이 기계의 busybox 로 만들어 가져오며, 아무것도 내려받지 않습니다. `root` 아래에는 아무것도 쓰지 않습니다.
-- `node`(GPU 노드, `root` 가 `/`): 노드에서 실행 중인 containerd 에 CRI 소켓(`cri_endpoint`, 비우면 배포판의 기본 소켓)으로 파드를 띄우고, 노드에 이미 있는 `smoke_image` 로 `smoke_command`(기본 `nvidia-smi -L`)를 실행합니다. 쓴 설정이 적용된 뒤에만 합니다 (재시작한 뒤이거나, 실행 중인 containerd 가 이미 handler 를 알 때).
+- `node`(GPU 노드, `root` 가 `/`): 노드에서 실행 중인 containerd 에 CRI 소켓(`cri_endpoint`, 비우면 배포판의 기본 소켓)으로 파드를 띄우고, 노드에 이미 있는 `smoke_image` 로 `smoke_command`(기본 `nvidia-smi -L`)를 실행합니다. 쓴 설정이 적용된 뒤에만 합니다 (재시작한 뒤이거나, 실행 중인 containerd 가 이미 handler 를 알 때). `enable_cdi` 가 켜져 있고 containerd 가 CDI 를 안다면(1.7, 2.x), 컨테이너는 스펙 kind 의 CDI 장치(`nvidia.com/gpu=all`)를 요청하고, 같은 파드의 확인 컨테이너가 스펙의 containerEdits(환경 변수, 마운트, 장치 노드)가 컨테이너 안에 들어왔는지 봅니다.
 
 끝나면 파드와 컨테이너를 지웁니다. 실패했을 때도, `smoke_timeout` 을 넘겼을 때도, 커널을 중단했을 때도 지웁니다. `sandbox` 의 데몬과 shim 은 PID 로 멈추고, 마운트와 cgroup 도 남기지 않습니다.
 
 **왜:** "드라이버도 설치했고 `nvidia-smi` 도 되는데 컨테이너가 GPU 를 못 본다" 는 이 실습이 다루는 바로 그 문제입니다. `SystemdCgroup = "true"` 같은 문자열, 런타임과 다른 handler 이름, 잘못된 `runtime_type` 은 설정을 읽을 때는 아무 말이 없다가 파드를 띄울 때 실패합니다. 그래서 파드를 직접 띄우고, 실패하면 containerd 가 한 말을 그대로 보여 주고 고치는 방법을 덧붙입니다.
 
-**확인 셀:** `sandbox` 는 파드가 RuntimeClass 의 handler 로 시작했는지, containerd 의 shim 이 설정한 바이너리(의 대역)를 불렀는지, `SystemdCgroup = true` 일 때 `--systemd-cgroup` 이 전달됐는지, 기본 런타임 파드는 그 바이너리를 거치지 않았는지 확인합니다. `node` 는 종료 코드 0 과 출력의 `GPU n:` 줄을 확인합니다. 둘 다 남은 것이 없어야 합니다.
+**확인 셀:** `sandbox` 는 파드가 RuntimeClass 의 handler 로 시작했는지, containerd 의 shim 이 설정한 바이너리(의 대역)를 불렀는지, `SystemdCgroup = true` 일 때 `--systemd-cgroup` 이 전달됐는지, 기본 런타임 파드는 그 바이너리를 거치지 않았는지 확인합니다. `node` 는 종료 코드 0 과 출력의 `GPU n:` 줄을, CDI 를 요청했다면 스펙의 편집이 다 들어왔는지(`cdi_missing` 이 빈 목록)를 확인합니다. 둘 다 남은 것이 없어야 합니다.
 
 **마지막 셀, 요약:** 요약 표는 단계마다 바뀜(changed), 그대로(unchanged), 통과(passed), 실패(failed), 막힘(blocked: 앞 단계의 실패에서만 따라 나온 것이라 "N단계를 먼저 고치세요"), 건너뜀(skipped) 가운데 하나를 보여 줍니다. 보관된 노트북에서 이 표가 보이면 실행이 끝까지 갔다는 증거입니다. 같은 루트에서 다시 실행하면 모든 단계가 unchanged 로 나와야 합니다. check 모드에서는 실패한 단계가 하나라도 있으면 이 셀이 실행을 실패로 끝냅니다.
 
@@ -212,13 +212,13 @@ POD_MD = """## handler 로 띄운 파드 — GPU Operator 의 validator 처럼 �
 
 - `off` (the default): skipped, saying what it would prove and how to turn it on.
 - `sandbox` (labs, grading, CI; no GPU needed): the config containerd would read (in check mode, the student's) is copied into a temp folder and a throw-away containerd started on the copy, whose `BinaryName` is a stand-in that records how it was called and hands over to `runc`; then a pod starts through the RuntimeClass's handler. The pod's image is built from this machine's busybox and imported: nothing is pulled. Nothing is written under `root`.
-- `node` (a GPU node, `root` is `/`): the node's running containerd over its CRI socket (`cri_endpoint`, empty for the distribution's), a pod and a container from `smoke_image` (already on the node) running `smoke_command` (default `nvidia-smi -L`); only once the written config is in effect (after the restart, or when the running containerd already knows the handler).
+- `node` (a GPU node, `root` is `/`): the node's running containerd over its CRI socket (`cri_endpoint`, empty for the distribution's), a pod and a container from `smoke_image` (already on the node) running `smoke_command` (default `nvidia-smi -L`); only once the written config is in effect (after the restart, or when the running containerd already knows the handler). With `enable_cdi` on a containerd that knows CDI (1.7, 2.x), the container asks for the CDI device of the spec's kind (`nvidia.com/gpu=all`), and a probe container of the same pod shows whether the spec's containerEdits (env vars, mounts, device nodes) arrived inside.
 
 The pod and its container are removed at the end, also after a failure, past `smoke_timeout` or when the kernel is interrupted; `sandbox`'s daemon and shims are stopped by PID, and no mount or cgroup is left.
 
 **Why:** "the driver is installed and `nvidia-smi` works, but containers do not see the GPU" is the very problem this lab is about. A string `SystemdCgroup = "true"`, a handler that is not the runtime's name or a wrong `runtime_type` say nothing when containerd reads the file and fail when a pod starts. So the pod is started, and a failure shows containerd's own words with the fix.
 
-**The check cell:** in `sandbox`, that the pod started through the RuntimeClass's handler, that containerd's shim called the configured binary (its stand-in), that `--systemd-cgroup` reached it when `SystemdCgroup = true`, and that a pod of the default runtime did not go through it; in `node`, exit code 0 and a `GPU n:` line in the output. Either way, nothing may be left behind.
+**The check cell:** in `sandbox`, that the pod started through the RuntimeClass's handler, that containerd's shim called the configured binary (its stand-in), that `--systemd-cgroup` reached it when `SystemdCgroup = true`, and that a pod of the default runtime did not go through it; in `node`, exit code 0 and a `GPU n:` line in the output, and with a CDI request, that every edit of the spec arrived (`cdi_missing` is empty). Either way, nothing may be left behind.
 
 **The last cell, the summary:** its table shows each step as changed, unchanged, passed, failed, blocked (it only follows from an earlier step's failure: "fix step N first") or skipped. In an archived notebook this table is the proof that the run reached the end; a second run on the same root shows every step unchanged. In check mode this cell fails the run when any step failed."""
 
@@ -235,6 +235,7 @@ POD_CHECK = """with rb.expect("pod") as expect:   # the verdict's rules (runbook
     elif smoke == "node":
         expect.equal(pod, "exit_code", 0)                         # smoke_command exited 0 ...
         expect.true(pod.get("gpu_lines"), "a 'GPU n:' line in the output")  # ... and listed a GPU
+        expect.equal(pod, "cdi_missing", [])                      # with enable_cdi: the CDI spec's edits arrived
     expect.equal(pod, "left", [])                                 # no pod, container, daemon, shim, mount or cgroup left"""
 
 # Each step: the action cell (the plan made before any write, then the write) and the check cell (the files

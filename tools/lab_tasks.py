@@ -56,6 +56,10 @@ END = """## 마무리
 
 여덟 단계가 모두 통과하면 실습을 마친 것입니다. 강사는 같은 규칙으로 반 전체를 채점합니다(`runbook grade`). 여러분의 폴더에는 아무것도 쓰지 않습니다.
 
+**파드로 증명하기:** 파일이 맞다는 것과 파드가 nvidia 바이너리로 시작한다는 것은 다릅니다. `SystemdCgroup = "true"` 같은 문자열이나 런타임과 다른 handler 는 containerd 가 설정을 읽을 때는 아무 말이 없다가, 파드를 띄울 때 실패합니다. root 권한이 있는 실습 기계라면 `runbook run --root <실습 폴더> --mode check --smoke sandbox` 로 여러분의 설정 사본에서 버리는 containerd 를 띄워, RuntimeClass 의 handler 로 파드가 시작하는지 보세요. 여러분의 폴더에는 아무것도 쓰지 않습니다. 실패하면 containerd 가 한 말과 고치는 방법이 나옵니다.
+
 ## Done
 
-When all eight steps pass, you have finished the lab. The instructor grades the class by the same rules (`runbook grade`), writing nothing in your folder."""
+When all eight steps pass, you have finished the lab. The instructor grades the class by the same rules (`runbook grade`), writing nothing in your folder.
+
+**Prove it with a pod:** right files are not the same as a pod that starts with the nvidia binary. A string such as `SystemdCgroup = "true"` or a handler that is not the runtime's name says nothing when containerd reads the config, and fails when a pod starts. On a lab machine where you are root, `runbook run --root <your lab folder> --mode check --smoke sandbox` starts a throw-away containerd on a copy of your config and a pod through the RuntimeClass's handler, writing nothing in your folder; a failure shows containerd's own words and the fix."""

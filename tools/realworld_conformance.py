@@ -5,6 +5,7 @@ and the pinned 2.x of scripts/containerd2-versions.txt) and write what happened:
 - the table between the markers in docs/CONFORMANCE.md (config x containerd version x result).
 
     .venv/bin/python tools/realworld_conformance.py          # needs root (containerd reads under a root), minutes
+    .venv/bin/python tools/realworld_conformance.py NAME...  # judge only these configs again, keep the other rows
 
 Every containerd must be there (scripts/install-containerd2.sh): a table with a missing column is refused.
 """
@@ -51,10 +52,14 @@ def table(results: dict) -> str:
     return "\n".join(rows)
 
 
-def main() -> None:
+def main(only: list[str]) -> None:
     found = binaries()
-    results = {}
-    for name in judge.fixtures():
+    unknown = sorted(set(only) - set(judge.fixtures()))
+    if unknown:
+        raise SystemExit(f"not a folder of {judge.REALWORLD}: {', '.join(unknown)}")
+    kept = judge.expected() if only else {}
+    results = {name: row for name, row in kept.items() if name in judge.fixtures() and name not in only}
+    for name in only or judge.fixtures():
         results[name] = {}
         for label, binary in found.items():
             with tempfile.TemporaryDirectory(prefix="realworld-") as work:
@@ -68,4 +73,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import yaml
 
 from runbook_lib.cdi.validate import schema_documents, pointer
+from runbook_lib.fs.yamldoc import Excessive, compose
 from runbook_lib.k8s.names import closest
 
 # Fields of the Go types (container-device-interface specs-go) that the shipped schema leaves out.
@@ -50,8 +51,8 @@ def unknown_fields(spec: dict) -> list[tuple[str, str, str | None]]:
 def duplicate_keys(text: str) -> list[tuple[str, int, int]]:
     """(key, 1-based line of the second one, of the first) for every mapping key written twice."""
     try:
-        root = yaml.compose(text)
-    except yaml.YAMLError:
+        root = compose(text)
+    except Excessive:
         return []
     out = []
     stack = [root]

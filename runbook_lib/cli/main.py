@@ -139,6 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: a sentence, not a traceback from wherever the wait was
         print(say("cli.main.interrupted_ctrl_c_runs"), file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `runbook lab-init --list | head`: the reader left early; no traceback for that
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's own flush at exit would raise again
+        return EXIT_FAILED
 
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
@@ -227,13 +230,14 @@ def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
 def render_run(manifest: dict, run_dir: Path | None = None) -> str:
     """The steps, then the result; a failed run ends with its own reason and where its notebook is
     (runbook_lib/evidence/stop_reason.py), never the name of the exception papermill raised."""
+    from runbook_lib.findings.text import under_step
+
     lines = []
     for rec in manifest["steps"]:
         title = (rec.get("title") or {}).get("en", "")
-        lines.append(f"  [{rec.get('step')}] {rec.get('id', ''):<14} {rec.get('status', ''):<10} {title}")
-        if rec.get("status") in ("failed", "blocked"):  # a blocked step's message: "fix step N first"
-            message = rec.get("message") or {}
-            lines.append(f"      {message.get('ko', '')}\n      {message.get('en', '')}")
+        number = "" if str(rec.get("step")) == str(rec.get("id")) else f"[{rec.get('step')}]"  # restart, pod: no number
+        lines.append(f"  {number:<5} {rec.get('id', ''):<13} {rec.get('status', ''):<10} {title}")
+        lines += under_step(rec)  # where, what, the fix: what an operator needs without opening the notebook
     verdict = "통과 / PASSED" if manifest["ok"] else "실패 / FAILED"
     mode = manifest.get("mode") or (manifest.get("parameters") or {}).get("mode") or "apply"  # stopped early: as asked
     lines.append(f"결과 / result: {verdict} ({manifest['label']}, mode={mode})")

@@ -23,7 +23,8 @@ MESSAGES = {
     "VersionResponse": [("version", 1, STR, None, False), ("runtime_name", 2, STR, None, False),
                         ("runtime_version", 3, STR, None, False), ("runtime_api_version", 4, STR, None, False)],
     "StatusRequest": [("verbose", 1, BOOL, None, False)],
-    "StatusResponse": [("info", 2, MAP, None, False)],
+    "RuntimeHandler": [("name", 1, STR, None, False)],  # CRI 1.30+ (containerd 2.x); 1.6 sends none
+    "StatusResponse": [("info", 2, MAP, None, False), ("runtime_handlers", 3, MSG, "RuntimeHandler", True)],
     "KeyValue": [("key", 1, STR, None, False), ("value", 2, STR, None, False)],
     "PodSandboxMetadata": [("name", 1, STR, None, False), ("uid", 2, STR, None, False),
                            ("namespace", 3, STR, None, False), ("attempt", 4, U32, None, False)],
@@ -132,6 +133,10 @@ class RuntimeService:
 
     def status(self, verbose: bool = True) -> dict:
         return dict(self._call("Status", M["StatusRequest"](verbose=verbose)).info)
+
+    def runtime_handlers(self) -> list[str]:
+        """The handlers the CRI plugin serves (containerd 2.x; the default one is also listed as "")."""
+        return [h.name for h in self._call("Status", M["StatusRequest"](verbose=False)).runtime_handlers]
 
     @staticmethod
     def pod_config(name: str, log_dir: str, cgroup_parent: str = "", namespace: str = "runbook-smoke"):

@@ -254,7 +254,7 @@ def default_problem(eff: Effective, p) -> Problem | None:
     in containerd.runtimes'). Only the built-in runc, which step 2 writes when it is missing, is not a guess."""
     default = default_runtime_name(eff.data, eff.version)
     key = runtime_path(eff.version, "x")[:-2] + ("default_runtime_name",)
-    typed = _default_not_a_string(eff, key, p.runtime_name)
+    typed = _default_not_a_string(eff, key, p.runtime_name) or _legacy_default_not_a_table(eff, key)
     if typed is not None:  # whatever the rule for the default: containerd cannot read this one
         return typed
     if getattr(p, "keeps_default", False):  # the node's default, whatever it is: only a name containerd refuses
@@ -298,6 +298,21 @@ def _default_not_a_string(eff: Effective, key: tuple[str, ...], runtime_name: st
     shown = str(raw).lower() if isinstance(raw, bool) else str(raw)
     return Problem.of("default.not_a_string", path, line, value=shown, kind={"ko": kind_ko, "en": kind_en},
                       fixed=f"default_runtime_name = {render.value(guess)}")
+
+
+def _legacy_default_not_a_table(eff: Effective, key: tuple[str, ...]) -> Problem | None:
+    """`default_runtime = "runc"`, meant as default_runtime_name: in versions 1 and 2, default_runtime is the
+    deprecated runtime *table*; containerd 1.6 cannot decode a string (or any non-table) into it ("Can't convert
+    runc(string) to config.Runtime") and its CRI plugin does not load. (Version 3 has no such key: containerd 2.x
+    drops it with a warning, and the default is default_runtime_name's, which the other rules judge.)"""
+    node = get_in(eff.data, key[:-1])
+    raw = node.get("default_runtime") if isinstance(node, dict) and eff.version < 3 else None
+    if raw is None or isinstance(raw, dict):
+        return None
+    path, line = locate(eff, key[:-1] + ("default_runtime",))
+    name = raw if isinstance(raw, str) and raw.strip() else "runc"
+    return Problem.of("default.legacy_not_a_table", path, line, value=render.value(raw),
+                      fixed=f"default_runtime_name = {render.value(name.strip())}")
 
 
 def _default_not_a_runtime(eff: Effective, default: str, key: tuple[str, ...], runtime_name: str) -> Problem | None:
@@ -414,6 +429,8 @@ def _binary_problems(eff: Effective, p, path, options: dict, opt_hdr: str) -> li
         return [Problem.of("options.binary_name.missing", where, line, **values)]
     if binary == "":  # the runc shim's default: plain runc, not the NVIDIA runtime (containerd's default config)
         return [Problem.of("options.binary_name.empty", where, line, **values)]
+    if isinstance(binary, str) and binary != p.binary_name and binary.strip() == p.binary_name:
+        return [Problem.of("options.binary_name.spaces", where, line, actual=render.value(binary), **values)]
     if not isinstance(binary, str) or not binary.startswith("/"):
         return [Problem.of("options.binary_name.relative", where, line, actual=render.value(binary), **values)]
     if binary != p.binary_name:

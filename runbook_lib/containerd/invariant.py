@@ -28,7 +28,21 @@ def without_ours(dump: dict, runtimes: tuple[str, ...], *, imports: bool = False
         found = table.get("containerd", {}).get("runtimes", {})
         for name in runtimes:
             found.pop(name, None)
+    _drop_misplaced(out.get("plugins", {}), runtimes)
     return out
+
+
+def _drop_misplaced(node, runtimes: tuple[str, ...]) -> None:
+    """Our runtimes' tables anywhere else under `plugins` (`plugins.cri...runtimes.nvidia` in a version-2 file,
+    `runtimes.nvidia` without `.containerd`): copies no plugin but the CRI reads, which the run moves to where
+    containerd reads them (2.x dumps such a table as it is, so its removal shows as a difference)."""
+    if not isinstance(node, dict):
+        return
+    for key, value in node.items():
+        if key == "runtimes" and isinstance(value, dict):
+            for name in runtimes:
+                value.pop(name, None)
+        _drop_misplaced(value, runtimes)
 
 
 def _zero(v) -> bool:
@@ -40,12 +54,16 @@ def _zero(v) -> bool:
 
 def differences(a, b, path: str = "") -> list[str]:
     """The dotted paths at which two parsed dumps differ (a zero value and a missing key are the same)."""
+    return [".".join(keys) if not path else ".".join((path, *keys)) for keys in _differing(a, b, ())]
+
+
+def _differing(a, b, path: tuple[str, ...]) -> list[tuple[str, ...]]:
     if isinstance(a, dict) or isinstance(b, dict):
         a, b = (a if isinstance(a, dict) else {} if _zero(a) else a), (b if isinstance(b, dict) else {} if _zero(b) else b)
     if isinstance(a, dict) and isinstance(b, dict):
         out = []
         for key in sorted(set(a) | set(b)):
-            out += differences(a.get(key), b.get(key), f"{path}.{key}" if path else key)
+            out += _differing(a.get(key), b.get(key), path + (key,))
         return out
     return [] if a == b or (_zero(a) and _zero(b)) else [path]
 
@@ -53,3 +71,16 @@ def differences(a, b, path: str = "") -> list[str]:
 def changed_beside(before: dict, after: dict, runtimes: tuple[str, ...], *, imports: bool = False) -> list[str]:
     """What containerd reads differently after the run, beside what the run means to add: [] keeps the promise."""
     return differences(without_ours(before, runtimes, imports=imports), without_ours(after, runtimes, imports=imports))
+
+
+def changed_values(before: dict, after: dict, runtimes: tuple[str, ...], *,
+                   imports: bool = False) -> list[tuple[tuple[str, ...], object, object]]:
+    """The same differences as (keys, value before, value after): which table and key, and what changes."""
+    a, b = without_ours(before, runtimes, imports=imports), without_ours(after, runtimes, imports=imports)
+    return [(keys, _at(a, keys), _at(b, keys)) for keys in _differing(a, b, ())]
+
+
+def _at(data, keys: tuple[str, ...]):
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data

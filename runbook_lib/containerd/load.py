@@ -88,5 +88,5 @@ def reads_as(text: str, expected: dict) -> bool:
 def require_reads_as(text: str, expected: dict, lab_path: str, fix: Msg) -> None:
     if not reads_as(text, expected):
         raise ConfigError(
-            say("load.planned_content_would_not"),
+            say("load.planned_reads_back_otherwise"),
             fix, path=lab_path)

@@ -36,8 +36,10 @@ def _tar_bytes(add) -> bytes:
     return buf.getvalue()
 
 
-def build_image_tar(dest: Path, name: str, entrypoint: list[str], busybox: Path, env: list[str] = ()) -> Path:
-    """Write an OCI layout tar at `dest` holding one image `name`: /bin/busybox, running `entrypoint`."""
+def build_image_tar(dest: Path, name: str, entrypoint: list[str], busybox: Path, env: list[str] = (),
+                    shell: bool = False) -> Path:
+    """Write an OCI layout tar at `dest` holding one image `name`: /bin/busybox, running `entrypoint`; with
+    `shell`, /bin/sh too (a link to busybox), as the images a node runs have one."""
     blobs: dict[str, bytes] = {}
 
     def blob(data: bytes, media_type: str) -> dict:
@@ -50,6 +52,10 @@ def build_image_tar(dest: Path, name: str, entrypoint: list[str], busybox: Path,
         info.type, info.mode = tarfile.DIRTYPE, 0o755
         tar.addfile(info)
         tar.add(busybox, arcname="bin/busybox")
+        if shell:
+            link = tarfile.TarInfo("bin/sh")
+            link.type, link.linkname = tarfile.SYMTYPE, "busybox"
+            tar.addfile(link)
 
     layer = _tar_bytes(rootfs)
     config = {"architecture": ARCH, "os": "linux", "config": {"Entrypoint": entrypoint, "Env": list(env)},

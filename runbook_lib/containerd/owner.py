@@ -24,6 +24,7 @@ from runbook_lib.containerd.effective import locate
 from runbook_lib.containerd.findings import BINARY_MISSING, OTHER_BINARY, OWNER_CODES, TEMPLATE_HAS_RUNTIME, RuntimeOwnedElsewhere, raised  # noqa: F401 - re-exported
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtime_path
+from runbook_lib.k8s.names import quoted
 
 GPU_OPERATOR_DIR = "/usr/local/nvidia/toolkit"
 NVIDIA_CTK_BINARY = "/usr/bin/nvidia-container-runtime"
@@ -64,8 +65,8 @@ def foreign_runtime(data: dict, version: int, name: str, binary: str, *, defined
     is not under the root: the owner's working runtime would become one that fails every GPU pod."""
     table = get_in(data, runtime_path(version, name))
     current = get_in(table, ("options", "BinaryName")) if isinstance(table, dict) else None
-    if not isinstance(current, str) or not current.startswith("/") or current == binary:
-        return None
+    if not isinstance(current, str) or not current.startswith("/") or current.strip() == binary:
+        return None  # the same program written with a space around it is a typo to repair, as a relative path is
     if replace_runtime:
         if target is not None and target.is_host and not target.resolve(binary).exists():
             return Problem.of(BINARY_MISSING, binary, binary=binary)
@@ -73,7 +74,7 @@ def foreign_runtime(data: dict, version: int, name: str, binary: str, *, defined
     owner = looks_like(current, defined_in)
     who = _OWNER_NAMES[owner]
     where = f"{defined_in}:{line}" if defined_in and line else (defined_in or "")
-    return Problem.of(OTHER_BINARY, defined_in, line, runtime=name, current=current, wanted=binary, owner=owner,
+    return Problem.of(OTHER_BINARY, defined_in, line, runtime=name, current=quoted(current), wanted=quoted(binary), owner=owner,
                       file=defined_in, where=where, who=who)
 
 

@@ -73,7 +73,7 @@ def plan_remove(target: Target, config_path: str, wanted: RuntimeWanted, *,
                 overlay[config_path] = eff.main.encode(text)
                 plan.notes.append(say("containerd.remove.removing_entry_runbook_added", config_path=config_path, drop=drop))
         else:
-            plan.kept.append(say("containerd.remove.not_written_runbook_no", drop=drop))
+            plan.kept.append(say("containerd.remove.dropin_not_ours", drop=drop))
     for f in eff.files:
         if f.lab_path == drop and not edited_dropin:
             continue

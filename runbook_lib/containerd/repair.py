@@ -56,7 +56,7 @@ def move_stray_runtime(eff: Effective, name: str) -> Moved | None:
     except ConfigError:
         return None
     head = header_text(eff, right)
-    return Moved(lab_path, plan.text, [say("repair.line_where_containerd_does", line_no=line, shown=shown, head=head)])
+    return Moved(lab_path, plan.text, [say("repair.table_moved_where_containerd_looks", line_no=line, shown=shown, head=head)])
 
 
 def _clear(content) -> bool:

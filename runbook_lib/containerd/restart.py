@@ -49,7 +49,7 @@ def decide(*, real_node: bool, check_only: bool, config_changed: bool, asked: bo
     if check_only:
         return Decision("check", say("containerd.restart.check_mode_changes_nothing"))
     if not config_changed:
-        return Decision("not-needed", say("containerd.restart.containerd_config_did_not"))
+        return Decision("not-needed", say("containerd.restart.config_unchanged"))
     if not asked:
         return Decision("needed", say("containerd.restart.containerd_config_changed_containerd"))
     return Decision("restart", say("containerd.restart.config_changed_restart_asked"))

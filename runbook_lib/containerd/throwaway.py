@@ -26,6 +26,7 @@ _CRI = {1: "cri", 2: "io.containerd.grpc.v1.cri", 3: "io.containerd.grpc.v1.cri"
 _OPT = {1: "opt", 2: "io.containerd.internal.v1.opt", 3: "io.containerd.internal.v1.opt", 4: "io.containerd.internal.v1.opt"}
 _SPLIT_CRI = (3, 4)  # containerd 2.x splits the CRI plugin into images, runtime and the gRPC service
 _IMAGES, _RUNTIME = "io.containerd.cri.v1.images", "io.containerd.cri.v1.runtime"
+_SERVER_PLUGINS = (4,)  # containerd 2.3 moved grpc, ttrpc, debug and metrics into io.containerd.server.v1.* plugins
 
 
 def _table(parent: dict, key: str) -> dict:
@@ -43,11 +44,17 @@ def sandbox_config(data: dict, version: int, base: Path, sandbox_image: str = PA
     doc["version"] = version
     doc["root"], doc["state"] = str(base / "root"), str(base / "state")
     doc["plugin_dir"] = str(base / "plugins")
-    for server, address in (("grpc", base / "containerd.sock"), ("ttrpc", base / "containerd.sock.ttrpc")):
-        _table(doc, server)["address"] = str(address)
-    for server in ("debug", "metrics"):
-        _table(doc, server)["address"] = ""
     plugins = _table(doc, "plugins")
+    addresses = {"grpc": str(base / "containerd.sock"), "ttrpc": str(base / "containerd.sock.ttrpc"),
+                 "debug": "", "metrics": ""}
+    for server, address in addresses.items():
+        if version in _SERVER_PLUGINS:  # version 4 reads the servers' tables as plugins, and no top-level ones
+            doc.pop(server, None)
+            _table(plugins, f"io.containerd.server.v1.{server}")["address"] = address
+        else:
+            _table(doc, server)["address"] = address
+    if version in _SERVER_PLUGINS:  # a node's grpc-tcp listener (2.3+) would bind its address beside the node's
+        _table(plugins, "io.containerd.server.v1.grpc-tcp")["address"] = ""
     for name, table in plugins.items():  # a snapshotter's own root would be written outside the temp folder
         if name.startswith("io.containerd.snapshotter.v1.") and isinstance(table, dict):
             table.pop("root_path", None)
@@ -78,6 +85,17 @@ def sandbox_config_text(config_text: str, base: Path, sandbox_image: str = PAUSE
     return sandbox_config(data, int(data.get("version", 1)), base, sandbox_image)
 
 
+def shims_beside(containerd: str) -> dict[str, str]:
+    """The daemon's environment: containerd looks for its shim (containerd-shim-runc-v2) on PATH before beside
+    itself, so a release's own shim, installed beside its containerd, is put first; another release's shim
+    can refuse what a newer containerd asks of it (2.3 and the shim of 1.6: "type with url ... not found")."""
+    env = dict(os.environ)
+    folder = os.path.dirname(containerd)
+    if folder:
+        env["PATH"] = os.pathsep.join([folder, env.get("PATH", os.defpath)])
+    return env
+
+
 class Daemon:
     """One containerd on a config text, in a private mount namespace, its files under `base`."""
 
@@ -91,7 +109,8 @@ class Daemon:
         with open(self.log, "wb") as log:
             self.proc = subprocess.Popen(
                 ["unshare", "--mount", "--propagation", "private", "sh", "-c", script,
-                 containerd, str(self.config)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                 containerd, str(self.config)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                env=shims_beside(containerd))
         self.pid = self.proc.pid  # sh execs containerd: this is the daemon's PID
 
     def said(self) -> str:

@@ -36,9 +36,12 @@ class StepResult:
         return self.status == FAILED
 
     def as_record(self) -> dict:
+        """The machine-readable record. No diff: the plan's view above it shows the diff once, in HTML; the
+        record is what the manifest, grading and `runbook summary` read, and none of them reads a diff
+        (papermill saves the whole notebook around every cell, so a third copy was paid ~70 times a run)."""
         return {
             "step": self.step, "id": self.id, "title": self.title.as_dict(), "status": self.status,
-            "message": self.message.as_dict(), "files": self.files, "diff": self.diff, "backup": self.backup,
+            "message": self.message.as_dict(), "files": self.files, "backup": self.backup,
             "notes": [n.as_dict() for n in self.notes], "problems": [p.as_dict() for p in self.problems],
             "evidence": self.evidence,
         }

@@ -31,7 +31,7 @@ from runbook_lib.steps import REMOVE_STEPS, STEPS
 from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, Plan, Step, blocked_by
 from runbook_lib.fs.applied_record import RECORD
 from runbook_lib.containerd.effective import load_effective
-from runbook_lib.engine import route
+from runbook_lib.engine import containerd_guard, route
 from runbook_lib.containerd.distro.detect import EDIT_CONFIG
 from runbook_lib.fs import applied_record
 
@@ -200,8 +200,18 @@ class Run:
                 writable.refuse_when_short_of_space(self.target, [self.plans[s.id] for s in self.steps])
             self._judge_planned_state()
             if not self.p.check_only and not self.refusals():
+                self._ask_containerd_of_plan()
+            if not self.p.check_only and not self.refusals():
                 self.judge_on_plan()
         return self.plans
+
+    def _ask_containerd_of_plan(self) -> None:
+        """containerd's own reading of the planned state against the node's as it is (engine/containerd_guard.py):
+        a plan that would make it read anything else differently refuses here, before the first write."""
+        found = containerd_guard.refusal(self)
+        if found is not None:
+            owner = self.plans.get("containerd") or self.plans[self.steps[-1].id]  # step 9 is the one that asks
+            owner.refusals.append(found)
 
     def judge_on_plan(self) -> None:
         """What else must hold on the planned state before the first write: nothing here; the notebook's run

@@ -19,6 +19,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from runbook_lib.findings.problem import ERROR
+
 STEP_MIME = "application/vnd.runbook.step+json"
 SUMMARY_MIME = "application/vnd.runbook.summary+json"
 MANIFEST_SCHEMA = "nvidia-runtime-runbook/manifest/1"
@@ -156,7 +158,12 @@ def build_manifest(*, label: str, notebook: Path, parameters: dict, started: _dt
 
 
 def _brief(rec: dict) -> dict:
-    return {k: rec.get(k) for k in ("step", "id", "title", "status", "message", "backup")}
+    """A step as the manifest keeps it; a failed step keeps its errors (file, line, what, the fix), so that
+    `runbook run`, a fleet's summary and Ansible can say what to fix without opening the notebook."""
+    out = {k: rec.get(k) for k in ("step", "id", "title", "status", "message", "backup")}
+    if rec.get("status") == "failed":
+        out["problems"] = [p for p in rec.get("problems") or [] if isinstance(p, dict) and p.get("severity") == ERROR]
+    return out
 
 
 def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, version: str, *,

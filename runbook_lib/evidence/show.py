@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from runbook_lib.evidence.archive import records
+from runbook_lib.findings.text import under_step
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,9 +20,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"실행된 노트북 / executed notebook: {path}")
     final = {str(s["step"]): s for s in (summary or {}).get("steps", [])} or {str(s["step"]): s for s in steps}
     for key, rec in final.items():
-        print(f"  {key:>2}. [{rec['status']:^9}] {rec['title']['ko']} / {rec['title']['en']}")
-        if rec["status"] in ("failed", "blocked"):  # a blocked step's message: "fix step N first"
-            print(f"      {rec['message']['ko']}\n      {rec['message']['en']}")
+        number = "   " if key == str(rec.get("id")) else f"{key:>2}."  # restart, pod: a name, no number
+        print(f"  {number} [{rec['status']:^9}] {rec['title']['ko']} / {rec['title']['en']}")
+        for line in under_step(rec):
+            print(line)
     ok = bool(summary and summary.get("ok") and summary.get("final"))
     if not summary or not summary.get("final"):
         print("  실행이 요약까지 가지 못했습니다 / the run stopped before its summary")

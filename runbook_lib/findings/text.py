@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import html as _html
 
+from runbook_lib.findings.problem import ERROR
+
 
 def _record(problem) -> dict:
     return problem if isinstance(problem, dict) else problem.as_dict()
@@ -89,6 +91,20 @@ def step_text(rec: dict) -> str:
     parts = [] if problems and _both(problems[0].get("what")) == (ko, en) else [f"{ko}\n{en}"]
     parts += [text(p) for p in problems]
     return "\n\n".join(parts)
+
+
+def under_step(rec: dict, indent: str = "      ") -> list[str]:
+    """What a terminal shows under a failed or blocked step's line: each of a failed step's errors (where, what,
+    why, the fix), or the step's message when it has none (a blocked step's "fix step N first")."""
+    status = rec.get("status")
+    problems = [p for p in rec.get("problems") or [] if isinstance(p, dict) and p.get("severity") == ERROR] \
+        if status == "failed" else []
+    if problems:
+        return [line for p in problems for line in lines(p, indent=indent)]
+    if status in ("failed", "blocked"):
+        ko, en = _both(rec.get("message"))
+        return [f"{indent}{ko}", f"{indent}{en}"]
+    return []
 
 
 def code(problem: dict) -> str | None:

@@ -3,6 +3,9 @@ file, the line and column, and what the document should hold."""
 
 from __future__ import annotations
 
+import copy
+from functools import lru_cache
+
 import yaml
 
 from runbook_lib.findings.errors import ConfigError
@@ -69,9 +72,28 @@ def check_bounds(text: str) -> None:
 
 
 def safe_load(text: str):
-    """yaml.safe_load within the bounds above (an Excessive error otherwise)."""
+    """yaml.safe_load within the bounds above (an Excessive error otherwise). A copy of the one parse of this
+    text, so that a caller that changes what it got cannot change what the next one reads."""
+    return copy.deepcopy(_loaded(text))
+
+
+# One parse per text: a run reads the same CDI spec in its plan, its verdict, the check cell and the preflight
+# (about ten times); a 500 KiB spec costs ~1 s of libyaml each time, ~0.05 s to copy.
+@lru_cache(maxsize=4)
+def _loaded(text: str):
     check_bounds(text)
     return yaml.load(text, Loader=_LOADER)
+
+
+@lru_cache(maxsize=4)
+def compose(text: str):
+    """The document's node tree (each node with its line), within the bounds above; shared: read it, never
+    change it. None for a document with a syntax error (the loader says where it is)."""
+    check_bounds(text)
+    try:
+        return yaml.compose(text, Loader=_LOADER)
+    except yaml.YAMLError:
+        return None
 
 
 def load_mapping(text: str, lab_path: str, *, name: Msg, keys: str, restart_hint: bool = False) -> dict:
@@ -120,8 +142,8 @@ def yaml_line(text: str | None, pointer: str) -> int | None:
     if not text:
         return None
     try:
-        node = yaml.compose(text)
-    except yaml.YAMLError:
+        node = compose(text)
+    except Excessive:
         return None
     line = None
     for part in [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]:

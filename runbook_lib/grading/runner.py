@@ -83,6 +83,15 @@ async def _execute(nb, nb_man, kernel, timeout: float, root: str) -> dict | None
     return error
 
 
+def _write_started(nb, out_nb: Path) -> None:
+    """The notebook as the student's run starts, in nbformat's own JSON (its v4 writer), without validating it
+    again: it is the notebook papermill read and validated, the parameters cell nbformat built (and validated)
+    and papermill's records. The final write (write_ipynb below) is nbformat's full one, validation included."""
+    from nbformat.v4.nbjson import writes
+
+    out_nb.write_text(writes(nb), encoding="utf-8")
+
+
 async def grade_one(base, notebook: Path, job, pool, version: str, timeout: float) -> RunResult:
     from papermill.engines import NotebookExecutionManager
     from papermill.exceptions import PapermillExecutionError
@@ -96,7 +105,7 @@ async def grade_one(base, notebook: Path, job, pool, version: str, timeout: floa
     nb = prepare(base, notebook, job.params, out_nb)
     nb_man = NotebookExecutionManager(nb, output_path=None, progress_bar=False)
     nb_man.notebook_start()
-    write_ipynb(nb, str(out_nb))  # from its start: a grading killed halfway still shows where it stopped
+    _write_started(nb, out_nb)  # from its start: a grading killed halfway still shows where it stopped
     error = None
     try:
         kernel = await pool.take()
@@ -142,8 +151,11 @@ async def grade_all(notebook: Path, jobs: list, version: str, workers: int, time
             except Exception as exc:  # noqa: BLE001 - one student's crash must not hide the others' results
                 results[index] = exc
 
+    from runbook_lib.grading.output_schema import fast_output_checks
+
     try:
-        await asyncio.gather(*(worker() for _ in range(max(1, min(workers, len(jobs))))))
+        with fast_output_checks():  # every output nbclient builds, checked by fastjsonschema (output_schema.py)
+            await asyncio.gather(*(worker() for _ in range(max(1, min(workers, len(jobs))))))
     finally:
         await pool.close()
         if zygote is not None:

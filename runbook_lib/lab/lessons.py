@@ -20,6 +20,7 @@ LESSONS: dict[str, Msg] = {
     "report": say("lessons.step_every_value_report"),
     "containerd": say("lessons.step_ask_containerd_itself"),
     "restart": say("lessons.containerd_must_restarted_changed"),
+    "pod": say("lessons.pod_through_the_handler"),
 }
 
 

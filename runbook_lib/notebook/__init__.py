@@ -36,19 +36,59 @@ STATUS_MIME = "application/vnd.runbook.status+json"
 _quiet: list[bool] = [False]  # set while the preflight runs the check cells on the planned state: they show nothing
 
 
+def _shell():
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - ipykernel is a dependency
+        return None
+    return get_ipython()
+
+
 def _display(bundle: dict, **kw) -> None:
     if _quiet[0]:
         return
-    try:
-        from IPython import get_ipython
-        from IPython.display import display
-    except ImportError:  # pragma: no cover - ipykernel is a dependency
-        get_ipython = None
-    if get_ipython is None or get_ipython() is None:  # outside a kernel (tests, scripts): the text form
+    shell = _shell()
+    if shell is None:  # outside a kernel (tests, scripts): the text form
         if not kw.get("update"):
             print(bundle["text/plain"])
         return
+    from IPython.display import display
+
+    _flush_notes()  # what the cell read before this output, above it, as it happened
     display(bundle, raw=True, **kw)
+
+
+# What a check cell's reads say ("tomllib: <files> (version 2)", "version 2 → <table>"): held, and shown in the
+# step's own output above its checks, one display message and one output instead of three. Whatever a cell read
+# and did not show that way is shown when the cell ends (IPython's post_run_cell event, still in that cell).
+_notes: list[str] = []
+_hooked: list[object] = []  # the shell whose post_run_cell shows what is left
+
+
+def _note(line: str) -> None:
+    if _quiet[0]:
+        return
+    shell = _shell()
+    if shell is None:
+        print(line)
+        return
+    if shell not in _hooked:
+        shell.events.register("post_run_cell", _flush_notes)
+        _hooked[:] = [shell]
+    _notes.append(line)
+
+
+def _take_notes() -> list[str]:
+    taken = list(_notes)
+    _notes.clear()
+    return taken
+
+
+def _flush_notes(*_) -> None:
+    if _notes:
+        from IPython.display import display
+
+        display({"text/plain": "\n".join(_take_notes())}, raw=True)
 
 
 class Feedback(Exception):
@@ -72,15 +112,29 @@ class Refused(Feedback):
 
 
 def colour_diff(diff: str) -> str:
+    """The diff as one line of HTML: a run of lines of one colour in one span, context lines bare, and only what
+    HTML needs escaped (quotes are text here): about half the bytes of a span with a style on every line."""
     colours = {"+": "#1a7f37", "-": "#cf222e", "@": "#8250df"}
-    rows = []
+    runs: list[tuple[str | None, list[str]]] = []
     for line in diff.splitlines():
         c = colours.get(line[:1]) if not line.startswith(("+++", "---")) else "#57606a"
-        style = f" style='color:{c}'" if c else ""
-        rows.append(f"<span{style}>{html.escape(line)}</span>")
+        if not runs or runs[-1][0] != c:
+            runs.append((c, []))
+        runs[-1][1].append(html.escape(line, quote=False))
     # <br>, not a newline: papermill stores a text output as one JSON string per line and re-encodes the whole
     # notebook at every cell's start and end, so one line of HTML costs every later save the least
-    return "<pre style='background:#f6f8fa;padding:6px'>" + "<br>".join(rows) + "</pre>"
+    body = "<br>".join(f"<span style='color:{c}'>{'<br>'.join(lines)}</span>" if c else "<br>".join(lines)
+                       for c, lines in runs)
+    return "<pre style='background:#f6f8fa;padding:6px'>" + body + "</pre>"
+
+
+def diff_stat(plan: Plan) -> list[tuple[str, int, int]]:
+    """(file, lines added, lines removed) for every file the plan changes or retires, in the diff's order."""
+    out = []
+    for w in [w for w in plan.writes if w.changed] + list(plan.retired):
+        body = w.diff().splitlines()[2:]  # after the ---/+++ header: hunk headers and lines
+        out.append((w.lab_path, sum(1 for line in body if line[:1] == "+"), sum(1 for line in body if line[:1] == "-")))
+    return out
 
 
 class PlanView:
@@ -103,6 +157,8 @@ class PlanView:
         head = "계획 / plan" if not self.rb.p.check_only else "apply 모드라면 / apply mode would"
         lines = [f"{head} — {self.step.NUMBER}. {self.step.TITLE.ko} / {self.step.TITLE.en}",
                  f"  {self.plan.message.ko}", f"  {self.plan.message.en}"]
+        if self.rb.p.check_only:  # said here, in the plan's own output, not as one more output of the write
+            lines.append("  " + " / ".join(say("notebook.check_mode_writes_nothing").as_dict().values()))
         if self.plan.subject:
             lines.append(f"  대상 / target: {self.plan.subject}")
         for w in self.plan.writes:
@@ -114,11 +170,16 @@ class PlanView:
         return lines
 
     def __repr__(self) -> str:
-        return "\n".join(self._lines() + ([self.diff] if self.diff else []))
+        """The plan in plain text: its lines and, per file, how many lines the diff adds and removes. The diff's
+        lines themselves are shown once, in the HTML view (what JupyterLab, the archive's run.html and nbconvert
+        show); a second full copy here was paid for again at every later save of the notebook."""
+        stat = [f"  diff (HTML): {path} +{added} -{removed}" for path, added, removed in diff_stat(self.plan)]
+        return "\n".join(self._lines() + stat)
 
     def _repr_html_(self) -> str:
-        body = "<br>".join(html.escape(line) for line in self._lines())
-        return f"<div>{body}</div>" + (colour_diff(self.diff) if self.diff else "")
+        body = "<br>".join(html.escape(line, quote=False) for line in self._lines())
+        diff = self.diff
+        return f"<div>{body}</div>" + (colour_diff(diff) if diff else "")
 
 
 class OutOfOrder(Feedback):
@@ -129,7 +190,7 @@ class OutOfOrder(Feedback):
 class _NotInThisMode:
     """The stand-in step of a section that a mode does not run (the apply steps in mode=remove)."""
     NUMBER = ID = number = id = "-"
-    TITLE = title = say("notebook.remove_mode_does_not")
+    TITLE = title = say("notebook.step_not_in_remove_mode")
 
 
 class Runbook(Run):
@@ -186,6 +247,7 @@ class Runbook(Run):
         return None
 
     def _out_of_order(self, pending, checks: Expect | None = None) -> OutOfOrder:
+        _flush_notes()  # what the cell read, above the reason it stops
         p = Problem.of("notebook.out_of_order", step=pending.NUMBER, title=pending.TITLE)
         lines = finding_lines(p, "✗ ")
         if checks and checks.checks:  # what the disk holds now, as the cell's assertions read it
@@ -217,8 +279,7 @@ class Runbook(Run):
         made = [d for d in plan.plan.dirs if not self.is_dir(d)]
         self._locked()
         result = self.commit(plan.step)
-        if self.p.check_only:
-            _display({"text/plain": " / ".join(say("notebook.check_mode_writes_nothing").as_dict().values())})
+        if self.p.check_only:  # nothing written: the plan's view above says so (one output a cell, not two)
             return
         done = [f["path"] for f in result.files if f["action"] == "written" and f not in before]
         backup = [f["path"] for f in result.files if f["action"] == "backup" and f not in before]
@@ -243,7 +304,7 @@ class Runbook(Run):
             eff = self.effective()
         except RunbookError:
             return {}
-        _display({"text/plain": f"tomllib: {', '.join(f.lab_path for f in eff.files)} (version {eff.version})"})
+        _note(f"tomllib: {', '.join(f.lab_path for f in eff.files)} (version {eff.version})")
         return eff.data
 
     def runtime_table(self, cfg: dict, name: str) -> dict:
@@ -255,7 +316,7 @@ class Runbook(Run):
         except RunbookError:
             return {}
         path = runtime_path(version, name)
-        _display({"text/plain": f"version {version} → {format_path(path)}"})
+        _note(f"version {version} → {format_path(path)}")
         table = get_in(cfg, path)
         return table if isinstance(table, dict) else {}
 
@@ -283,7 +344,7 @@ class Runbook(Run):
             version = detect_version(cfg, path=self.p.config_path, empty=not cfg)
         except RunbookError:
             return {}
-        _display({"text/plain": f"version {version} → {format_path(containerd_table(version))}"})
+        _note(f"version {version} → {format_path(containerd_table(version))}")
         table = get_in(cfg, containerd_table(version))
         return table if isinstance(table, dict) else {}
 
@@ -504,7 +565,7 @@ def show(result: StepResult, checks: Expect | None = None) -> None:
     text = result.text()
     if checks and checks.checks:
         text = "확인 / checks\n" + checks.text() + "\n" + text
-    _display({STEP_MIME: result.as_record(), "text/plain": text})
+    _display({STEP_MIME: result.as_record(), "text/plain": "\n".join(_take_notes() + [text])})
 
 
 def summary(rb: Run, *, final: bool = True) -> None:

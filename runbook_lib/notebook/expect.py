@@ -39,6 +39,8 @@ def dig(table, key: str):
 def shown(v) -> str:
     if v is MISSING:
         return "(없음 / missing)"
+    if v is None:  # YAML's null (`kind:` with nothing after it): as the file spells it, not Python's None
+        return "null"
     try:
         return toml_value(v)
     except Exception:  # noqa: BLE001 - a value TOML cannot write (a YAML date): show it as text

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import shutil
 
+from runbook_lib.cdi import edits as cdi_edits
 from runbook_lib.containerd.smoke import facts as smoke_facts
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem, words
@@ -28,6 +29,7 @@ from runbook_lib.containerd.smoke import sandbox as smoke_sandbox
 from runbook_lib.containerd.smoke.show import lines
 
 NUMBER = ID = "pod"
+CDI_DEVICE = "all"  # what nvidia-ctk names the device of every GPU: the GPU Operator asks for nvidia.com/gpu=all
 TITLE = words("pod.title")[0]
 
 
@@ -91,16 +93,20 @@ def _sandbox(run):
                              containerd=containerd_binary(run), timeout=run.p.smoke_timeout)
 
 
-def _cdi_devices(run, status: dict) -> tuple[str, ...]:
-    """With enable_cdi on a containerd that has CDI on: the spec's kind, every device (`nvidia.com/gpu=all`)."""
-    if not run.p.enable_cdi or not smoke_node.cdi_enabled(status):
-        return ()
+def _cdi_request(run, status: dict) -> tuple[tuple[str, ...], dict | None]:
+    """With enable_cdi on a containerd that knows CDI (1.7, 2.x; its setting on or off, as it runs): the
+    device `<kind>=all` of the spec, and the edits asking for it should bring (runbook_lib/cdi/edits.py). A
+    containerd that runs with CDI off ignores the request: the probe then shows the edits missing."""
+    if not run.p.enable_cdi or smoke_node.cdi_enabled(status) is None:
+        return (), None
     try:
         spec = safe_load(run.read_text(run.p.cdi_spec) or "")
     except Exception:  # noqa: BLE001 - step 6 judges the spec
-        return ()
+        return (), None
     kind = spec.get("kind") if isinstance(spec, dict) else None
-    return (f"{kind}=all",) if isinstance(kind, str) else ()
+    if not isinstance(kind, str):
+        return (), None
+    return (f"{kind}={CDI_DEVICE}",), cdi_edits.expected_edits(spec, CDI_DEVICE)
 
 
 def _node(run):
@@ -114,9 +120,10 @@ def _node(run):
         client.close()
         return _said("pod.pending_restart", handler=p.runtime_name, runtimes=", ".join(sorted(runtimes)) or "-",
                       restart="-p restart_containerd True", check="-p mode check -p smoke node")
+    devices, edits = _cdi_request(run, status)
     return smoke_node.run(client=client, status=status, socket=socket, handler=p.runtime_name, image=p.smoke_image,
                           command=p.smoke_command, pull=p.smoke_pull, timeout=p.smoke_timeout,
-                          cdi_devices=_cdi_devices(run, status), root=run.target.root)
+                          cdi_devices=devices, cdi_edits=edits, cdi_spec=p.cdi_spec, root=run.target.root)
 
 
 def _pending_restart(run) -> bool:

@@ -22,3 +22,18 @@ def test_help_and_version_are_bilingual():
     from runbook_lib import __version__
 
     assert ver.stdout.strip() == f"runbook {__version__}"
+
+
+
+def test_a_reader_that_has_left_gets_no_traceback():
+    """`runbook lab-init --list | head -1`: the reader is gone before the listing is written (its end of the pipe
+    closed first, so that the write fails every time); the command stops quietly, exit 1, nothing on stderr."""
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    proc = subprocess.Popen([sys.executable, "-m", "runbook_lib.cli", "lab-init", "--list"],
+                            stdout=write_end, stderr=subprocess.PIPE)
+    os.close(write_end)
+    _, stderr = proc.communicate(timeout=60)
+    assert (proc.returncode, stderr.decode()) == (1, "")

@@ -26,3 +26,24 @@ def test_real_notebook_refuses_a_misspelt_parameter_listing_its_own(tmp_path):
     assert proc.returncode == 2
     for name in ("root", "mode", "runtime_name", "binary_name", "systemd_cgroup", "cdi_spec"):
         assert name in proc.stderr
+
+
+def test_a_failed_step_says_where_and_how_to_fix_it_in_the_output_and_the_manifest(tmp_path):
+    """An operator reads the terminal (or a fleet's manifests), not the notebook: each error of a failed step
+    is there with its file and line, both languages, and the fix."""
+    root, archive = tmp_path / "root", tmp_path / "archive"
+    assert runbook("lab-init", root, "--mistake", "string-boolean").returncode == 0
+    proc = runbook("run", "--root", root, "--archive", archive, "--label", "s", "--mode", "check")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    (options,) = [s for s in manifest(run_dirs(archive, "s")[0])["steps"] if s["id"] == "options"]
+    assert options["status"] == "failed"
+    (problem,) = options["problems"]
+    assert problem["path"] == "/etc/containerd/config.toml" and problem["line"]
+    at = f"[/etc/containerd/config.toml:{problem['line']}] "
+    out = proc.stdout.splitlines()
+    first = next(i for i, line in enumerate(out) if at in line)
+    shown = out[first:first + 6]
+    assert shown[0].endswith(at + problem["what"]["ko"])
+    assert shown[1].strip() == problem["what"]["en"]
+    assert f"고치기: {problem['fix']['ko']}" in [line.strip() for line in shown]
+    assert f"fix: {problem['fix']['en']}" in [line.strip() for line in shown]

@@ -108,3 +108,12 @@ def need_containerd(label: str, environ: Mapping[str, str] = os.environ) -> Cont
         missing(f"설치되지 않은 containerd 입니다: {label} (scripts/install-containerd2.sh 로 설치하세요, Go 필요) / "
                 f"containerd {label} is not installed: run scripts/install-containerd2.sh (needs Go)", environ)
     return Containerd(str(found), label)
+
+
+def need_own_shim(containerd: Containerd, environ: Mapping[str, str] = os.environ) -> None:
+    """A 2.x release's own containerd-shim-runc-v2 beside its containerd, for the tests that start pods (the
+    throw-away daemon puts that folder first on PATH; 2.3+ cannot start a pod with Debian's 1.6 shim)."""
+    if containerd.is_2x and not (Path(containerd).parent / "containerd-shim-runc-v2").is_file():
+        missing(f"containerd {containerd.label} 옆에 containerd-shim-runc-v2 가 없습니다 (scripts/install-containerd2.sh) / "
+                f"containerd {containerd.label} has no containerd-shim-runc-v2 beside it: run scripts/install-containerd2.sh",
+                environ)

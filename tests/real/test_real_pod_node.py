@@ -11,12 +11,13 @@ import tomllib
 import pytest
 from helpers import finished_run
 
+import pod_node
 import realenv
+from pod_node import SMOKE_IMAGE
 from pod_traces import traces
 
 pytestmark = pytest.mark.real
 pytest.importorskip("grpc")
-SMOKE_IMAGE = "localhost/runbook/smoke:test"
 GPU = "GPU 0: Stand-in GPU (UUID: GPU-00000000-0000-0000-0000-000000000000)"
 
 
@@ -24,55 +25,15 @@ def apply(root, **params):
     return finished_run(root, **params)
 
 
-class Node:
-    """A throw-away containerd on the config the runbook wrote under a lab root, with the images imported."""
-
-    def __init__(self, containerd: str, base):
-        from runbook_lib.containerd import oci_layout, throwaway
-        from runbook_lib.containerd.effective import load_effective
-        from runbook_lib.fs.target import Target
-        self.root = base / "root"
-        self.root.mkdir()
-        assert apply(self.root).ok()
-        eff = load_effective(Target(str(self.root)), "/etc/containerd/config.toml")
-        self.record = base / "calls"
-        stand_in = base / "nvidia-container-runtime"
-        stand_in.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {self.record}\n'
-                            'for a; do shift; [ "$a" = --systemd-cgroup ] || set -- "$@" "$a"; done\n'
-                            f'exec {realenv.need_program("runc")} "$@"\n')
-        stand_in.chmod(0o755)
-        data = eff.data
-        data["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["nvidia"]["options"]["BinaryName"] = str(stand_in)
-        (base / "d").mkdir()
-        self.daemon = throwaway.Daemon(containerd, throwaway.sandbox_config(data, eff.version, base / "d"), base / "d")
-        self.socket = str(self.daemon.socket)
-        self.daemon.wait_ready()
-        busybox = oci_layout.busybox_static()
-        for name, tar in ((throwaway.PAUSE_IMAGE, "pause.tar"), (SMOKE_IMAGE, "smoke.tar")):
-            image = oci_layout.build_image_tar(base / tar, name, ["/bin/busybox", "sleep", "3600"], busybox)
-            done = self.daemon.ctr("images", "import", "--snapshotter", "native", str(image))
-            assert done.returncode == 0, done.stderr
-
+class Node(pod_node.Node):
     def check(self, command: str = f"/bin/busybox echo '{GPU}'", **params):
-        from runbook_lib.engine.params import validate
-        from runbook_lib.engine.run import Run
-        values = {"smoke": "node", "cri_endpoint": self.socket, "smoke_image": SMOKE_IMAGE, "smoke_command": command,
-                  **params}
-        rb = Run(validate(root=str(self.root), mode="check", **values)).start()
-        try:
-            rb.run_all()
-        finally:
-            rb.finish()
-        assert self.daemon.ctr("containers", "ls", "-q").stdout.strip() == ""  # pod and container removed
-        return rb.results["pod"], rb.readings.get("pod")
+        return super().check(command, **params)
 
 
 @pytest.fixture(scope="module")
 def node(containerd, tmp_path_factory):
     realenv.need_program("ctr")
-    from runbook_lib.containerd import oci_layout
-    if oci_layout.busybox_static() is None:
-        realenv.missing("정적 busybox 가 없습니다 (busybox-static) / busybox-static is not installed")
+    pod_node.need_busybox()
     made = Node(containerd, tmp_path_factory.mktemp("node"))
     yield made
     made.daemon.stop()

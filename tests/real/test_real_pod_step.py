@@ -1,19 +1,26 @@
 """The notebook's pod step with `-p smoke sandbox`, run by papermill as a user runs it: on a lab root it
 passes and shows the pod, the handler and the stand-in's record; in check mode a student's broken state fails
 with containerd's own words, a correct one passes, and the root is byte for byte what it was. Nothing of
-the run (containerd, a shim, a mount, a cgroup, the temp folder) is left afterwards."""
+the run (containerd, a shim, a mount, a cgroup, the temp folder) is left afterwards.
+
+The same check-mode cases with `containerd_bin` naming each pinned containerd 2.x, on a version-3 config
+(every 2.x reads it) and a version-4 one (2.3 and later): 2.x words a string boolean its own way."""
 import nbformat
 import papermill
 import pytest
 
 import realenv
 from helpers import run_notebook, step_records, tree_state
+from paths import FIXTURES
 from pod_traces import traces
 
 pytestmark = pytest.mark.real
 pytest.importorskip("grpc")
 CONFIG = "etc/containerd/config.toml"
 RUNTIMECLASS = "root/toolkit/runtimeclass.yaml"
+# the configs a containerd 2.x node starts from: its documentation's version 3, and 2.3's version 4
+V3_BASE = FIXTURES / "containerd" / "containerd-2.0-docs-config-v3.toml"
+V4_BASE = FIXTURES / "distro" / "containerd-2.3-config-v4.toml"
 
 
 @pytest.fixture
@@ -127,3 +134,75 @@ def test_the_action_cell_run_again_after_a_fix_starts_a_new_pod(lab):
         assert rb.results["pod"].status == "passed"
     finally:
         rb.finish()
+
+
+def _layouts_2x():
+    """(containerd 2.x release, config version): version 3 for each, version 4 for those that read it."""
+    out = []
+    for version in realenv.containerd2_versions():
+        out.append(pytest.param((version, 3), id=f"{version}-v3"))
+        if tuple(int(n) for n in version.split(".")[:2]) >= (2, 3):
+            out.append(pytest.param((version, 4), id=f"{version}-v4"))
+    return out
+
+
+@pytest.fixture(params=_layouts_2x())
+def lab_2x(request, tmp_path):
+    """A root applied on a containerd 2.x node's config, and that containerd (its own shim beside it)."""
+    release, config_version = request.param
+    containerd = realenv.need_containerd(release)
+    realenv.need_own_shim(containerd)
+    realenv.need_root()
+    realenv.need_program("unshare")
+    realenv.need_program("ctr")
+    realenv.need_program("runc")
+    from runbook_lib.containerd import oci_layout
+    if oci_layout.busybox_static() is None:
+        realenv.missing("정적 busybox 가 없습니다 (busybox-static) / busybox-static is not installed")
+    root = tmp_path / "root"
+    (root / CONFIG).parent.mkdir(parents=True)
+    (root / CONFIG).write_bytes((V3_BASE if config_version == 3 else V4_BASE).read_bytes())
+    assert traces() == []
+    yield containerd, applied(root)
+    assert traces() == []
+
+
+def test_containerd_2x_passes_a_correct_state_and_writes_nothing(lab_2x):
+    containerd, root = lab_2x
+    before = tree_state(root)
+    result = check(root, containerd_bin=containerd)
+    assert result.status == "passed", [p.what.en for p in result.problems]
+    assert containerd.label in result.evidence["smoke sandbox"] and tree_state(root) == before
+
+
+def test_containerd_2x_refuses_a_string_systemd_cgroup_in_its_own_words(lab_2x):
+    containerd, root = lab_2x
+    config = root / CONFIG
+    config.write_text(config.read_text().replace("SystemdCgroup = true", 'SystemdCgroup = "true"'))
+    result = check(root, containerd_bin=containerd)
+    assert result.status == "failed"
+    (problem,) = result.problems
+    assert problem.code == "pod.rejected.string_boolean"
+    said = "toml: cannot decode TOML string into struct field options.Options.SystemdCgroup of type bool"
+    assert said in problem.what.en and said in problem.what.ko and "SystemdCgroup = true" in problem.fix.en
+
+
+def test_containerd_2x_refuses_a_handler_that_is_not_the_runtime(lab_2x):
+    containerd, root = lab_2x
+    rc = root / RUNTIMECLASS
+    rc.write_text(rc.read_text().replace("handler: nvidia", "handler: nvidia-gpu"))
+    result = check(root, containerd_bin=containerd)
+    assert result.status == "failed"
+    assert [p.code for p in result.problems] == ["pod.rejected.no_runtime"]
+    assert 'no runtime for "nvidia-gpu" is configured' in result.problems[0].what.en
+
+
+def test_the_notebook_in_check_mode_with_containerd_2x_shows_the_pod_and_passes(lab_2x, tmp_path):
+    containerd, root = lab_2x
+    before = tree_state(root)
+    nb = run_notebook(root, tmp_path / "o.ipynb", mode="check", smoke="sandbox", containerd_bin=str(containerd))
+    pod = step_records(nb)["pod"]
+    assert pod["status"] == "passed", pod
+    (shown,) = pod["evidence"].values()
+    assert f"containerd: {containerd} (버리는 데몬 / throw-away daemon)" in shown and "left behind: 없음 / nothing" in shown
+    assert tree_state(root) == before

@@ -1,6 +1,11 @@
 """The RuntimeClass the runbook writes, checked by Kubernetes' own published schemas (kubernetes-validate)
 for every Kubernetes minor version the package ships with node.k8s.io/v1, plus the name rules that only
-the API server holds."""
+the API server holds.
+
+Each version is checked once (all_versions() lists each twice, for its -local and -local-strict folders), and
+each schema file is read once for all the documents validated against it (_each_schema_read_once)."""
+import functools
+
 import pytest
 import yaml
 
@@ -12,22 +17,36 @@ pytestmark = pytest.mark.real
 kv = pytest.importorskip("kubernetes_validate")
 from kubernetes_validate import utils as kv_utils  # noqa: E402
 
-ALL_VERSIONS = kv_utils.all_versions()
+ALL_VERSIONS = sorted(set(kv_utils.all_versions()), key=lambda v: tuple(map(int, v.split("."))))
 SAMPLE = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "x"}, "handler": "x"}
+
+
+# kubernetes-validate reads a version's schema and its 1.3 MB _definitions.json from disk at every call: read once
+# for the discovery below and every document and test of the module (the schemas are never changed)
+_read_once = functools.lru_cache(maxsize=None)(kv_utils.schema_contents)
 
 
 def _versions_with_runtimeclass_v1():
     found = []
-    for version in ALL_VERSIONS:
-        try:
-            kv.validate(SAMPLE, version, strict=True)
-        except kv_utils.SchemaNotFoundError:
-            continue
-        found.append(version)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(kv_utils, "schema_contents", _read_once)
+        for version in ALL_VERSIONS:
+            try:
+                kv.validate(SAMPLE, version, strict=True)
+            except kv_utils.SchemaNotFoundError:
+                continue
+            found.append(version)
     return found
 
 
 VERSIONS = _versions_with_runtimeclass_v1()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _each_schema_read_once():
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(kv_utils, "schema_contents", _read_once)
+        yield
 
 
 def _build(name):

@@ -40,7 +40,7 @@ def _remove_dropin(target: Target, lab_path: str) -> Plan:
         plan.retire.append(lab_path)
         plan.notes.append(say("distro.remove.retiring_drop_runbook_wrote", lab_path=lab_path))
     else:
-        plan.kept.append(say("distro.remove.not_written_runbook_no", lab_path=lab_path))
+        plan.kept.append(say("distro.remove.file_not_ours", lab_path=lab_path))
     return plan
 
 

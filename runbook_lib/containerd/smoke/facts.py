@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from runbook_lib.findings.problem import Problem
 
 GPU_LINE = re.compile(r"^GPU \d+:", re.M)
+# 2.x: "toml: cannot decode TOML string into struct field options.Options.SystemdCgroup of type bool"
+STRING_INTO_BOOL = re.compile(r"cannot decode TOML string into struct field [\w.]*?(\w+) of type bool")
 SANDBOX, NODE = "sandbox", "node"
 
 
@@ -67,6 +69,16 @@ def _node(facts: dict) -> list[Problem]:
         out.append(Problem.of("pod.node.exit_code", command=command, exit_code=facts.get("exit_code"), output=output))
     elif not facts.get("gpu_lines"):
         out.append(Problem.of("pod.node.no_gpu", command=command, output=output))
+    probe = facts.get("cdi_probe")
+    if probe is None:
+        return out
+    devices = ", ".join(facts.get("cdi_devices") or [])
+    if probe["exit_code"] != 0:
+        out.append(Problem.of("pod.node.cdi_probe_failed", devices=devices, image=facts.get("image"),
+                              exit_code=probe["exit_code"], output=(probe["output"] or "").strip()[-400:] or "-"))
+    elif facts.get("cdi_missing"):
+        out.append(Problem.of("pod.node.cdi_edits_missing", devices=devices, missing=", ".join(facts["cdi_missing"]),
+                              spec=facts.get("cdi_spec") or "-", enabled=str(facts.get("cdi_enabled")).lower()))
     return out
 
 
@@ -76,9 +88,12 @@ def gpu_lines(output: str) -> list[str]:
 
 def classify_refusal(said: str, *, handler: str, runtimes: list[str], runtime: str, runtime_type) -> Problem:
     """containerd's refusal of a pod, as the catalog's finding that explains it (its words kept)."""
-    if "Can't convert" in said and "to bool" in said:
+    if "Can't convert" in said and "to bool" in said:  # containerd 1.x (go-toml v1)
         key = "SystemdCgroup" if "SystemdCgroup" in said or "true(string)" in said else "options"
         return Problem.of("pod.rejected.string_boolean", key=key, said=said)
+    typed = STRING_INTO_BOOL.search(said)  # containerd 2.x (go-toml v2) names the option's field
+    if typed:
+        return Problem.of("pod.rejected.string_boolean", key=typed.group(1), said=said)
     if "no runtime for" in said:
         return Problem.of("pod.rejected.no_runtime", handler=handler, runtimes=", ".join(runtimes) or "-",
                           runtime=runtime, said=said)

@@ -16,10 +16,12 @@ import time
 import uuid
 from pathlib import Path
 
+from runbook_lib.containerd.smoke import cdi_probe
 from runbook_lib.containerd.smoke import cleanup as pod_cleanup
 from runbook_lib.containerd.distro.detect import K0S, K3S, MICROK8S, PLAIN, RKE2
 from runbook_lib.containerd.smoke.facts import NODE, Smoke, classify_refusal, gpu_lines
 from runbook_lib.containerd import cri
+from runbook_lib.findings.problem import Problem
 
 # each distribution's containerd CRI socket (RKE2 runs its containerd on k3s's socket path)
 ENDPOINTS = {PLAIN: "/run/containerd/containerd.sock", K3S: "/run/k3s/containerd/containerd.sock",
@@ -59,11 +61,17 @@ def running_runtimes(status: dict) -> dict:
     return runtimes if isinstance(runtimes, dict) else {}
 
 
-def cdi_enabled(status: dict) -> bool:
+def cdi_enabled(status: dict) -> bool | None:
+    """Whether the running CRI plugin has CDI on: its enable_cdi (1.7 to 2.3); true when it only reports the
+    folders it scans (2.4 dropped the setting: CDI is always on); None when it knows no CDI (1.6)."""
     try:
-        return json.loads(status.get("config", "{}")).get("enableCDI") is True
+        config = json.loads(status.get("config", "{}"))
     except ValueError:
-        return False
+        return None
+    value = config.get("enableCDI")
+    if isinstance(value, bool):
+        return value
+    return True if isinstance(config.get("cdiSpecDirs"), list) else None
 
 
 def _log_output(path: Path) -> str:
@@ -86,12 +94,17 @@ def reach(socket: str, timeout: float):
 
 
 def run(*, client, status: dict, socket: str, handler: str, image: str, command: str, pull: bool, timeout: float,
-        cdi_devices: tuple[str, ...] = (), root: Path = Path("/")) -> Smoke:
+        cdi_devices: tuple[str, ...] = (), cdi_edits: dict | None = None, cdi_spec: str = "",
+        root: Path = Path("/")) -> Smoke:
+    """The pod, `smoke_command`'s container and, with CDI devices and the edits their spec makes
+    (runbook_lib/cdi/edits.py), a probe container that shows which of those edits arrived."""
     argv = shlex.split(command)
     runtimes = running_runtimes(status)
     smoke = Smoke(NODE, {"mode": NODE, "handler": handler, "endpoint": socket, "image": image, "command": command,
                          "runtimes": sorted(runtimes), "sandbox_id": None, "container_id": None, "exit_code": None,
-                         "output": "", "gpu_lines": [], "cdi_devices": list(cdi_devices), "left": []})
+                         "output": "", "gpu_lines": [], "cdi_devices": list(cdi_devices), "cdi_enabled": cdi_enabled(status),
+                         "cdi_spec": cdi_spec,
+                         "cdi_probe": None, "cdi_missing": [], "left": []})
     facts, end = smoke.facts, time.monotonic() + timeout
     name = pod_cleanup.new_parent_name()
     options = (runtimes.get(handler) or {}).get("options") or {}
@@ -100,6 +113,7 @@ def run(*, client, status: dict, socket: str, handler: str, image: str, command:
     pod = cri.RuntimeService.pod_config(f"runbook-smoke-{uuid.uuid4().hex[:8]}", node_view(logs, root),
                                         pod_cleanup.cgroup_parent(name, systemd=systemd))
     stage, import_cmd = "ImageStatus", import_command(node_view(Path(socket), root))
+    containers: list[str] = []
 
     def left() -> float:
         remaining = end - time.monotonic()
@@ -107,6 +121,36 @@ def run(*, client, status: dict, socket: str, handler: str, image: str, command:
             raise TimeoutError
         client.timeout = remaining
         return remaining
+
+    def container(label: str, container_argv: list[str], env: dict[str, str]) -> tuple[int, str] | Problem:
+        """Create, start and wait for one container of the pod: (exit code, output), or containerd's refusal."""
+        nonlocal stage
+        for stage in ("CreateContainer", "StartContainer"):
+            left()
+            try:
+                if stage == "CreateContainer":
+                    containers.append(client.create_container(
+                        facts["sandbox_id"], pod, name=label, image=image, command=container_argv, env=env,
+                        log_path=f"{label}.log", cdi_devices=cdi_devices))
+                else:
+                    client.start_container(containers[-1])
+            except cri.RpcError as exc:
+                if exc.code() == cri.grpc.StatusCode.DEADLINE_EXCEEDED:
+                    raise TimeoutError from exc
+                said = cri.said(exc)
+                if cdi_devices and "CDI support is explicitly disabled" in said:  # 2.3 refuses the request (2.2 ignores it)
+                    return Problem.of("pod.node.cdi_disabled", devices=", ".join(cdi_devices), said=said)
+                if cdi_devices and "unresolvable CDI devices" in said:  # no spec it reads has the device
+                    return Problem.of("pod.node.cdi_unresolvable", devices=", ".join(cdi_devices), said=said,
+                                      spec=cdi_spec or "-")
+                return Problem.of("pod.node.container_failed", stage=stage, said=said)
+        stage = "ContainerStatus"
+        while True:
+            left()
+            state = client.container_status(containers[-1])
+            if state.state == cri.EXITED:
+                return state.exit_code, _log_output(logs / f"{label}.log")
+            time.sleep(0.2)
 
     try:
         left()
@@ -132,47 +176,39 @@ def run(*, client, status: dict, socket: str, handler: str, image: str, command:
             smoke.problems.append(classify_refusal(said, handler=handler, runtimes=sorted(runtimes), runtime=handler,
                                                    runtime_type=(runtimes.get(handler) or {}).get("runtimeType")))
             return smoke
-        for stage in ("CreateContainer", "StartContainer"):
-            left()
-            try:
-                if stage == "CreateContainer":
-                    facts["container_id"] = client.create_container(
-                        facts["sandbox_id"], pod, name="smoke", image=image, command=argv, env=GPU_ENV,
-                        log_path="smoke.log", cdi_devices=cdi_devices)
-                else:
-                    client.start_container(facts["container_id"])
-            except cri.RpcError as exc:
-                if exc.code() == cri.grpc.StatusCode.DEADLINE_EXCEEDED:
-                    raise TimeoutError from exc
-                return smoke.fail("pod.node.container_failed", stage=stage, said=cri.said(exc))
-        stage = "ContainerStatus"
-        while True:
-            left()
-            state = client.container_status(facts["container_id"])
-            if state.state == cri.EXITED:
-                break
-            time.sleep(0.2)
-        facts["exit_code"] = state.exit_code
-        facts["output"] = _log_output(logs / "smoke.log")
+        ran = container("smoke", argv, GPU_ENV)
+        if isinstance(ran, Problem):
+            smoke.problems.append(ran)
+            return smoke
+        facts["container_id"] = containers[0]
+        facts["exit_code"], facts["output"] = ran
         facts["gpu_lines"] = gpu_lines(facts["output"])
+        if cdi_devices and cdi_edits is not None:
+            probed = container("cdi-probe", cdi_probe.probe_command(cdi_edits), {})
+            if isinstance(probed, Problem):
+                smoke.problems.append(probed)
+                return smoke
+            seen = cdi_probe.observed(probed[1])
+            facts["cdi_probe"] = {"exit_code": probed[0], "output": probed[1], "expected": cdi_edits,
+                                  "arrived": cdi_probe.arrived(cdi_edits, seen)}
+            facts["cdi_missing"] = cdi_probe.missing(cdi_edits, seen)
     except TimeoutError:
         smoke.fail("pod.timeout", seconds=f"{timeout:g}", stage=stage)
     finally:
-        facts["left"] = _clean(client, facts, name, logs)
+        facts["left"] = _clean(client, facts, containers, name, logs)
     return smoke
 
 
-def _clean(client, facts: dict, name: str, logs: Path) -> list[str]:
+def _clean(client, facts: dict, containers: list[str], name: str, logs: Path) -> list[str]:
     client.timeout = 20
     left = []
-    steps = []
-    if facts.get("container_id"):
-        steps += [("StopContainer", client.stop_container), ("RemoveContainer", client.remove_container)]
-    for what, call in steps:
-        try:
-            call(facts["container_id"])
-        except cri.RpcError as exc:
-            left.append(f"container {facts['container_id'][:13]} ({what}: {cri.said(exc)})")
+    for container_id in containers:
+        for what, call in (("StopContainer", client.stop_container), ("RemoveContainer", client.remove_container)):
+            try:
+                call(container_id)
+            except cri.RpcError as exc:
+                left.append(f"container {container_id[:13]} ({what}: {cri.said(exc)})")
+                break
     if facts.get("sandbox_id"):
         for what, call in (("StopPodSandbox", client.stop_pod_sandbox), ("RemovePodSandbox", client.remove_pod_sandbox)):
             try:

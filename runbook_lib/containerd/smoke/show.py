@@ -38,6 +38,12 @@ def lines(facts: dict) -> list[str]:
             out.append(f"CDI: {', '.join(facts['cdi_devices'])}")
         out.append(f"$ {facts.get('command') or '-'}    exit / 종료 코드: {facts.get('exit_code')}")
         out += [f"  {line}" for line in (facts.get("output") or "").splitlines()] or ["  (출력 없음 / no output)"]
+        probe = facts.get("cdi_probe")
+        if probe is not None:
+            out.append(f"CDI containerEdits ({facts.get('cdi_spec') or '-'}, enable_cdi "
+                       f"{str(facts.get('cdi_enabled')).lower()}): 확인 컨테이너 / probe container exit {probe['exit_code']}")
+            out.append("  들어온 것 / arrived: " + (", ".join(probe["arrived"]) or "없음 / none"))
+            out.append("  들어오지 않은 것 / missing: " + (", ".join(facts.get("cdi_missing") or []) or "없음 / none"))
     left = facts.get("left") or []
     out.append("남은 것 / left behind: " + (", ".join(left) if left else "없음 / nothing"))
     return out

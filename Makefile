@@ -58,5 +58,6 @@ bench: $(STAMP)
 # Mutation testing (docs/TESTING.md): the modules that decide verdicts and writes ([tool.mutmut] in pyproject.toml),
 # on 2 workers; a second run retries only what changed. Fails while a survivor is neither killed nor explained.
 mutate: $(STAMP)
-	$(BIN)/mutmut run --max-children 2
+	$(BIN)/python tools/mutants_forget_changed.py  # a changed module's old copy would hide most of its mutants
+	nice -n 10 $(BIN)/mutmut run --max-children 2
 	$(BIN)/python tools/mutation_report.py --check

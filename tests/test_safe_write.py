@@ -73,3 +73,125 @@ def test_extended_attributes_survive_the_rename(tmp_path):
         pytest.skip("this file system has no user extended attributes")
     commit(plan_write(Target(tmp_path), "/config.toml", b"new\n"))
     assert os.getxattr(f, "user.runbook-test") == b"label"
+
+
+def test_a_backup_is_named_by_the_utc_time_it_was_made_whatever_the_local_zone(tmp_path, monkeypatch):
+    """docs/GUARANTEES.md: `<name>.runbook-backup-<UTC time YYYYMMDDTHHMMSSZ>`. A node in Seoul (UTC+9) names its
+    backups in UTC too, as the Z says, so two nodes' backups of one moment carry one stamp."""
+    import calendar
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Seoul")
+    time.tzset()
+    try:
+        f = tmp_path / "config.toml"
+        f.write_bytes(b"old\n")
+        before = int(time.time())
+        done = commit(plan_write(Target(tmp_path), "/config.toml", b"new\n"))
+        after = int(time.time())
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    prefix = f"config.toml{BACKUP_INFIX}"
+    assert done.backup.name.startswith(prefix)
+    stamp = done.backup.name[len(prefix):]
+    made = calendar.timegm(time.strptime(stamp, "%Y%m%dT%H%M%SZ"))  # raises on any other shape
+    assert before <= made <= after
+
+
+
+def test_a_folder_the_os_cannot_make_in_an_append_only_folder_is_said_with_the_os_reason(tmp_path):
+    """chattr +a lets new entries into a folder (only renaming over or removing one is refused), so a folder that
+    still cannot be made there (a full file system: a tmpfs without a free inode) fails for the OS's own reason,
+    which the error names, not for the attribute."""
+    import errno
+    import shutil
+    import subprocess
+
+    import pytest
+
+    from runbook_lib.findings.errors import WriteError
+    from runbook_lib.fs.safe_write import ensure_dir
+
+    from reliability_helpers import realenv  # skips, or fails with RUNBOOK_REQUIRE_REAL=1
+
+    chattr, mount = shutil.which("chattr"), shutil.which("mount")
+    if chattr is None or mount is None or os.geteuid() != 0:
+        realenv.missing("chattr, mount 와 root 권한이 필요합니다 / chattr, mount and root are needed")
+    etc = tmp_path / "root" / "etc"
+    etc.mkdir(parents=True)
+    if subprocess.run([mount, "-t", "tmpfs", "-o", "size=64k,nr_inodes=1", "tmpfs", str(etc)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("this machine lets no test mount a tmpfs")
+    try:
+        if subprocess.run([chattr, "+a", str(etc)], capture_output=True).returncode != 0:
+            pytest.skip("this tmpfs has no chattr +a attribute")
+        try:
+            with pytest.raises(WriteError) as raised:
+                ensure_dir(Target(tmp_path / "root"), "/etc/containerd")
+        finally:
+            subprocess.run([chattr, "-a", str(etc)], check=True)
+    finally:
+        subprocess.run(["umount", str(etc)], check=True)
+    assert raised.value.code == "write.failed.could_not_create_folder"
+    assert os.strerror(errno.ENOSPC) in raised.value.what.en
+
+
+def test_commit_names_the_file_and_the_hash_of_the_bytes_it_holds_written_or_not(tmp_path):
+    """What commit returns (remove's evidence reads it): the file on this machine and the SHA-256 of the bytes it
+    now holds, for a plan that wrote and for one that had nothing to write."""
+    import hashlib
+
+    f = tmp_path / "a.txt"
+    f.write_bytes(b"same\n")
+    t = Target(tmp_path)
+    for new in (b"same\n", b"new\n"):
+        done = commit(plan_write(t, "/a.txt", new))
+        assert done.host_path == f.resolve()
+        assert done.sha256 == hashlib.sha256(new).hexdigest() == hashlib.sha256(f.read_bytes()).hexdigest()
+
+
+def test_a_file_changed_after_its_plan_is_not_written_and_the_error_names_it(tmp_path):
+    """Someone wrote the file between the plan and the commit: nothing is written, no backup is made, and the
+    error names the file by the path the user knows."""
+    import pytest
+
+    from runbook_lib.findings.errors import WriteError
+
+    f = tmp_path / "a.txt"
+    f.write_bytes(b"old\n")
+    plan = plan_write(Target(tmp_path), "/a.txt", b"new\n")
+    f.write_bytes(b"someone else's\n")
+    with pytest.raises(WriteError) as raised:
+        commit(plan)
+    assert raised.value.code == "write.failed.file_changed_after_plan"
+    assert raised.value.path == "/a.txt"
+    assert "/a.txt" in raised.value.what.en and "/a.txt" in raised.value.what.ko
+    assert f.read_bytes() == b"someone else's\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
+def test_a_new_file_planned_without_a_mode_is_written_0644(tmp_path):
+    """A file the runbook creates is readable by everyone and writable by its owner, as containerd's own
+    config is, unless its plan asks for another mode."""
+    commit(plan_write(Target(tmp_path), "/new.toml", b"x = 1\n"))
+    assert stat.S_IMODE((tmp_path / "new.toml").stat().st_mode) == 0o644
+
+
+def test_the_diff_of_an_edit_shows_only_what_changed(tmp_path):
+    (tmp_path / "a.txt").write_text("x\nz\n")
+    diff = plan_write(Target(tmp_path), "/a.txt", b"x\ny\nz\n").diff()
+    assert diff == "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,3 @@\n x\n+y\n z\n"
+
+
+def test_the_diff_of_a_file_that_is_not_utf8_shows_it_with_replacement_characters(tmp_path):
+    """A Latin-1 comment in a node's config (bytes that are not UTF-8) is shown, never a crash of the plan."""
+    (tmp_path / "a.toml").write_bytes(b"# caf\xe9\nx = 1\n")
+    diff = plan_write(Target(tmp_path), "/a.toml", b"# caf\xe9\nx = 2\n").diff()
+    assert diff == "--- a/a.toml\n+++ b/a.toml\n@@ -1,2 +1,2 @@\n # caf\ufffd\n-x = 1\n+x = 2\n"
+
+
+def test_the_diff_of_a_file_without_a_final_newline_says_so_as_diff_does(tmp_path):
+    (tmp_path / "a.txt").write_text("x\n")
+    diff = plan_write(Target(tmp_path), "/a.txt", b"x\ny").diff()
+    assert diff == "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1,2 @@\n x\n+y\n\\ No newline at end of file\n"

@@ -1,0 +1,114 @@
+"""The engine's rules (runbook_lib/engine/run.py) that mutation testing (`make mutate`) found no test for.
+
+- Only a failed apply run withdraws report.txt: a check run and a refused run write nothing, and a root with no
+  report has nothing to withdraw.
+- ``effective_with`` is the config containerd would read with the given changes over what is planned so far;
+  outside a preflight nothing is planned, so it is the disk's config with the changes.
+"""
+
+from __future__ import annotations
+
+import tomllib
+
+from grading_helpers import CONFIG, TOOLKIT, broken, lab_root
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
+
+REPORT = f"{TOOLKIT}/report.txt"
+
+
+def _withdrawn(root, **params):
+    rb = Run(validate(root=str(root), **params)).start()
+    try:
+        rb.preflight()
+        return rb, rb.withdraw_report()
+    finally:
+        rb.finish()
+
+
+def test_a_check_run_withdraws_no_report(tmp_path):
+    root = lab_root(tmp_path, broken("systemdcgroup-string.toml"))  # a run that fails, on a root with a report
+    before = (root / REPORT).read_bytes()
+    _, withdrawn = _withdrawn(root, mode="check")
+    assert withdrawn is None
+    assert (root / REPORT).read_bytes() == before
+    assert not [p.name for p in (root / TOOLKIT).iterdir() if ".runbook-backup-" in p.name]
+
+
+def test_a_refused_apply_run_withdraws_no_report(tmp_path):
+    root = lab_root(tmp_path, broken("toml-syntax-error.toml"))  # refused before its first write
+    before = (root / REPORT).read_bytes()
+    rb, withdrawn = _withdrawn(root)
+    assert rb.refused
+    assert withdrawn is None
+    assert (root / REPORT).read_bytes() == before
+
+
+def test_a_failed_apply_run_on_a_root_without_a_report_has_none_to_withdraw(tmp_path):
+    root = lab_root(tmp_path, broken("systemdcgroup-string.toml"))
+    (root / REPORT).unlink()
+    rb, withdrawn = _withdrawn(root)
+    assert not rb.refused
+    assert withdrawn is None
+    assert not (root / REPORT).exists()
+
+
+def test_a_failed_apply_run_withdraws_the_report_it_finds_and_keeps_its_bytes(tmp_path):
+    root = lab_root(tmp_path, broken("systemdcgroup-string.toml"))
+    before = (root / REPORT).read_bytes()
+    _, withdrawn = _withdrawn(root)
+    assert withdrawn is not None and ".runbook-backup-" in withdrawn
+    assert not (root / REPORT).exists()
+    assert (root / withdrawn.lstrip("/")).read_bytes() == before
+
+
+def test_effective_with_outside_a_preflight_is_the_disks_config_with_the_changes(tmp_path):
+    root = lab_root(tmp_path)
+    rb = Run(validate(root=str(root)))
+    text = (root / CONFIG).read_text()
+    assert "nvidia-changed" not in text
+    changed = text.replace("[plugins", '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia-changed]\n'
+                           '  runtime_type = "io.containerd.runc.v2"\n\n[plugins', 1)
+    tomllib.loads(changed)  # still one TOML document
+    eff = rb.effective_with({"/" + CONFIG: changed.encode()})
+    runtimes = eff.data["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
+    assert "nvidia-changed" in runtimes and "nvidia" in runtimes
+    assert "nvidia-changed" not in (root / CONFIG).read_text()  # asked, not written
+
+
+def test_a_later_step_names_an_earlier_steps_finding_briefly_at_the_same_place(tmp_path):
+    """An unreadable config breaks every step after the one that says so in full: each later step refers to it
+    (depends.earlier), at the same file, line and column, with the earlier finding's own words in it."""
+    from grading_helpers import check
+
+    results = check(lab_root(tmp_path, broken("toml-syntax-error.toml")))
+    first = results[2].problems[0]
+    assert first.code == "toml.unclosed_quote" and first.line is not None and first.col is not None
+    later = [(n, p) for n, r in results.items() if n > 2 for p in r.problems if p.code == "depends.earlier"]
+    assert {n for n, _ in later} >= {3, 4, 5}
+    for n, p in later:
+        assert (p.path, p.line, p.col) == (first.path, first.line, first.col), n
+        assert p.values["step"] == 2
+        assert first.what.en in p.what.en and first.what.ko in p.what.ko, n
+
+
+def test_a_result_names_every_file_it_read_and_wrote_with_the_hash_of_its_bytes(tmp_path):
+    """The evidence of an apply run: each file a step read or wrote, by its lab path and its path on this
+    machine, with the SHA-256 of the bytes read before and written after."""
+    import hashlib
+
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    from grading_helpers import run_all
+
+    results = run_all(root)
+    files = [f for r in results.values() for f in r.files]
+    written = [f for f in files if f["action"] == "written"]
+    assert {"/" + CONFIG, f"/{TOOLKIT}/report.txt"} <= {f["path"] for f in written}
+    for f in files:
+        assert f["host_path"] == str(root / f["path"].lstrip("/"))
+    last = {f["path"]: f for f in written}  # a file written twice holds the later bytes
+    for path, f in last.items():
+        assert f["sha256"] == hashlib.sha256((root / path.lstrip("/")).read_bytes()).hexdigest(), path
+    reads = [f for f in results[2].files if f["action"] == "read" and f["path"] == "/" + CONFIG]
+    assert reads and reads[0]["sha256"] is not None  # step 1 copied the base config before step 2 read it

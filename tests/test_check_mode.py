@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from grading_helpers import CONFIG, GOOD, TOOLKIT, BROKEN, broken, check, errors, failed_steps, good_with, lab_root, \
+from grading_helpers import CONFIG, GOOD, BROKEN, broken, check, errors, failed_steps, good_with, lab_root, \
     papermill, step_records, tree, verdict
 
 BROKEN_NAMES = sorted(p.name for p in BROKEN.glob("*.toml"))

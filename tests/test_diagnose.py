@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from grading_helpers import CONFIG, SPEC, TOOLKIT, all_verdicts, broken, check, failed_steps, good_with, lab_root, \
+from grading_helpers import SPEC, TOOLKIT, all_verdicts, broken, check, failed_steps, good_with, lab_root, \
     verdict
 
 CFG = "/etc/containerd/config.toml"

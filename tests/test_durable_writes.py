@@ -22,9 +22,8 @@ import os
 import re
 from pathlib import Path
 
-import pytest
 
-from grading_helpers import BROKEN, CONFIG, GOOD, REPO, TOOLKIT, run_all
+from grading_helpers import BROKEN, CONFIG, REPO, TOOLKIT, run_all
 from runbook_lib.fs.safe_write import BACKUP_INFIX
 
 LOCK = "run/lock/nvidia-runtime-runbook.lock"

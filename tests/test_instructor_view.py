@@ -10,7 +10,6 @@ import re
 import signal
 import subprocess
 import sys
-from pathlib import Path
 from urllib.parse import unquote
 
 from helpers import REPO

@@ -5,7 +5,7 @@ import tomllib
 import pytest
 import yaml
 
-from helpers import COURSE_FIXTURE, LAB_BASE, plan_diff, put_course_fixture, run_notebook, step_records, tree_state
+from helpers import LAB_BASE, plan_diff, put_course_fixture, run_notebook, step_records, tree_state
 
 TOOLKIT = "root/toolkit"
 

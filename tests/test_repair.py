@@ -7,7 +7,7 @@ import tomllib
 
 import pytest
 
-from grading_helpers import CONFIG, GOOD, TOOLKIT, broken, errors, good_with, papermill, run_all, step_records, tree
+from grading_helpers import CONFIG, GOOD, TOOLKIT, broken, errors, papermill, run_all, step_records, tree
 
 V3_RUNTIME = ("plugins", "io.containerd.cri.v1.runtime", "containerd", "runtimes", "nvidia")
 

@@ -11,7 +11,7 @@ import json
 import jsonschema
 import pytest
 import yaml
-from referencing import Registry, Resource
+from referencing import Registry
 from referencing.jsonschema import DRAFT7
 
 from paths import CDI_SCHEMA

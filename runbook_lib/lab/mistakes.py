@@ -97,6 +97,11 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake("handler-under-spec", say("mistakes.runtimeclass_yaml_s_handler_2"),
             (Edit(f"{TOOLKIT}/runtimeclass.yaml", "\nhandler: nvidia", "\nspec:\n  handler: nvidia"),), "runtimeclass",
             "runtimeclass.handler_nested"),
+    Mistake("binaryname-space", say("mistakes.binaryname_space_inside_quotes"),
+            (Edit(CONFIG, BINARY, BINARY[:-1] + ' "', OPTIONS),), "options", "options.binary_name.spaces"),
+    Mistake("default-runtime-key", say("mistakes.default_runtime_for_its_name"),
+            (Edit(CONFIG, 'default_runtime_name = "runc"', 'default_runtime = "runc"'),), "default",
+            "default.legacy_not_a_table"),
 )
 
 BY_KIND = {m.kind: m for m in MISTAKES}

@@ -71,15 +71,21 @@ def _preflight(root, containerd, *, plant: bool, version: int, text: str | None 
     return rb
 
 
-@pytest.mark.parametrize("label", realenv.containerd_labels())
-def test_a_planned_change_only_containerd_reads_refuses_before_any_write(label, tmp_path):
+def _planted_refusals(label, tmp_path, text: str | None = None):
+    """(containerd, the refusals of an apply run with the planted file, the root's files before, the root)."""
     realenv.need_root()
     containerd = realenv.need_containerd(label)
     version = 3 if containerd.is_2x else 2
     root = _root(tmp_path, version)
     before = _files(root)
-    rb = _preflight(root, containerd, plant=True, version=version)
-    found = [(step.id, p) for step, p in rb.refusals()]
+    rb = _preflight(root, containerd, plant=True, version=version,
+                    text=text.format(version=version) if text else None)
+    return containerd, [(step.id, p) for step, p in rb.refusals()], before, root
+
+
+@pytest.mark.parametrize("label", realenv.containerd_labels())
+def test_a_planned_change_only_containerd_reads_refuses_before_any_write(label, tmp_path):
+    containerd, found, before, root = _planted_refusals(label, tmp_path)
     assert [(sid, p.code) for sid, p in found] == [("containerd", "containerd.plan.changed_beside")]
     problem = found[0][1]
     assert f'plugins."{GC}".deletion_threshold' in problem.what.en  # what changed, from what to what
@@ -127,13 +133,7 @@ OOM_SCORE_WORDS = {"1.6": "Can't convert high(string) to int",
 
 @pytest.mark.parametrize("label", realenv.containerd_labels())
 def test_a_planned_file_containerd_would_refuse_is_refused_before_any_write(label, tmp_path):
-    realenv.need_root()
-    containerd = realenv.need_containerd(label)
-    version = 3 if containerd.is_2x else 2
-    root = _root(tmp_path, version)
-    before = _files(root)
-    rb = _preflight(root, containerd, plant=True, version=version, text=f'version = {version}\noom_score = "high"\n')
-    found = [(step.id, p) for step, p in rb.refusals()]
+    containerd, found, before, root = _planted_refusals(label, tmp_path, 'version = {version}\noom_score = "high"\n')
     assert [(sid, p.code) for sid, p in found] == [("containerd", "containerd.plan.rejects")]
     assert OOM_SCORE_WORDS["2.x" if containerd.is_2x else "1.6"] in found[0][1].values["said"]
     assert _files(root) == before

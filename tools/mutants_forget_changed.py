@@ -1,34 +1,55 @@
-"""Before `mutmut run`: forget mutmut's copy of every module that changed since its last run.
+"""Before `mutmut run`: forget mutmut's copy of every file that changed since its last run.
 
-mutmut 3 measures which lines the tests cover (`mutate_only_covered_lines`) on its copies under mutants/, and
-copies a source file there only when no copy exists. A module that changed since the last run still has its old,
-mutated copy there, whose line numbers are not the source's: the coverage then matches few lines, and most of the
-module's mutants are silently never made (safe_write.py: 69 instead of 363). Removing the copy (and its results,
-which the change makes stale anyway) lets mutmut copy the source afresh and measure it right.
+mutmut 3.8 copies a file to mutants/ only when no copy exists there, and measures which lines the tests cover
+(`mutate_only_covered_lines`) on those copies before it makes the mutants afresh. So a stale copy is run:
+
+- a mutated module that changed still has its old, mutated copy, whose line numbers are not the source's: the
+  coverage then matches few lines, and most of the module's mutants are silently never made (safe_write.py: 69
+  instead of 363). Its copy and its results (which the change makes stale anyway) go.
+- any other module or test that changed is run as it was: the coverage run then fails on an import of a name that
+  exists only in the new source, or measures old code. Its copy goes.
+- a file whose source is gone (a removed test) would still be collected. Its copy goes.
+
+mutmut then copies each source afresh and measures it right.
 
     python tools/mutants_forget_changed.py     # prints what it forgot
 """
 
 from __future__ import annotations
 
+import filecmp
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = ROOT / "mutants"
+OWN = {"mutmut-stats.json"}  # mutmut's own records, not copies of a source
+BESIDE_A_COPY = (".meta", ".spans")  # mutmut's notes about the copy of a mutated module
+
+
+def _stale(copy: Path, source: Path) -> bool:
+    if not source.is_file():
+        return True
+    if Path(f"{copy}.meta").exists():  # mutated: the copy never equals its source, its time tells
+        return source.stat().st_mtime > copy.stat().st_mtime
+    return not filecmp.cmp(copy, source, shallow=False)
 
 
 def forget_changed() -> list[str]:
     forgotten = []
-    for meta in sorted(MUTANTS.rglob("*.py.meta")):
-        rel = meta.relative_to(MUTANTS).with_suffix("")  # runbook_lib/x.py
-        copy, source = MUTANTS / rel, ROOT / rel
-        if not source.exists() or not copy.exists() or source.stat().st_mtime > copy.stat().st_mtime:
-            for stale in (copy, meta):
-                stale.unlink(missing_ok=True)
+    if not MUTANTS.is_dir():
+        return forgotten
+    for copy in sorted(MUTANTS.rglob("*")):
+        rel = copy.relative_to(MUTANTS)
+        if (not copy.is_file() or "__pycache__" in rel.parts or str(rel) in OWN
+                or copy.name.endswith(BESIDE_A_COPY)):
+            continue
+        if _stale(copy, ROOT / rel):
+            for gone in (copy, *(Path(f"{copy}{suffix}") for suffix in BESIDE_A_COPY)):
+                gone.unlink(missing_ok=True)
             forgotten.append(str(rel))
     return forgotten
 
 
 if __name__ == "__main__":
     for rel in forget_changed():
-        print(f"mutants/{rel}: the source changed since the last run, made again")
+        print(f"mutants/{rel}: changed or gone since the last run, copied again")

@@ -5,7 +5,7 @@
 Variants, each a fresh process running `grade_class(..., jobs=2)` as `runbook grade --jobs 2` does (timed with
 wait4: wall, and CPU of the whole process tree), in rotated order every round:
 
-- shipped: kernels forked from the zygote, one started ahead of need, one process driving every student;
+- shipped: kernels forked from the zygote, one started ahead of need for each worker, one process driving every student;
 - no_zygote: the same, but every kernel a new `python -m runbook_lib.kernel` (what the zygote saves);
 - none_ahead: the same, but each kernel started only when its student's turn comes (what starting ahead saves);
 - papermill_workers: the grading as it was before: papermill once per student in two forked worker processes

@@ -57,16 +57,22 @@ def cmd_grade(args) -> int:
     notebook = Path(args.notebook) if args.notebook else packaged_notebook()
     if not notebook.is_file():
         raise Refused(str(say("cli.grade.notebook_not_found", notebook=notebook)))
-    format_extras.skip_for_this_process()  # before papermill: see runbook_lib/cdi/format_extras.py
-    import papermill as pm
+    format_extras.skip_for_this_process()  # before jupyter_client and papermill: see runbook_lib/cdi/format_extras.py
+    from runbook_lib.grading.runner import EarlyZygote
 
-    from runbook_lib.grading.grade import grade_class
-
-    params = grade_parameters(args, pm.inspect_notebook(str(notebook)))
+    early = EarlyZygote()  # the kernels' zygote imports beside this process's imports below, not after them
     try:
-        result = grade_class(args.roots, out, params, labels=args.labels, jobs=args.jobs, notebook=notebook)
+        import papermill as pm
+
+        from runbook_lib.grading.grade import grade_class
+
+        params = grade_parameters(args, pm.inspect_notebook(str(notebook)))
+        result = grade_class(args.roots, out, params, labels=args.labels, jobs=args.jobs, notebook=notebook,
+                             early=early)
     except ValueError as exc:
         raise Refused(str(exc)) from None
+    finally:
+        early.close()  # refused before the grading ran: the zygote stops; after it, nothing is left to do
     print(render(result))
     return EXIT_OK if result.all_ok else EXIT_FAILED
 

@@ -71,10 +71,12 @@ def refuse_overlap(folders: list[Path], roots: list[str]) -> None:
 
 def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = None, *,
                 labels: list[str] | None = None, prefix: str | None = None, jobs: int = 1,
-                notebook: Path | None = None, version: str | None = None, timeout: float | None = None) -> ClassGrade:
+                notebook: Path | None = None, version: str | None = None, timeout: float | None = None,
+                early=None) -> ClassGrade:
     """Grade every root into `out` and write every output file; returns the class's grades. Every student's
     notebook runs in a fresh kernel of its own, `jobs` at a time (runbook_lib/grading/runner.py); a cell that runs
-    past `timeout` seconds ends that student's run only."""
+    past `timeout` seconds ends that student's run only. `early`: the zygote `runbook grade` started before its
+    imports (runner.EarlyZygote)."""
     from runbook_lib import __version__
     from runbook_lib.grading.runner import CELL_TIMEOUT, run_class
 
@@ -83,7 +85,7 @@ def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = 
     out.mkdir(parents=True, exist_ok=True)
     nb_path = notebook or packaged_notebook()
     result = ClassGrade(out)
-    for job, run in run_class(nb_path, planned, version or __version__, jobs, timeout or CELL_TIMEOUT):
+    for job, run in run_class(nb_path, planned, version or __version__, jobs, timeout or CELL_TIMEOUT, early):
         result.students.append(student_from(job, run))
     write_outputs(result)
     return result

@@ -131,7 +131,7 @@ async def grade_one(base, notebook: Path, job, pool, version: str, timeout: floa
 
 
 async def grade_all(notebook: Path, jobs: list, version: str, workers: int, timeout: float,
-                    ahead: int | None = None) -> list:
+                    ahead: int | None = None, zygote_process=None) -> list:
     """(job, RunResult or the exception it raised) for every job, in order; `workers` students at a time."""
     from papermill.iorw import load_notebook_node
 
@@ -140,8 +140,12 @@ async def grade_all(notebook: Path, jobs: list, version: str, workers: int, time
 
     base = load_notebook_node(str(notebook))  # read once, with papermill's own normalisation
     kernel_name = kernel_early.notebook_kernel_name(str(notebook)) or "python3"
-    zygote = await Zygote.start()
-    pool = KernelPool(kernel_name, len(jobs), 1 if ahead is None else ahead, zygote)
+    zygote = await Zygote.start(zygote_process)
+    workers = max(1, min(workers, len(jobs)))
+    # one kernel started ahead for each worker: with one for two workers, every other student waited for a
+    # kernel's start (the fork, ipykernel's set-up, jupyter_client's 0.2 s of silence): 4.2 s of waiting in a
+    # class of 24, ~0.6 s of its wall time (docs/BENCHMARKS.md, run G)
+    pool = KernelPool(kernel_name, len(jobs), workers if ahead is None else ahead, zygote)
     results: list = [None] * len(jobs)
     queue = list(enumerate(jobs))
 
@@ -157,7 +161,7 @@ async def grade_all(notebook: Path, jobs: list, version: str, workers: int, time
 
     try:
         with fast_output_checks():  # every output nbclient builds, checked by fastjsonschema (output_schema.py)
-            await asyncio.gather(*(worker() for _ in range(max(1, min(workers, len(jobs))))))
+            await asyncio.gather(*(worker() for _ in range(workers)))
     finally:
         await pool.close()
         if zygote is not None:
@@ -165,22 +169,63 @@ async def grade_all(notebook: Path, jobs: list, version: str, workers: int, time
     return list(zip(jobs, results))
 
 
-def run_class(notebook: Path, jobs: list, version: str, workers: int, timeout: float = CELL_TIMEOUT) -> list:
-    """grade_all from synchronous code: a command, or a cell of the class notebook (whose kernel already runs an
-    event loop in this thread, so the grading gets a thread and a loop of its own)."""
+class EarlyZygote:
+    """`runbook grade`: the zygote started before the grader imports papermill and plans the class, so that its
+    own imports (ipykernel, IPython, the runbook: ~0.45 s) run beside the grader's (~0.7 s) instead of after
+    them. The zygote is started on the loop the grading later runs on (an asyncio.Runner kept for it); a
+    command refused in between stops it (`close`), and a grader that dies closes its stdin, which ends it."""
+
+    def __init__(self) -> None:
+        from runbook_lib.kernel.pool import Zygote
+
+        self.loop_runner = asyncio.Runner()
+        try:
+            self.process = self.loop_runner.run(Zygote.spawn())
+        except OSError:  # grade_all starts one itself, or grades without one
+            self.process = None
+
+    def run(self, coro):
+        """Run the grading on the zygote's loop (Ctrl-C as asyncio.run: the grading cancelled, then raised)."""
+        try:
+            return self.loop_runner.run(coro)
+        finally:
+            self.close()  # grade_all stopped the zygote it took; one it never reached is stopped here
+
+    def close(self) -> None:
+        process, self.process = self.process, None
+        if process is not None and process.returncode is None:
+            async def stop():
+                process.stdin.close()  # end of stdin ends the zygote (runbook_lib/kernel/zygote.py)
+                try:
+                    await asyncio.wait_for(process.wait(), 5)
+                except asyncio.TimeoutError:
+                    process.kill()
+                    await process.wait()
+            self.loop_runner.run(stop())
+        self.loop_runner.close()
+
+
+def run_class(notebook: Path, jobs: list, version: str, workers: int, timeout: float = CELL_TIMEOUT,
+              early: EarlyZygote | None = None) -> list:
+    """grade_all from synchronous code: a command (with the zygote it started early, if any), or a cell of the
+    class notebook (whose kernel already runs an event loop in this thread, so the grading gets a thread and a
+    loop of its own)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return _interruptible(grade_all(notebook, jobs, version, workers, timeout))
+        if early is not None:
+            return _interruptible(early.run, grade_all(notebook, jobs, version, workers, timeout,
+                                                      zygote_process=early.process))
+        return _interruptible(asyncio.run, grade_all(notebook, jobs, version, workers, timeout))
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, grade_all(notebook, jobs, version, workers, timeout)).result()
 
 
-def _interruptible(coro):
+def _interruptible(run, coro):
     try:
-        return asyncio.run(coro)
+        return run(coro)
     except KeyboardInterrupt:
         # Ctrl-C: asyncio.run cancelled the grading, whose finally blocks stopped every kernel and the zygote.
         # The tasks nbclient leaves would each log "Task exception was never retrieved" when collected; the

@@ -72,16 +72,25 @@ class Zygote:
         self._reader = asyncio.ensure_future(self._read())
         self._lock = asyncio.Lock()
 
+    @staticmethod
+    async def spawn() -> asyncio.subprocess.Process:
+        """The zygote's process, just started: it imports on its own while the caller goes on."""
+        return await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "runbook_lib.kernel.zygote", stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE)
+
     @classmethod
-    async def start(cls) -> "Zygote | None":
-        """Start the zygote and wait until it has imported everything; None when it cannot start."""
+    async def start(cls, process: asyncio.subprocess.Process | None = None) -> "Zygote | None":
+        """Start the zygote (or take one `spawn` started earlier on this loop) and wait until it has imported
+        everything; None when it cannot start."""
         try:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "runbook_lib.kernel.zygote", stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE)
+            process = process or await cls.spawn()
             line = await asyncio.wait_for(process.stdout.readline(), STARTUP_SECONDS)
             pid = json.loads(line)["ready"]
         except (OSError, ValueError, KeyError, TypeError, asyncio.TimeoutError):
+            if process is not None and process.returncode is None:
+                process.kill()  # started but never ready: not left behind
+                await process.wait()
             return None
         return cls(process, pid)
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from runbook_lib.engine.params import validate
-from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME, Problem, StepResult
+from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME, Problem, StepResult, read_record
 from runbook_lib.engine.run import Run
 from helpers import tree_state
 
@@ -92,9 +92,9 @@ def step_records(executed: Path) -> dict:
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
             data = output.get("data", {})
-            for summary_step in (data.get(SUMMARY_MIME) or {}).get("steps", []):
+            for summary_step in (read_record(data.get(SUMMARY_MIME)) or {}).get("steps", []):
                 records[summary_step["step"]] = summary_step
-            record = data.get(STEP_MIME)
+            record = read_record(data.get(STEP_MIME))
             if record:
                 records[record["step"]] = record
     return records

@@ -22,7 +22,7 @@ from runbook_lib.evidence import summary
 from runbook_lib.evidence.archive import RunResult, build_manifest
 from runbook_lib.grading.class_view import page
 from runbook_lib.evidence.parallel import Job
-from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME
+from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME, record_text
 
 STEPS = ["prepare", "runtime", "options", "default", "parse", "cdi", "runtimeclass", "report"]
 STARTED = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
@@ -51,11 +51,12 @@ FAILED = sorted(label for label, (*_, ok) in CLASS.items() if not ok)
 WITH_STEP_3_WRONG = ["b-failed-step", "d-refused"]
 
 
-def notebook(steps: list[dict], ok: bool | None) -> dict:
-    outputs = [{"output_type": "display_data", "metadata": {}, "data": {STEP_MIME: r}} for r in steps]
+def notebook(steps: list[dict], ok: bool | None, *, summary_steps: list[dict] | None = None) -> dict:
+    """A notebook as the runbook writes it: each record its JSON text (engine/result.py: record_text)."""
+    outputs = [{"output_type": "display_data", "metadata": {}, "data": {STEP_MIME: record_text(r)}} for r in steps]
     if ok is not None:
-        outputs.append({"output_type": "display_data", "metadata": {},
-                        "data": {SUMMARY_MIME: {"ok": ok, "mode": "check", "root": "/", "steps": steps}}})
+        summary = {"ok": ok, "mode": "check", "root": "/", "steps": steps if summary_steps is None else summary_steps}
+        outputs.append({"output_type": "display_data", "metadata": {}, "data": {SUMMARY_MIME: record_text(summary)}})
     return {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
             "cells": [{"cell_type": "code", "source": "", "metadata": {}, "outputs": outputs, "execution_count": 1}]}
 

@@ -17,7 +17,7 @@ import pytest
 
 from reliability_helpers import BASE, CDI, CONFIG, NOTEBOOK, PAPERMILL, TOOLKIT, assert_bilingual, make_root
 from runbook_lib.notebook import STATUS_MIME
-from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME
+from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME, read_record
 
 BROKEN = BASE.replace(b'default_runtime_name = "runc"', b'default_runtime_name = "runc')
 BROKEN_LINE = BROKEN[: BROKEN.index(b"default_runtime_name")].count(b"\n") + 1
@@ -55,7 +55,7 @@ def runs(tmp_path_factory):
 
 
 def _outputs(nb: dict, mime: str) -> list[tuple[int, dict]]:
-    return [(i, o["data"][mime]) for i, c in enumerate(nb["cells"]) for o in c.get("outputs", [])
+    return [(i, read_record(o["data"][mime])) for i, c in enumerate(nb["cells"]) for o in c.get("outputs", [])
             if mime in o.get("data", {})]
 
 

@@ -12,6 +12,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
 
 from helpers import run_notebook
+from runbook_lib.engine.result import read_record
 from runbook_lib.evidence import html as notebook_html
 
 VOID = {"meta", "br", "img", "hr", "input", "link", "col", "area", "base", "wbr", "source"}
@@ -80,7 +81,7 @@ def test_the_page_of_a_real_run_is_well_formed_and_shows_every_step(executed):
     assert page.unbalanced == [] and page.stack == []
     text = page.words()
     for step in (rec for cell in executed.cells for out in cell.get("outputs", [])
-                 for rec in [out.get("data", {}).get("application/vnd.runbook.step+json")] if rec):
+                 for rec in [read_record(out.get("data", {}).get("application/vnd.runbook.step+json"))] if rec):
         assert step["title"]["ko"] in text and step["title"]["en"] in text  # every step's record
     assert "-p root" in text and "걸린 시간(초) / duration (s)" in text  # papermill's run header, both languages
 

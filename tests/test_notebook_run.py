@@ -2,10 +2,12 @@
 
 import tomllib
 
+import nbformat
 import pytest
 import yaml
 
 from helpers import LAB_BASE, plan_diff, put_course_fixture, run_notebook, step_records, tree_state
+from runbook_lib.engine.result import read_record, record_text
 
 TOOLKIT = "root/toolkit"
 
@@ -136,7 +138,9 @@ def test_a_check_cell_shows_its_reads_checks_and_record_in_one_output(course_run
     cell = next(c for c in nb["cells"] if c["cell_type"] == "code" and 'rb.expect("runtime")' in "".join(c["source"]))
     (out,) = cell["outputs"]
     text = "".join(out["data"]["text/plain"])
-    assert "application/vnd.runbook.step+json" in out["data"]
+    record = out["data"]["application/vnd.runbook.step+json"]
+    assert isinstance(record, str), "a record is stored as its JSON text: every save copies one string"
+    assert read_record(record)["step"] == 2 and read_record(record)["status"] == "changed"
     assert text.index("tomllib: /etc/containerd/config.toml (version 2)") < text.index("version 2 → ") \
         < text.index("확인 / checks") < text.index("[CHANGED] 2.")
 
@@ -149,3 +153,13 @@ def test_a_plan_shows_its_diff_once_in_html_and_counts_it_in_text(course_run):
     added = [line for line in plan_diff(nb, "runtime") if line.startswith("+") and not line.startswith("+++")]
     assert f"diff (HTML): /etc/containerd/config.toml +{len(added)} -0" in text and "+++ " not in text
     assert "BinaryName = \"/usr/bin/nvidia-container-runtime\"" in "".join(plan["text/html"])
+
+
+def test_a_record_reads_back_as_stored_now_and_as_an_earlier_runbook_stored_it():
+    record = {"step": 3, "status": "failed", "message": {"ko": "옵션", "en": "options"}, "problems": []}
+    stored = record_text(record)
+    assert isinstance(stored, str) and "옵션" in stored  # Korean kept as it is, not \u escapes
+    assert read_record(stored) == record
+    assert read_record(record) == record  # a notebook from before, or re-saved by a tool that parsed it
+    assert nbformat.validate(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[
+        nbformat.v4.new_output("display_data", data={"application/vnd.runbook.step+json": stored})])])) is None

@@ -4,6 +4,7 @@ record, the archive manifest and the exit code, so none of them computes a verdi
 from __future__ import annotations
 
 import html
+import json
 from dataclasses import dataclass, field
 
 from runbook_lib.findings.catalog import say
@@ -15,6 +16,21 @@ from runbook_lib.steps.status import outcome
 
 STEP_MIME = "application/vnd.runbook.step+json"
 SUMMARY_MIME = "application/vnd.runbook.summary+json"
+
+
+def record_text(record: dict) -> str:
+    """A record (a step's, the summary's, the status box's) as a notebook output holds it: its JSON text, one
+    string. nbformat keeps a `+json` output's value as it is given; as an object, every save of the notebook
+    copies, validates and indents each of its ~50 keys and values with Python's own JSON writer, and papermill
+    saves the whole notebook around every cell (~75 times a run): as one string, each save copies one value.
+    Read it back with `read_record`."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def read_record(value) -> dict:
+    """A record read from a notebook output: its JSON text (`record_text`), or the object a notebook written by
+    an earlier runbook (or re-saved by another tool that parsed it) holds."""
+    return json.loads(value) if isinstance(value, str) else value
 
 
 @dataclass

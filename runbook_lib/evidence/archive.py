@@ -21,8 +21,6 @@ from pathlib import Path
 
 from runbook_lib.findings.problem import ERROR
 
-STEP_MIME = "application/vnd.runbook.step+json"
-SUMMARY_MIME = "application/vnd.runbook.summary+json"
 MANIFEST_SCHEMA = "nvidia-runtime-runbook/manifest/1"
 NOTEBOOK_NAME = "run.ipynb"
 HTML_NAME = "run.html"
@@ -97,20 +95,17 @@ def host_facts(root: str) -> dict:
 
 def records(nb) -> tuple[list[dict], dict | None]:
     """The step records in the order the notebook displayed them, and the last summary record (or None)."""
+    from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME, read_record
+
     steps, summary = [], None
     for cell in nb.get("cells", []):
         for out in cell.get("outputs", []) or []:
             data = out.get("data") or {}
             if STEP_MIME in data:
-                steps.append(_as_obj(data[STEP_MIME]))
+                steps.append(read_record(data[STEP_MIME]))
             if SUMMARY_MIME in data:
-                summary = _as_obj(data[SUMMARY_MIME])
+                summary = read_record(data[SUMMARY_MIME])
     return steps, summary
-
-
-def _as_obj(value):
-    # nbformat keeps +json outputs as objects, but a notebook saved by another tool may hold a JSON string
-    return json.loads(value) if isinstance(value, str) else value
 
 
 def sha256_file(path: Path) -> str | None:

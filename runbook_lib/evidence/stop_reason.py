@@ -21,13 +21,14 @@ def _outputs(nb: dict):
 
 def reason(nb: dict) -> list[str]:
     """The lines that say why the run failed (Korean, then English), or [] when it did not fail."""
+    from runbook_lib.engine.result import read_record
     from runbook_lib.notebook import STATUS_MIME
 
     status = None
     for out in _outputs(nb):
         data = out.get("data") or {}
         if STATUS_MIME in data:
-            status = data[STATUS_MIME]
+            status = read_record(data[STATUS_MIME])
     if status and status.get("state") == "failed":
         message = status.get("message") or {}
         lines = [message.get("ko", ""), message.get("en", "")]

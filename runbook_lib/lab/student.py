@@ -18,7 +18,7 @@ from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.lab.init_root import FIXTURE
 from runbook_lib.notebook import StepFailed, _display
-from runbook_lib.engine.result import BLOCKED, FAILED, STEP_MIME, StepResult
+from runbook_lib.engine.result import BLOCKED, FAILED, STEP_MIME, StepResult, record_text
 
 LAB_STEPS = ("prepare", "runtime", "options", "default", "parse", "cdi", "runtimeclass", "report")  # the lab's eight
 
@@ -45,7 +45,7 @@ class Lab:
         step = step_named(which, [s for s in STEPS if s.ID in LAB_STEPS])
         result = check_step(self.params, step.ID)
         text = result.text()
-        _display({STEP_MIME: result.as_record(), "text/plain": text,
+        _display({STEP_MIME: record_text(result.as_record()), "text/plain": text,
                   "text/html": f"<pre style='text-align:left'>{html.escape(text)}</pre>"})
         if result.status in (FAILED, BLOCKED):  # blocked: it cannot pass until an earlier step is fixed
             raise StepFailed(f"step {result.step} failed", _next(result))

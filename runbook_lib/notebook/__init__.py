@@ -27,7 +27,7 @@ from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.catalog import say
 from runbook_lib.engine.params import validate
-from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME, StepResult, summary_html, summary_text
+from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME, StepResult, record_text, summary_html, summary_text
 from runbook_lib.engine.run import Plan, Run, judge
 
 STATUS_MIME = "application/vnd.runbook.status+json"
@@ -565,7 +565,7 @@ def show(result: StepResult, checks: Expect | None = None) -> None:
     text = result.text()
     if checks and checks.checks:
         text = "확인 / checks\n" + checks.text() + "\n" + text
-    _display({STEP_MIME: result.as_record(), "text/plain": "\n".join(_take_notes() + [text])})
+    _display({STEP_MIME: record_text(result.as_record()), "text/plain": "\n".join(_take_notes() + [text])})
 
 
 def summary(rb: Run, *, final: bool = True) -> None:
@@ -586,7 +586,7 @@ def summary(rb: Run, *, final: bool = True) -> None:
         p = Problem.of("notebook.not_run", steps=", ".join(map(str, missing)))
         late = "\n".join(finding_lines(p, "✗ "))
         text += "\n" + late
-    _display({SUMMARY_MIME: record, "text/plain": f"{head}\n{text}",
+    _display({SUMMARY_MIME: record_text(record), "text/plain": f"{head}\n{text}",
               "text/html": f"<h4>{head}</h4>" + summary_html(results, ok=record["ok"], mode=rb.p.mode)
               + (f"<pre>{html.escape(late)}</pre>" if late else "")})
 
@@ -645,7 +645,7 @@ def _status(rb: Run, state: str, message: Msg, *, failed: StepResult | None = No
             f"{html.escape(en)}</b>" + (f"<pre>{html.escape(failed.text())}</pre>" if failed else ""))
     if done:
         body += summary_html(done, ok=rb.ok(), mode=rb.p.mode)
-    bundle = {STATUS_MIME: record, "text/plain": "\n".join(text), "text/html": body + "</div>"}
+    bundle = {STATUS_MIME: record_text(record), "text/plain": "\n".join(text), "text/html": body + "</div>"}
     if _status_id is None or state == "started":
         _status_id = f"runbook-status-{uuid.uuid4().hex}"
         _display(bundle, display_id=_status_id)

@@ -1,4 +1,4 @@
-"""Regenerates tests/fleet/notebooks/standin.ipynb (run from the repo root): emits the same records as the real notebook, nothing else."""
+"""Regenerates tests/fleet/notebooks/standin.ipynb (run from the repo root): emits the same records as the real notebook (each its JSON text, as engine/result.py: record_text stores it), nothing else."""
 import nbformat
 from nbformat.v4 import new_notebook, new_code_cell, new_markdown_cell
 
@@ -7,19 +7,19 @@ mode: str = "apply"  # apply 또는 check / apply or check
 runtime_name: str = "nvidia"  # 런타임 이름 / runtime name
 fail_step: int = 0  # 실패시킬 단계 (0 없음) / the step to fail (0 none)
 '''
-helpers = '''import hashlib, os, pathlib
+helpers = '''import hashlib, json, os, pathlib
 from IPython.display import display
 RECORDS = []
 def record(step, sid, status, files=(), msg_en="ok", msg_ko="정상"):
     rec = {"step": step, "id": sid, "title": {"ko": sid + " 단계", "en": sid + " step"}, "status": status,
            "message": {"ko": msg_ko, "en": msg_en}, "files": list(files), "diff": None, "backup": None}
     RECORDS.append(rec)
-    display({"application/vnd.runbook.step+json": rec, "text/plain": f"{step} {sid} {status}"}, raw=True)
+    display({"application/vnd.runbook.step+json": json.dumps(rec, ensure_ascii=False), "text/plain": f"{step} {sid} {status}"}, raw=True)
     return rec
 def summary():
     ok = all(r["status"] != "failed" for r in RECORDS)
     s = {"ok": ok, "mode": mode, "root": root, "runbook_version": "standin", "steps": RECORDS}
-    display({"application/vnd.runbook.summary+json": s, "text/plain": "ok" if ok else "failed"}, raw=True)
+    display({"application/vnd.runbook.summary+json": json.dumps(s, ensure_ascii=False), "text/plain": "ok" if ok else "failed"}, raw=True)
     return ok
 def step(n, sid, files=()):
     if fail_step == n:

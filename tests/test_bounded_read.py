@@ -133,3 +133,25 @@ def test_check_mode_judges_every_step_of_a_hostile_root(tmp_path, name):
     results = check(root)
     failed = [r for r in results.values() if r.failed]
     assert failed and failed[0].problems[0].code == hostile_roots.HOSTILE[name][1]
+
+
+def test_a_text_parsed_once_still_gives_every_reader_a_config_of_its_own():
+    from runbook_lib.fs import tomldoc
+
+    text = 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\ndefault_runtime_name = "runc"\nx = [1, [2]]\n'
+    first = tomldoc.loads(text)
+    first["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["default_runtime_name"] = "nvidia"  # a reader edits
+    first["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["x"][1].append(3)
+    again = tomldoc.loads(text)
+    assert again == {"version": 2, "plugins": {"io.containerd.grpc.v1.cri": {"containerd": {
+        "default_runtime_name": "runc", "x": [1, [2]]}}}}
+    assert again is not first
+
+
+def test_a_text_too_deep_is_refused_at_every_read_not_only_the_first():
+    from runbook_lib.fs import tomldoc
+
+    deep = "x = " + "[" * (tomldoc.MAX_DEPTH + 1) + "]" * (tomldoc.MAX_DEPTH + 1) + "\n"
+    for _ in range(2):
+        with pytest.raises(tomldoc.TooDeep):
+            tomldoc.loads(deep)

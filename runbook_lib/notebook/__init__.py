@@ -142,6 +142,32 @@ class PlanView:
 
     def __init__(self, rb: "Runbook", step, plan: Plan):
         self.rb, self.step, self.plan = rb, step, plan
+        self.display_id: str | None = None  # set once shown in a kernel: the write adds its lines to that output
+        self._shown: dict = {}
+
+    def bundle(self) -> dict:
+        return {"text/plain": repr(self), "text/html": self._repr_html_()}
+
+    def _ipython_display_(self) -> None:
+        """`display(plan)`: its text and HTML as one output with a display id, so that `rb.write(plan)` adds what
+        it wrote to this same output instead of a second one: every output costs each later save of the notebook
+        (~3 ms a run each, nbformat's wrapper and validation of it, whatever its size)."""
+        self._shown = self.bundle()
+        if _shell() is None or _quiet[0]:  # a script, or the preflight: nothing to add lines to later
+            _display(self._shown)
+            return
+        self.display_id = f"runbook-plan-{uuid.uuid4().hex}"
+        _display(self._shown, display_id=self.display_id)
+
+    def add_lines(self, lines: list[str]) -> bool:
+        """What the write did, under the plan in its own output (False: the plan was not shown in a kernel)."""
+        if self.display_id is None:
+            return False
+        text = "\n".join(lines)
+        shown = {"text/plain": self._shown["text/plain"] + "\n" + text,
+                 "text/html": self._shown["text/html"] + f"<pre>{html.escape(text, quote=False)}</pre>"}
+        _display(shown, display_id=self.display_id, update=True)
+        return True
 
     @property
     def diff(self) -> str:
@@ -288,7 +314,9 @@ class Runbook(Run):
                 [f"썼습니다 / written: {p}" for p in done] + [f"백업 / backup: {p}" for p in backup]
         for p in (p for p in result.problems if p.is_a("write.failed")):  # the check cell below stops the run
             lines += finding_lines(p, "✗ 쓰지 못했습니다 / not written: ")
-        _display({"text/plain": "\n".join(lines) or " / ".join(say("notebook.nothing_to_change").as_dict().values())})
+        lines = lines or [" / ".join(say("notebook.nothing_to_change").as_dict().values())]
+        if not plan.add_lines(lines):  # the plan shown in this cell: in its output; else (not shown, a script) here
+            _display({"text/plain": "\n".join(lines)})
 
     # --- reading back, as a student would -----------------------------------------------------------
 
@@ -488,15 +516,16 @@ def start(**params) -> Runbook:
     rb.given = dict(params)
     rb.start()
     _run = rb
-    _display({"text/plain": f"root = {rb.target.root}  mode = {rb.p.mode}  runtime = {rb.p.runtime_name}",
-              "text/html": f"<p><b>root</b> <code>{html.escape(str(rb.target.root))}</code> · <b>mode</b> {rb.p.mode} · "
-                           f"<b>runtime</b> {html.escape(rb.p.runtime_name)}</p>"})
+    given = {"text/plain": f"root = {rb.target.root}  mode = {rb.p.mode}  runtime = {rb.p.runtime_name}",
+             "text/html": f"<p><b>root</b> <code>{html.escape(str(rb.target.root))}</code> · <b>mode</b> {rb.p.mode} · "
+                          f"<b>runtime</b> {html.escape(rb.p.runtime_name)}</p>"}
     try:
         rb.preflight()
     except BaseException:
+        _display(given)  # what was asked, above why it stopped
         rb.finish()
         raise
-    _show_plans(rb)
+    _show_plans(rb, given)  # one output: what was asked, then the plan
     if rb.refused:
         for step in rb.steps:
             if rb.verdict(step).failed:
@@ -550,13 +579,17 @@ def refusal_text(rb: Run) -> str:
     return "\n".join(lines)
 
 
-def _show_plans(rb: Run) -> None:
+def _show_plans(rb: Run, given: dict) -> None:
+    """The parameters' line, then every step's plan in one line each (the plans themselves are in the steps'
+    cells): one output, as each output costs every later save of the notebook."""
     text = ["계획 / the plan" + (" (check 모드: 쓰지 않음 / check mode: nothing is written)" if rb.p.check_only else "")]
     for s in rb.steps:
         p = rb.plans[s.ID]
         mark = "✗" if p.refusals else ("~" if p.changed else "=")
         text.append(f"  {mark} {s.NUMBER:>2}. {p.message.ko} / {p.message.en}")
-    _display({"text/plain": "\n".join(text)})  # the plans themselves are in the steps' records
+    plans = "\n".join(text)
+    _display({"text/plain": given["text/plain"] + "\n" + plans,
+              "text/html": given["text/html"] + f"<pre>{html.escape(plans, quote=False)}</pre>"})
 
 
 def show(result: StepResult, checks: Expect | None = None) -> None:

@@ -187,6 +187,7 @@ class Run:
         self.plans = {}
         self._recorded = False  # new plans: the record is written again, with them, before the next write
         self.choose_route()
+        folders: set = set()  # the folders the plans so far create, resolved once each
         with self.planning():
             for step in self.steps:
                 try:
@@ -194,8 +195,9 @@ class Run:
                 except RunbookError as exc:
                     plan = Plan(exc.what, refusals=[Problem.from_error(exc)])
                 self.plans[step.id] = plan
+                folders |= {self.target.resolve(d) for d in plan.dirs}
                 # what cannot be written (a link out of the root, a read-only mount, chattr +i): refused now
-                plan.refusals += writable.refusals(self.target, plan, self.plans.values(), check_only=self.p.check_only)
+                plan.refusals += writable.refusals(self.target, plan, folders, check_only=self.p.check_only)
                 for write in plan.writes:
                     self._overlay[write.lab_path] = write.new
             if not self.p.check_only and not self.refusals():  # all the writes must fit, or none is made

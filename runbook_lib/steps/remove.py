@@ -106,7 +106,11 @@ def plan(run) -> Plan:
     notes = [words("remove.restores_original" if before is not None else "remove.deletes_created", file=lab)[0]
              for lab, before in sorted(exact.items())]
     changed_since = set(entries) - set(exact)
-    for removal in _removals(run, {}) if changed_since else []:  # as the disk is: its choices for those files only
+    # as the disk is: its choices for those files only; each removal sees the bytes the ones before planned (the
+    # variants' tables and the runtime's come out of the same config.toml, or the last removal puts them back)
+    composed: dict[str, bytes] = {}
+    for removal in _removals(run, composed) if changed_since else []:
+        composed.update({w.lab_path: w.new for w in removal.writes})
         planned.update({w.lab_path: w.new for w in removal.writes if w.lab_path in changed_since})
         retire += [lab for lab in removal.retire if lab in changed_since]
         # a runtime with nothing to take out (a variant never added) says nothing: the report names every file

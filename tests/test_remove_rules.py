@@ -1,0 +1,220 @@
+"""mode=remove's rules (runbook_lib/steps/remove.py), in process so that mutation testing sees them: remove takes
+out exactly what a run recorded as written, nothing else. A recorded file that still holds the run's bytes gets
+its original back (or goes, when the run created it); once someone changed one since, every recorded file is left
+to the table-by-table removal, and a toolkit file still goes only when it holds exactly the bytes a run (with or
+without the variants) writes. The verdict reads the disk afterwards."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import FIXTURES, finished_run
+from runbook_lib.containerd.remove import plan_remove
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
+from runbook_lib.findings.catalog import say
+from runbook_lib.findings.problem import words
+from runbook_lib.fs import applied_record
+from runbook_lib.fs.target import Target
+
+CONFIG = "/etc/containerd/config.toml"
+SPEC = "/etc/cdi/nvidia.yaml"
+DROPIN = "/etc/containerd/conf.d/99-nvidia.toml"
+VARIANTS = ("nvidia-cdi", "nvidia-legacy")
+NOTE = b"# a note the site added by hand\n"
+
+
+def _applied(tmp_path, **params):
+    """A lab root after a full apply run on containerd 1.6's default config: (root, original config, the record)."""
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    original = (FIXTURES / "containerd-1.6.20-default.toml").read_bytes()
+    (root / CONFIG.lstrip("/")).write_bytes(original)
+    rb = finished_run(root, **params)
+    assert not any(r.failed for r in rb.results.values()), [r.text() for r in rb.results.values() if r.failed]
+    record = applied_record.load(Target(str(root)))
+    assert record and CONFIG in record
+    return root, original, record
+
+
+def _disk(root, lab):
+    path = root / lab.lstrip("/")
+    return path.read_bytes() if path.exists() else None
+
+
+def _hand_edit(root, lab=CONFIG, extra=NOTE):
+    path = root / lab.lstrip("/")
+    path.write_bytes(path.read_bytes() + extra)
+
+
+def _planned(root, **params) -> Run:
+    """A remove run planned (not committed), its lock held: the caller commits, judges and finishes it."""
+    rb = Run(validate(root=str(root), mode="remove", **params)).start()
+    rb.preflight()
+    return rb
+
+
+@pytest.mark.parametrize("applied_with,removed_with,layout", [
+    (False, False, "inplace"),
+    (True, True, "inplace"),
+    (True, False, "inplace"),   # the variants an earlier run added go, whatever this run's variants say
+    (False, True, "inplace"),   # variants never added: nothing said about them, nothing else touched
+    (False, False, "dropin"),  # the drop-in file goes, the import line comes out of config.toml
+])
+def test_a_config_changed_since_loses_only_the_runbooks_tables_and_the_runs_files_go(tmp_path, applied_with,
+                                                                                     removed_with, layout):
+    root, original, record = _applied(tmp_path, variants=applied_with, layout=layout)
+    _hand_edit(root)
+    rb = finished_run(root, mode="remove", variants=removed_with, layout=layout)
+    plan, result = rb.plans["remove"], rb.results["remove"]
+    assert result.status == "changed" and not result.failed, result.text()
+    assert _disk(root, CONFIG) == original + NOTE  # the site's line stays, every table the runbook added goes
+    assert plan.recorded == set(record) and plan.exact == {}
+    for lab in record:
+        if lab != CONFIG:  # every other file this run wrote, it created: the toolkit files, the spec, the drop-in
+            assert _disk(root, lab) is None, lab
+    if applied_with:
+        assert {f"/root/toolkit/runtimeclass-{v}.yaml" for v in VARIANTS} <= set(record)
+    said = [n.en for n in plan.notes]
+    added = ["nvidia"] + (list(VARIANTS) if applied_with else [])
+    if layout == "dropin":  # the drop-in held the runtime: it goes whole, with its entry in imports
+        assert any("retiring the drop-in" in n and DROPIN in n for n in said), said
+        added = []
+    assert len([n for n in said if "removing the runtime table" in n]) == len(added), said
+    for name in added:
+        assert any(f"runtimes.{name}]" in n or f"runtimes.'{name}'" in n or f'runtimes."{name}"' in n
+                   for n in said), (name, said)
+    assert not any("nothing to remove" in n for n in said), said
+    assert plan.subject == CONFIG
+    changed = [w.lab_path for w in plan.writes] + plan.retire
+    assert sorted(changed) == sorted(record) and plan.message.en == \
+        say("steps.remove.remove", join=", ".join(changed)).en
+    again = finished_run(root, mode="remove", variants=removed_with, layout=layout)
+    assert again.results["remove"].status in ("unchanged", "passed"), again.results["remove"].text()
+    assert again.plans["remove"].message.en == say("steps.remove.nothing_remove_nothing_runbook").en
+    assert _disk(root, CONFIG) == original + NOTE
+
+
+def test_a_toolkit_file_with_the_runbooks_bytes_that_no_run_recorded_stays(tmp_path):
+    root, original, record = _applied(tmp_path)
+    kept = root / "root/toolkit/default.txt"
+    mine = kept.read_bytes()
+    record_file = root / applied_record.RECORD.lstrip("/")
+    body = json.loads(record_file.read_text())  # a record without that file: as if no run had written it
+    del body["files"]["/root/toolkit/default.txt"]
+    record_file.write_text(json.dumps(body))
+    _hand_edit(root)
+    rb = finished_run(root, mode="remove")
+    assert not rb.results["remove"].failed, rb.results["remove"].text()
+    assert kept.read_bytes() == mine  # the runbook's bytes, but no run of it recorded writing them here
+    assert _disk(root, "/root/toolkit/parsed.txt") is None and _disk(root, CONFIG) == original + NOTE
+
+
+def test_the_cdi_settings_go_with_the_runbooks_spec(tmp_path):
+    root, original, _ = _applied(tmp_path, enable_cdi=True)
+    assert b"enable_cdi" in _disk(root, CONFIG)
+    _hand_edit(root)
+    rb = finished_run(root, mode="remove", enable_cdi=True)
+    assert not rb.results["remove"].failed, rb.results["remove"].text()
+    assert _disk(root, SPEC) is None
+    assert _disk(root, CONFIG) == original + NOTE  # enable_cdi and cdi_spec_dirs went with the spec
+    assert any("enable_cdi" in n.en for n in rb.plans["remove"].notes)
+
+
+def test_the_cdi_settings_go_with_the_spec_when_the_runtime_was_taken_out_by_hand(tmp_path):
+    root, original, _ = _applied(tmp_path, enable_cdi=True)
+    target = Target(str(root))
+    by_hand = plan_remove(target, CONFIG, Run(validate(root=str(root))).wanted)
+    (root / CONFIG.lstrip("/")).write_bytes(by_hand.writes[0].new)  # the person took the runtime's tables out
+    assert b"enable_cdi" in _disk(root, CONFIG) and b"runtimes.nvidia" not in _disk(root, CONFIG)
+    rb = finished_run(root, mode="remove", enable_cdi=True)
+    assert not rb.results["remove"].failed, rb.results["remove"].text()
+    assert _disk(root, SPEC) is None and _disk(root, CONFIG) == original
+
+
+def test_the_cdi_settings_stay_with_a_spec_changed_by_hand(tmp_path):
+    root, original, _ = _applied(tmp_path, enable_cdi=True)
+    _hand_edit(root)
+    _hand_edit(root, SPEC, b"# the site's own devices follow\n")
+    spec = _disk(root, SPEC)
+    rb = finished_run(root, mode="remove", enable_cdi=True)
+    assert not rb.results["remove"].failed, rb.results["remove"].text()
+    assert _disk(root, SPEC) == spec
+    left = _disk(root, CONFIG).decode()
+    assert "enable_cdi = true" in left and "runtimes.nvidia" not in left  # the spec stays, so what reads it stays
+
+
+def test_an_untouched_apply_comes_back_file_by_file_and_the_record_goes(tmp_path):
+    root, original, record = _applied(tmp_path)
+    rb = finished_run(root, mode="remove")
+    plan, result = rb.plans["remove"], rb.results["remove"]
+    assert result.status == "changed" and not result.failed, result.text()
+    expected = [words("remove.restores_original" if record[lab].before is not None else "remove.deletes_created",
+                      file=lab)[0].en for lab in sorted(record)]
+    assert [n.en for n in plan.notes] == expected
+    assert any("giving " + CONFIG in n for n in expected) and any("which the runbook created" in n for n in expected)
+    assert plan.exact == {lab: e.before for lab, e in record.items()} and plan.recorded == set()
+    for w in plan.retired:  # a retired file's diff shows its lines going, none coming
+        assert [line for line in w.diff().splitlines() if line.startswith("+") and not line.startswith("+++")] == []
+    assert _disk(root, CONFIG) == original
+    assert applied_record.load(Target(str(root))) is None  # every file came back: the record goes with them
+
+
+def test_without_a_record_nothing_is_removed_and_the_plan_says_which_record(tmp_path):
+    root, original, _ = _applied(tmp_path)
+    applied = _disk(root, CONFIG)
+    (root / applied_record.RECORD.lstrip("/")).unlink()
+    rb = finished_run(root, mode="remove")
+    plan = rb.plans["remove"]
+    assert not plan.changed and not rb.results["remove"].failed
+    assert plan.message.en == words("remove.no_record", record=applied_record.RECORD)[0].en
+    assert applied_record.RECORD in plan.message.en and applied_record.RECORD in plan.message.ko
+    assert plan.subject == CONFIG
+    assert _disk(root, CONFIG) == applied
+
+
+def test_the_verdict_finds_a_recorded_file_that_did_not_get_its_original_back(tmp_path):
+    root, _, _ = _applied(tmp_path)
+    rb = _planned(root)
+    try:
+        step = rb.step("remove")
+        rb.commit(step)
+        _hand_edit(root)  # between the write and the check: the disk is what the verdict reads
+        found = rb.verdict(step).problems
+    finally:
+        rb.finish()
+    assert [(p.code, p.path) for p in found] == [("remove.not_original", CONFIG)]
+    assert CONFIG in found[0].what.en and CONFIG in found[0].what.ko
+
+
+def test_the_verdict_finds_the_runtime_back_in_a_config_changed_since(tmp_path):
+    root, _, _ = _applied(tmp_path)
+    _hand_edit(root)
+    with_runtime = _disk(root, CONFIG)
+    rb = _planned(root)
+    try:
+        step = rb.step("remove")
+        rb.commit(step)
+        assert b"runtimes.nvidia" not in _disk(root, CONFIG)
+        (root / CONFIG.lstrip("/")).write_bytes(with_runtime)
+        found = rb.verdict(step).problems
+    finally:
+        rb.finish()
+    runtime = [p for p in found if p.code == "remove.still_there.runtime"]
+    assert runtime and all(p.path == CONFIG for p in runtime)
+    assert any("nvidia" in p.what.en for p in runtime) and all(p.values.get("left") for p in runtime)
+
+
+def test_the_verdict_finds_a_retired_file_back(tmp_path):
+    root, _, _ = _applied(tmp_path)
+    rb = _planned(root)
+    try:
+        step = rb.step("remove")
+        rb.commit(step)
+        (root / "root/toolkit/report.txt").write_text("written again\n")
+        found = rb.verdict(step).problems
+    finally:
+        rb.finish()
+    assert ("remove.still_there", "/root/toolkit/report.txt") in [(p.code, p.path) for p in found]

@@ -1,0 +1,119 @@
+"""The restart step's rules (runbook_lib/steps/restart.py), in process so that mutation testing sees them:
+containerd is restarted only when this run wrote a config it reads, in apply mode, on a real node, when asked, with
+the command of the distribution that starts it (none where the distribution reloads its drop-in folder itself),
+and a restart that fails is the step's failure.
+
+A real node is the machine's own "/": here the run plans and writes on a lab root as always, and only for the
+restart step is its target one that says it is the node's "/" (the decision reads nothing else of it). The
+commands are real programs first on PATH that only log their arguments (as in test_restart.py), so no service of
+this machine is touched."""
+
+from __future__ import annotations
+
+import pytest
+
+from distro_helpers import distro_fixture, write_root
+from layouts import fixture, make_root
+from test_restart import fake_bin
+from runbook_lib.containerd import restart as service
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.result import CHANGED, FAILED, SKIPPED, UNCHANGED
+from runbook_lib.engine.run import Run
+from runbook_lib.fs.target import Target
+
+K3S = "var/lib/rancher/k3s/agent/etc/containerd"
+
+
+class NodeRoot(Target):
+    """The lab root, taken for the node's own "/" (Target.is_host): what the restart decision asks."""
+
+    @property
+    def is_host(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def node_bin(tmp_path, monkeypatch):
+    """A systemctl that reports the service active and a ctr that answers, alone on PATH: the calls they got."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    monkeypatch.setenv("PATH", str(folder))
+    fake_bin(folder, "systemctl", 'if [ "$1" = is-active ]; then echo active; fi\n')
+    fake_bin(folder, "ctr", "echo 'Server: Version: 1.6.20'\n")
+
+    def calls():
+        log = folder / "calls.log"
+        return log.read_text().splitlines() if log.exists() else []
+    return folder, calls
+
+
+def restart_on_node(root, steps=(1, 2), **params):
+    """Plan every step on the lab root, run the given ones, then the restart step as on a node: its result."""
+    rb = Run(validate(root=str(root), **params)).start()
+    try:
+        rb.preflight()
+        for step in rb.steps:
+            if step.NUMBER in steps:
+                assert not rb.run(step).failed
+        rb.target = NodeRoot(str(root))
+        return rb.run(rb.step("restart"))
+    finally:
+        rb.finish()
+
+
+def _plain(tmp_path):
+    return make_root(tmp_path, fixture("containerd-1.6.20-default.toml"))
+
+
+def test_a_config_written_on_a_node_is_restarted_when_asked_and_confirmed_back(tmp_path, node_bin):
+    _, calls = node_bin
+    result = restart_on_node(_plain(tmp_path), restart_containerd=True)
+    assert calls() == ["systemctl restart containerd", "systemctl is-active containerd", "ctr version"]
+    assert result.status == CHANGED and not result.problems
+    assert result.message.en == service.BACK.en
+
+
+def test_a_config_written_on_a_node_but_not_asked_is_skipped_and_says_the_command(tmp_path, node_bin):
+    _, calls = node_bin
+    result = restart_on_node(_plain(tmp_path), restart_containerd=False)
+    assert calls() == []
+    assert result.status == SKIPPED and "systemctl restart containerd" in result.message.en
+
+
+def test_nothing_written_by_this_run_means_no_restart_even_when_asked(tmp_path, node_bin):
+    """The restart cell run before the write cells: the plans would change the config, but this run wrote
+    nothing, so containerd already reads what is on disk."""
+    _, calls = node_bin
+    result = restart_on_node(_plain(tmp_path), steps=(), restart_containerd=True)
+    assert calls() == []
+    assert result.status == UNCHANGED and result.message.en == service.decide(
+        real_node=True, check_only=False, config_changed=False, asked=True).message.en
+
+
+def test_a_restart_that_fails_is_the_steps_failure(tmp_path, node_bin):
+    folder, calls = node_bin
+    fake_bin(folder, "systemctl", 'echo "Unit containerd.service not found." >&2; exit 5\n')
+    result = restart_on_node(_plain(tmp_path), restart_containerd=True)
+    assert calls() == ["systemctl restart containerd"]
+    assert result.status == FAILED and [p.code for p in result.problems] == ["restart.failed"]
+    assert "exit code 5" in result.problems[0].what.en
+
+
+def test_on_k3s_the_distributions_service_is_restarted(tmp_path, node_bin):
+    _, calls = node_bin
+    root = write_root(tmp_path, {f"{K3S}/config.toml": distro_fixture("k3s-v3/config.toml"),
+                                 f"{K3S}/config-v3.toml.tmpl": distro_fixture("k3s-v3/config-v3.toml.tmpl")})
+    result = restart_on_node(root, restart_containerd=True)
+    assert calls()[:2] == ["systemctl restart k3s", "systemctl is-active k3s"]
+    assert result.status == CHANGED and not result.problems
+
+
+@pytest.mark.parametrize("asked", [True, False])
+def test_k0s_reloads_its_drop_in_folder_itself_so_nothing_is_restarted(tmp_path, node_bin, asked):
+    _, calls = node_bin
+    root = write_root(tmp_path, {"etc/k0s/containerd.toml": distro_fixture("k0s/containerd.toml"),
+                                 "etc/k0s/containerd.d/.keep": ""})
+    result = restart_on_node(root, restart_containerd=asked)
+    assert (root / "etc/k0s/containerd.d/nvidia.toml").exists()  # the run did write the drop-in
+    assert calls() == []
+    assert result.status == UNCHANGED and "k0s" in result.message.en and "k0s" in result.message.ko

@@ -218,3 +218,46 @@ def test_the_verdict_finds_a_retired_file_back(tmp_path):
     finally:
         rb.finish()
     assert ("remove.still_there", "/root/toolkit/report.txt") in [(p.code, p.path) for p in found]
+
+
+def test_cdi_settings_no_run_wrote_stay_when_the_runbooks_spec_goes(tmp_path):
+    """The site's config already held the runtime and the CDI settings exactly as the runbook writes them, so the
+    run wrote only the toolkit files and the spec: the spec goes, config.toml (never recorded) is not touched."""
+    first, _, _ = _applied(tmp_path / "first", enable_cdi=True)
+    site = _disk(first, CONFIG)
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG.lstrip("/")).write_bytes(site)
+    rb = finished_run(root, enable_cdi=True)
+    assert not any(r.failed for r in rb.results.values())
+    record = applied_record.load(Target(str(root)))
+    assert SPEC in record and CONFIG not in record
+    _hand_edit(root, "/root/toolkit/report.txt", b"my own notes\n")
+    removed = finished_run(root, mode="remove", enable_cdi=True)
+    assert not removed.results["remove"].failed, removed.results["remove"].text()
+    assert _disk(root, SPEC) is None and _disk(root, CONFIG) == site
+    assert not any("removing the runtime table" in n.en for n in removed.plans["remove"].notes)  # nor says it does
+
+
+def test_on_k3s_the_verdict_names_the_template_the_runtime_came_back_in(tmp_path):
+    """On a distribution the runbook writes its route (k3s: the Go template), never the config k3s generates:
+    a runtime found there again after the removal is named at the template."""
+    from distro_helpers import distro_fixture, write_root
+    k3s = "/var/lib/rancher/k3s/agent/etc/containerd"
+    template = f"{k3s}/config-v3.toml.tmpl"
+    root = write_root(tmp_path, {f"{k3s}/config.toml".lstrip("/"): distro_fixture("k3s-v3/config.toml"),
+                                 template.lstrip("/"): distro_fixture("k3s-v3/config-v3.toml.tmpl")})
+    rb = finished_run(root)
+    assert not any(r.failed for r in rb.results.values())
+    _hand_edit(root, template, b"# the site's note\n")  # changed since: the route's table-by-table removal
+    with_runtime = _disk(root, template)
+    rb = _planned(root)
+    try:
+        step = rb.step("remove")
+        rb.commit(step)
+        assert b"runtimes.nvidia" not in _disk(root, template) and b"runtimes.'nvidia'" not in _disk(root, template)
+        (root / template.lstrip("/")).write_bytes(with_runtime)
+        found = rb.verdict(step).problems
+    finally:
+        rb.finish()
+    assert [p.path for p in found if p.code == "remove.still_there.runtime"] == [template]

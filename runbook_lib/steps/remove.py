@@ -111,10 +111,13 @@ def plan(run) -> Plan:
     composed: dict[str, bytes] = {}
     for removal in _removals(run, composed) if changed_since else []:
         composed.update({w.lab_path: w.new for w in removal.writes})
-        planned.update({w.lab_path: w.new for w in removal.writes if w.lab_path in changed_since})
-        retire += [lab for lab in removal.retire if lab in changed_since]
-        # a runtime with nothing to take out (a variant never added) says nothing: the report names every file
-        notes += (removal.notes if removal.changed else []) + removal.kept
+        mine = [w for w in removal.writes if w.lab_path in changed_since]
+        gone = [lab for lab in removal.retire if lab in changed_since]
+        planned.update({w.lab_path: w.new for w in mine})
+        retire += gone
+        # a runtime with nothing to take out of a file a run wrote (a variant never added, a table the site wrote
+        # in a config no run recorded) says nothing: the report names every file
+        notes += (removal.notes if gone or any(w.changed for w in mine) else []) + removal.kept
     files = [lab for lab in ours(run) if lab in changed_since]
     if p.cdi_spec in files and p.config_path in changed_since and p.config_path not in retire and not run.on_distro:
         notes += _without_cdi_settings(run, planned)
@@ -144,11 +147,17 @@ def _still_there(run) -> list[Msg]:
             for m in undo.confirm_removed(run.target, run.p.config_path, wanted)]
 
 
+def _config_recorded(run, recorded: set[str]) -> bool:
+    """A run wrote a file containerd's config is read from (config.toml, its drop-in, a distribution's template or
+    drop-in), not only the toolkit files or the CDI spec: a config no run wrote keeps what the site put in it."""
+    return any(not lab.startswith(run.tk("")) and lab != run.p.cdi_spec for lab in recorded)
+
+
 def verdict(run) -> list[Problem]:
     plan = run.plans[ID]
     left = [Problem.of("remove.not_original", lab, file=lab)
             for lab, before in getattr(plan, "exact", {}).items() if run.read_bytes(lab) != before]
-    if getattr(plan, "recorded", set()):  # a recorded file changed since: the runbook's tables must be gone from it
+    if _config_recorded(run, getattr(plan, "recorded", set())):  # changed since: the runbook's tables must be gone
         left += [Problem.of("remove.still_there.runtime", run.route.path if run.on_distro else run.p.config_path, left=m)
                  for m in _still_there(run)]
     for lab in run.plans[ID].retire:

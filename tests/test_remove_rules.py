@@ -146,8 +146,14 @@ def test_the_cdi_settings_stay_with_a_spec_changed_by_hand(tmp_path):
     assert "enable_cdi = true" in left and "runtimes.nvidia" not in left  # the spec stays, so what reads it stays
 
 
-def test_an_untouched_apply_comes_back_file_by_file_and_the_record_goes(tmp_path):
+@pytest.mark.parametrize("site_dropin", [False, True])
+def test_an_untouched_apply_comes_back_file_by_file_and_the_record_goes(tmp_path, site_dropin):
+    """Every recorded file still holds the run's bytes: each gets its bytes from before, and that is all the plan
+    says (a drop-in of the site's own, in the folder the drop-in layout uses, is not even looked at)."""
     root, original, record = _applied(tmp_path)
+    if site_dropin:
+        (root / "etc/containerd/conf.d").mkdir(parents=True)
+        (root / DROPIN.lstrip("/")).write_text("# written by the site\nversion = 2\n")
     rb = finished_run(root, mode="remove")
     plan, result = rb.plans["remove"], rb.results["remove"]
     assert result.status == "changed" and not result.failed, result.text()
@@ -160,6 +166,7 @@ def test_an_untouched_apply_comes_back_file_by_file_and_the_record_goes(tmp_path
         assert [line for line in w.diff().splitlines() if line.startswith("+") and not line.startswith("+++")] == []
     assert _disk(root, CONFIG) == original
     assert applied_record.load(Target(str(root))) is None  # every file came back: the record goes with them
+    assert _disk(root, DROPIN) == (b"# written by the site\nversion = 2\n" if site_dropin else None)
 
 
 def test_without_a_record_nothing_is_removed_and_the_plan_says_which_record(tmp_path):

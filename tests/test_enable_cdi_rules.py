@@ -1,11 +1,11 @@
-"""The rules of step 6's plan with enable_cdi=True (runbook_lib/steps/cdi.py, `_enable_cdi`): the config is among
+"""The rules of step 6 with enable_cdi=True (runbook_lib/steps/cdi.py, `_enable_cdi`): the config is among
 its writes only when the CDI settings change it, what the plan noted about the spec is kept beside what it says
 about the settings, and a config it cannot edit is refused naming that file. In process (the plan as the
 notebook's first cell computes it), so `make mutate` sees them (tests/test_enable_cdi.py runs the whole step)."""
 
 from __future__ import annotations
 
-from grading_helpers import GOOD, run_all
+from grading_helpers import GOOD, check, run_all
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
 
@@ -58,3 +58,11 @@ def test_a_cri_plugin_written_as_an_inline_table_is_refused_naming_the_config(tm
     plan = _plan_of_step_6(_root(tmp_path, config), enable_cdi=True)
     assert [p.code for p in plan.refusals] == ["config.unreadable.inline_table_which_runbook"], plan.refusals
     assert plan.refusals[0].path == "/" + CONFIG  # where the finding points: the file to edit by hand
+
+
+def test_check_names_the_config_where_containerds_cdi_is_off(tmp_path):
+    """enable_cdi asked for in check mode, on a config written without it: the finding points at the file to edit."""
+    root = _root(tmp_path)
+    run_all(root)
+    found = [p for p in check(root, enable_cdi=True)[6].problems if p.code == "cdi.disabled"]
+    assert len(found) == 1 and found[0].path == "/" + CONFIG, found

@@ -1,6 +1,7 @@
 """The rules of step 6 with enable_cdi=True (runbook_lib/steps/cdi.py, `_enable_cdi`): the config is among
 its writes only when the CDI settings change it, what the plan noted about the spec is kept beside what it says
-about the settings, and a config it cannot edit is refused naming that file. In process (the plan as the
+about the settings, a config it cannot edit is refused naming that file, and check mode points a CDI setting
+that is off at the config. In process (the plan as the
 notebook's first cell computes it), so `make mutate` sees them (tests/test_enable_cdi.py runs the whole step)."""
 
 from __future__ import annotations

@@ -1,0 +1,27 @@
+"""Step 7's verdict on the RuntimeClass (runbook_lib/steps/runtimeclass.py, `judge`): a missing file's fix is the
+whole RuntimeClass for the runtime's name, and a right handler whose runtime step 2 failed to register is blocked
+by step 2, not failed as a handler that names no runtime. In process, through check runs on a lab root."""
+
+from __future__ import annotations
+
+from grading_helpers import TOOLKIT, broken, check, lab_root
+
+RUNTIMECLASS = f"/{TOOLKIT}/runtimeclass.yaml"
+
+
+def test_a_missing_runtimeclass_is_fixed_by_the_whole_file_for_the_runtimes_name(tmp_path):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "runtimeclass.yaml").unlink()
+    problems = check(root)[7].problems
+    assert [(p.code, p.path) for p in problems] == [("runtimeclass.missing", RUNTIMECLASS)], problems
+    for fix in (problems[0].fix.en, problems[0].fix.ko):
+        assert fix.endswith("metadata.name: nvidia, handler: nvidia"), fix
+
+
+def test_a_right_handler_whose_runtime_step_2_failed_to_register_is_blocked_by_step_2(tmp_path):
+    root = lab_root(tmp_path, broken("v1-path-in-v2-file.toml"))  # the runtime table under a path containerd skips
+    results = check(root)
+    assert results[2].failed, results[2].text()
+    assert results[7].status == "blocked", results[7].text()
+    assert [p.code for p in results[7].problems] == ["depends.runtime_missing"]
+    assert results[7].problems[0].values["step"] == 2

@@ -46,6 +46,7 @@ class Run:
         self.results: dict[str, StepResult] = {}    # by step id, as the plans are
         self._committed: dict[str, tuple] = {}  # each step's (status, message) as its commit left them
         self.written: list[str] = []            # lab paths this run wrote (the restart decision reads it)
+        self._recorded = False                  # whether the plans' writes are in the record (apply mode)
         self._overlay: dict[str, bytes] | None = None
         self._lock: RootLock | None = None
         self._cache: tuple | None = None
@@ -184,7 +185,9 @@ class Run:
     def preflight(self) -> dict[str, Plan]:
         """Plan every step before anything is written; each plan sees the earlier plans' writes."""
         self.plans = {}
+        self._recorded = False  # new plans: the record is written again, with them, before the next write
         self.choose_route()
+        folders: set = set()  # the folders the plans so far create, resolved once each
         with self.planning():
             for step in self.steps:
                 try:
@@ -192,8 +195,9 @@ class Run:
                 except RunbookError as exc:
                     plan = Plan(exc.what, refusals=[Problem.from_error(exc)])
                 self.plans[step.id] = plan
+                folders |= {self.target.resolve(d) for d in plan.dirs}
                 # what cannot be written (a link out of the root, a read-only mount, chattr +i): refused now
-                plan.refusals += writable.refusals(self.target, plan, self.plans.values(), check_only=self.p.check_only)
+                plan.refusals += writable.refusals(self.target, plan, folders, check_only=self.p.check_only)
                 for write in plan.writes:
                     self._overlay[write.lab_path] = write.new
             if not self.p.check_only and not self.refusals():  # all the writes must fit, or none is made
@@ -264,6 +268,8 @@ class Run:
             # a cell run twice finds its own bytes already there and writes nothing.
             if not write.changed or read_bytes(write.host_path) == write.new:
                 continue
+            if self.p.mode == "apply" and not self._recorded:  # what remove undoes, before the first write
+                self._record(result)
             try:
                 done = commit(write)
             except RunbookError as exc:  # the disk changed under the plan, or the disk is full: nothing written
@@ -273,8 +279,6 @@ class Run:
             self.written.append(write.lab_path)
             result.status = CHANGED
             result.files.append(self._file(write.lab_path, "written", write.new))
-            if self.p.mode == "apply":  # what remove undoes: exactly this, and the bytes it replaced
-                self._record(result, write)
             if done.backup:
                 result.backup = self.target.lab_path(done.backup)
                 result.files.append({"path": result.backup, "host_path": str(done.backup), "action": "backup",
@@ -295,9 +299,13 @@ class Run:
         self._keep(result)
         return result
 
-    def _record(self, result: StepResult, write: WritePlan) -> None:
+    def _record(self, result: StepResult) -> None:
+        """Every write the run plans, recorded once before the first (fs/applied_record.py): a run stopped at any
+        point has recorded all it wrote."""
+        self._recorded = True
+        writes = [w for s in self.steps for w in self.plans[s.id].writes if w.changed]
         try:
-            applied_record.note_written(self.target, write.lab_path, write.old, write.new)
+            applied_record.note_planned(self.target, writes)
         except (RunbookError, OSError) as exc:
             reason = exc.what.en if isinstance(exc, RunbookError) else str(exc)
             result.problems.append(Problem.of("remove.record_unwritten", applied_record.RECORD,

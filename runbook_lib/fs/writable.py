@@ -160,11 +160,10 @@ def unwritable(plan, *, will_exist: set[Path] = frozenset()) -> WriteError | Non
         path=plan.lab_path)
 
 
-def refusals(target, plan, plans, *, check_only: bool) -> list[Problem]:
+def refusals(target, plan, will_exist: set[Path], *, check_only: bool) -> list[Problem]:
     """A plan's writes that could not happen, as refusals now instead of errors halfway through the run:
-    a link out of the root, a folder that will not exist (``plans``: every plan so far, whose folders will);
-    in apply mode also what even root cannot write (the first such reason)."""
-    will_exist = {target.resolve(d) for p in plans for d in p.dirs}
+    a link out of the root, a folder that will not exist (``will_exist``: the folders every plan so far, this
+    one included, creates, resolved); in apply mode also what even root cannot write (the first such reason)."""
     out = []
     for write in plan.writes:
         if not write.changed:

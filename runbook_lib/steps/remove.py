@@ -96,6 +96,8 @@ def plan(run) -> Plan:
         out = Plan(words("remove.no_record", record=applied_record.RECORD)[0], subject=p.config_path)
         out.exact, out.recorded = {}, set()
         return out
+    untouched = set(applied_record.untouched(run.target, entries))  # nothing of a run in them: only forgotten
+    entries = {lab: e for lab, e in entries.items() if lab not in untouched}
     exact = applied_record.restorable(run.target, entries)
     if set(entries) - set(exact):  # someone changed a file since (a drop-in kept, say): table by table, for all
         exact = {}
@@ -123,9 +125,11 @@ def plan(run) -> Plan:
 
 
 def act(run, result) -> None:
-    """After the writes: the record forgets the files that now hold their bytes from before the run."""
-    exact = getattr(run.plans[ID], "exact", {})
-    applied_record.forget(run.target, [lab for lab, before in exact.items() if run.read_bytes(lab) == before])
+    """After the writes: the record forgets every file that now holds its bytes from before any run (given back
+    here, or never reached by a run that stopped first): nothing of a run is left in it to undo."""
+    entries = applied_record.load(run.target)
+    if entries:
+        applied_record.forget(run.target, applied_record.untouched(run.target, entries))
 
 
 def _still_there(run) -> list[Msg]:

@@ -1,7 +1,8 @@
 """Step 7's verdict on the RuntimeClass (runbook_lib/steps/runtimeclass.py, `judge`): a missing file's fix is the
 whole RuntimeClass for the runtime's name, and a right handler whose runtime step 2 failed to register is blocked
 by step 2 (pointing at the handler's line), not failed as a handler that names no runtime, and a handler that
-names a runtime of the config is right whatever else step 2 found. In process, through check runs on a lab root."""
+names a runtime of the config is right whatever else step 2 found; one that names none points at its line, with
+the config's runtimes. In process, through check runs on a lab root."""
 
 from __future__ import annotations
 
@@ -42,3 +43,18 @@ def test_a_handler_that_names_a_runtime_of_the_config_is_not_blocked_by_another_
     results = check(root)
     assert results[2].failed, results[2].text()
     assert results[7].problems == [] and results[7].status == "passed", results[7].text()
+
+
+def test_a_handler_that_names_no_runtime_of_the_config_points_at_its_line_and_lists_the_runtimes(tmp_path):
+    root = lab_root(tmp_path)
+    rc = root / TOOLKIT / "runtimeclass.yaml"
+    rc.write_text(rc.read_text().replace("handler: nvidia", "handler: gpu"))
+    problems = [p for p in check(root)[7].problems if p.code == "runtimeclass.handler_not_a_runtime"]
+    assert len(problems) == 1, check(root)[7].text()
+    p = problems[0]
+    handler_line = rc.read_text().split("\n").index("handler: gpu") + 1
+    assert (p.path, p.line, p.pointer) == (RUNTIMECLASS, handler_line, "/handler")
+    for said in (p.what.en, p.what.ko):
+        assert "gpu" in said and "nvidia, runc" in said and "None" not in said, said
+    for fix in (p.fix.en, p.fix.ko):  # the fix names the runbook's runtime
+        assert "handler: nvidia" in fix and "runtimes.nvidia" in fix, fix

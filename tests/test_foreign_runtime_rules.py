@@ -1,0 +1,24 @@
+"""Step 2's verdict on a runtime of the wanted name that another owner wrote (runbook_lib/steps/runtime.py,
+`foreign_problem`): without replace_runtime it is named as theirs and never judged as the runbook's mistake;
+with replace_runtime=True it is the runbook's to replace, so check mode says what to change instead of whose it
+is. In process, through a check run on a lab root, for `make mutate`."""
+
+from __future__ import annotations
+
+from grading_helpers import check, good_with, lab_root
+from runbook_lib.containerd.owner import OTHER_BINARY
+GPU_OPERATOR = "/usr/local/nvidia/toolkit/nvidia-container-runtime"  # the GPU Operator's toolkit writes this one
+
+
+def _codes(tmp_path, **params) -> dict[int, list[str]]:
+    root = lab_root(tmp_path, good_with('BinaryName = "/usr/bin/nvidia-container-runtime"',
+                                        f'BinaryName = "{GPU_OPERATOR}"'))
+    results = check(root, **params)
+    return {n: [p.code for p in results[n].problems] for n in (2, 3)}
+
+
+def test_another_owners_runtime_is_named_as_theirs_unless_replacing_it_is_asked_for(tmp_path):
+    kept = _codes(tmp_path / "kept")
+    assert kept == {2: [OTHER_BINARY], 3: ["depends.earlier"]}, kept
+    replaced = _codes(tmp_path / "replaced", replace_runtime=True)  # the runbook's now: step 3 says what to change
+    assert replaced == {2: [], 3: ["options.binary_name.wrong"]}, replaced

@@ -1,0 +1,60 @@
+"""Step 7's verdict on the RuntimeClass (runbook_lib/steps/runtimeclass.py, `judge`): a missing file's fix is the
+whole RuntimeClass for the runtime's name, and a right handler whose runtime step 2 failed to register is blocked
+by step 2 (pointing at the handler's line), not failed as a handler that names no runtime, and a handler that
+names a runtime of the config is right whatever else step 2 found; one that names none points at its line, with
+the config's runtimes. In process, through check runs on a lab root."""
+
+from __future__ import annotations
+
+from grading_helpers import TOOLKIT, broken, check, good_with, lab_root
+
+RUNTIMECLASS = f"/{TOOLKIT}/runtimeclass.yaml"
+
+
+def test_a_missing_runtimeclass_is_fixed_by_the_whole_file_for_the_runtimes_name(tmp_path):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "runtimeclass.yaml").unlink()
+    problems = check(root)[7].problems
+    assert [(p.code, p.path) for p in problems] == [("runtimeclass.missing", RUNTIMECLASS)], problems
+    for fix in (problems[0].fix.en, problems[0].fix.ko):
+        assert fix.endswith("metadata.name: nvidia, handler: nvidia"), fix
+
+
+def test_a_right_handler_whose_runtime_step_2_failed_to_register_is_blocked_by_step_2(tmp_path):
+    root = lab_root(tmp_path, broken("v1-path-in-v2-file.toml"))  # the runtime table under a path containerd skips
+    results = check(root)
+    assert results[2].failed, results[2].text()
+    assert results[7].status == "blocked", results[7].text()
+    assert [p.code for p in results[7].problems] == ["depends.runtime_missing"]
+    p = results[7].problems[0]
+    assert p.values["step"] == 2
+    # it points at the handler's line of the file, and names the handler
+    handler_line = (root / TOOLKIT / "runtimeclass.yaml").read_text().split("\n").index("handler: nvidia") + 1
+    assert (p.path, p.line, p.pointer) == (RUNTIMECLASS, handler_line, "/handler")
+    for said in (p.what.en, p.what.ko):
+        assert "nvidia" in said and "None" not in said, said
+
+
+def test_a_handler_that_names_a_runtime_of_the_config_is_not_blocked_by_another_failure_of_step_2(tmp_path):
+    """Step 2 failed for another reason (another owner's binary in the nvidia runtime): the runtime is there,
+    so the RuntimeClass naming it is right."""
+    root = lab_root(tmp_path, good_with('BinaryName = "/usr/bin/nvidia-container-runtime"',
+                                        'BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime"'))
+    results = check(root)
+    assert results[2].failed, results[2].text()
+    assert results[7].problems == [] and results[7].status == "passed", results[7].text()
+
+
+def test_a_handler_that_names_no_runtime_of_the_config_points_at_its_line_and_lists_the_runtimes(tmp_path):
+    root = lab_root(tmp_path)
+    rc = root / TOOLKIT / "runtimeclass.yaml"
+    rc.write_text(rc.read_text().replace("handler: nvidia", "handler: gpu"))
+    problems = [p for p in check(root)[7].problems if p.code == "runtimeclass.handler_not_a_runtime"]
+    assert len(problems) == 1, check(root)[7].text()
+    p = problems[0]
+    handler_line = rc.read_text().split("\n").index("handler: gpu") + 1
+    assert (p.path, p.line, p.pointer) == (RUNTIMECLASS, handler_line, "/handler")
+    for said in (p.what.en, p.what.ko):
+        assert "gpu" in said and "nvidia, runc" in said and "None" not in said, said
+    for fix in (p.fix.en, p.fix.ko):  # the fix names the runbook's runtime
+        assert "handler: nvidia" in fix and "runtimes.nvidia" in fix, fix

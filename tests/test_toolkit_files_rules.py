@@ -1,0 +1,103 @@
+"""The rules a toolkit file's verdict keeps (runbook_lib/steps/_files.py), each said once for every way a student
+writes the file differently: the finding names the file, the line and what to write instead, and a difference
+is named for what it is (line endings, Python's booleans, an invisible character), never for what it is not.
+
+In process, through a real check run on a lab root, so `make mutate` sees them (tests/test_student_files.py
+holds the mistakes students make; these are the rules behind every one of them)."""
+
+from __future__ import annotations
+
+import pytest
+
+from grading_helpers import GOOD, TOOLKIT, check, lab_root, run_all
+
+DEFAULT = "/root/toolkit/default.txt"
+DEFAULT_SHOWN = "DEFAULT=runc / WHY=runtimeclass"  # the whole file, as a fix shows it
+
+
+def _only_finding(results, step: int):
+    problems = [p for p in results[step].problems if p.is_error]
+    assert len(problems) == 1, results[step].text()
+    return problems[0]
+
+
+def _names_the_file_and_the_fix(p, lab_path: str, expected: str) -> None:
+    """Both languages: the file in what is wrong, the whole expected content in the fix, no value left out."""
+    assert p.path == lab_path
+    for said in (p.what.en, p.what.ko):
+        assert lab_path in said and "None" not in said and "{" not in said, said
+    for said in (p.fix.en, p.fix.ko):
+        assert expected in said and "None" not in said, said
+
+
+@pytest.mark.parametrize("written", [
+    b"DEFAULT=runc\r\nWHY=runtimeclass\r\n",  # Windows line endings
+    b"DEFAULT=runc\r\nWHY=runtimeclass",      # ... and no final newline, which alone is allowed
+    b"DEFAULT=runc\r\nWHY=runtimeclass\n",    # one line's ending only
+])
+def test_a_file_that_differs_only_by_its_line_endings_is_said_so(tmp_path, written):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "default.txt").write_bytes(written)
+    p = _only_finding(check(root), 4)
+    assert p.code == "file.line_endings", p
+    _names_the_file_and_the_fix(p, DEFAULT, DEFAULT_SHOWN)
+
+
+@pytest.mark.parametrize("systemd_cgroup, python, toml", [(True, "True", "true"), (False, "False", "false")])
+def test_a_boolean_as_python_prints_it_is_named_with_its_toml_spelling(tmp_path, systemd_cgroup, python, toml):
+    """print(f"SYSTEMD_CGROUP={value}") of a parsed boolean, either value: named as Python's spelling."""
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / "etc/containerd/config.toml").write_bytes(GOOD.read_bytes())
+    applied = run_all(root, systemd_cgroup=systemd_cgroup)
+    assert not any(r.failed for r in applied.values()), [r.text() for r in applied.values() if r.failed]
+    report = root / TOOLKIT / "report.txt"
+    assert f"SYSTEMD_CGROUP={toml}\n" in report.read_text()
+    report.write_text(report.read_text().replace(f"SYSTEMD_CGROUP={toml}", f"SYSTEMD_CGROUP={python}"))
+    p = _only_finding(check(root, systemd_cgroup=systemd_cgroup), 8)
+    assert p.code == "file.python_boolean", p
+    assert p.line == 4 and f"SYSTEMD_CGROUP={python}" in p.what.en
+    assert p.fix.en.startswith(f"write SYSTEMD_CGROUP={toml} (in Python")
+
+
+@pytest.mark.parametrize("written, line, en, ko", [
+    # two wrong lines: each named with its number, what it holds and what it must hold, one after the other
+    ("DEFAULT=nvidia\nWHY=other\n", 1,
+     "line 1 DEFAULT=nvidia → DEFAULT=runc; line 2 WHY=other → WHY=runtimeclass",
+     "1번째 줄 DEFAULT=nvidia → DEFAULT=runc; 2번째 줄 WHY=other → WHY=runtimeclass"),
+    # a line too many: the fix says to delete it
+    ("DEFAULT=runc\nWHY=runtimeclass\nEXTRA=1\n", 3, "line 3 EXTRA=1 → (delete)", "3번째 줄 EXTRA=1 → (지울 줄)"),
+    # a line too few: said missing
+    ("DEFAULT=runc\n", 2, "line 2 (missing) → WHY=runtimeclass", "2번째 줄 (없음) → WHY=runtimeclass"),
+    # a wrong value in a \r\n file: the line as the student sees it, without the carriage return
+    ("DEFAULT=nvidia\r\nWHY=runtimeclass\r\n", 1, "line 1 DEFAULT=nvidia → DEFAULT=runc;",
+     "1번째 줄 DEFAULT=nvidia → DEFAULT=runc;"),
+])
+def test_a_file_that_differs_names_every_wrong_line_and_the_whole_fix(tmp_path, written, line, en, ko):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "default.txt").write_bytes(written.encode())
+    p = _only_finding(check(root), 4)
+    assert p.code == "file.differs", p
+    assert p.line == line
+    assert en in p.what.en and ko in p.what.ko, p.what
+    assert "\r" not in p.what.en + p.what.ko
+    _names_the_file_and_the_fix(p, DEFAULT, DEFAULT_SHOWN)
+
+
+SPACE_END, SPACE_START = ("a space at the end", "줄 끝에 공백"), ("a space at the start", "줄 앞에 공백")
+
+
+@pytest.mark.parametrize("char", [" ", "\t", "X", "s", "0", "\u00a0"])
+def test_a_space_is_named_only_where_there_is_one(tmp_path, char):
+    """A wrong line's invisible space is named, at its end or at its start; any other character there (a tab, a
+    letter, a digit, a no-break space) is not a space."""
+    root = lab_root(tmp_path)
+    for written, named in ((f"DEFAULT=runc{char}\nWHY=runtimeclass\n", SPACE_END),
+                           (f"{char}DEFAULT=runc\nWHY=runtimeclass\n", SPACE_START)):
+        (root / TOOLKIT / "default.txt").write_bytes(written.encode())
+        p = _only_finding(check(root), 4)
+        assert p.code == "file.differs" and p.line == 1, p
+        for lang, said in enumerate((p.what.en, p.what.ko)):
+            assert (named[lang] in said) == (char == " "), (repr(char), said)
+            other = SPACE_START if named is SPACE_END else SPACE_END
+            assert other[lang] not in said, (repr(char), said)

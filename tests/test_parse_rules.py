@@ -1,0 +1,49 @@
+"""Step 5's own rule, judged on its own as `runbook check --step 5` judges it (before step 2's verdict): the
+runtime the run registers must be among the runtimes tomllib reads, and when it is not, the finding says which
+runtime, which ones tomllib does read ("-" for none), and points at the config. In process, for `make mutate`."""
+
+from __future__ import annotations
+
+import re
+
+from grading_helpers import CONFIG, lab_root
+from runbook_lib.engine.params import validate
+from runbook_lib.engine.run import Run
+
+TABLE = r'\n\s*\[plugins\."io\.containerd\.grpc\.v1\.cri"\.containerd\.runtimes\.{name}(\.options)?\][^\[]*'
+
+
+def _without(text: str, *names: str) -> str:
+    for name in names:  # the table, then its options sub-table (each match ate the newline before the next)
+        while re.search(TABLE.format(name=name), text):
+            text = re.sub(TABLE.format(name=name), "\n", text, count=1)
+    return text
+
+
+def _step5_alone(root) -> object:
+    rb = Run(validate(root=str(root), mode="check")).start()
+    try:
+        rb.preflight()
+        step = rb.step("parse")
+        rb.commit(step)
+        return rb.verdict(step)
+    finally:
+        rb.finish()
+
+
+def test_a_runtime_tomllib_does_not_read_is_named_with_the_ones_it_does(tmp_path):
+    root = lab_root(tmp_path)
+    (root / CONFIG).write_text(_without((root / CONFIG).read_text(), "nvidia"))
+    listed = "runc"
+    result = _step5_alone(root)
+    assert result.failed
+    (p,) = [p for p in result.problems if p.is_a("parse.runtime_not_listed")]
+    assert p.path == "/etc/containerd/config.toml"
+    assert p.what.en == f"the runtimes tomllib reads ({listed}) do not include nvidia."
+    assert p.what.ko == f"tomllib 로 읽은 런타임 목록({listed})에 nvidia 런타임이 없습니다."
+    assert p.fix.en == "add the runtimes.nvidia table (step 2)."
+
+
+def test_a_config_that_lists_the_runtime_is_not_told_to_add_it(tmp_path):
+    result = _step5_alone(lab_root(tmp_path))
+    assert not any(p.is_a("parse.runtime_not_listed") for p in result.problems), result.text()

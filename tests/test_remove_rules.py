@@ -182,16 +182,22 @@ def test_without_a_record_nothing_is_removed_and_the_plan_says_which_record(tmp_
     assert _disk(root, CONFIG) == applied
 
 
-def test_the_verdict_finds_a_recorded_file_that_did_not_get_its_original_back(tmp_path):
-    root, _, _ = _applied(tmp_path)
+def _verdict_after_removal(root, between) -> list:
+    """The remove step's commit, then `between()` (a change of the disk), then its verdict's findings: the verdict
+    reads the disk as it is when the check runs."""
     rb = _planned(root)
     try:
         step = rb.step("remove")
         rb.commit(step)
-        _hand_edit(root)  # between the write and the check: the disk is what the verdict reads
-        found = rb.verdict(step).problems
+        between()
+        return rb.verdict(step).problems
     finally:
         rb.finish()
+
+
+def test_the_verdict_finds_a_recorded_file_that_did_not_get_its_original_back(tmp_path):
+    root, _, _ = _applied(tmp_path)
+    found = _verdict_after_removal(root, lambda: _hand_edit(root))
     assert [(p.code, p.path) for p in found] == [("remove.not_original", CONFIG)]
     assert CONFIG in found[0].what.en and CONFIG in found[0].what.ko
 
@@ -200,15 +206,12 @@ def test_the_verdict_finds_the_runtime_back_in_a_config_changed_since(tmp_path):
     root, _, _ = _applied(tmp_path)
     _hand_edit(root)
     with_runtime = _disk(root, CONFIG)
-    rb = _planned(root)
-    try:
-        step = rb.step("remove")
-        rb.commit(step)
+
+    def put_it_back():
         assert b"runtimes.nvidia" not in _disk(root, CONFIG)
         (root / CONFIG.lstrip("/")).write_bytes(with_runtime)
-        found = rb.verdict(step).problems
-    finally:
-        rb.finish()
+
+    found = _verdict_after_removal(root, put_it_back)
     runtime = [p for p in found if p.code == "remove.still_there.runtime"]
     assert runtime and all(p.path == CONFIG for p in runtime)
     assert any("nvidia" in p.what.en for p in runtime) and all(p.values.get("left") for p in runtime)
@@ -216,14 +219,7 @@ def test_the_verdict_finds_the_runtime_back_in_a_config_changed_since(tmp_path):
 
 def test_the_verdict_finds_a_retired_file_back(tmp_path):
     root, _, _ = _applied(tmp_path)
-    rb = _planned(root)
-    try:
-        step = rb.step("remove")
-        rb.commit(step)
-        (root / "root/toolkit/report.txt").write_text("written again\n")
-        found = rb.verdict(step).problems
-    finally:
-        rb.finish()
+    found = _verdict_after_removal(root, lambda: (root / "root/toolkit/report.txt").write_text("written again\n"))
     assert ("remove.still_there", "/root/toolkit/report.txt") in [(p.code, p.path) for p in found]
 
 

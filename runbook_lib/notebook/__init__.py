@@ -144,6 +144,7 @@ class PlanView:
         self.rb, self.step, self.plan = rb, step, plan
         self.display_id: str | None = None  # set once shown in a kernel: the write adds its lines to that output
         self._shown: dict = {}
+        self._cell: int | None = None
 
     def bundle(self) -> dict:
         return {"text/plain": repr(self), "text/html": self._repr_html_()}
@@ -153,15 +154,19 @@ class PlanView:
         it wrote to this same output instead of a second one: every output costs each later save of the notebook
         (~3 ms a run each, nbformat's wrapper and validation of it, whatever its size)."""
         self._shown = self.bundle()
-        if _shell() is None or _quiet[0]:  # a script, or the preflight: nothing to add lines to later
+        shell = _shell()
+        if shell is None or _quiet[0]:  # a script, or the preflight: nothing to add lines to later
             _display(self._shown)
             return
         self.display_id = f"runbook-plan-{uuid.uuid4().hex}"
+        self._cell = shell.execution_count  # the write adds to this output only when run in this same cell
         _display(self._shown, display_id=self.display_id)
 
     def add_lines(self, lines: list[str]) -> bool:
-        """What the write did, under the plan in its own output (False: the plan was not shown in a kernel)."""
-        if self.display_id is None:
+        """What the write did, under the plan in its own output (False: the plan was not shown in this cell: a
+        script, or a write run in a later cell of JupyterLab, whose own output says it)."""
+        shell = _shell()
+        if self.display_id is None or shell is None or shell.execution_count != self._cell:
             return False
         text = "\n".join(lines)
         shown = {"text/plain": self._shown["text/plain"] + "\n" + text,
@@ -539,8 +544,7 @@ def start(**params) -> Runbook:
     _status(rb, "started", say("notebook.every_step_planned_run"))
     if rb.p.removing:  # the removal is one step: planned above, done and read back here
         removal = rb.step("remove")
-        _display({"text/plain": repr(PlanView(rb, removal, rb.plans["remove"])),
-                  "text/html": PlanView(rb, removal, rb.plans["remove"])._repr_html_()})
+        _display(PlanView(rb, removal, rb.plans["remove"]).bundle())
         from runbook_lib.notebook import remove_report
         result = rb.run(removal)
         show(result)

@@ -175,12 +175,18 @@ def test_containerd_2x_passes_a_correct_state_and_writes_nothing(lab_2x):
     assert containerd.label in result.evidence["smoke sandbox"] and tree_state(root) == before
 
 
-def test_containerd_2x_refuses_a_string_systemd_cgroup_in_its_own_words(lab_2x):
+def _failed_after_edit(lab_2x, rel: str, old: str, new: str):
+    """The pod step in check mode after one edit of a lab file: a failed result (its findings to assert)."""
     containerd, root = lab_2x
-    config = root / CONFIG
-    config.write_text(config.read_text().replace("SystemdCgroup = true", 'SystemdCgroup = "true"'))
+    path = root / rel
+    path.write_text(path.read_text().replace(old, new))
     result = check(root, containerd_bin=containerd)
     assert result.status == "failed"
+    return result
+
+
+def test_containerd_2x_refuses_a_string_systemd_cgroup_in_its_own_words(lab_2x):
+    result = _failed_after_edit(lab_2x, CONFIG, "SystemdCgroup = true", 'SystemdCgroup = "true"')
     (problem,) = result.problems
     assert problem.code == "pod.rejected.string_boolean"
     said = "toml: cannot decode TOML string into struct field options.Options.SystemdCgroup of type bool"
@@ -188,11 +194,7 @@ def test_containerd_2x_refuses_a_string_systemd_cgroup_in_its_own_words(lab_2x):
 
 
 def test_containerd_2x_refuses_a_handler_that_is_not_the_runtime(lab_2x):
-    containerd, root = lab_2x
-    rc = root / RUNTIMECLASS
-    rc.write_text(rc.read_text().replace("handler: nvidia", "handler: nvidia-gpu"))
-    result = check(root, containerd_bin=containerd)
-    assert result.status == "failed"
+    result = _failed_after_edit(lab_2x, RUNTIMECLASS, "handler: nvidia", "handler: nvidia-gpu")
     assert [p.code for p in result.problems] == ["pod.rejected.no_runtime"]
     assert 'no runtime for "nvidia-gpu" is configured' in result.problems[0].what.en
 

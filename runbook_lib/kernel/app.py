@@ -17,6 +17,9 @@ The notebook names this kernelspec (`nvidia-runbook`, installed with the package
   runs the two parameters cells: the kernel would sit idle all that time, and the imports run then instead of
   inside the first cell (which went from ~0.10 s to ~0.04 s). Python's per-module import locks make the cell's own import wait for a module
   the thread is still importing; if the warm-up fails, the cell's import says why.
+- its shell (shell.py) skips three costs a runbook cell paid for nothing: a flush of stdout and stderr with
+  nothing written before every display, a pure-Python hash of every cell for the debugger it does not have,
+  and tokenizing a cell that holds none of IPython's own syntax.
 - after a normal shutdown, once every exit handler has run (IPython's history among them), the process ends
   with `os._exit` instead of tearing the interpreter down module by module (~0.1 s with everything a run has
   loaded). jupyter_client checks every 0.1 s whether a stopping kernel is gone, so that is one check instead
@@ -131,9 +134,14 @@ def serve() -> None:
 
     from ipykernel.ipkernel import IPythonKernel
     from ipykernel.kernelapp import IPKernelApp
+    from traitlets import Type
+
+    from runbook_lib.kernel.shell import COMPILER, RunbookShell
 
     class RunbookKernel(IPythonKernel):
         _warming = False
+        shell_class = Type(RunbookShell)  # shell.py: what a cell and a display no longer pay for
+        compiler_class = Type(COMPILER)
 
         async def kernel_info_request(self, stream, ident, parent):
             await super().kernel_info_request(stream, ident, parent)

@@ -49,6 +49,7 @@ def preload() -> None:
 
     import ipykernel.ipkernel  # noqa: F401 - with IPython, zmq, tornado, jupyter_client
     import ipykernel.kernelapp  # noqa: F401
+    import runbook_lib.kernel.shell  # noqa: F401 - the kernel's shell, on ipykernel's
 
     for name in SET_UP_IMPORTS:
         try:

@@ -62,11 +62,16 @@ class StepResult:
             "evidence": self.evidence,
         }
 
-    def text(self) -> str:
-        lines = [f"[{self.status.upper()}] {self.step}. {self.title.ko} / {self.title.en}",
-                 f"  {self.message.ko}", f"  {self.message.en}"]
+    def text(self, shown: tuple[Msg, ...] = ()) -> str:
+        """The record as text. `shown`: what the output just above already says (the step's plan, in its check
+        cell): the message and the notes among it are not said twice, unless the step failed or is blocked."""
+        said_above = set(shown) if self.status not in (FAILED, BLOCKED) else set()
+        lines = [f"[{self.status.upper()}] {self.step}. {self.title.ko} / {self.title.en}"]
+        if self.message not in said_above:
+            lines += [f"  {self.message.ko}", f"  {self.message.en}"]
         for n in self.notes:
-            lines += [f"  - {n.ko}", f"    {n.en}"]
+            if n not in said_above:
+                lines += [f"  - {n.ko}", f"    {n.en}"]
         for p in self.problems:
             lines += finding_lines(p, "✗ " if p.is_error else "⚠ ", indent="  ")
         if self.backup:

@@ -154,6 +154,8 @@ class PlanView:
         it wrote to this same output instead of a second one: every output costs each later save of the notebook
         (~3 ms a run each, nbformat's wrapper and validation of it, whatever its size)."""
         self._shown = self.bundle()
+        if self.step is not _NotInThisMode:
+            self.rb.plans_shown.add(self.step.id)  # its check cell need not say the plan's words again
         shell = _shell()
         if shell is None or _quiet[0]:  # a script, or the preflight: nothing to add lines to later
             _display(self._shown)
@@ -228,6 +230,12 @@ class Runbook(Run):
     """The run context, with what the cells use to show their work."""
 
     replaced = False  # set when the validation cell starts another run in this kernel (see start())
+
+    @property
+    def plans_shown(self) -> set:
+        """The steps whose plan a cell of this run displayed."""
+        return self.__dict__.setdefault("_plans_shown", set())
+
     given: dict = {}  # the parameters as the validation cell passed them
 
     def judge_on_plan(self) -> None:
@@ -448,7 +456,8 @@ class Runbook(Run):
         result.problems += checks.uncovered(result.problems)
         if any(p.is_error for p in result.problems):
             judge(result)  # failed, or blocked when every error only follows from an earlier step's failure
-        show(result, checks)
+        plan = self.plans[step_id]
+        show(result, checks, shown=(plan.message, *plan.notes) if step_id in self.plans_shown else ())
         if result.failed and not self.p.check_only:
             summary(self, final=False)
             self._stop(result)
@@ -596,10 +605,11 @@ def _show_plans(rb: Run, given: dict) -> None:
               "text/html": given["text/html"] + f"<pre>{html.escape(plans, quote=False)}</pre>"})
 
 
-def show(result: StepResult, checks: Expect | None = None) -> None:
+def show(result: StepResult, checks: Expect | None = None, shown: tuple[Msg, ...] = ()) -> None:
     """The step's record and its text (no HTML copy of the same text: papermill saves the whole notebook
-    around every cell, so every byte of output is paid for again and again)."""
-    text = result.text()
+    around every cell, so every byte of output is paid for again and again). `shown`: what the step's plan
+    output above already says, not said again in the text (the record keeps all of it)."""
+    text = result.text(shown)
     if checks and checks.checks:
         text = "확인 / checks\n" + checks.text() + "\n" + text
     _display({STEP_MIME: record_text(result.as_record()), "text/plain": "\n".join(_take_notes() + [text])})

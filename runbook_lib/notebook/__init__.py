@@ -172,7 +172,7 @@ class PlanView:
             return False
         text = "\n".join(lines)
         shown = {"text/plain": self._shown["text/plain"] + "\n" + text,
-                 "text/html": self._shown["text/html"] + f"<pre>{html.escape(text, quote=False)}</pre>"}
+                 "text/html": self._shown["text/html"] + "<pre>" + "<br>".join(html.escape(t, quote=False) for t in lines) + "</pre>"}
         _display(shown, display_id=self.display_id, update=True)
         return True
 
@@ -539,18 +539,19 @@ def start(**params) -> Runbook:
         _display(given)  # what was asked, above why it stopped
         rb.finish()
         raise
-    _show_plans(rb, given)  # one output: what was asked, then the plan
+    head = _plans_bundle(rb, given)  # what was asked, then the plan: under the status box, in its output
     if rb.refused:
         for step in rb.steps:
             if rb.verdict(step).failed:
                 show(rb.results[step.id])  # the refusing steps' records, for the archive and grading
         text = refusal_text(rb)
         first = rb.failed_steps()[0]
-        _status(rb, "failed", say("notebook.plan_refused_step_nothing", step=first.step, message=first.message), failed=first)
+        _status(rb, "failed", say("notebook.plan_refused_step_nothing", step=first.step, message=first.message), failed=first,
+                head=head)
         summary(rb, final=False)
         rb.finish()
         raise Refused("the plan refused; nothing was written", text)
-    _status(rb, "started", say("notebook.every_step_planned_run"))
+    _status(rb, "started", say("notebook.every_step_planned_run"), head=head)
     if rb.p.removing:  # the removal is one step: planned above, done and read back here
         removal = rb.step("remove")
         _display(PlanView(rb, removal, rb.plans["remove"]).bundle())
@@ -592,17 +593,20 @@ def refusal_text(rb: Run) -> str:
     return "\n".join(lines)
 
 
-def _show_plans(rb: Run, given: dict) -> None:
+def _plans_bundle(rb: Run, given: dict) -> dict:
     """The parameters' line, then every step's plan in one line each (the plans themselves are in the steps'
-    cells): one output, as each output costs every later save of the notebook."""
+    cells): shown under the status box, in its output (one output: each output costs every later save of
+    the notebook, and this one is near the top)."""
     text = ["계획 / the plan" + (" (check 모드: 쓰지 않음 / check mode: nothing is written)" if rb.p.check_only else "")]
     for s in rb.steps:
         p = rb.plans[s.ID]
         mark = "✗" if p.refusals else ("~" if p.changed else "=")
         text.append(f"  {mark} {s.NUMBER:>2}. {p.message.ko} / {p.message.en}")
     plans = "\n".join(text)
-    _display({"text/plain": given["text/plain"] + "\n" + plans,
-              "text/html": given["text/html"] + f"<pre>{html.escape(plans, quote=False)}</pre>"})
+    # the HTML on one line (<br> in the <pre>): this output is near the top, in every one of papermill's saves,
+    # where each line of a text output is one more JSON string to encode
+    return {"text/plain": given["text/plain"] + "\n" + plans,
+            "text/html": given["text/html"] + "<pre>" + "<br>".join(html.escape(t, quote=False) for t in text) + "</pre>"}
 
 
 def show(result: StepResult, checks: Expect | None = None, shown: tuple[Msg, ...] = ()) -> None:
@@ -670,12 +674,14 @@ def finish(rb: Run) -> None:
 
 _run: Runbook | None = None  # this kernel's run, from the last nb.start (JupyterLab keeps the kernel between runs)
 _status_id: str | None = None  # the display id of this run's status box (one run at a time per kernel)
+_status_head: dict = {}  # what the box's output shows above it: the parameters and the plan overview
 
 
-def _status(rb: Run, state: str, message: Msg, *, failed: StepResult | None = None) -> None:
-    """The run's status box, shown once near the top and updated in place as the run goes on. A failed run
-    is read there first: which step failed, its message, how to fix it, and what was done before it."""
-    global _status_id
+def _status(rb: Run, state: str, message: Msg, *, failed: StepResult | None = None, head: dict | None = None) -> None:
+    """The run's status box, shown once near the top, above the plan overview `head` (in the same output), and
+    updated in place as the run goes on. A failed run is read there first: which step failed, its message, how
+    to fix it, and what was done before it."""
+    global _status_id, _status_head
     # the steps done, and their table, once the run has stopped: while it runs, the box is one line that
     # every step rewrites (and papermill saves again at every cell)
     stopped = state in ("failed", "finished")
@@ -692,8 +698,14 @@ def _status(rb: Run, state: str, message: Msg, *, failed: StepResult | None = No
             f"{html.escape(en)}</b>" + (f"<pre>{html.escape(failed.text())}</pre>" if failed else ""))
     if done:
         body += summary_html(done, ok=rb.ok(), mode=rb.p.mode)
-    bundle = {STATUS_MIME: record_text(record), "text/plain": "\n".join(text), "text/html": body + "</div>"}
-    if _status_id is None or state == "started":
+    new = _status_id is None or head is not None
+    if new:
+        _status_head = head or {}
+    above = _status_head
+    bundle = {STATUS_MIME: record_text(record),  # the box first: a failed run is read at the top
+              "text/plain": "\n".join(text + ([above["text/plain"]] if above else [])),
+              "text/html": body + "</div>" + above.get("text/html", "")}
+    if new:
         _status_id = f"runbook-status-{uuid.uuid4().hex}"
         _display(bundle, display_id=_status_id)
     else:

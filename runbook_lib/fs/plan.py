@@ -39,10 +39,21 @@ class Plan:
 
     @property
     def diff(self) -> str:
-        out = [w.diff() for w in self.writes if w.changed]
-        for w in self.retired:
-            out.append(w.diff().replace(f"+++ b{w.lab_path}", "+++ /dev/null"))
-        return "".join(out)
+        return "".join(text for _, text in self.diffs())
+
+    def diffs(self) -> list[tuple[str, str]]:
+        """(lab path, unified diff) of every file the plan changes, then of every file it retires. Computed once
+        for the bytes the plan holds (a plan is shown, as text and as HTML, and committed: difflib each time
+        was ~0.3 ms a file), again if a write's bytes are replaced."""
+        files = [w for w in self.writes if w.changed] + list(self.retired)
+        held = self.__dict__.get("_diffs")
+        if held is not None and len(held[0]) == len(files) and all(
+                w is hw and w.old is o and w.new is n for w, (hw, o, n) in zip(files, held[0])):
+            return held[1]
+        out = [(w.lab_path, w.diff()) for w in self.writes if w.changed]
+        out += [(w.lab_path, w.diff().replace(f"+++ b{w.lab_path}", "+++ /dev/null")) for w in self.retired]
+        self.__dict__["_diffs"] = ([(w, w.old, w.new) for w in files], out)
+        return out
 
     def new(self, lab_path: str) -> bytes | None:
         return next((w.new for w in self.writes if w.lab_path == lab_path), None)

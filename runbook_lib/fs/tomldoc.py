@@ -41,7 +41,7 @@ def loads(text: str) -> dict:
     """tomllib.loads within MAX_DEPTH: what every reader of a root's TOML calls. A run reads the same two or
     three texts again and again (the plan of every step, each check cell, the planned state's judging: ~20
     parses of 2-3 texts), so each text is parsed once and every caller gets a copy of its own to change."""
-    return _copy(_parsed(text))
+    return copy_data(_parsed(text))
 
 
 @functools.lru_cache(maxsize=8)
@@ -50,11 +50,11 @@ def _parsed(text: str) -> dict:
     return tomllib.loads(text)
 
 
-def _copy(value):
+def copy_data(value):
     """A copy of what tomllib returned: its tables and arrays new, its values (str, int, float, bool, the
     date and time types) shared, since none of them can be changed in place."""
     if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
+        return {k: copy_data(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_copy(v) for v in value]
+        return [copy_data(v) for v in value]
     return value

@@ -131,9 +131,9 @@ def colour_diff(diff: str) -> str:
 def diff_stat(plan: Plan) -> list[tuple[str, int, int]]:
     """(file, lines added, lines removed) for every file the plan changes or retires, in the diff's order."""
     out = []
-    for w in [w for w in plan.writes if w.changed] + list(plan.retired):
-        body = w.diff().splitlines()[2:]  # after the ---/+++ header: hunk headers and lines
-        out.append((w.lab_path, sum(1 for line in body if line[:1] == "+"), sum(1 for line in body if line[:1] == "-")))
+    for lab_path, text in plan.diffs():
+        body = text.splitlines()[2:]  # after the ---/+++ header: hunk headers and lines
+        out.append((lab_path, sum(1 for line in body if line[:1] == "+"), sum(1 for line in body if line[:1] == "-")))
     return out
 
 
@@ -534,7 +534,8 @@ def start(**params) -> Runbook:
              "text/html": f"<p><b>root</b> <code>{html.escape(str(rb.target.root))}</code> · <b>mode</b> {rb.p.mode} · "
                           f"<b>runtime</b> {html.escape(rb.p.runtime_name)}</p>"}
     try:
-        rb.preflight()
+        with rb.target.remembering():  # every path of the plan walked once (fs/target.py)
+            rb.preflight()
     except BaseException:
         _display(given)  # what was asked, above why it stopped
         rb.finish()

@@ -6,6 +6,7 @@ verdict, and by the visible assertions themselves.
 
 from __future__ import annotations
 
+import functools
 from contextlib import contextmanager
 
 from runbook_lib.findings.errors import RunbookError
@@ -81,6 +82,17 @@ class _Planned:
         """A cell without assertions of its own (step 9): its verdict is judged after the writes."""
 
 
+def compiled(step_id: str):
+    """A check cell's code, compiled once per process for its text (each preflight ran compile() on every
+    cell again)."""
+    return _compile(CHECKS[step_id], step_id)
+
+
+@functools.lru_cache(maxsize=64)
+def _compile(code: str, step_id: str):
+    return compile(code, f"<check cell {step_id}>", "exec")
+
+
 def judge_planned(rb) -> None:
     """Run every check cell of a step judged in the plan on the planned state; a failed assertion is a refusal
     of that step (its finding says which assertion, what it read, and its fix). Only when the verdicts found
@@ -92,7 +104,7 @@ def judge_planned(rb) -> None:
         if code is None or not step.judged_in_plan:
             continue
         try:
-            exec(compile(code, f"<check cell {step.id}>", "exec"), dict(namespace))  # noqa: S102 - our own cells
+            exec(compiled(step.id), dict(namespace))  # noqa: S102 - our own cells
         except RunbookError as exc:  # a file the cell reads cannot be read: the step's own finding, said as one
             rb.plans[step.id].refusals.append(Problem.from_error(exc))
             continue

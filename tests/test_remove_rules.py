@@ -119,7 +119,8 @@ def test_the_cdi_settings_go_with_the_runbooks_spec(tmp_path):
     assert not rb.results["remove"].failed, rb.results["remove"].text()
     assert _disk(root, SPEC) is None
     assert _disk(root, CONFIG) == original + NOTE  # enable_cdi and cdi_spec_dirs went with the spec
-    assert any("enable_cdi" in n.en for n in rb.plans["remove"].notes)
+    said = [n for n in rb.plans["remove"].notes if "enable_cdi" in n.en]
+    assert len(said) == 1 and CONFIG in said[0].en and CONFIG in said[0].ko, said  # at the file they go from
 
 
 def test_the_cdi_settings_go_with_the_spec_when_the_runtime_was_taken_out_by_hand(tmp_path):
@@ -218,8 +219,13 @@ def test_the_verdict_finds_the_runtime_back_in_a_config_changed_since(tmp_path):
 
 def test_the_verdict_finds_a_retired_file_back(tmp_path):
     root, _, _ = _applied(tmp_path)
-    found = _verdict_after_removal(root, lambda: (root / "root/toolkit/report.txt").write_text("written again\n"))
-    assert ("remove.still_there", "/root/toolkit/report.txt") in [(p.code, p.path) for p in found]
+    report = "/root/toolkit/report.txt"
+    found = _verdict_after_removal(root, lambda: (root / report.lstrip("/")).write_text("written again\n"))
+    back = [p for p in found if p.code == "remove.still_there"]
+    assert [p.path for p in back] == [report]
+    for said in (back[0].what.en, back[0].what.ko):  # the file named, and the fix that removes it
+        assert said.endswith(f": {report}"), said
+    assert back[0].fix.en == f"rm {report}" and back[0].fix.ko == f"rm {report}"
 
 
 def test_cdi_settings_no_run_wrote_stay_when_the_runbooks_spec_goes(tmp_path):
@@ -262,4 +268,46 @@ def test_on_k3s_the_verdict_names_the_template_the_runtime_came_back_in(tmp_path
         found = rb.verdict(step).problems
     finally:
         rb.finish()
-    assert [p.path for p in found if p.code == "remove.still_there.runtime"] == [template]
+    runtime = [p for p in found if p.code == "remove.still_there.runtime"]
+    assert [p.path for p in runtime] == [template]
+    assert template in runtime[0].what.en and template in runtime[0].what.ko  # where it is, in what is left
+
+
+def test_on_k3s_a_removal_that_took_the_runtime_out_of_the_template_leaves_the_verdict_nothing(tmp_path):
+    """The same removal read back with nothing put back: the template no longer holds the runtime, so the verdict
+    finds nothing left, though k3s's generated config keeps it until k3s starts again."""
+    from distro_helpers import distro_fixture, write_root
+    k3s = "/var/lib/rancher/k3s/agent/etc/containerd"
+    template = f"{k3s}/config-v3.toml.tmpl"
+    root = write_root(tmp_path, {f"{k3s}/config.toml".lstrip("/"): distro_fixture("k3s-v3/config.toml"),
+                                 template.lstrip("/"): distro_fixture("k3s-v3/config-v3.toml.tmpl")})
+    rb = finished_run(root)
+    assert not any(r.failed for r in rb.results.values())
+    _hand_edit(root, template, b"# the site's note\n")
+    removed = finished_run(root, mode="remove")
+    result = removed.results["remove"]
+    assert result.status == "changed" and removed.plans["remove"].recorded, result.text()
+    assert b"nvidia" not in _disk(root, template)
+    assert result.problems == [], result.text()
+
+
+def test_without_a_route_the_verdict_names_the_config_the_runtime_is_back_in(tmp_path):
+    """Two distributions' folders under the root (k3s and RKE2, distro=auto): no route is chosen, and remove works
+    on the config the record names; a runtime found there again after the removal is named at that config."""
+    root, _, _ = _applied(tmp_path)
+    _hand_edit(root)
+    with_runtime = _disk(root, CONFIG)
+    for name in ("k3s", "rke2"):
+        (root / "etc/rancher" / name).mkdir(parents=True)
+    rb = _planned(root)
+    try:
+        assert rb.route is None and rb.route_refusal is not None
+        step = rb.step("remove")
+        rb.commit(step)
+        assert b"runtimes.nvidia" not in _disk(root, CONFIG)
+        (root / CONFIG.lstrip("/")).write_bytes(with_runtime)
+        found = rb.verdict(step).problems
+    finally:
+        rb.finish()
+    runtime = [p for p in found if p.code == "remove.still_there.runtime"]
+    assert runtime and [p.path for p in runtime] == [CONFIG] * len(runtime)

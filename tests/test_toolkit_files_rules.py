@@ -13,6 +13,7 @@ from grading_helpers import GOOD, TOOLKIT, check, lab_root, run_all
 
 DEFAULT = "/root/toolkit/default.txt"
 DEFAULT_SHOWN = "DEFAULT=runc / WHY=runtimeclass"  # the whole file, as a fix shows it
+REPORT = "/root/toolkit/report.txt"
 
 
 def _only_finding(results, step: int):
@@ -53,11 +54,16 @@ def test_a_boolean_as_python_prints_it_is_named_with_its_toml_spelling(tmp_path,
     assert not any(r.failed for r in applied.values()), [r.text() for r in applied.values() if r.failed]
     report = root / TOOLKIT / "report.txt"
     assert f"SYSTEMD_CGROUP={toml}\n" in report.read_text()
+    shown = report.read_text().strip().replace("\n", " / ")  # the whole file as the fix shows it
     report.write_text(report.read_text().replace(f"SYSTEMD_CGROUP={toml}", f"SYSTEMD_CGROUP={python}"))
     p = _only_finding(check(root, systemd_cgroup=systemd_cgroup), 8)
     assert p.code == "file.python_boolean", p
     assert p.line == 4 and f"SYSTEMD_CGROUP={python}" in p.what.en
     assert p.fix.en.startswith(f"write SYSTEMD_CGROUP={toml} (in Python")
+    # the file, the line and the whole fix, in both languages
+    assert p.what.en.startswith(f"line 4 of {REPORT} spells the boolean")
+    assert p.what.ko.startswith(f"{REPORT} 의 4번째 줄이")
+    _names_the_file_and_the_fix(p, REPORT, shown)
 
 
 @pytest.mark.parametrize("written, line, en, ko", [
@@ -101,3 +107,14 @@ def test_a_space_is_named_only_where_there_is_one(tmp_path, char):
             assert (named[lang] in said) == (char == " "), (repr(char), said)
             other = SPACE_START if named is SPACE_END else SPACE_END
             assert other[lang] not in said, (repr(char), said)
+
+
+def test_every_invisible_character_of_a_wrong_line_is_named_one_after_the_other(tmp_path):
+    """A line with a tab, a space at its end and one at its start: all three named, in that order, each once,
+    separated as a list is."""
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "default.txt").write_bytes(b" DEFAULT=runc\t \nWHY=runtimeclass\n")
+    p = _only_finding(check(root), 4)
+    assert p.code == "file.differs" and p.line == 1, p
+    assert "(a tab character, a space at the end, a space at the start) → DEFAULT=runc" in p.what.en, p.what.en
+    assert "(탭 문자, 줄 끝에 공백, 줄 앞에 공백) → DEFAULT=runc" in p.what.ko, p.what.ko

@@ -1,6 +1,9 @@
 """Step 9 (runbook_lib/steps/ask_containerd.py) shows only what containerd read for this verdict: a check cell run
 again after the config changed, where containerd now refuses the file, shows containerd's refusal and none of the
-earlier reading. In process, with the real containerd 1.6 asked (`containerd config dump`), for `make mutate`."""
+earlier reading. In apply, what containerd reads differently beside the runtime is named (apply's promise); a
+value it reads other than the runbook's is named for the runbook's runtime, not for another owner's; on a k3s
+template the reading before k3s restarts is a pending restart. In process, with the real containerd 1.6 asked
+(`containerd config dump`), for `make mutate`."""
 
 from __future__ import annotations
 
@@ -9,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from distro_helpers import distro_fixture, write_root
 from grading_helpers import CONFIG, lab_root
+from helpers import finished_run
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
 
@@ -36,3 +41,94 @@ def test_a_verdict_again_after_containerd_refuses_the_file_shows_no_earlier_read
         rb.finish()
     assert again.status == "failed" and again.problems, again.text()
     assert again.evidence == {}, again.evidence  # nothing containerd read before is shown as read now
+
+
+# --- what step 9 adds to containerd's reading: apply's promise, another owner's values, a pending template -----
+
+
+def _nine(root, mode, *, between=None, **params):
+    """Step 9's result in a run that planned every step (in apply mode, containerd's reading before any write is
+    taken then); ``between`` runs after the plans, before step 9."""
+    binary = realenv.need_program("containerd")
+    realenv.need_root()
+    rb = Run(validate(root=str(root), mode=mode, containerd_bin=binary, **params)).start()
+    try:
+        rb.preflight()
+        if between is not None:
+            between()
+        return rb, rb.run(rb.step("containerd"))
+    finally:
+        rb.finish()
+
+
+def test_in_apply_what_containerd_reads_differently_beside_the_runtime_is_named(tmp_path):
+    """apply's promise, asked of containerd itself: beside the runtimes and the CDI settings it reads the same
+    after the run as before it. Here the pause image changed by hand once the run had planned: step 9 names it."""
+    root = lab_root(tmp_path)
+    config = root / CONFIG
+
+    def by_hand():
+        config.write_text(config.read_text().replace("pause:3.9", "pause:3.10"))
+    _, result = _nine(root, "apply", between=by_hand)
+    assert [(p.code, p.path) for p in result.problems] == [("containerd.reads.changed_beside", "/" + CONFIG)]
+    assert result.problems[0].values["paths"] == "plugins.io.containerd.grpc.v1.cri.sandbox_image"
+
+
+def test_in_apply_a_config_containerd_reads_as_before_keeps_the_promise(tmp_path):
+    _, result = _nine(lab_root(tmp_path), "apply")
+    assert result.status == "passed" and result.problems == [], result.text()
+
+
+def _nvidia_options(root, old: str, new: str) -> None:
+    config = root / CONFIG
+    text = config.read_text()
+    head, tail = text.split(".runtimes.nvidia.options]", 1)
+    assert old in tail
+    config.write_text(head + ".runtimes.nvidia.options]" + tail.replace(old, new, 1))
+
+
+def test_a_value_containerd_reads_other_than_the_runbooks_is_named_for_the_runbooks_own_runtime(tmp_path):
+    root = lab_root(tmp_path)
+    _nvidia_options(root, "SystemdCgroup = true", "SystemdCgroup = false")
+    _, result = _nine(root, "check")
+    assert [(p.code, p.values["key"]) for p in result.problems] == [("containerd.reads.value_differs", "SystemdCgroup")]
+
+
+def test_another_owners_runtime_of_that_name_has_its_own_values_not_the_runbooks(tmp_path):
+    """The GPU Operator's toolkit binary under that runtime name: step 2 says whose it is, and step 9 does not
+    ask for the runbook's values in it (no fix overwrites another owner's runtime)."""
+    root = lab_root(tmp_path)
+    _nvidia_options(root, 'BinaryName = "/usr/bin/nvidia-container-runtime"\n            SystemdCgroup = true',
+                    'BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime"\n            SystemdCgroup = false')
+    rb, result = _nine(root, "check")
+    assert [p.code for p in rb.run(rb.step("runtime")).problems] == ["runtime.other_binary"]
+    assert result.status == "passed" and result.problems == [], result.text()
+
+
+K3S = "var/lib/rancher/k3s/agent/etc/containerd"
+
+
+def test_on_a_k3s_template_before_k3s_restarts_containerd_still_reads_the_old_file_and_step_9_says_so(tmp_path):
+    """k3s writes config.toml from config.toml.tmpl at its next start only: right after apply, containerd's
+    reading of the generated file has no nvidia yet, which step 9 says as a pending restart (a warning, with
+    k3s's restart), not as "containerd dropped the table"."""
+    binary = realenv.need_program("containerd")
+    realenv.need_root()
+    root = write_root(tmp_path, {f"{K3S}/config.toml": distro_fixture("k3s-v2/config.toml"),
+                                 f"{K3S}/config.toml.tmpl": '{{ template "base" . }}\n'})
+    rb = finished_run(root, containerd_bin=binary)
+    nine = rb.results["containerd"].problems
+    assert [(p.code, p.is_error) for p in nine] == [("containerd.reads.not_regenerated", False)]
+    assert nine[0].values["restart"] == "systemctl restart k3s"
+
+
+def test_a_check_where_the_distribution_cannot_be_told_still_says_what_containerd_reads(tmp_path):
+    """Two distributions found (no route): check mode does not refuse, and step 9 still asks containerd about
+    config_path and says what it reads."""
+    root = lab_root(tmp_path)
+    (root / "etc/rancher/k3s").mkdir(parents=True)
+    (root / "etc/rancher/rke2").mkdir(parents=True)
+    rb, result = _nine(root, "check")
+    assert rb.route is None and rb.route_refusal.code == "distro.ambiguous"
+    assert result.status == "passed" and result.problems == [], result.text()
+    assert "BinaryName = \"/usr/bin/nvidia-container-runtime\"" in result.message.en

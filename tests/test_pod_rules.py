@@ -14,6 +14,7 @@ import pytest
 from grading_helpers import lab_root
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
+from runbook_lib.fs.target import Target
 
 sys.path.insert(0, str(Path(__file__).parent / "real"))
 import realenv  # noqa: E402 - tests/real's helpers: skip, or fail under RUNBOOK_REQUIRE_REAL=1
@@ -59,3 +60,130 @@ def test_a_pod_started_through_the_runtime_passes_and_says_what_ran(tmp_path, sa
         assert "nvidia" in said and "/usr/bin/nvidia-container-runtime" in said and "None" not in said, said
     assert list(result.evidence) == ["smoke sandbox"]
     assert "handler / 핸들러: nvidia" in result.evidence["smoke sandbox"]
+
+
+# --- what the step reads when no pod can start, and where it looks for containerd ------------------------------
+
+UNREACHABLE = "/run/nothing-listens-here/containerd.sock"
+
+
+def _pod_run(root, **params):
+    """A check run with every step planned and the pod step run: (the run, the pod step's result); finished."""
+    rb = Run(validate(root=str(root), mode="check", **params)).start()
+    try:
+        rb.preflight()
+        return rb, rb.run(rb.step("pod"))
+    finally:
+        rb.finish()
+
+
+def test_an_unreachable_endpoint_is_the_catalogs_finding_with_the_endpoint_and_containerds_own_words(tmp_path):
+    """The finding names the endpoint asked and what the CRI client said about that endpoint; the facts the
+    action cell hands to the check cell say that it was `node`, at that endpoint, with nothing left behind."""
+    from runbook_lib.containerd.smoke import node as smoke_node
+    from runbook_lib.findings.problem import Problem
+    from runbook_lib.steps import pod
+    _, said = smoke_node.reach(UNREACHABLE, 5)
+    rb, result = _pod_run(lab_root(tmp_path), smoke="node", cri_endpoint=UNREACHABLE)
+    [problem] = result.problems
+    assert problem.values == {"endpoint": UNREACHABLE, "said": said}
+    expected = Problem.of("pod.node.unreachable", endpoint=UNREACHABLE, said=said)
+    assert (problem.what.en, problem.what.ko) == (expected.what.en, expected.what.ko)
+    assert pod.facts(rb) == {"mode": "node", "endpoint": UNREACHABLE, "left": []}
+
+
+K3S = "var/lib/rancher/k3s/agent/etc/containerd"
+
+
+class NodeRoot(Target):
+    """The lab root, taken for the node's own "/" (Target.is_host), as in test_restart_rules.py."""
+
+    @property
+    def is_host(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("files, socket", [
+    ({f"{K3S}/config.toml": "k3s-v3/config.toml", f"{K3S}/config-v3.toml.tmpl": "k3s-v3/config-v3.toml.tmpl"},
+     "/run/k3s/containerd/containerd.sock"),
+    ({"etc/k0s/containerd.toml": "k0s/containerd.toml", "etc/k0s/containerd.d/.keep": None}, "/run/k0s/containerd.sock"),
+], ids=["k3s", "k0s"])
+def test_on_a_node_without_cri_endpoint_the_pod_asks_the_distributions_own_socket(tmp_path, files, socket):
+    """smoke node on a real node, cri_endpoint left empty: the CRI socket of the distribution whose containerd
+    the route found (nothing listens on it here: the finding names it)."""
+    from distro_helpers import distro_fixture, write_root
+    root = write_root(tmp_path, {rel: distro_fixture(name) if name else "" for rel, name in files.items()})
+    rb = Run(validate(root=str(root), mode="check", smoke="node")).start()
+    try:
+        rb.preflight()
+        rb.target = NodeRoot(str(root))  # the node's own "/", for the pod step only (as the restart rules do)
+        result = rb.run(rb.step("pod"))
+    finally:
+        rb.finish()
+    assert [(p.code, p.values["endpoint"]) for p in result.problems] == [("pod.node.unreachable", socket)]
+
+
+def test_a_run_whose_distribution_cannot_be_told_still_plans_the_pod_at_the_endpoint_given(tmp_path):
+    """Two distributions found (no route): check mode still plans every step; the pod's plan names the
+    cri_endpoint given."""
+    root = lab_root(tmp_path)
+    (root / "etc/rancher/k3s").mkdir(parents=True)
+    (root / "etc/rancher/rke2").mkdir(parents=True)
+    rb = Run(validate(root=str(root), mode="check", smoke="node", cri_endpoint=UNREACHABLE)).start()
+    try:
+        rb.preflight()
+    finally:
+        rb.finish()
+    assert rb.route is None and rb.route_refusal.code == "distro.ambiguous"
+    assert rb.plans["pod"].subject == UNREACHABLE
+
+
+@pytest.mark.parametrize("runtimeclass", [None, "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\n", ""],
+                         ids=["missing", "no-handler", "empty"])
+def test_a_runtimeclass_without_a_handler_skips_the_sandbox_pod_and_names_the_file(tmp_path, runtimeclass):
+    """No pod without a handler to start it through: the step is skipped (not passed), and says which file
+    has no handler; no containerd is asked."""
+    root = lab_root(tmp_path)
+    rb = Run(validate(root=str(root), mode="check", smoke="sandbox")).start()
+    path = rb.tk("runtimeclass.yaml")
+    host = root / path.lstrip("/")
+    assert "handler: nvidia" in host.read_text()  # step 7 wrote it, with the handler
+    if runtimeclass is None:
+        host.unlink()
+    else:
+        host.write_text(runtimeclass)
+    try:
+        rb.preflight()
+        result = rb.run(rb.step("pod"))
+    finally:
+        rb.finish()
+    assert result.status == "skipped" and result.problems == []
+    for said in (result.message.en, result.message.ko):
+        assert path in said and "None" not in said, said
+
+
+def test_without_containerd_on_path_the_sandbox_uses_the_one_in_sbin(tmp_path, monkeypatch):
+    """A notebook kernel's PATH often lacks /usr/sbin:/sbin, where some distributions install containerd: the
+    sandbox then runs the one found there. This machine has none there, so sbin is a folder of this test's
+    holding a containerd, in the place of the node's."""
+    import os
+    import shutil
+    root = lab_root(tmp_path)
+    sbin = tmp_path / "sbin"
+    sbin.mkdir()
+    (sbin / "containerd").write_text("#!/bin/sh\nexit 0\n")
+    (sbin / "containerd").chmod(0o755)
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    real_which = shutil.which
+
+    def which(cmd, mode=os.F_OK | os.X_OK, path=None):
+        return real_which(cmd, mode, str(sbin) if path == "/usr/sbin:/sbin" else path)
+
+    monkeypatch.setattr(shutil, "which", which)
+    rb = Run(validate(root=str(root), mode="check", smoke="sandbox")).start()
+    try:
+        rb.preflight()
+    finally:
+        rb.finish()
+    assert str(sbin / "containerd") in rb.plans["pod"].message.en

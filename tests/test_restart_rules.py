@@ -117,3 +117,34 @@ def test_k0s_reloads_its_drop_in_folder_itself_so_nothing_is_restarted(tmp_path,
     assert (root / "etc/k0s/containerd.d/nvidia.toml").exists()  # the run did write the drop-in
     assert calls() == []
     assert result.status == UNCHANGED and "k0s" in result.message.en and "k0s" in result.message.ko
+
+
+def test_act_restarts_through_the_runner_it_is_given_and_nothing_else(tmp_path, node_bin):
+    """`act(run, result, runner)`: every command of the restart and its confirmation goes through the runner
+    given (the commands on PATH are never called)."""
+    import subprocess
+
+    from runbook_lib.engine.result import StepResult
+    from runbook_lib.steps import restart
+
+    _, calls = node_bin
+    got = []
+
+    def runner(argv):
+        got.append(" ".join(argv))
+        return subprocess.CompletedProcess(argv, 0, "active\n" if argv[1:2] == ["is-active"] else "", "")
+
+    rb = Run(validate(root=str(_plain(tmp_path)), restart_containerd=True)).start()
+    try:
+        rb.preflight()
+        for step in rb.steps:
+            if step.NUMBER in (1, 2):
+                assert not rb.run(step).failed
+        rb.target = NodeRoot(str(rb.p.root))
+        result = StepResult(restart.NUMBER, restart.ID, restart.TITLE, UNCHANGED, rb.plans[restart.ID].message)
+        restart.act(rb, result, runner=runner)
+    finally:
+        rb.finish()
+    assert got == ["systemctl restart containerd", "systemctl is-active containerd", "ctr version"]
+    assert calls() == []
+    assert result.status == CHANGED and result.message.en == service.BACK.en and restart.verdict(rb) == []

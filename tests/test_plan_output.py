@@ -91,3 +91,64 @@ def test_a_failed_steps_check_cell_says_its_message_even_below_its_plan(tmp_path
     assert all(n in plan_text for n in notes)  # the plan above said them, and the failed check says them again
     assert [n for n in notes if n in text] == notes
     assert record["message"]["ko"] in text and record["message"]["en"] in text
+
+
+def _messages(tmp_path, root, mode: str, cells: list[str]) -> list[list[tuple[str, str]]]:
+    """Per cell, the runbook's output messages in order: (message type, display id or the text's first line)."""
+    from jupyter_client.manager import KernelManager
+    km = KernelManager(kernel_name=KERNEL)
+    km.start_kernel(cwd=str(tmp_path))
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        out = []
+        for code in [f"from runbook_lib import notebook as nb\nrb = nb.start(root={str(root)!r}, mode={mode!r})"] + cells:
+            seen: list[tuple[str, str]] = []
+
+            def hook(msg, seen=seen):
+                kind, content = msg["msg_type"], msg["content"]
+                if kind in ("display_data", "update_display_data"):
+                    ident = (content.get("transient") or {}).get("display_id") or ""
+                    seen.append((kind, ident.rsplit("-", 1)[0] + ":" + content["data"]["text/plain"].split("\n")[0]))
+                elif kind == "error":
+                    seen.append((kind, content["ename"]))
+            kc.execute_interactive(code, timeout=120, output_hook=hook)
+            out.append(seen)
+        return out
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def test_an_action_cell_sends_its_plan_once_with_what_was_written(tmp_path):
+    root = tmp_path / "root"
+    put_course_fixture(root)
+    _, prepare, runtime = _messages(tmp_path, root, "apply", [
+        'plan = rb.plan("prepare")\ndisplay(plan)\nrb.write(plan)',
+        'plan = rb.plan("runtime")\ndisplay(plan)\nrb.write(plan)'])
+    for cell, number in ((prepare, 1), (runtime, 2)):
+        plans = [m for m in cell if "runbook-plan" in m[1]]
+        assert [kind for kind, _ in plans] == ["display_data"]  # one message: no display and then its update
+        assert plans[0][1] == f"runbook-plan:계획 / plan — {number}. " + plans[0][1].split(f"{number}. ", 1)[1]
+
+
+def test_a_plan_held_for_its_write_is_still_shown_above_what_stops_the_cell(tmp_path):
+    root = tmp_path / "root"
+    put_course_fixture(root)
+    _, alone, early, checked = _messages(tmp_path, root, "apply", [
+        'plan = rb.plan("prepare")\ndisplay(plan)',  # no write in the cell: shown when the cell ends
+        'plan = rb.plan("runtime")\ndisplay(plan)\nrb.write(plan)',  # step 1 not written yet: refused
+        'plan = rb.plan("prepare")\ndisplay(plan)\nprint("a print of the cell")\nrb.write(plan)'])
+    assert [kind for kind, _ in alone if "runbook-plan" in _] == ["display_data"]
+    kinds = [kind for kind, text in early if kind == "error" or "runbook-plan" in text]
+    assert kinds == ["display_data", "error"]  # the plan, then the refusal, in that order
+    assert [kind for kind, text in checked if "runbook-plan" in text] == ["display_data"]
+
+
+def test_in_check_mode_the_plan_cell_still_shows_its_plan(tmp_path):
+    root = tmp_path / "root"
+    put_course_fixture(root)
+    _, prepare = _messages(tmp_path, root, "check", ['plan = rb.plan("prepare")\ndisplay(plan)\nrb.write(plan)'])
+    (plan,) = [text for kind, text in prepare if "runbook-plan" in text]
+    assert plan.startswith("runbook-plan:apply 모드라면 / apply mode would — 1.")

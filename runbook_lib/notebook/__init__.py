@@ -54,8 +54,35 @@ def _display(bundle: dict, **kw) -> None:
         return
     from IPython.display import display
 
+    _show_held()  # a plan displayed before this output, above it
     _flush_notes()  # what the cell read before this output, above it, as it happened
     display(bundle, raw=True, **kw)
+
+
+# The plans a cell displayed and the runbook has not shown yet (PlanView._ipython_display_): shown with the
+# write's lines, before any other output of the runbook, or when the cell ends (IPython's post_run_cell event).
+_held: list = []
+
+
+def _hold(view, shell) -> None:
+    _hook(shell)
+    _held.append(view)
+
+
+def _show_held() -> None:
+    while _held:
+        _held[0].publish()
+
+
+def _hook(shell) -> None:
+    if shell not in _hooked:
+        shell.events.register("post_run_cell", _cell_ended)
+        _hooked[:] = [shell]
+
+
+def _cell_ended(*_) -> None:
+    _show_held()
+    _flush_notes()
 
 
 # What a check cell's reads say ("tomllib: <files> (version 2)", "version 2 → <table>"): held, and shown in the
@@ -72,9 +99,7 @@ def _note(line: str) -> None:
     if shell is None:
         print(line)
         return
-    if shell not in _hooked:
-        shell.events.register("post_run_cell", _flush_notes)
-        _hooked[:] = [shell]
+    _hook(shell)
     _notes.append(line)
 
 
@@ -150,9 +175,11 @@ class PlanView:
         return {"text/plain": repr(self), "text/html": self._repr_html_()}
 
     def _ipython_display_(self) -> None:
-        """`display(plan)`: its text and HTML as one output with a display id, so that `rb.write(plan)` adds what
-        it wrote to this same output instead of a second one: every output costs each later save of the notebook
-        (~3 ms a run each, nbformat's wrapper and validation of it, whatever its size)."""
+        """`display(plan)`: its text and HTML as one output, with what `rb.write(plan)` then wrote added to it
+        instead of a second output: every output costs each later save of the notebook (~3 ms a run each,
+        nbformat's wrapper and validation of it, whatever its size). In a kernel the plan is held until the
+        write adds its lines (one display message, not a display and its update), or until anything else of
+        the runbook is shown, or the cell ends (_held)."""
         self._shown = self.bundle()
         if self.step is not _NotInThisMode:
             self.rb.plans_shown.add(self.step.id)  # its check cell need not say the plan's words again
@@ -160,20 +187,34 @@ class PlanView:
         if shell is None or _quiet[0]:  # a script, or the preflight: nothing to add lines to later
             _display(self._shown)
             return
-        self.display_id = f"runbook-plan-{uuid.uuid4().hex}"
         self._cell = shell.execution_count  # the write adds to this output only when run in this same cell
-        _display(self._shown, display_id=self.display_id)
+        _hold(self, shell)
+
+    def publish(self, lines: list[str] | None = None) -> None:
+        """Show the held plan now, with the write's lines when there are some; with a display id, so a write
+        later in the same cell still adds to it."""
+        if self in _held:
+            _held.remove(self)
+        self.display_id = f"runbook-plan-{uuid.uuid4().hex}"
+        _display(self._with(lines) if lines else self._shown, display_id=self.display_id)
+
+    def _with(self, lines: list[str]) -> dict:
+        text = "\n".join(lines)
+        return {"text/plain": self._shown["text/plain"] + "\n" + text,
+                "text/html": self._shown["text/html"] + "<pre>" + "<br>".join(html.escape(t, quote=False) for t in lines) + "</pre>"}
 
     def add_lines(self, lines: list[str]) -> bool:
         """What the write did, under the plan in its own output (False: the plan was not shown in this cell: a
         script, or a write run in a later cell of JupyterLab, whose own output says it)."""
         shell = _shell()
-        if self.display_id is None or shell is None or shell.execution_count != self._cell:
+        if shell is None or self._cell is None or shell.execution_count != self._cell:
             return False
-        text = "\n".join(lines)
-        shown = {"text/plain": self._shown["text/plain"] + "\n" + text,
-                 "text/html": self._shown["text/html"] + "<pre>" + "<br>".join(html.escape(t, quote=False) for t in lines) + "</pre>"}
-        _display(shown, display_id=self.display_id, update=True)
+        if self in _held:  # not shown yet: shown once, with the lines
+            self.publish(lines)
+            return True
+        if self.display_id is None:
+            return False
+        _display(self._with(lines), display_id=self.display_id, update=True)
         return True
 
     @property
@@ -307,6 +348,12 @@ class Runbook(Run):
 
     def write(self, plan: PlanView) -> None:
         """Apply mode: write what the plan says (backup first, then an atomic rename). Check mode: nothing."""
+        try:
+            self._write(plan)
+        finally:  # a plan still held (check mode, or the write refused): shown now, above any error of the cell
+            _show_held()
+
+    def _write(self, plan: PlanView) -> None:
         self.ensure_current()
         if plan.step is _NotInThisMode:
             return
@@ -482,6 +529,7 @@ class Runbook(Run):
         skipped: no pod was made)."""
         from runbook_lib.containerd.smoke.show import lines
         from runbook_lib.steps import pod
+        _show_held()  # the plan, before a pod that may take seconds
         self.ensure_current()
         if plan.step is _NotInThisMode:
             return {"left": []}

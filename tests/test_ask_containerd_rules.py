@@ -132,3 +132,22 @@ def test_a_check_where_the_distribution_cannot_be_told_still_says_what_container
     assert rb.route is None and rb.route_refusal.code == "distro.ambiguous"
     assert result.status == "passed" and result.problems == [], result.text()
     assert "BinaryName = \"/usr/bin/nvidia-container-runtime\"" in result.message.en
+
+
+@pytest.mark.parametrize("broken", [
+    lambda text: text.replace("SystemdCgroup = true", "SystemdCgroup = ", 1),  # containerd 1.6 panics: no file named
+    lambda text: 'version = 2\n[plugins.cri]\n  sandbox_image = "pause:3.9"\n',  # it names the file it read
+], ids=["not-toml", "plugin-key-uri"])
+def test_a_config_containerd_refuses_is_named_with_the_command_that_asks_containerd_about_config_path(
+        tmp_path, broken):
+    """containerd's refusal is the finding of config_path (whether or not its words name the file), and the fix's command
+    asks containerd about config_path itself: `containerd --config <config_path> config dump`."""
+    root = lab_root(tmp_path)
+    config = root / CONFIG
+    config.write_text(broken(config.read_text()))
+    _, result = _nine(root, "check")
+    [problem] = result.problems
+    assert (problem.code, problem.path) == ("containerd.rejects", "/" + CONFIG)
+    cmd = f"containerd --config /{CONFIG} config dump"
+    assert problem.values["cmd"] == cmd
+    assert f"`{cmd}`" in problem.fix.en and f"`{cmd}`" in problem.fix.ko

@@ -54,12 +54,28 @@ def sandbox_tools():
 
 @pytest.mark.real
 def test_a_pod_started_through_the_runtime_passes_and_says_what_ran(tmp_path, sandbox_tools):
-    result = _pod_result(lab_root(tmp_path), smoke="sandbox")
+    """The message is the catalog's pod.passed_sandbox, in both languages, with what the pod did: the sandbox's
+    short id (its first 13 characters), the handler the RuntimeClass names, the BinaryName of the config, how
+    containerd's shim called it (the flag words of --systemd-cgroup) and the default runtime of the config; the
+    evidence is the pod's facts as a person reads them, one line each."""
+    from runbook_lib.containerd.smoke.facts import flag_words
+    from runbook_lib.containerd.smoke.show import lines
+    from runbook_lib.findings.problem import words
+    from runbook_lib.steps import pod
+    rb, result = _pod_run(lab_root(tmp_path), smoke="sandbox")
     assert result.status == "passed" and result.problems == [], result.text()
-    for said in (result.message.en, result.message.ko):
-        assert "nvidia" in said and "/usr/bin/nvidia-container-runtime" in said and "None" not in said, said
+    facts = pod.facts(rb)
+    called = facts["calls"][0].split()
+    assert "create" in called and "--systemd-cgroup" in called  # the lab config sets SystemdCgroup = true
+    sandbox = facts["sandbox_id"]
+    assert len(sandbox) > 13
+    expected = words("pod.passed_sandbox", sandbox=sandbox[:13], handler="nvidia",
+                     binary="/usr/bin/nvidia-container-runtime", flag=flag_words(True), default="runc")[0]
+    assert (result.message.en, result.message.ko) == (expected.en, expected.ko)
+    assert f"pod {sandbox[:13]} started" in result.message.en and "with --systemd-cgroup" in result.message.en
     assert list(result.evidence) == ["smoke sandbox"]
     assert "handler / 핸들러: nvidia" in result.evidence["smoke sandbox"]
+    assert result.evidence["smoke sandbox"].split("\n") == lines(facts)
 
 
 # --- what the step reads when no pod can start, and where it looks for containerd ------------------------------
@@ -90,6 +106,9 @@ def test_an_unreachable_endpoint_is_the_catalogs_finding_with_the_endpoint_and_c
     expected = Problem.of("pod.node.unreachable", endpoint=UNREACHABLE, said=said)
     assert (problem.what.en, problem.what.ko) == (expected.what.en, expected.what.ko)
     assert pod.facts(rb) == {"mode": "node", "endpoint": UNREACHABLE, "left": []}
+    from runbook_lib.containerd.smoke.show import lines
+    assert result.evidence == {"smoke node": "\n".join(lines(pod.facts(rb)))}
+    assert result.evidence["smoke node"].split("\n")[1] == f"CRI: {UNREACHABLE}    image / 이미지: -"
 
 
 K3S = "var/lib/rancher/k3s/agent/etc/containerd"

@@ -148,3 +148,31 @@ def test_act_restarts_through_the_runner_it_is_given_and_nothing_else(tmp_path, 
     assert got == ["systemctl restart containerd", "systemctl is-active containerd", "ctr version"]
     assert calls() == []
     assert result.status == CHANGED and result.message.en == service.BACK.en and restart.verdict(rb) == []
+
+
+@pytest.mark.parametrize("on_node", [True, False], ids=["node-not-asked", "lab-root"])
+def test_in_apply_the_step_says_why_it_is_skipped_once_its_commit_skipped_it_and_not_before(
+        tmp_path, node_bin, on_node):
+    """The step's `skipped` (why it cannot run here) in apply mode: nothing before the restart cell ran (the
+    decision needs what this run wrote); once the commit skipped it (a node not asked to restart, or a lab root),
+    the very message the step's result says, in both languages."""
+    from runbook_lib.steps import restart
+    _, calls = node_bin
+    rb = Run(validate(root=str(_plain(tmp_path)), restart_containerd=False)).start()
+    try:
+        rb.preflight()
+        for step in rb.steps:
+            if step.NUMBER in (1, 2):
+                assert not rb.run(step).failed
+        if on_node:
+            rb.target = NodeRoot(str(rb.p.root))
+        assert restart.STEP.skipped(rb) is None
+        result = rb.run(rb.step("restart"))
+        reason = restart.STEP.skipped(rb)
+    finally:
+        rb.finish()
+    assert calls() == []
+    expected = service.decide(real_node=on_node, check_only=False, config_changed=True, asked=False).message
+    assert result.status == SKIPPED and (result.message.en, result.message.ko) == (expected.en, expected.ko)
+    assert reason is not None
+    assert (reason.en, reason.ko) == (expected.en, expected.ko)

@@ -161,7 +161,7 @@ BROKEN = Path(__file__).parent / "fixtures" / "broken"
 
 def test_a_key_the_file_gives_the_runtime_that_containerd_does_not_read_is_named(tmp_path):
     """The runtime's table as the runbook reads the file, key by key against containerd's reading: a key with a
-    value that containerd drops (it knows no such key) is named, beside the value containerd reads instead."""
+    value that containerd does not read (it knows no such key: a typo of runtime_type) is named as dropped."""
     root = lab_root(tmp_path)
     config = root / CONFIG
     text = config.read_text()

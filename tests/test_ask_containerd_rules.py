@@ -7,6 +7,7 @@ template the reading before k3s restarts is a pending restart. In process, with 
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -151,3 +152,67 @@ def test_a_config_containerd_refuses_is_named_with_the_command_that_asks_contain
     cmd = f"containerd --config /{CONFIG} config dump"
     assert problem.values["cmd"] == cmd
     assert f"`{cmd}`" in problem.fix.en and f"`{cmd}`" in problem.fix.ko
+
+
+# --- what step 9 compares containerd's reading with: the file's runtime table, its default runtime, its version ---
+
+BROKEN = Path(__file__).parent / "fixtures" / "broken"
+
+
+def test_a_key_the_file_gives_the_runtime_that_containerd_does_not_read_is_named(tmp_path):
+    """The runtime's table as the runbook reads the file, key by key against containerd's reading: a key with a
+    value that containerd does not read (it knows no such key: a typo of runtime_type) is named as dropped."""
+    root = lab_root(tmp_path)
+    config = root / CONFIG
+    text = config.read_text()
+    head, tail = text.split(".runtimes.nvidia]\n", 1)
+    config.write_text(head + '.runtimes.nvidia]\n          runtimetype = "io.containerd.runc.v2"\n' + tail)
+    _, result = _nine(root, "check")
+    assert [(p.code, p.values["key"]) for p in result.problems] == [("containerd.reads.key_dropped", "runtimetype")]
+
+
+def _default_row(result) -> list[str]:
+    [table] = result.evidence.values()
+    [row] = [line for line in table.splitlines() if line.startswith("default_runtime_name")]
+    return re.split(r"\s{2,}", row)  # item, expected, containerd reads, ✓ or ✗
+
+
+def test_the_default_runtime_containerd_should_read_is_the_files_own_when_it_names_another_runtime(tmp_path):
+    """A node whose default runtime is not runc (here crun, a runtime the file defines): containerd reading that
+    default is what the runbook expects (the file's default, kept), not runc."""
+    root = lab_root(tmp_path)
+    config = root / CONFIG
+    text = config.read_text()
+    assert text.count('default_runtime_name = "runc"') == 1
+    head, tail = text.replace('default_runtime_name = "runc"', 'default_runtime_name = "crun"').split(
+        ".runtimes.nvidia]\n", 1)
+    crun = ('.runtimes.crun]\n          runtime_type = "io.containerd.runc.v2"\n\n'
+            + head.rsplit("\n", 1)[1] + ".runtimes.nvidia]\n")
+    config.write_text(head + crun + tail)
+    _, result = _nine(root, "check")
+    assert result.problems == [], result.text()
+    row = _default_row(result)
+    assert row == ["default_runtime_name", '"crun" (string), nvidia 아님 / not nvidia', '"crun" (string)', "✓"], row
+
+
+def test_a_file_of_a_version_newer_than_containerd_knows_is_said_as_such(tmp_path):
+    """containerd 1.6 knows no version 3: it dumps version 2 and drops the file's version-3 tables without an
+    error. Step 9 says the file's version is unknown to it (the cause), not only what it reads instead."""
+    root = lab_root(tmp_path, (BROKEN / "v2-path-in-v3-file.toml").read_bytes())
+    _, result = _nine(root, "check")
+    assert [p.code for p in result.problems] == ["containerd.reads.version_unknown",
+                                                 "containerd.reads.default_not_a_runtime"], result.text()
+    assert (result.problems[0].values["file_version"], result.problems[0].values["dumped"]) == (3, 2)
+
+
+def test_a_runtime_name_the_file_gives_a_value_not_a_table_is_not_compared_key_by_key(tmp_path):
+    """The file's entry for the runtime, where the runbook reads it, is not a table (a string), while containerd
+    reads a table of that name elsewhere (1.6, a version-3 file: the stray version-2 table): step 9 still says
+    what it says of that reading, with no keys of the file's entry to compare."""
+    text = (BROKEN / "v2-path-in-v3-file.toml").read_text()
+    header = '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes]\n'
+    assert text.count(header) == 1
+    root = lab_root(tmp_path, text.replace(header, header + '        nvidia = "/usr/bin/nvidia-container-runtime"\n').encode())
+    _, result = _nine(root, "check")
+    assert [p.code for p in result.problems] == ["containerd.reads.version_unknown",
+                                                 "containerd.reads.default_not_a_runtime"], result.text()

@@ -247,9 +247,8 @@ def test_cdi_settings_no_run_wrote_stay_when_the_runbooks_spec_goes(tmp_path):
     assert not any("removing the runtime table" in n.en for n in removed.plans["remove"].notes)  # nor says it does
 
 
-def test_on_k3s_the_verdict_names_the_template_the_runtime_came_back_in(tmp_path):
-    """On a distribution the runbook writes its route (k3s: the Go template), never the config k3s generates:
-    a runtime found there again after the removal is named at the template."""
+def _k3s_applied_then_edited(tmp_path):
+    """A k3s node the runbook applied to, whose Go template the site edited since: (root, the template's path)."""
     from distro_helpers import distro_fixture, write_root
     k3s = "/var/lib/rancher/k3s/agent/etc/containerd"
     template = f"{k3s}/config-v3.toml.tmpl"
@@ -257,7 +256,14 @@ def test_on_k3s_the_verdict_names_the_template_the_runtime_came_back_in(tmp_path
                                  template.lstrip("/"): distro_fixture("k3s-v3/config-v3.toml.tmpl")})
     rb = finished_run(root)
     assert not any(r.failed for r in rb.results.values())
-    _hand_edit(root, template, b"# the site's note\n")  # changed since: the route's table-by-table removal
+    _hand_edit(root, template, b"# the site's note\n")
+    return root, template
+
+
+def test_on_k3s_the_verdict_names_the_template_the_runtime_came_back_in(tmp_path):
+    """On a distribution the runbook writes its route (k3s: the Go template), never the config k3s generates:
+    a runtime found there again after the removal is named at the template."""
+    root, template = _k3s_applied_then_edited(tmp_path)  # changed since: the route's table-by-table removal
     with_runtime = _disk(root, template)
     rb = _planned(root)
     try:
@@ -276,14 +282,7 @@ def test_on_k3s_the_verdict_names_the_template_the_runtime_came_back_in(tmp_path
 def test_on_k3s_a_removal_that_took_the_runtime_out_of_the_template_leaves_the_verdict_nothing(tmp_path):
     """The same removal read back with nothing put back: the template no longer holds the runtime, so the verdict
     finds nothing left, though k3s's generated config keeps it until k3s starts again."""
-    from distro_helpers import distro_fixture, write_root
-    k3s = "/var/lib/rancher/k3s/agent/etc/containerd"
-    template = f"{k3s}/config-v3.toml.tmpl"
-    root = write_root(tmp_path, {f"{k3s}/config.toml".lstrip("/"): distro_fixture("k3s-v3/config.toml"),
-                                 template.lstrip("/"): distro_fixture("k3s-v3/config-v3.toml.tmpl")})
-    rb = finished_run(root)
-    assert not any(r.failed for r in rb.results.values())
-    _hand_edit(root, template, b"# the site's note\n")
+    root, template = _k3s_applied_then_edited(tmp_path)
     removed = finished_run(root, mode="remove")
     result = removed.results["remove"]
     assert result.status == "changed" and removed.plans["remove"].recorded, result.text()

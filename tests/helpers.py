@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -95,3 +96,21 @@ def finished_run(root: Path, **params):
     finally:
         rb.finish()
     return rb
+
+
+@contextmanager
+def started_kernel(name: str, cwd: str | None = None):
+    """A kernel started through jupyter_client as papermill starts it, ready: (its manager, a client). Shut down
+    at the end (at once), whatever the test did with it."""
+    from jupyter_client.manager import KernelManager
+    km = KernelManager(kernel_name=name)
+    km.start_kernel(**({"cwd": cwd} if cwd else {}))
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        yield km, kc
+    finally:
+        kc.stop_channels()
+        if km.is_alive():
+            km.shutdown_kernel(now=True)

@@ -15,7 +15,7 @@ import pytest
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from jupyter_client.manager import KernelManager
 
-from helpers import NOTEBOOK, REPO
+from helpers import NOTEBOOK, REPO, started_kernel
 from runbook_lib.kernel import app as kernel
 
 
@@ -29,15 +29,8 @@ def spec():
 
 @pytest.fixture
 def running():
-    km = KernelManager(kernel_name=kernel.NAME)
-    km.start_kernel()
-    kc = km.client()
-    kc.start_channels()
-    kc.wait_for_ready(timeout=60)
-    yield km, kc
-    kc.stop_channels()
-    if km.is_alive():
-        km.shutdown_kernel(now=True)
+    with started_kernel(kernel.NAME) as (km, kc):
+        yield km, kc
 
 
 def run(kc, code: str) -> str:

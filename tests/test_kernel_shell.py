@@ -15,9 +15,8 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 from IPython.core.inputtransformer2 import TokenTransformBase, TransformerManager
-from jupyter_client.manager import KernelManager
 
-from helpers import REPO
+from helpers import REPO, started_kernel
 from runbook_lib.kernel import app as kernel
 from runbook_lib.kernel import shell
 
@@ -108,14 +107,8 @@ def test_a_display_flushes_a_stream_only_when_text_waits_in_it(monkeypatch, pend
 
 @pytest.fixture(scope="module")
 def kc():
-    km = KernelManager(kernel_name=kernel.NAME)
-    km.start_kernel()
-    client = km.client()
-    client.start_channels()
-    client.wait_for_ready(timeout=60)
-    yield client
-    client.stop_channels()
-    km.shutdown_kernel(now=True)
+    with started_kernel(kernel.NAME) as (_, client):
+        yield client
 
 
 def _messages(client, code: str) -> list[tuple[str, str]]:
@@ -147,16 +140,8 @@ def test_a_cell_that_only_displays_sends_only_its_displays(kc):
 
 def test_a_cells_traceback_is_the_one_ipykernels_own_kernel_shows(kc):
     cell = "x = 1\nraise ValueError('here')\n"
-    stock = KernelManager(kernel_name="python3")  # ipykernel's kernelspec, installed beside ours by `make venv`
-    stock.start_kernel()
-    client = stock.client()
-    client.start_channels()
-    try:
-        client.wait_for_ready(timeout=60)
+    with started_kernel("python3") as (_, client):  # ipykernel's kernelspec, installed beside ours by `make venv`
         expected = _messages(client, cell)
-    finally:
-        client.stop_channels()
-        stock.shutdown_kernel(now=True)
     assert [(k, _plain(t)) for k, t in _messages(kc, cell)] == [(k, _plain(t)) for k, t in expected]
     assert "Cell In[" in _plain(expected[0][1])
 

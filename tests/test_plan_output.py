@@ -8,7 +8,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
-from helpers import put_course_fixture
+from helpers import put_course_fixture, started_kernel
 from runbook_lib.kernel.app import NAME as KERNEL
 from runbook_lib.notebook import STEP_MIME
 
@@ -95,13 +95,7 @@ def test_a_failed_steps_check_cell_says_its_message_even_below_its_plan(tmp_path
 
 def _messages(tmp_path, root, mode: str, cells: list[str]) -> list[list[tuple[str, str]]]:
     """Per cell, the runbook's output messages in order: (message type, display id or the text's first line)."""
-    from jupyter_client.manager import KernelManager
-    km = KernelManager(kernel_name=KERNEL)
-    km.start_kernel(cwd=str(tmp_path))
-    kc = km.client()
-    kc.start_channels()
-    try:
-        kc.wait_for_ready(timeout=60)
+    with started_kernel(KERNEL, cwd=str(tmp_path)) as (_, kc):
         out = []
         for code in [f"from runbook_lib import notebook as nb\nrb = nb.start(root={str(root)!r}, mode={mode!r})"] + cells:
             seen: list[tuple[str, str]] = []
@@ -116,9 +110,6 @@ def _messages(tmp_path, root, mode: str, cells: list[str]) -> list[list[tuple[st
             kc.execute_interactive(code, timeout=120, output_hook=hook)
             out.append(seen)
         return out
-    finally:
-        kc.stop_channels()
-        km.shutdown_kernel(now=True)
 
 
 def test_an_action_cell_sends_its_plan_once_with_what_was_written(tmp_path):

@@ -4,6 +4,7 @@
 - the flushes: text a cell prints still comes before the display that follows it, and after it, in a real
   kernel; a stream with nothing written is not flushed, any other stream is;
 - the compiler: a cell's traceback still names the cell;
+- the compiles: a cell runs, shows, raises and awaits as in ipykernel's own kernel, statement for statement;
 - the internals it leans on still exist in the installed ipykernel and IPython.
 """
 
@@ -118,7 +119,7 @@ def _messages(client, code: str) -> list[tuple[str, str]]:
         kind, content = msg["msg_type"], msg["content"]
         if kind == "stream":
             seen.append((content["name"], content["text"]))
-        elif kind in ("display_data", "update_display_data"):
+        elif kind in ("display_data", "update_display_data", "execute_result"):
             seen.append((kind, content["data"]["text/plain"]))
         elif kind == "error":
             seen.append(("error", "\n".join(content["traceback"])))
@@ -152,6 +153,41 @@ def _plain(text: str) -> str:
     return re.sub(r"Cell In\[\d+\]", "Cell In[N]", re.sub(r"\x1b\[[0-9;]*m", "", text))
 
 
+# What the merged compile and the skipped async compile must not change: the values shown, what ran before an
+# exception or a statement that parses but does not compile, top-level await (in the head or the last line),
+# a name bound in the head and read in the last statement, a statement that only shows when it is the last.
+CELLS_TO_COMPARE = [
+    "a = 1\nb = a + 1\nb * 10\n",
+    "seen = []\nseen.append(1)\n1 / 0\nseen.append(2)\n",
+    "seen\n",
+    "y = 1\nreturn 5\nz = 2\n",
+    "y, 'z' in dir()\n",
+    "import asyncio\nv = 1\nawait asyncio.sleep(0)\nv + 1\n",
+    "import asyncio\nw = 2\nx = 3\nawait asyncio.sleep(0, result=w * x)\n",
+    "r = [i async for i in __import__('asyncio').Queue().__aiter__()] if False else 7\ns = 1\nr + s\n",
+    "q = 5\nq\nq + 1\n",
+    "for i in range(2):\n    i\nt = 1\nt\n",
+    "def f():\n    return 'await'\nu = f()\nu\n",
+    "import sys\nprint('p')\nsys.stdout.flush()\ndisplay('d')\n40 + 2\n",
+]
+
+
+@pytest.mark.parametrize("cell", CELLS_TO_COMPARE)
+def test_a_cell_runs_as_in_ipykernels_own_kernel(kc, stock_kc, cell):
+    assert [(k, _plain(t)) for k, t in _messages(kc, cell)] == [(k, _plain(t)) for k, t in _messages(stock_kc, cell)]
+
+
+def test_the_runbooks_cells_are_compiled_once():
+    """Every cell of the runbook's notebooks skips the compile that only looks for `await`."""
+    assert [c.splitlines()[0] for c in notebook_cells() if shell.may_await(c)] == []
+
+
+@pytest.fixture(scope="module")
+def stock_kc():
+    with started_kernel("python3") as (_, client):  # ipykernel's kernelspec, installed beside ours by `make venv`
+        yield client
+
+
 def test_the_kernel_runs_the_shell_and_compiler_of_shell_py(kc):
     code = "ip = get_ipython()\nprint(type(ip).__name__, type(ip.compile).__name__, type(ip.display_pub).__name__, " \
            "type(ip.input_transformer_manager).__name__)\n"
@@ -163,12 +199,15 @@ def test_the_internals_the_shell_leans_on_still_exist():
     from ipykernel.iostream import OutStream
     from ipykernel.ipkernel import IPythonKernel
     from ipykernel.zmqshell import ZMQDisplayPublisher, ZMQInteractiveShell
+    from IPython.core.interactiveshell import InteractiveShell
 
     assert callable(ZMQDisplayPublisher._flush_streams)
     assert ZMQInteractiveShell.class_traits()["display_pub_class"].default_value is ZMQDisplayPublisher
     assert {"shell_class", "compiler_class"} <= set(IPythonKernel.class_traits())
     assert "self._flush_pending = True" in _source(OutStream._schedule_flush)
     assert "self._flush_pending = False" in _source(OutStream._flush)
+    assert "_should_be_async(transformed_cell)" in _source(InteractiveShell.should_run_async)
+    assert "async def run_ast_nodes(" in _source(InteractiveShell.run_ast_nodes)
     assert tuple(TransformerManager().token_transformers) == shell.IPYTHON_TOKEN_TRANSFORMERS
 
 

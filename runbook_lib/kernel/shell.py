@@ -1,4 +1,4 @@
-"""The kernel's shell: ipykernel's own, without three costs every runbook cell paid for nothing.
+"""The kernel's shell: ipykernel's own, without five costs every runbook cell paid for nothing.
 
 Measured in the kernel (cProfile of one plain papermill run of notebooks/run.ipynb against its `pass` floor,
 docs/BENCHMARKS.md run H), each is a per-cell or per-display cost the `pass` floor does not pay:
@@ -17,6 +17,16 @@ docs/BENCHMARKS.md run H), each is a per-cell or per-display cost the `pass` flo
   `!`, `%` after an `=`, or on `?` at a line's end. A cell without `!`, `?` or `%` anywhere, and without a line
   starting with `,`, `;` or `/`, has none of these, so its tokenizing is skipped; every other cell is
   transformed exactly as before. Any transformer added to IPython's own four turns this off.
+- **A compile of the whole cell only to learn whether it awaits.** Before running a cell, IPython compiles it
+  once to see whether it is a coroutine (top-level `await`, `async for`, `async with`, an async
+  comprehension), then parses it and compiles it again. Each of those needs the word `await` or `async`; a
+  cell without either is not a coroutine, and that compile is skipped.
+- **A compile per statement.** IPython compiles and runs a cell one top-level statement at a time, so that
+  only the last one, when it is an expression, shows its value. The statements before the last are compiled
+  together, once, and run as one: they still run in order, stop at the first exception with the same
+  traceback (every statement keeps its line), and show nothing; the last is run as IPython runs it. A cell
+  whose first statements do not compile together (or await) is run statement by statement, as before, so
+  what ran before a broken statement still runs.
 
 tests/test_kernel_shell.py checks each against ipykernel's and IPython's own behaviour, and that the internals
 used here still exist in the pinned versions.
@@ -24,6 +34,8 @@ used here still exist in the pinned versions.
 
 from __future__ import annotations
 
+import ast
+import inspect
 import sys
 
 from IPython.core.compilerop import CachingCompiler
@@ -68,12 +80,39 @@ class RunbookDisplayPublisher(ZMQDisplayPublisher):
                 stream.flush()
 
 
+def may_await(source: str) -> bool:
+    """False only when the cell cannot be a coroutine: each way to be one is spelt with `await` or `async`."""
+    return "await" in source or "async" in source
+
+
 class RunbookShell(ZMQInteractiveShell):
     display_pub_class = Type(RunbookDisplayPublisher)
 
     def init_instance_attrs(self):
         super().init_instance_attrs()
         self.input_transformer_manager = RunbookTransformerManager()
+
+    def should_run_async(self, raw_cell, *, transformed_cell=None, preprocessing_exc_tuple=None):
+        if transformed_cell is not None and preprocessing_exc_tuple is None and not may_await(transformed_cell):
+            return False
+        return super().should_run_async(raw_cell, transformed_cell=transformed_cell,
+                                        preprocessing_exc_tuple=preprocessing_exc_tuple)
+
+    async def run_ast_nodes(self, nodelist, cell_name, interactivity="last_expr", compiler=compile, result=None):
+        if interactivity != "last_expr" or len(nodelist) < 3:  # a cell of one or two statements: nothing to save
+            return await super().run_ast_nodes(nodelist, cell_name, interactivity, compiler, result)
+        head, last = nodelist[:-1], nodelist[-1:]
+        code = None
+        try:
+            with compiler.extra_flags(getattr(ast, "PyCF_ALLOW_TOP_LEVEL_AWAIT", 0x0) if self.autoawait else 0x0):
+                code = compiler(ast.Module(head, []), cell_name, "exec")
+        except Exception:  # noqa: BLE001 - IPython's own loop reports it (outside this handler: no chained
+            pass  # exception in the traceback), after running what comes before the broken statement
+        if code is None or code.co_flags & inspect.CO_COROUTINE:
+            return await super().run_ast_nodes(nodelist, cell_name, interactivity, compiler, result)
+        if await self.run_code(code, result):
+            return True
+        return await super().run_ast_nodes(last, cell_name, interactivity, compiler, result)
 
 
 COMPILER = CachingCompiler

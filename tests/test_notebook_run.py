@@ -5,9 +5,11 @@ import tomllib
 import nbformat
 import pytest
 import yaml
+from types import SimpleNamespace
 
 from helpers import LAB_BASE, plan_diff, put_course_fixture, run_notebook, step_records, tree_state
 from runbook_lib.engine.result import read_record, record_text
+from runbook_lib.steps import pod
 
 TOOLKIT = "root/toolkit"
 
@@ -153,6 +155,16 @@ def test_a_plan_shows_its_diff_once_in_html_and_counts_it_in_text(course_run):
     added = [line for line in plan_diff(nb, "runtime") if line.startswith("+") and not line.startswith("+++")]
     assert f"diff (HTML): /etc/containerd/config.toml +{len(added)} -0" in text and "+++ " not in text
     assert "BinaryName = \"/usr/bin/nvidia-container-runtime\"" in "".join(plan["text/html"])
+
+
+def test_a_skipped_pod_says_why_once_in_its_action_cell(course_run):
+    """smoke off (the default): the pod's plan says why no pod is made; the action cell does not say it again."""
+    _, nb, _ = course_run
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code" and "rb.try_pod(plan)" in "".join(c["source"]))
+    texts = ["".join(o["data"]["text/plain"]) for o in cell["outputs"]]
+    why = pod.skipped(SimpleNamespace(p=SimpleNamespace(smoke="off")))
+    assert len(texts) == 1 and texts[0].startswith("계획 / plan — pod.")
+    assert [t.count(why.ko) for t in texts] == [1] and [t.count(why.en) for t in texts] == [1]
 
 
 def test_a_record_reads_back_as_stored_now_and_as_an_earlier_runbook_stored_it():

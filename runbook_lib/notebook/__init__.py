@@ -542,7 +542,7 @@ class Runbook(Run):
         reading = pod.attempt(self)
         if reading is None or not pod.facts(self):
             reason = pod.skipped(self) or reading
-            if reason is not None:
+            if reason is not None and reason != plan.plan.message:  # the plan's output above already says it
                 _display({"text/plain": f"{reason.ko}\n{reason.en}"})
             return {"left": []}  # no pod was made: nothing can be left of it
         _display({"text/plain": "\n".join(lines(pod.facts(self)))})

@@ -6,7 +6,10 @@ starts a sandbox through the nvidia handler in a throw-away root (runbook_lib/co
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,7 +21,7 @@ from runbook_lib.fs.target import Target
 
 sys.path.insert(0, str(Path(__file__).parent / "real"))
 import realenv  # noqa: E402 - tests/real's helpers: skip, or fail under RUNBOOK_REQUIRE_REAL=1
-from pod_traces import traces  # noqa: E402
+from pod_traces import traces_of  # noqa: E402 - a pod step's leftovers, looked for by the test
 
 
 def _pod_result(root, **params):
@@ -39,7 +42,10 @@ def test_an_endpoint_nothing_listens_on_fails_the_step_and_shows_what_was_read(t
 
 
 @pytest.fixture
-def sandbox_tools():
+def sandbox_tools(monkeypatch):
+    """The programs a sandbox pod needs, and a temporary folder of the test's own for the pod (a short path: the
+    pod's sockets are under it). What the test left behind is looked for there and in cgroups named for its
+    process only: make mutate runs two tests at once, and a pod of the other one is not this test's leak."""
     for program in ("containerd", "ctr", "runc"):
         realenv.need_program(program)
     realenv.need_root()
@@ -47,9 +53,12 @@ def sandbox_tools():
     from runbook_lib.containerd import oci_layout
     if oci_layout.busybox_static() is None:
         realenv.missing("정적 busybox 가 없습니다 (busybox-static) / busybox-static is not installed")
-    assert traces() == []
+    private = tempfile.mkdtemp(prefix="pod-rules-")
+    monkeypatch.setattr(tempfile, "tempdir", private)
     yield
-    assert traces() == []  # no containerd, shim, mount or cgroup of the pod left behind
+    left = traces_of(private, os.getpid())
+    assert left == []  # no containerd, shim, mount or cgroup of the pod left behind
+    shutil.rmtree(private)
 
 
 @pytest.mark.real

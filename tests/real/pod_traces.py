@@ -22,8 +22,9 @@ def traces() -> list[str]:
             cgroups = (entry / "cgroup").read_text()
         except OSError:
             cgroups = ""
-        if MARK in cmdline or f"/{MARK}" in cgroups:  # a pod's process sits in a cgroup named for the run
-            found.append(f"process {entry.name}: {cmdline[:120]}")
+        group = next((line.split(":", 2)[-1] for line in cgroups.splitlines() if f"/{MARK}" in line), "")
+        if MARK in cmdline or group:  # a pod's process sits in a cgroup named for the run
+            found.append(f"process {entry.name}: {cmdline[:120]}" + (f" (cgroup {group})" if group else ""))
     found += [f"mount {line.split()[4]}" for line in Path("/proc/self/mountinfo").read_text().splitlines() if MARK in line]
     for line in Path("/proc/self/mounts").read_text().splitlines():
         _, where, fstype, *_ = line.split()
@@ -31,3 +32,11 @@ def traces() -> list[str]:
             found += [f"cgroup {p}" for p in Path(where).glob(f"{MARK}*")]
     found += [f"temp folder {p}" for p in Path(tempfile.gettempdir()).glob(f"{MARK}*")]
     return found
+
+
+def traces_of(folder: str, pid: int) -> list[str]:
+    """The traces that are one test's own: under the temporary folder it gave the pod step, or in a cgroup named
+    for its process (`runbook-smoke-<pid>-`). A pod another process runs at the same time (make mutate's two
+    workers) or left behind when it was killed is not this test's to report, nor a reason for it to fail."""
+    own = (str(folder), f"{MARK}{pid}-")
+    return [t for t in traces() if any(o in t for o in own)]

@@ -47,9 +47,8 @@ class Target:
 
     @contextmanager
     def remembering(self):
-        """While a run plans (it writes nothing then): each lab path is walked once and remembered. A plan walks
-        the same ~20 paths ~75 times in a few milliseconds; a write walks its path again, and checks it again
-        right before it writes (ensure_inside), outside this."""
+        """While a run plans: each lab path is walked once and remembered (a plan walks the same ~20 paths ~75
+        times in a few milliseconds). Inside remember() and forget() (a notebook cell), the cell's memo."""
         outer = getattr(self, "_walked", None)
         if outer is None:
             self._walked = {}
@@ -57,6 +56,17 @@ class Target:
             yield self
         finally:
             self._walked = outer
+
+    def remember(self) -> None:
+        """From now until forget(): each lab path walked once (a notebook cell: its reads walk the same few
+        paths ~2 times each). The runbook's own writes never make, move or remove a symbolic link, so they
+        change no walk; a write still checks its path right before it writes (ensure_inside), walked or not.
+        The notebook forgets at the end of every cell: a link changed by hand between cells is walked afresh."""
+        if getattr(self, "_walked", None) is None:
+            self._walked = {}
+
+    def forget(self) -> None:
+        self._walked = None
 
     @property
     def is_host(self) -> bool:

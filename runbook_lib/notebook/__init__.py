@@ -76,11 +76,19 @@ def _show_held() -> None:
 
 def _hook(shell) -> None:
     if shell not in _hooked:
+        shell.events.register("pre_run_cell", _cell_started)
         shell.events.register("post_run_cell", _cell_ended)
         _hooked[:] = [shell]
 
 
+def _cell_started(*_) -> None:
+    if _run is not None:
+        _run.target.remember()  # the cell's paths walked once each (fs/target.py), forgotten when it ends
+
+
 def _cell_ended(*_) -> None:
+    if _run is not None:
+        _run.target.forget()
     _show_held()
     _flush_notes()
 
@@ -578,6 +586,10 @@ def start(**params) -> Runbook:
     rb.given = dict(params)
     rb.start()
     _run = rb
+    shell = _shell()
+    if shell is not None:  # in a kernel: from this cell on, each cell walks a path once (_cell_started)
+        _hook(shell)
+        rb.target.remember()
     given = {"text/plain": f"root = {rb.target.root}  mode = {rb.p.mode}  runtime = {rb.p.runtime_name}",
              "text/html": f"<p><b>root</b> <code>{html.escape(str(rb.target.root))}</code> · <b>mode</b> {rb.p.mode} · "
                           f"<b>runtime</b> {html.escape(rb.p.runtime_name)}</p>"}

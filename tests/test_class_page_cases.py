@@ -48,7 +48,7 @@ def test_a_finding_met_twice_by_one_student_counts_that_student_once(tmp_path):
 
 def test_a_finding_met_again_does_not_hide_the_findings_after_it_in_that_step(tmp_path):
     # two runtimes with the same wrong value, then a wrong binary name: kim made both mistakes
-    binary = {"code": "options.binary_name.wrong", "what": {"ko": "이름이 틀렸습니다", "en": "the name is wrong"}}
+    binary = {"code": "options.binary_name.wrong", "what": {"ko": "이름이 틀렸습니다", "en": "the name is off"}}
     result = klass(tmp_path, ("kim", [rec(3, "options", "failed", [WRONG, WRONG, binary])]),
                    ("lee", [rec(3, "options", "failed", [WRONG])]))
     found = [(m.key, m.students) for m in class_view.common_mistakes(result)]

@@ -1,6 +1,7 @@
 """Step 9 (runbook_lib/steps/ask_containerd.py) shows only what containerd read for this verdict: a check cell run
 again after the config changed, where containerd now refuses the file, shows containerd's refusal and none of the
-earlier reading. In apply, what containerd reads differently beside the runtime is named (apply's promise); a
+earlier reading. In apply, what containerd reads differently beside the runtime is named (apply's promise: by
+its first eight paths; a drop-in's own import is no change beside it); a
 value it reads other than the runbook's is named for the runbook's runtime, not for another owner's; on a k3s
 template the reading before k3s restarts is a pending restart. In process, with the real containerd 1.6 asked
 (`containerd config dump`), for `make mutate`."""
@@ -16,6 +17,7 @@ import pytest
 from distro_helpers import distro_fixture, write_root
 from grading_helpers import CONFIG, lab_root
 from helpers import finished_run
+from reliability_helpers import BASE, make_root
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
 
@@ -80,6 +82,41 @@ def test_in_apply_a_config_containerd_reads_as_before_keeps_the_promise(tmp_path
     assert result.status == "passed" and result.problems == [], result.text()
 
 
+def test_what_containerd_reads_differently_is_named_by_its_first_eight_paths_with_the_runtime_and_the_command(tmp_path):
+    """Nine runtimes added by hand once the run had planned: the finding names the first eight of the paths
+    containerd reads differently (in order, comma-separated), the runbook's runtime it kept apart, and the command
+    whose output before and after the issue asks for: `containerd --config <config_path> config dump`."""
+    root = lab_root(tmp_path)
+    config = root / CONFIG
+    runtimes = '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes'
+
+    def by_hand():
+        config.write_text(config.read_text() + "".join(
+            f'\n{runtimes}.extra{i}]\n  runtime_type = "io.containerd.runc.v2"\n' for i in range(1, 10)))
+    _, result = _nine(root, "apply", between=by_hand)
+    [problem] = result.problems
+    assert problem.code == "containerd.reads.changed_beside"
+    assert problem.values["paths"] == ", ".join(
+        f"plugins.io.containerd.grpc.v1.cri.containerd.runtimes.extra{i}.runtime_type" for i in range(1, 9))
+    assert problem.values["runtime"] == "nvidia"
+    cmd = f"containerd --config /{CONFIG} config dump"
+    assert problem.values["cmd"] == cmd
+    assert f"`{cmd}`" in problem.fix.en and f"`{cmd}`" in problem.fix.ko
+
+
+def test_an_apply_with_a_drop_in_keeps_the_promise_though_containerd_now_imports_the_drop_in(tmp_path):
+    """layout=dropin: the run writes conf.d/99-nvidia.toml and names it in config.toml's `imports`, so
+    containerd's reading lists one more imported file after the run. That entry is what the run means to add,
+    not a change beside the runtime."""
+    binary = realenv.need_program("containerd")
+    realenv.need_root()
+    root = make_root(tmp_path, BASE)
+    rb = finished_run(root, mode="apply", layout="dropin", containerd_bin=binary)
+    assert (root / "etc/containerd/conf.d/99-nvidia.toml").is_file()
+    nine = rb.results["containerd"]
+    assert nine.status == "passed" and nine.problems == [], nine.text()
+
+
 def _nvidia_options(root, old: str, new: str) -> None:
     config = root / CONFIG
     text = config.read_text()
@@ -121,6 +158,15 @@ def test_on_a_k3s_template_before_k3s_restarts_containerd_still_reads_the_old_fi
     nine = rb.results["containerd"].problems
     assert [(p.code, p.is_error) for p in nine] == [("containerd.reads.not_regenerated", False)]
     assert nine[0].values["restart"] == "systemctl restart k3s"
+
+
+def test_on_k3s_before_any_template_is_written_a_runtime_containerd_does_not_read_is_missing_not_pending(tmp_path):
+    """A k3s node with its generated config.toml and no config.toml.tmpl yet (a check before apply): nothing is
+    rendered from a template, so no restart is pending; containerd reads no nvidia runtime, and step 9 says so."""
+    root = write_root(tmp_path, {f"{K3S}/config.toml": distro_fixture("k3s-v2/config.toml")})
+    rb, result = _nine(root, "check")
+    assert rb.route.distro == "k3s" and not (root / K3S / "config.toml.tmpl").exists()
+    assert [(p.code, p.values["runtimes"]) for p in result.problems] == [("containerd.reads.runtime_missing", "runc")]
 
 
 def test_a_check_where_the_distribution_cannot_be_told_still_says_what_containerd_reads(tmp_path):

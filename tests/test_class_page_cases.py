@@ -46,6 +46,15 @@ def test_a_finding_met_twice_by_one_student_counts_that_student_once(tmp_path):
     assert re.findall(r'vertical-align:top">(\d+)</td>', class_view.mistakes_html(result)) == ["2"]
 
 
+def test_a_finding_met_again_does_not_hide_the_findings_after_it_in_that_step(tmp_path):
+    # two runtimes with the same wrong value, then a wrong binary name: kim made both mistakes
+    binary = {"code": "options.binary_name.wrong", "what": {"ko": "이름이 틀렸습니다", "en": "the name is off"}}
+    result = klass(tmp_path, ("kim", [rec(3, "options", "failed", [WRONG, WRONG, binary])]),
+                   ("lee", [rec(3, "options", "failed", [WRONG])]))
+    found = [(m.key, m.students) for m in class_view.common_mistakes(result)]
+    assert found == [("options.systemd_cgroup.wrong", ["kim", "lee"]), ("options.binary_name.wrong", ["kim"])]
+
+
 def test_a_step_recorded_without_a_title_has_an_empty_title_over_its_column(tmp_path):
     result = klass(tmp_path, ("kim", [rec(1, "prepare", "passed", title=False), rec(2, "runtime", "passed")]))
     heads = re.findall(r'<th style="text-align:left" title="([^"]*)">', class_view.table_html(result))

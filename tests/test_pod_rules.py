@@ -166,11 +166,26 @@ def test_a_run_whose_distribution_cannot_be_told_still_plans_the_pod_at_the_endp
     assert rb.plans["pod"].subject == UNREACHABLE
 
 
-@pytest.mark.parametrize("runtimeclass", [None, "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\n", ""],
-                         ids=["missing", "no-handler", "empty"])
-def test_a_runtimeclass_without_a_handler_skips_the_sandbox_pod_and_names_the_file(tmp_path, runtimeclass):
-    """No pod without a handler to start it through: the step is skipped (not passed), and says which file
-    has no handler; no containerd is asked."""
+def _without_containerd(monkeypatch):
+    """No containerd on this machine, as the pod step looks for it (PATH, then /usr/sbin:/sbin)."""
+    import shutil
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, "which",
+                        lambda cmd, *a, **kw: None if cmd == "containerd" else real_which(cmd, *a, **kw))
+
+
+RC = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\n"
+
+
+@pytest.mark.parametrize("runtimeclass", [None, RC, "", RC + 'handler: ""\n', RC + "handler: [nvidia]\n"],
+                         ids=["missing", "no-handler", "empty", "empty-handler", "handler-not-a-string"])
+def test_a_runtimeclass_without_a_handler_skips_the_sandbox_pod_and_names_the_file(tmp_path, monkeypatch,
+                                                                                    runtimeclass):
+    """No pod without a handler to start it through (an empty or non-string handler is none): the step is
+    skipped (not passed), says which file has no handler, and hands the check cell no facts: no pod ran. No
+    containerd is asked (none is found either: a pod tried would fail, not start on this machine)."""
+    from runbook_lib.steps import pod
+    _without_containerd(monkeypatch)
     root = lab_root(tmp_path)
     rb = Run(validate(root=str(root), mode="check", smoke="sandbox")).start()
     path = rb.tk("runtimeclass.yaml")
@@ -188,6 +203,29 @@ def test_a_runtimeclass_without_a_handler_skips_the_sandbox_pod_and_names_the_fi
     assert result.status == "skipped" and result.problems == []
     for said in (result.message.en, result.message.ko):
         assert path in said and "None" not in said, said
+    assert pod.facts(rb) == {}
+
+
+def test_a_sandbox_pod_without_containerd_fails_and_its_facts_name_the_handler_and_the_runtime(tmp_path,
+                                                                                                monkeypatch):
+    """No containerd to start the sandbox: the step fails with the catalog's finding naming what is missing,
+    and the facts it hands the check cell name the handler the RuntimeClass gives and the runtime the runbook
+    registers (runtime_name), each its own."""
+    from runbook_lib.steps import pod
+    _without_containerd(monkeypatch)
+    root = lab_root(tmp_path)
+    rb = Run(validate(root=str(root), mode="check", smoke="sandbox")).start()
+    host = root / rb.tk("runtimeclass.yaml").lstrip("/")
+    host.write_text(host.read_text().replace("handler: nvidia", "handler: nvidia-gpu"))
+    try:
+        rb.preflight()
+        result = rb.run(rb.step("pod"))
+    finally:
+        rb.finish()
+    assert result.status == "failed"
+    assert [(p.code, p.values["missing"]) for p in result.problems] == [("pod.cannot_run", "containerd")]
+    facts = pod.facts(rb)
+    assert (facts["handler"], facts["runtime"], facts["containerd"]) == ("nvidia-gpu", "nvidia", None)
 
 
 def test_without_containerd_on_path_the_sandbox_uses_the_one_in_sbin(tmp_path, monkeypatch):

@@ -214,3 +214,12 @@ def test_the_internals_the_shell_leans_on_still_exist():
 def _source(fn) -> str:
     import inspect
     return inspect.getsource(fn)
+
+
+def test_every_kernel_message_is_packed_by_orjson_on_both_sides(kc):
+    """pyproject declares orjson for jupyter_client, which then packs and unpacks every message with it (its own
+    default when it is installed): in the kernel, and in the client papermill, nbclient and the grader use."""
+    from jupyter_client.session import Session
+
+    assert Session().packer == "orjson" and kc.session.packer == "orjson"
+    assert _messages(kc, "print(get_ipython().kernel.session.packer)\n") == [("stdout", "orjson\n")]

@@ -1,4 +1,4 @@
-"""How a class's grading starts: a kernel ahead for every worker, and the zygote started before the grader's own
+"""How a class's grading starts: two kernels ahead for every worker, and the zygote started before the grader's own
 imports (runbook_lib/grading/runner.py). Both are about time; what is tested here is what they must never cost: a
 student, a kernel, a process left behind."""
 
@@ -24,8 +24,8 @@ def _jobs(tmp_path: Path, n: int) -> list[Job]:
                 run_dir=tmp_path / "out" / f"s{i}", kind="grade") for i in range(n)]
 
 
-@pytest.mark.parametrize(("workers", "students", "ahead"), [(1, 3, 1), (2, 3, 2), (5, 3, 3)])
-def test_the_pool_starts_a_kernel_ahead_for_each_worker(tmp_path, monkeypatch, workers, students, ahead):
+@pytest.mark.parametrize(("workers", "students", "ahead"), [(1, 3, 2), (2, 3, 4), (5, 3, 6)])
+def test_the_pool_starts_two_kernels_ahead_for_each_worker(tmp_path, monkeypatch, workers, students, ahead):
     asked = []
 
     class NoKernels(kernel_pool.KernelPool):

@@ -142,10 +142,11 @@ async def grade_all(notebook: Path, jobs: list, version: str, workers: int, time
     kernel_name = kernel_early.notebook_kernel_name(str(notebook)) or "python3"
     zygote = await Zygote.start(zygote_process)
     workers = max(1, min(workers, len(jobs)))
-    # one kernel started ahead for each worker: with one for two workers, every other student waited for a
-    # kernel's start (the fork, ipykernel's set-up, jupyter_client's 0.2 s of silence): 4.2 s of waiting in a
-    # class of 24, ~0.6 s of its wall time (docs/BENCHMARKS.md, run G)
-    pool = KernelPool(kernel_name, len(jobs), workers if ahead is None else ahead, zygote)
+    # two kernels started ahead for each worker: a kernel's start (the fork, ipykernel's set-up, jupyter_client's
+    # 0.2 s of silence) takes longer than a student's run (~0.25 s), so with one ahead a worker still waited for
+    # its next kernel, ~1.7 s summed over a class of 24; with two, one is always ready (docs/BENCHMARKS.md, runs
+    # G and I)
+    pool = KernelPool(kernel_name, len(jobs), 2 * workers if ahead is None else ahead, zygote)
     results: list = [None] * len(jobs)
     queue = list(enumerate(jobs))
 

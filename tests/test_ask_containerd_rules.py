@@ -18,6 +18,7 @@ from distro_helpers import distro_fixture, write_root
 from grading_helpers import CONFIG, lab_root
 from helpers import finished_run
 from reliability_helpers import BASE, make_root
+from runbook_lib.containerd.ask import containerd_version
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
 
@@ -157,7 +158,13 @@ def test_on_a_k3s_template_before_k3s_restarts_containerd_still_reads_the_old_fi
     rb = finished_run(root, containerd_bin=binary)
     nine = rb.results["containerd"].problems
     assert [(p.code, p.is_error) for p in nine] == [("containerd.reads.not_regenerated", False)]
-    assert nine[0].values["restart"] == "systemctl restart k3s"
+    values = {k: nine[0].values[k] for k in ("distro", "template", "generated", "restart", "runtime", "runtimes")}
+    assert values == {"distro": "k3s", "template": f"/{K3S}/config.toml.tmpl", "generated": f"/{K3S}/config.toml",
+                      "restart": "systemctl restart k3s", "runtime": "nvidia", "runtimes": "runc"}
+    assert nine[0].path == f"/{K3S}/config.toml"  # config_path on k3s: the file containerd was asked about
+    version = containerd_version(binary)  # a warning only: step 9 still says what containerd reads
+    assert rb.results["containerd"].message.en == f"containerd {version} reads no nvidia runtime in the config."
+    assert rb.results["containerd"].message.ko == f"containerd({version})가 읽은 설정에는 nvidia 런타임이 없습니다."
 
 
 def test_on_k3s_before_any_template_is_written_a_runtime_containerd_does_not_read_is_missing_not_pending(tmp_path):
@@ -262,3 +269,41 @@ def test_a_runtime_name_the_file_gives_a_value_not_a_table_is_not_compared_key_b
     _, result = _nine(root, "check")
     assert [p.code for p in result.problems] == ["containerd.reads.version_unknown",
                                                  "containerd.reads.default_not_a_runtime"], result.text()
+
+
+# --- what step 9 says containerd read: the runtime's three values with their types, and the default runtime ------
+
+def _said(root, **params):
+    binary = realenv.need_program("containerd")
+    _, result = _nine(root, "check", **params)
+    return containerd_version(binary), result.message
+
+
+def test_step_9_says_the_three_values_containerd_reads_for_the_runtime_with_their_types_and_the_default(tmp_path):
+    version, said = _said(lab_root(tmp_path))
+    seen = ('runtime_type = "io.containerd.runc.v2" (string), BinaryName = "/usr/bin/nvidia-container-runtime" '
+            '(string), SystemdCgroup = true (boolean)')
+    assert said.en == f"containerd {version} reads nvidia: {seen}, default runtime runc"
+    assert said.ko == f"containerd({version})가 읽은 nvidia 런타임: {seen}, 기본 런타임 runc"
+
+
+def test_an_option_containerd_reads_no_value_for_is_said_absent(tmp_path):
+    """Another owner's runtime (the GPU Operator's binary, no SystemdCgroup): its values are not the runbook's to
+    judge, so step 9 passes and says what containerd reads, the missing option as absent."""
+    root = lab_root(tmp_path)
+    _nvidia_options(root, 'BinaryName = "/usr/bin/nvidia-container-runtime"\n            SystemdCgroup = true',
+                    'BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime"')
+    _, said = _said(root)
+    assert said.en.endswith('BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime" (string), '
+                            'SystemdCgroup = (없음 / absent), default runtime runc'), said.en
+
+
+def test_a_default_runtime_other_than_runc_is_said_as_containerd_reads_it(tmp_path):
+    root = lab_root(tmp_path)
+    config = root / CONFIG
+    head, tail = config.read_text().replace('default_runtime_name = "runc"', 'default_runtime_name = "crun"').split(
+        ".runtimes.nvidia]\n", 1)
+    config.write_text(head + '.runtimes.crun]\n          runtime_type = "io.containerd.runc.v2"\n\n'
+                      + head.rsplit("\n", 1)[1] + ".runtimes.nvidia]\n" + tail)
+    _, said = _said(root)
+    assert said.en.endswith(", default runtime crun")

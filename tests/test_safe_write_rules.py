@@ -77,8 +77,13 @@ def test_ten_thousand_backups_of_one_moment_are_the_most_and_the_next_write_is_r
         os.link(taken, tmp_path / (base if n == 0 else f"{base}.{n}"))
     with pytest.raises(WriteError) as raised:
         commit(plan_write(Target(tmp_path), "/config.toml", b"new\n"))
-    assert raised.value.code == "write.failed.could_not_write_file"
-    assert "no free backup name" in raised.value.what.en
+    err = raised.value
+    assert (err.code, err.path) == ("write.failed.could_not_write_file", str(f))
+    assert err.what.en == f"could not write the file (no free backup name): {f} — the original is untouched."
+    assert err.what.ko == f"파일을 쓰지 못했습니다 (no free backup name): {f} — 원래 파일은 그대로입니다."
+    cause = err.__cause__  # the OSError itself, for a caller that tells errors apart by errno
+    assert (type(cause), cause.errno, cause.strerror, cause.filename) == (FileExistsError, errno.EEXIST, "no free backup name",
+                                                                           str(f))
     assert f.read_bytes() == b"old\n"
     assert not (tmp_path / f"{base}.10000").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(TMP_PREFIX)] == []
@@ -132,3 +137,91 @@ def test_a_folder_under_an_immutable_folder_is_refused_with_the_attribute_and_it
     assert "chattr +i" in err.what.en and "/etc" in err.what.en
     assert f"chattr -i {etc}" in err.fix.en and f"chattr -i {etc}" in err.fix.ko
     assert not (etc / "containerd").exists()
+
+
+# --- the write itself: a temporary file beside the target, named after it, with the file's owner and mode ------
+
+def _replaces(monkeypatch) -> list[tuple[str, str]]:
+    """Every os.replace the code makes, as (source, destination)."""
+    made: list[tuple[str, str]] = []
+    real = os.replace
+
+    def replace(src, dst, *a, **kw):
+        made.append((os.fspath(src), os.fspath(dst)))
+        return real(src, dst, *a, **kw)
+
+    monkeypatch.setattr(os, "replace", replace)
+    return made
+
+
+@pytest.mark.parametrize("how", ["commit", "write_file"])
+def test_the_new_bytes_are_renamed_over_the_file_from_a_temporary_file_beside_it_named_after_it(
+        tmp_path, monkeypatch, how):
+    """A rename is atomic only within one file system, and the folder's fsync covers it only in that folder: the
+    temporary file is `.runbook-tmp.<name>.<random>` in the file's own folder, wherever TMPDIR is."""
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "elsewhere"))
+    (tmp_path / "elsewhere").mkdir()
+    etc = tmp_path / "root" / "etc" / "containerd"
+    etc.mkdir(parents=True)
+    made = _replaces(monkeypatch)
+    if how == "commit":
+        commit(plan_write(Target(tmp_path / "root"), "/etc/containerd/config.toml", b"new\n"))
+    else:
+        safe_write.write_file(etc / "config.toml", "new\n")
+    [(src, dst)] = made
+    assert dst == str(etc / "config.toml") and (etc / "config.toml").read_bytes() == b"new\n"
+    assert os.path.dirname(src) == str(etc)
+    assert os.path.basename(src).startswith(f"{TMP_PREFIX}config.toml.")
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_a_file_another_user_owns_keeps_its_owner_and_its_mode_across_the_write(tmp_path):
+    """root writing a file a service account owns (a kubelet's, a k3s's): the new file is theirs as the old one
+    was, with its mode, not root's with 0644."""
+    realenv.need_root()
+    f = tmp_path / "config.toml"
+    f.write_bytes(b"old\n")
+    os.chown(f, 1234, 5678)
+    os.chmod(f, 0o640)
+    commit(plan_write(Target(tmp_path), "/config.toml", b"new\n"))
+    st = os.stat(f)
+    assert (f.read_bytes(), st.st_uid, st.st_gid, st.st_mode & 0o7777) == (b"new\n", 1234, 5678, 0o640)
+
+
+def test_an_unchanged_plan_commits_nothing_and_says_it_wrote_nothing(tmp_path):
+    f = tmp_path / "config.toml"
+    f.write_bytes(b"same\n")
+    before = os.stat(f)
+    done = commit(plan_write(Target(tmp_path), "/config.toml", b"same\n"))
+    assert (done.written, done.backup, done.sha256) == (False, None, safe_write.sha256(b"same\n"))
+    assert os.stat(f).st_ino == before.st_ino and os.stat(f).st_mtime_ns == before.st_mtime_ns
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml"]
+
+
+def test_a_folder_another_process_makes_between_the_look_and_the_mkdir_is_no_failure(tmp_path, monkeypatch):
+    """ensure_dir looks for what is missing, then makes it: a folder made meanwhile (containerd's package, another
+    run's cell) is there as wanted, not a failure."""
+    real = safe_write._exists
+    wanted = tmp_path / "etc" / "cdi"
+    (tmp_path / "etc").mkdir()
+
+    def racing(path):
+        found = real(path)
+        if not found and path == wanted:
+            path.mkdir()  # the other process, just after the look
+        return found
+
+    monkeypatch.setattr(safe_write, "_exists", racing)
+    assert ensure_dir(Target(tmp_path), "/etc/cdi") == ["/etc/cdi"]
+    assert wanted.is_dir()
+
+
+def test_the_sweep_returns_the_temporary_files_it_removed_and_leaves_everything_else(tmp_path):
+    ours = [tmp_path / f"{TMP_PREFIX}config.toml.abc", tmp_path / f"{TMP_PREFIX}nvidia.yaml.def"]
+    others = [tmp_path / "config.toml", tmp_path / ".runbook-tmpx", tmp_path / f"config.toml{BACKUP_INFIX}x"]
+    for p in ours + others:
+        p.write_bytes(b"x")
+    (tmp_path / f"{TMP_PREFIX}a-folder").mkdir()
+    removed = safe_write.sweep_stale_temps(tmp_path)
+    assert sorted(removed) == sorted(ours)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([p.name for p in others] + [f"{TMP_PREFIX}a-folder"])

@@ -112,3 +112,54 @@ def test_a_result_names_every_file_it_read_and_wrote_with_the_hash_of_its_bytes(
         assert f["sha256"] == hashlib.sha256((root / path.lstrip("/")).read_bytes()).hexdigest(), path
     reads = [f for f in results[2].files if f["action"] == "read" and f["path"] == "/" + CONFIG]
     assert reads and reads[0]["sha256"] is not None  # step 1 copied the base config before step 2 read it
+
+
+# --- apply's promise asked of containerd before the first write, and the record written once ------------------
+
+def test_a_plan_that_changes_what_containerd_reads_beside_the_runtime_is_refused_by_step_9_before_any_write(
+        tmp_path):
+    """The engine asks containerd (1.6 here, in this process) about the planned state before the first write:
+    a planned drop-in that changes a setting no rule looks at (the garbage collector's) refuses the run, as step
+    9's refusal, with the root left as it was (tests/real/test_real_plan_guard.py asks every containerd)."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent / "real"))
+    import realenv
+    from test_real_plan_guard import _files, _planting, _root
+
+    realenv.need_root()
+    binary = realenv.need_program("containerd")
+    root = _root(tmp_path, 2)
+    before = _files(root)
+    rb = Run(validate(root=str(root), mode="apply", containerd_bin=binary, default_runtime="keep")).start()
+    rb.steps = (*rb.steps, _planting(2))
+    try:
+        rb.preflight()
+    finally:
+        rb.finish()
+    assert [(step.id, p.code) for step, p in rb.refusals()] == [("containerd", "containerd.plan.changed_beside")]
+    assert _files(root) == before
+
+
+def test_the_record_of_what_apply_writes_is_written_once_before_the_first_write(tmp_path, monkeypatch):
+    """Every planned write goes in the record (fs/applied_record.py) in one write before the first: not again
+    before each step's write (the same record, written again and fsynced for nothing)."""
+    from runbook_lib.fs import applied_record
+
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG).write_bytes(broken("systemdcgroup-string.toml").replace(b'SystemdCgroup = "true"',
+                                                                            b"SystemdCgroup = true"))
+    calls = []
+    real = applied_record.note_planned
+    monkeypatch.setattr(applied_record, "note_planned", lambda target, writes: calls.append(len(writes)) or
+                        real(target, writes))
+    rb = Run(validate(root=str(root), mode="apply")).start()
+    try:
+        rb.preflight()
+        writes = sum(1 for s in rb.steps for w in rb.plans[s.id].writes if w.changed)
+        rb.run_all()
+    finally:
+        rb.finish()
+    assert rb.ok(), [(r.id, [p.code for p in r.problems]) for r in rb.failed_steps()]
+    assert calls == [writes], (calls, writes)

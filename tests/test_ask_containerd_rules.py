@@ -153,14 +153,15 @@ def test_on_a_k3s_template_before_k3s_restarts_containerd_still_reads_the_old_fi
     k3s's restart), not as "containerd dropped the table"."""
     binary = realenv.need_program("containerd")
     realenv.need_root()
-    root = write_root(tmp_path, {f"{K3S}/config.toml": distro_fixture("k3s-v2/config.toml"),
+    crun = '\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.crun]\n  runtime_type = "io.containerd.runc.v2"\n'
+    root = write_root(tmp_path, {f"{K3S}/config.toml": distro_fixture("k3s-v2/config.toml") + crun,
                                  f"{K3S}/config.toml.tmpl": '{{ template "base" . }}\n'})
     rb = finished_run(root, containerd_bin=binary)
     nine = rb.results["containerd"].problems
     assert [(p.code, p.is_error) for p in nine] == [("containerd.reads.not_regenerated", False)]
     values = {k: nine[0].values[k] for k in ("distro", "template", "generated", "restart", "runtime", "runtimes")}
     assert values == {"distro": "k3s", "template": f"/{K3S}/config.toml.tmpl", "generated": f"/{K3S}/config.toml",
-                      "restart": "systemctl restart k3s", "runtime": "nvidia", "runtimes": "runc"}
+                      "restart": "systemctl restart k3s", "runtime": "nvidia", "runtimes": "crun, runc"}
     assert nine[0].path == f"/{K3S}/config.toml"  # config_path on k3s: the file containerd was asked about
     version = containerd_version(binary)  # a warning only: step 9 still says what containerd reads
     assert rb.results["containerd"].message.en == f"containerd {version} reads no nvidia runtime in the config."
@@ -307,3 +308,18 @@ def test_a_default_runtime_other_than_runc_is_said_as_containerd_reads_it(tmp_pa
                       + head.rsplit("\n", 1)[1] + ".runtimes.nvidia]\n" + tail)
     _, said = _said(root)
     assert said.en.endswith(", default runtime crun")
+
+
+def test_a_runtime_containerd_misses_because_it_knows_no_such_version_is_said_by_its_cause_alone(tmp_path):
+    """A version-3 file with the runtime where version 3 puts it, asked of containerd 1.6: 1.6 reads no such
+    runtime because it knows no version 3. The finding is that cause, not also "containerd reads no nvidia" (whose
+    fix, a misplaced table, would send the reader the wrong way)."""
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG).write_bytes((Path(__file__).parent / "fixtures/containerd/containerd-2.0-docs-config-v3.toml")
+                                .read_bytes())
+    applied = finished_run(root, mode="apply")
+    assert not [r.id for r in applied.failed_steps()], [r.text() for r in applied.failed_steps()]
+    _, result = _nine(root, "check")
+    assert [p.code for p in result.problems] == ["containerd.reads.version_unknown"], result.text()
+    assert result.problems[0].values["file_version"] == 3

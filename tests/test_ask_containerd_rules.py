@@ -323,3 +323,16 @@ def test_a_runtime_containerd_misses_because_it_knows_no_such_version_is_said_by
     _, result = _nine(root, "check")
     assert [p.code for p in result.problems] == ["containerd.reads.version_unknown"], result.text()
     assert result.problems[0].values["file_version"] == 3
+
+
+def test_a_pending_k3s_restart_over_a_file_where_containerd_reads_no_runtime_at_all_says_none(tmp_path):
+    """The old generated file may leave containerd 1.x no runtime at all (an empty runtimes table, a default of
+    its own; apply refuses such a node, check says what it finds): the pending restart says "-" for the runtimes
+    containerd sees, not an empty list."""
+    binary = realenv.need_program("containerd")
+    realenv.need_root()
+    old = ('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "crun"\n'
+           '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes]\n')
+    root = write_root(tmp_path, {f"{K3S}/config.toml": old, f"{K3S}/config.toml.tmpl": '{{ template "base" . }}\n'})
+    nine = finished_run(root, containerd_bin=binary, mode="check").results["containerd"].problems  # apply refuses
+    assert [(p.code, p.values["runtimes"]) for p in nine] == [("containerd.reads.not_regenerated", "-")]

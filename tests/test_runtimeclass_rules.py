@@ -58,3 +58,14 @@ def test_a_handler_that_names_no_runtime_of_the_config_points_at_its_line_and_li
         assert "gpu" in said and "nvidia, runc" in said and "None" not in said, said
     for fix in (p.fix.en, p.fix.ko):  # the fix names the runbook's runtime
         assert "handler: nvidia" in fix and "runtimes.nvidia" in fix, fix
+
+
+def test_a_handler_checked_against_a_config_without_any_runtime_table_lists_none(tmp_path):
+    """A config that lists no runtime at all (containerd 1.x then keeps only its built-in runc): the handler's
+    finding says "-" for the config's runtimes, not an empty list."""
+    root = lab_root(tmp_path, b'version = 2\n\n[plugins."io.containerd.grpc.v1.cri".containerd]\n'
+                              b'  default_runtime_name = "runc"\n')
+    rc = root / TOOLKIT / "runtimeclass.yaml"
+    rc.write_text(rc.read_text().replace("handler: nvidia", "handler: gpu"))
+    [p] = [p for p in check(root)[7].problems if p.code == "runtimeclass.handler_not_a_runtime"]
+    assert (p.values["handler"], p.values["runtimes"]) == ("gpu", "-")

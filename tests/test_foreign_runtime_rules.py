@@ -22,3 +22,20 @@ def test_another_owners_runtime_is_named_as_theirs_unless_replacing_it_is_asked_
     assert kept == {2: [OTHER_BINARY], 3: ["depends.earlier"]}, kept
     replaced = _codes(tmp_path / "replaced", replace_runtime=True)  # the runbook's now: step 3 says what to change
     assert replaced == {2: [], 3: ["options.binary_name.wrong"]}, replaced
+
+
+def test_on_a_real_node_replacing_another_owners_runtime_with_a_binary_the_node_lacks_is_refused(
+        tmp_path, monkeypatch):
+    """On a real node (the target is the machine's own '/'), replace_runtime would turn the owner's working
+    runtime into one that fails every GPU pod when the runbook's binary is not installed: step 2 says so. Judged
+    here on a sandbox root that answers as '/' does (a test must not write this machine's /etc)."""
+    from runbook_lib.containerd.owner import BINARY_MISSING
+    from runbook_lib.fs.target import Target
+
+    monkeypatch.setattr(Target, "is_host", property(lambda self: True))
+    missing = _codes(tmp_path / "missing", replace_runtime=True)
+    assert missing[2] == [BINARY_MISSING], missing
+    installed = tmp_path / "installed"
+    (installed / "root/usr/bin").mkdir(parents=True)
+    (installed / "root/usr/bin/nvidia-container-runtime").write_bytes(b"#!/bin/sh\n")
+    assert _codes(installed, replace_runtime=True)[2] == []

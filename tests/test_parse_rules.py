@@ -47,3 +47,32 @@ def test_a_runtime_tomllib_does_not_read_is_named_with_the_ones_it_does(tmp_path
 def test_a_config_that_lists_the_runtime_is_not_told_to_add_it(tmp_path):
     result = _step5_alone(lab_root(tmp_path))
     assert not any(p.is_a("parse.runtime_not_listed") for p in result.problems), result.text()
+
+
+# --- a version-2 file lists its default runtime too (containerd 1.x forgets its built-in runc once any runtime
+# table is written); a version-3 file need not (2.x keeps it) -----------------------------------------------------
+
+def _v2(default: str, *tables: str) -> bytes:
+    head = f'version = 2\n\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = {default}\n'
+    body = "".join(f'\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.{name}]\n'
+                   f'  runtime_type = "io.containerd.runc.v2"\n' for name in tables)
+    return (head + body).encode()
+
+
+def _not_listed(root) -> list[tuple[str, str]]:
+    return [(p.values["runtime"], p.values["listed"]) for p in _step5_alone(root).problems
+            if p.is_a("parse.runtime_not_listed")]
+
+
+def test_a_default_other_than_runc_with_its_table_needs_no_runc_table(tmp_path):
+    """default_runtime_name = "crun" with crun's table: containerd 1.x needs crun and nvidia, not runc."""
+    root = lab_root(tmp_path, _v2('"crun"', "crun", "nvidia"))
+    assert _not_listed(root) == []
+
+
+def test_a_default_containerd_cannot_read_as_a_name_still_needs_runcs_table_in_a_version_2_file(tmp_path):
+    """`default_runtime_name = 5`: step 4 says it is not a name, and its fix writes `"runc"`, which containerd
+    1.x then needs a table for: step 5 names runc too, so fixing step 4 does not lead into a CRI that will not
+    start."""
+    root = lab_root(tmp_path, _v2("5", "nvidia"))
+    assert _not_listed(root) == [("runc", "nvidia")]

@@ -20,16 +20,16 @@ from runbook_lib.fs.target import Target
 from reliability_helpers import realenv  # skips, or fails with RUNBOOK_REQUIRE_REAL=1
 
 
-def _links(monkeypatch) -> list[tuple[str, str]]:
-    """Every os.link the code makes, as (source, destination)."""
+def _spied(monkeypatch, name: str) -> list[tuple[str, str]]:
+    """Every ``os.<name>(src, dst)`` the code makes (os.link, os.replace), as (source, destination)."""
     made: list[tuple[str, str]] = []
-    real = os.link
+    real = getattr(os, name)
 
-    def link(src, dst, *a, **kw):
+    def spy(src, dst, *a, **kw):
         made.append((os.fspath(src), os.fspath(dst)))
         return real(src, dst, *a, **kw)
 
-    monkeypatch.setattr(os, "link", link)
+    monkeypatch.setattr(os, name, spy)
     return made
 
 
@@ -42,7 +42,7 @@ def test_a_backup_is_written_as_a_temporary_file_in_the_files_own_folder_named_a
     etc = tmp_path / "root" / "etc" / "containerd"
     etc.mkdir(parents=True)
     (etc / "config.toml").write_bytes(b"old\n")
-    made = _links(monkeypatch)
+    made = _spied(monkeypatch, "link")
     target = Target(tmp_path / "root")
     if how == "commit":
         backup = commit(plan_write(target, "/etc/containerd/config.toml", b"new\n")).backup
@@ -141,19 +141,6 @@ def test_a_folder_under_an_immutable_folder_is_refused_with_the_attribute_and_it
 
 # --- the write itself: a temporary file beside the target, named after it, with the file's owner and mode ------
 
-def _replaces(monkeypatch) -> list[tuple[str, str]]:
-    """Every os.replace the code makes, as (source, destination)."""
-    made: list[tuple[str, str]] = []
-    real = os.replace
-
-    def replace(src, dst, *a, **kw):
-        made.append((os.fspath(src), os.fspath(dst)))
-        return real(src, dst, *a, **kw)
-
-    monkeypatch.setattr(os, "replace", replace)
-    return made
-
-
 @pytest.mark.parametrize("how", ["commit", "write_file"])
 def test_the_new_bytes_are_renamed_over_the_file_from_a_temporary_file_beside_it_named_after_it(
         tmp_path, monkeypatch, how):
@@ -163,7 +150,7 @@ def test_the_new_bytes_are_renamed_over_the_file_from_a_temporary_file_beside_it
     (tmp_path / "elsewhere").mkdir()
     etc = tmp_path / "root" / "etc" / "containerd"
     etc.mkdir(parents=True)
-    made = _replaces(monkeypatch)
+    made = _spied(monkeypatch, "replace")
     if how == "commit":
         commit(plan_write(Target(tmp_path / "root"), "/etc/containerd/config.toml", b"new\n"))
     else:

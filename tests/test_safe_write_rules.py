@@ -82,8 +82,8 @@ def test_ten_thousand_backups_of_one_moment_are_the_most_and_the_next_write_is_r
     assert err.what.en == f"could not write the file (no free backup name): {f} — the original is untouched."
     assert err.what.ko == f"파일을 쓰지 못했습니다 (no free backup name): {f} — 원래 파일은 그대로입니다."
     cause = err.__cause__  # the OSError itself, for a caller that tells errors apart by errno
-    assert (type(cause), cause.errno, cause.strerror, cause.filename) == (FileExistsError, errno.EEXIST, "no free backup name",
-                                                                           str(f))
+    assert (type(cause), cause.errno, cause.strerror, cause.filename) == (
+        FileExistsError, errno.EEXIST, "no free backup name", str(f))
     assert f.read_bytes() == b"old\n"
     assert not (tmp_path / f"{base}.10000").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(TMP_PREFIX)] == []

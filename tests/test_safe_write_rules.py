@@ -212,3 +212,16 @@ def test_the_sweep_returns_the_temporary_files_it_removed_and_leaves_everything_
     removed = safe_write.sweep_stale_temps(tmp_path)
     assert sorted(removed) == sorted(ours)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([p.name for p in others] + [f"{TMP_PREFIX}a-folder"])
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o000, 0o077])
+def test_a_folder_the_runbook_makes_is_0755_less_what_the_umask_takes(tmp_path, umask):
+    """/etc/cdi, the toolkit folder: rwxr-xr-x, as `install -d` makes them, never wider whatever the umask
+    (0000 in some CI and container shells), narrower when the umask says so."""
+    old = os.umask(umask)
+    try:
+        assert ensure_dir(Target(tmp_path), "/etc/cdi") == ["/etc", "/etc/cdi"]
+    finally:
+        os.umask(old)
+    for folder in (tmp_path / "etc", tmp_path / "etc/cdi"):
+        assert os.stat(folder).st_mode & 0o7777 == 0o755 & ~umask, oct(os.stat(folder).st_mode)

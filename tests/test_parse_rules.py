@@ -74,5 +74,13 @@ def test_a_default_containerd_cannot_read_as_a_name_still_needs_runcs_table_in_a
     """`default_runtime_name = 5`: step 4 says it is not a name, and its fix writes `"runc"`, which containerd
     1.x then needs a table for: step 5 names runc too, so fixing step 4 does not lead into a CRI that will not
     start."""
-    root = lab_root(tmp_path, _v2("5", "nvidia"))
-    assert _not_listed(root) == [("runc", "nvidia")]
+    root = lab_root(tmp_path, _v2("5", "crun", "nvidia"))
+    assert _not_listed(root) == [("runc", "crun, nvidia")]
+
+
+def test_a_file_without_any_runtime_table_says_it_lists_none(tmp_path):
+    """The finding for the runbook's runtime says "-" for the runtimes tomllib reads, not an empty list. (Whether
+    runc, which containerd 1.x keeps built in when the file has no runtime table at all, should be named missing
+    beside it is not pinned here.)"""
+    root = lab_root(tmp_path, _v2('"runc"'))
+    assert ("nvidia", "-") in _not_listed(root)

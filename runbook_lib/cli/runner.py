@@ -120,28 +120,17 @@ def why_failed(out: str | None, exc: Exception) -> str:
     with open(out, encoding="utf-8") as f:
         return "\n".join(stop_reason.lines(out, json.load(f)))
 
-def exit_now(code: int) -> None:
-    """End the runner's process with ``code`` once every exit handler has run (logging's flush among them) and
-    the output streams are flushed, without tearing the interpreter down module by module: papermill, nbclient,
-    jupyter_client and zmq loaded cost ~0.05 s of teardown nobody waits for (as the kernel does: kernel/app.py)."""
+def run_as_program() -> None:
+    """`python -m runbook_lib.runner`: main() in a process that ends with it, once every exit handler has run
+    (logging's flush among them), without the ~0.05 s of teardown of papermill, nbclient, jupyter_client and zmq
+    that nobody waits for (kernel/app.py: exit_without_teardown)."""
     import atexit
 
+    from runbook_lib.kernel.app import exit_without_teardown
+
+    code = main(process_ends=True)
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
-
-
-def run_as_program() -> None:
-    """`python -m runbook_lib.runner`: main() in a process that ends with it."""
-    try:
-        code = main(process_ends=True)
-    except SystemExit as exc:  # papermill's usage errors
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    exit_now(code)
+    exit_without_teardown(code, (sys.stdout, sys.stderr))
 
 
 if __name__ == "__main__":

@@ -102,12 +102,18 @@ def _skip_teardown() -> None:
     """Registered before ipykernel and IPython register theirs, so it runs after them (atexit is last in,
     first out): nothing is left to do but the interpreter's teardown, which nobody waits for."""
     if _shut_down_cleanly:
-        for stream in (sys.__stdout__, sys.__stderr__):
-            try:
-                stream.flush()
-            except (OSError, ValueError, AttributeError):
-                pass
-        os._exit(0)
+        exit_without_teardown(0, (sys.__stdout__, sys.__stderr__))
+
+
+def exit_without_teardown(code: int, streams) -> None:
+    """End the process with ``code`` once ``streams`` are flushed, without tearing the interpreter down module by
+    module (the exit handlers have run): the kernel after its shutdown, the runner after its run."""
+    for stream in streams:
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    os._exit(code)
 
 
 def prepare() -> None:

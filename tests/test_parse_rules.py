@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from grading_helpers import CONFIG, lab_root
+from grading_helpers import CONFIG, TOOLKIT, lab_root
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
 
@@ -84,3 +84,54 @@ def test_a_file_without_any_runtime_table_says_it_lists_none(tmp_path):
     beside it is not pinned here.)"""
     root = lab_root(tmp_path, _v2('"runc"'))
     assert ("nvidia", "-") in _not_listed(root)
+
+
+# --- a check cell run again after a fix by hand: parsed.txt judged by what the config, read now, makes it -----
+
+def _check_cell_run_twice(root, fix_by_hand):
+    """Check mode, step 5's cells as the notebook runs them: the plan, the verdict; then the student fixes the
+    file by hand and runs the check cell again (the plan is not made again)."""
+    rb = Run(validate(root=str(root), mode="check")).start()
+    try:
+        rb.preflight()
+        step = rb.step("parse")
+        rb.commit(step)
+        first = [p.code for p in rb.verdict(step).problems]
+        fix_by_hand()
+        return first, rb.verdict(step)
+    finally:
+        rb.finish()
+
+
+def test_a_parsed_txt_made_right_after_its_plan_failed_passes_the_check_cell_run_again(tmp_path):
+    """`mkdir parsed.txt` by mistake: the plan cannot read it, so it holds no new text for the file. Made
+    right by hand, the check cell run again judges it against the text the config gives, and passes."""
+    root = lab_root(tmp_path)
+    path = root / TOOLKIT / "parsed.txt"
+    right = path.read_text()
+    path.unlink()
+    path.mkdir()
+
+    def make_it_right():
+        path.rmdir()
+        path.write_text(right)
+
+    first, again = _check_cell_run_twice(root, make_it_right)
+    assert first == ["write.failed.folder_stands_where_file"]
+    assert again.problems == [] and not again.failed, again.text()
+
+
+def test_a_parsed_txt_written_wrong_after_its_plan_failed_is_told_the_text_the_config_gives(tmp_path):
+    root = lab_root(tmp_path)
+    path = root / TOOLKIT / "parsed.txt"
+    right = path.read_text()
+    path.unlink()
+    path.mkdir()
+
+    def write_it_wrong():
+        path.rmdir()
+        path.write_text("VERSION=1\n")
+
+    _, again = _check_cell_run_twice(root, write_it_wrong)
+    (p,) = again.problems
+    assert p.values["expected"] == right.strip().replace("\n", " / ")

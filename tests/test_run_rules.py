@@ -163,3 +163,26 @@ def test_the_record_of_what_apply_writes_is_written_once_before_the_first_write(
         rb.finish()
     assert rb.ok(), [(r.id, [p.code for p in r.problems]) for r in rb.failed_steps()]
     assert calls == [writes], (calls, writes)
+
+
+def test_a_record_that_cannot_be_written_is_said_by_the_verdict_of_the_step_that_wrote_first(tmp_path):
+    """The record (fs/applied_record.py) cannot be written when a file stands where its folder should be: the
+    run goes on, and the step whose write came first says so, as a warning, in its verdict (the commit's own
+    finding, kept by the verdict as a failed write is), once; no other step says it."""
+    from runbook_lib.fs import applied_record
+
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    folder = root / applied_record.RECORD.lstrip("/").rsplit("/", 1)[0]
+    folder.parent.mkdir(parents=True)
+    folder.write_text("not a folder\n")
+    rb = Run(validate(root=str(root), mode="apply")).start()
+    try:
+        results = rb.run_all()
+        again = rb.verdict(rb.step("prepare"))  # the check cell run again keeps it too
+    finally:
+        rb.finish()
+    said = [(r.step, p.severity) for r in results.values() for p in r.problems if p.is_a("remove.record_unwritten")]
+    assert said == [(1, "warning")]
+    assert [p.code for p in again.problems] == ["remove.record_unwritten"]
+    assert not any(r.failed for r in results.values()), [r.text() for r in results.values() if r.failed]

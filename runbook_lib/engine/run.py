@@ -44,7 +44,9 @@ class Run:
         self.steps = REMOVE_STEPS if params.removing else STEPS
         self.plans: dict[str, Plan] = {}
         self.results: dict[str, StepResult] = {}    # by step id, as the plans are
-        self._committed: dict[str, tuple] = {}  # each step's (status, message) as its commit left them
+        # each step's (status, message, problems) as its commit left them: the problems are the commit's own (a
+        # write that failed, the record left unwritten), which every verdict after it keeps
+        self._committed: dict[str, tuple] = {}
         self.written: list[str] = []            # lab paths this run wrote (the restart decision reads it)
         self._recorded = False                  # whether the plans' writes are in the record (apply mode)
         self._overlay: dict[str, bytes] | None = None
@@ -296,6 +298,7 @@ class Run:
             earlier = self.results[step.id]
             result.status, result.backup = CHANGED, earlier.backup
             result.files = earlier.files + [f for f in result.files if f not in earlier.files]
+            result.problems = self._committed[step.id][2] + result.problems
         self._keep(result)
         return result
 
@@ -313,7 +316,7 @@ class Run:
 
     def _keep(self, result: StepResult) -> None:
         self.results[result.id] = result
-        self._committed[result.id] = (result.status, result.message)
+        self._committed[result.id] = (result.status, result.message, list(result.problems))
 
     def verdict(self, step) -> StepResult:
         """Read the outcome back from disk: the same rules in apply and check mode."""
@@ -328,11 +331,11 @@ class Run:
             return result
         # judged afresh from the commit's outcome: a check cell run again after a fix by hand says what the disk
         # holds now, not the failure it showed before
-        result.status, result.message = self._committed.get(step.id, (result.status, result.message))
-        try:
-            found = [p for p in result.problems if p.is_a("write.failed")] + step.verdict(self)
+        result.status, result.message, committed = self._committed.get(step.id, (result.status, result.message, []))
+        try:  # not the problems the last verdict found: a check cell run again judges the disk afresh
+            found = committed + step.verdict(self)
         except RunbookError as exc:
-            found = [Problem.from_error(exc)]
+            found = committed + [Problem.from_error(exc)]
         result.problems = [self._refer_to_earlier(step, prob) for prob in unique(found)]
         errors = [prob for prob in result.problems if prob.is_error]
         if errors:

@@ -50,13 +50,14 @@ def test_each_kind_of_stale_copy_goes_and_every_current_copy_stays(tool, tmp_pat
     _write(m / "tests/test_removed.py", "def test(): ...\n")
     # mutmut's own files and caches are not copies: they stay
     _write(m / "mutmut-stats.json", "{}")
+    _write(m / "mutmut-killers.tsv", "pkg.mutated.x_f\ttests/test_a.py::test\n")  # tests/mutation_order.py's
     _write(m / "pkg/__pycache__/plain.cpython-311.pyc", "x")
 
     forgotten = tool.forget_changed()
 
     assert forgotten == ["pkg/mutated.py", "pkg/plain.py", "tests/test_removed.py"]
     left = sorted(str(p.relative_to(m)) for p in m.rglob("*") if p.is_file())
-    assert left == ["mutmut-stats.json", "pkg/__pycache__/plain.cpython-311.pyc", "pkg/kept.py",
+    assert left == ["mutmut-killers.tsv", "mutmut-stats.json", "pkg/__pycache__/plain.cpython-311.pyc", "pkg/kept.py",
                     "pkg/kept.py.meta", "pkg/same.py"]
 
 

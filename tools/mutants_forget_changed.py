@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = ROOT / "mutants"
-OWN = {"mutmut-stats.json"}  # mutmut's own records, not copies of a source
+OWN = {"mutmut-stats.json", "mutmut-killers.tsv"}  # mutmut's own records and the tests' (tests/mutation_order.py), not copies
 BESIDE_A_COPY = (".meta", ".spans")  # mutmut's notes about the copy of a mutated module
 
 

@@ -31,7 +31,8 @@ def _write(path: Path, text: str, mtime: float | None = None) -> Path:
 
 def test_each_kind_of_stale_copy_goes_and_every_current_copy_stays(tool, tmp_path):
     m = tmp_path / "mutants"
-    # a mutated module whose source is newer than its copy: the copy and mutmut's notes go
+    # a mutated module whose source is newer than its copy: the copy and its line spans go, its results stay
+    # (mutmut keeps those of the functions whose hash is unchanged)
     _write(tmp_path / "pkg/mutated.py", "new\n", mtime=2000)
     _write(m / "pkg/mutated.py", "old, mutated\n", mtime=1000)
     _write(m / "pkg/mutated.py.meta", "{}")
@@ -58,7 +59,7 @@ def test_each_kind_of_stale_copy_goes_and_every_current_copy_stays(tool, tmp_pat
     assert forgotten == ["pkg/mutated.py", "pkg/plain.py", "tests/test_removed.py"]
     left = sorted(str(p.relative_to(m)) for p in m.rglob("*") if p.is_file())
     assert left == ["mutmut-killers.tsv", "mutmut-stats.json", "pkg/__pycache__/plain.cpython-311.pyc", "pkg/kept.py",
-                    "pkg/kept.py.meta", "pkg/same.py"]
+                    "pkg/kept.py.meta", "pkg/mutated.py.meta", "pkg/same.py"]
 
 
 def test_no_mutants_folder_yet_forgets_nothing(tool):

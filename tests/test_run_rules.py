@@ -165,10 +165,33 @@ def test_the_record_of_what_apply_writes_is_written_once_before_the_first_write(
     assert calls == [writes], (calls, writes)
 
 
+def _apply_beside_an_unwritable_record(root):
+    rb = Run(validate(root=str(root), mode="apply")).start()
+    try:
+        results = rb.run_all()
+        again = rb.verdict(rb.step("prepare"))  # the check cell run again keeps it too
+    finally:
+        rb.finish()
+    assert not any(r.failed for r in results.values()), [r.text() for r in results.values() if r.failed]
+    said = [(r.step, p) for r in results.values() for p in r.problems if p.is_a("remove.record_unwritten")]
+    assert [(step, p.severity) for step, p in said] == [(1, "warning")]
+    assert [p.code for p in again.problems] == ["remove.record_unwritten"]
+    return said[0][1]
+
+
+def _said_as(p, record: str, reason_en: str, reason_ko: str) -> None:
+    assert p.path == record
+    assert p.what.en == (f"could not write the record of what the runbook changed ({record}): {reason_en}; "
+                         "mode=remove cannot undo what this run wrote.")
+    assert p.what.ko == (f"런북이 바꾼 것을 적는 기록({record})을 쓰지 못했습니다: {reason_ko}. "
+                         "mode=remove 는 이번 실행이 쓴 것을 되돌리지 못합니다.")
+    assert p.fix.en == f"make {record}'s folder writable, then run again."
+
+
 def test_a_record_that_cannot_be_written_is_said_by_the_verdict_of_the_step_that_wrote_first(tmp_path):
     """The record (fs/applied_record.py) cannot be written when a file stands where its folder should be: the
     run goes on, and the step whose write came first says so, as a warning, in its verdict (the commit's own
-    finding, kept by the verdict as a failed write is), once; no other step says it."""
+    finding, kept by the verdict as a failed write is), once, with the cause in each language's words."""
     from runbook_lib.fs import applied_record
 
     root = tmp_path / "root"
@@ -176,13 +199,23 @@ def test_a_record_that_cannot_be_written_is_said_by_the_verdict_of_the_step_that
     folder = root / applied_record.RECORD.lstrip("/").rsplit("/", 1)[0]
     folder.parent.mkdir(parents=True)
     folder.write_text("not a folder\n")
-    rb = Run(validate(root=str(root), mode="apply")).start()
-    try:
-        results = rb.run_all()
-        again = rb.verdict(rb.step("prepare"))  # the check cell run again keeps it too
-    finally:
-        rb.finish()
-    said = [(r.step, p.severity) for r in results.values() for p in r.problems if p.is_a("remove.record_unwritten")]
-    assert said == [(1, "warning")]
-    assert [p.code for p in again.problems] == ["remove.record_unwritten"]
-    assert not any(r.failed for r in results.values()), [r.text() for r in results.values() if r.failed]
+    p = _apply_beside_an_unwritable_record(root)
+    _said_as(p, applied_record.RECORD,
+             f"a file stands where a folder should be, so applied.json cannot be read or written: {folder}",
+             f"폴더가 있어야 할 자리에 파일이 있어서 applied.json 파일을 읽거나 쓸 수 없습니다: {folder}")
+
+
+def test_a_record_the_system_refuses_is_said_with_the_systems_words(tmp_path, monkeypatch):
+    """An error of the system itself (a read-only /var/lib: EROFS) is said as the system says it."""
+    import errno
+
+    from runbook_lib.fs import applied_record
+
+    def read_only(target, writes):
+        raise OSError(errno.EROFS, "Read-only file system", applied_record.RECORD)
+
+    monkeypatch.setattr(applied_record, "note_planned", read_only)
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    said = f"[Errno 30] Read-only file system: '{applied_record.RECORD}'"
+    _said_as(_apply_beside_an_unwritable_record(root), applied_record.RECORD, said, said)

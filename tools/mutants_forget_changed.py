@@ -5,7 +5,8 @@ mutmut 3.8 copies a file to mutants/ only when no copy exists there, and measure
 
 - a mutated module that changed still has its old, mutated copy, whose line numbers are not the source's: the
   coverage then matches few lines, and most of the module's mutants are silently never made (safe_write.py: 69
-  instead of 363). Its copy and its results (which the change makes stale anyway) go.
+  instead of 363). Its copy and its line spans go; its results (`.meta`) stay: mutmut, making the mutants
+  afresh, keeps the result of each function whose hash it noted is unchanged and judges the changed ones again.
 - any other module or test that changed is run as it was: the coverage run then fails on an import of a name that
   exists only in the new source, or measures old code. Its copy goes.
 - a file whose source is gone (a removed test) would still be collected. Its copy goes.
@@ -24,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = ROOT / "mutants"
 OWN = {"mutmut-stats.json", "mutmut-killers.tsv"}  # mutmut's own records and the tests' (tests/mutation_order.py), not copies
 BESIDE_A_COPY = (".meta", ".spans")  # mutmut's notes about the copy of a mutated module
+STALE_WITH_THE_COPY = (".spans",)  # the lines of the old copy; .meta holds results mutmut keeps by function hash
 
 
 def _stale(copy: Path, source: Path) -> bool:
@@ -44,7 +46,7 @@ def forget_changed() -> list[str]:
                 or copy.name.endswith(BESIDE_A_COPY)):
             continue
         if _stale(copy, ROOT / rel):
-            for gone in (copy, *(Path(f"{copy}{suffix}") for suffix in BESIDE_A_COPY)):
+            for gone in (copy, *(Path(f"{copy}{suffix}") for suffix in STALE_WITH_THE_COPY)):
                 gone.unlink(missing_ok=True)
             forgotten.append(str(rel))
     return forgotten

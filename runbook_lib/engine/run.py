@@ -310,7 +310,7 @@ class Run:
         try:
             applied_record.note_planned(self.target, writes)
         except (RunbookError, OSError) as exc:
-            reason = exc.what.en if isinstance(exc, RunbookError) else str(exc)
+            reason = exc.what if isinstance(exc, RunbookError) else str(exc)  # each language its own words
             result.problems.append(Problem.of("remove.record_unwritten", applied_record.RECORD,
                                               record=applied_record.RECORD, reason=reason))
 

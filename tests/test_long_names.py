@@ -18,6 +18,14 @@ def test_a_folder_name_too_long_for_the_file_system_is_refused_before_any_folder
         ensure_dir(Target(str(tmp_path)), lab)
     problem = caught.value.problem
     assert problem.code == "write.failed.name_too_long"
+    assert problem.path == lab[: lab.index(TOO_LONG) + len(TOO_LONG)]  # the folder too long, as the user knows it
     assert problem.values["size"] == 300 and problem.values["limit"] == 255
     assert lab[: lab.index(TOO_LONG) + len(TOO_LONG)] in problem.what.en
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_name_of_exactly_the_limit_is_made(tmp_path):
+    """255 bytes is the longest name the file system holds, and it holds it: only a longer one is refused."""
+    longest = "가" * 85  # 255 bytes
+    assert ensure_dir(Target(str(tmp_path)), f"/root/{longest}") == ["/root", f"/root/{longest}"]
+    assert (tmp_path / "root" / longest).is_dir()

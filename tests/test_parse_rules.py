@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from grading_helpers import CONFIG, TOOLKIT, lab_root
+from grading_helpers import CONFIG, TOOLKIT, check, failed_steps, lab_root
+from runbook_lib.engine.result import BLOCKED
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
 
@@ -135,3 +136,23 @@ def test_a_parsed_txt_written_wrong_after_its_plan_failed_is_told_the_text_the_c
     _, again = _check_cell_run_twice(root, write_it_wrong)
     (p,) = again.problems
     assert p.values["expected"] == right.strip().replace("\n", " / ")
+
+
+# --- parsed.txt as the student's broken config gives it: blocked by the step that broke it, not wrong -----------
+
+def test_a_parsed_txt_that_lists_what_a_config_without_the_runtime_gives_is_blocked_by_step_2(tmp_path):
+    """The config lacks the nvidia runtime (step 2 fails), and parsed.txt lists what tomllib reads from that
+    config (runc alone): right for the file as it is, so step 5 is blocked by step 2, its fix the lines it holds
+    once step 2 is fixed; a parsed.txt that matches neither is step 5's own failure."""
+    root = lab_root(tmp_path)
+    (root / CONFIG).write_text(_without((root / CONFIG).read_text(), "nvidia"))
+    parsed = root / TOOLKIT / "parsed.txt"
+    parsed.write_text("VERSION=2\nRUNTIMES=runc\n")
+    results = check(root)
+    assert 2 in failed_steps(results)
+    assert results[5].status == BLOCKED, results[5].text()
+    (p,) = [p for p in results[5].problems if p.is_a("file.after_earlier_step")]
+    assert p.values["expected"] == "VERSION=2 / RUNTIMES=nvidia,runc"
+
+    parsed.write_text("VERSION=2\nRUNTIMES=crun\n")
+    assert [p.code for p in check(root)[5].problems] == ["file.differs"]

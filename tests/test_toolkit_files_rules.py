@@ -118,3 +118,13 @@ def test_every_invisible_character_of_a_wrong_line_is_named_one_after_the_other(
     assert p.code == "file.differs" and p.line == 1, p
     assert "(a tab character, a space at the end, a space at the start) → DEFAULT=runc" in p.what.en, p.what.en
     assert "(탭 문자, 줄 끝에 공백, 줄 앞에 공백) → DEFAULT=runc" in p.what.ko, p.what.ko
+
+
+def test_a_list_whose_names_hold_an_equals_sign_is_still_a_list_in_any_order():
+    """A runtime's name is any TOML key (`runtimes."gpu=a100"`): parsed.txt's RUNTIMES line is split at its first
+    "=", so its names, in another order and with spaces after the commas, are still right."""
+    from runbook_lib.steps.lines import Rule, same
+
+    rule = Rule(lists=("RUNTIMES",))
+    assert same(rule, "VERSION=2\nRUNTIMES=runc, gpu=a100, nvidia\n", "VERSION=2\nRUNTIMES=gpu=a100,nvidia,runc\n")
+    assert not same(rule, "VERSION=2\nRUNTIMES=runc, gpu=a100\n", "VERSION=2\nRUNTIMES=gpu=a100,nvidia,runc\n")

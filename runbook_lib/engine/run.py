@@ -216,8 +216,7 @@ class Run:
         a plan that would make it read anything else differently refuses here, before the first write."""
         found = containerd_guard.refusal(self)
         if found is not None:
-            owner = self.plans.get("containerd") or self.plans[self.steps[-1].id]  # step 9 is the one that asks
-            owner.refusals.append(found)
+            self.plans["containerd"].refusals.append(found)  # step 9 asks containerd; apply and remove both run it
 
     def judge_on_plan(self) -> None:
         """What else must hold on the planned state before the first write: nothing here; the notebook's run

@@ -39,3 +39,18 @@ def test_on_a_real_node_replacing_another_owners_runtime_with_a_binary_the_node_
     (installed / "root/usr/bin").mkdir(parents=True)
     (installed / "root/usr/bin/nvidia-container-runtime").write_bytes(b"#!/bin/sh\n")
     assert _codes(installed, replace_runtime=True)[2] == []
+
+
+def test_step_3_points_at_the_owners_binaryname_as_step_2_does(tmp_path):
+    """Step 3 does not judge another owner's options; its finding points where step 2's does (the file and
+    the BinaryName line) and says step 2's words."""
+    root = lab_root(tmp_path, good_with('BinaryName = "/usr/bin/nvidia-container-runtime"',
+                                        f'BinaryName = "{GPU_OPERATOR}"'))
+    results = check(root)
+    (theirs,) = results[2].problems
+    (said,) = results[3].problems
+    lines = [text.strip() for text in (root / "etc/containerd/config.toml").read_text().split("\n")]
+    line = lines.index(f'BinaryName = "{GPU_OPERATOR}"') + 1
+    assert (theirs.path, theirs.line) == ("/etc/containerd/config.toml", line)
+    assert (said.code, said.path, said.line, said.values["step"]) == ("depends.earlier", theirs.path, line, 2)
+    assert theirs.what.en in said.what.en and theirs.what.ko in said.what.ko

@@ -34,6 +34,19 @@ def test_a_folder_only_somewhat_alike_is_not_taken_for_a_typo(tmp_path, neighbou
     problems = check(root)[1].problems
     assert [p.code for p in problems] == ["prepare.folder_missing"], [p.what.en for p in problems]
     assert problems[0].path == "/" + TOOLKIT
+    assert f"/{TOOLKIT}" in problems[0].what.en and f"/{TOOLKIT}" in problems[0].what.ko  # the folder, by name
+
+
+def test_an_empty_config_beside_a_nearly_named_one_is_empty_not_misnamed(tmp_path):
+    """config.toml is there but empty, and config.tml beside it: the config exists under its right name, so
+    step 1 says it is empty (the base is copied into it), not that it is misnamed."""
+    from grading_helpers import CONFIG
+
+    root = lab_root(tmp_path)
+    (root / CONFIG).with_name("config.tml").write_bytes((root / CONFIG).read_bytes())
+    (root / CONFIG).write_bytes(b"\n")
+    problems = check(root)[1].problems
+    assert [p.code for p in problems] == ["prepare.config_empty"], [p.what.en for p in problems]
 
 
 def _planned_copy(root):

@@ -128,3 +128,30 @@ def test_a_list_whose_names_hold_an_equals_sign_is_still_a_list_in_any_order():
     rule = Rule(lists=("RUNTIMES",))
     assert same(rule, "VERSION=2\nRUNTIMES=runc, gpu=a100, nvidia\n", "VERSION=2\nRUNTIMES=gpu=a100,nvidia,runc\n")
     assert not same(rule, "VERSION=2\nRUNTIMES=runc, gpu=a100\n", "VERSION=2\nRUNTIMES=gpu=a100,nvidia,runc\n")
+
+
+def test_a_report_that_says_what_a_broken_option_gives_is_blocked_by_step_3(tmp_path):
+    """SystemdCgroup = false for nvidia fails step 3; a report.txt that reports that false is right for the
+    config as it is: step 8 is blocked by step 3, and says the lines it holds once step 3 is fixed. A report
+    that says neither is step 8's own failure."""
+    import tomlkit
+
+    from grading_helpers import CONFIG
+    from runbook_lib.engine.result import BLOCKED
+
+    root = lab_root(tmp_path)
+    doc = tomlkit.parse((root / CONFIG).read_text())
+    doc["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["nvidia"]["options"]["SystemdCgroup"] = False
+    (root / CONFIG).write_text(tomlkit.dumps(doc))
+    report = root / TOOLKIT / "report.txt"
+    right = report.read_text()
+    report.write_text(right.replace("SYSTEMD_CGROUP=true", "SYSTEMD_CGROUP=false"))
+    results = check(root)
+    assert results[3].failed
+    assert results[8].status == BLOCKED, results[8].text()
+    (p,) = results[8].problems
+    assert (p.code, p.values["step"], p.values["expected"]) == (
+        "file.after_earlier_step", 3, right.strip().replace("\n", " / "))
+
+    report.write_text(right.replace("SYSTEMD_CGROUP=true", "SYSTEMD_CGROUP=yes"))
+    assert [p.code for p in check(root)[8].problems] == ["file.differs"]

@@ -47,3 +47,27 @@ def test_variants_with_a_drop_in_are_refused_before_any_write(tmp_path):
     results = run_all(root, variants=True, layout="dropin")
     assert [p.code for p in results[2].problems] == ["variants.inplace_only"]
     assert not (root / TOOLKIT).exists()
+
+
+def test_each_variants_options_are_judged_in_step_2_beside_the_runtimes_own_findings(tmp_path):
+    """Step 2 judges each variant as a runtime of its own, its table and its options, and says those findings
+    beside the nvidia runtime's own (step 3 judges nvidia's options)."""
+    import tomlkit
+
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG).write_bytes((FIXTURES / "containerd-1.6.20-default.toml").read_bytes())
+    run_all(root, variants=True)
+    doc = tomlkit.parse((root / CONFIG).read_text())
+    runtimes = doc["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
+    runtimes["nvidia"]["runtime_type"] = "io.containerd.runc.v1"
+    runtimes["nvidia-cdi"]["options"]["SystemdCgroup"] = False
+    text = tomlkit.dumps(doc)
+    (root / CONFIG).write_text(text)
+    lines = [line.strip() for line in text.split("\n")]
+    cdi_options = next(i for i, line in enumerate(lines) if line.endswith('runtimes.nvidia-cdi.options]'))
+    results = check(root, variants=True)
+    said = [(p.code, p.line) for p in results[2].problems]
+    assert said[:2] == [("runtime.type_wrong", lines.index('runtime_type = "io.containerd.runc.v1"') + 1),
+                        ("options.systemd_cgroup.wrong", lines.index("SystemdCgroup = false", cdi_options) + 1)]
+    assert results[2].failed

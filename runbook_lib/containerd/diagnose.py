@@ -339,6 +339,8 @@ def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | No
     """part="runtime": the table is where containerd looks, with the right runtime_type and only keys containerd
     knows. part="options": BinaryName and SystemdCgroup, each with its type; ``path`` names another table to
     judge them in (a misplaced one: its mistakes are the student's too, each said on its own line)."""
+    if part not in ("runtime", "options"):
+        raise ValueError(f"part is 'runtime' or 'options', not {part!r}")
     path = path or runtime_path(eff.version, p.runtime_name)
     table = get_in(eff.data, path)
     hdr = header_text(eff, path)

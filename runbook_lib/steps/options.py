@@ -32,7 +32,7 @@ def plan(run) -> Plan:
 def verdict(run) -> list[Problem]:
     eff = run.effective()
     table = get_in(eff.data, runtime_path(eff.version, run.p.runtime_name))
-    foreign = foreign_problem(run, eff) if isinstance(table, dict) else None
+    foreign = foreign_problem(run, eff)
     if foreign is not None:  # another owner's options are theirs: no fix here may overwrite them
         return [Problem.of("depends.earlier", foreign.path, foreign.line, step=2, what=foreign.what)]
     if isinstance(table, dict):

@@ -54,3 +54,21 @@ def test_step_3_points_at_the_owners_binaryname_as_step_2_does(tmp_path):
     assert (theirs.path, theirs.line) == ("/etc/containerd/config.toml", line)
     assert (said.code, said.path, said.line, said.values["step"]) == ("depends.earlier", theirs.path, line, 2)
     assert theirs.what.en in said.what.en and theirs.what.ko in said.what.ko
+
+
+def test_options_without_their_runtime_table_wait_for_step_2_and_a_misplaced_tables_options_count(tmp_path):
+    """No nvidia table where containerd looks (it sits under the cri plugin, without `.containerd`): step 3 says
+    its options wait for step 2, naming the runtime and the config; the misplaced table's own options are the
+    student's too, each said beside it (here a SystemdCgroup = false)."""
+    from grading_helpers import broken
+
+    text = broken("misplaced-runtimes-without-containerd.toml").decode()
+    at = text.index('runtimes.nvidia.options]')
+    text = text[:at] + text[at:].replace("SystemdCgroup = true", "SystemdCgroup = false", 1)
+    problems = check(lab_root(tmp_path, text.encode()))[3].problems
+    assert [p.code for p in problems] == ["depends.runtime_table", "options.systemd_cgroup.wrong"]
+    waits = problems[0]
+    assert waits.path == "/etc/containerd/config.toml"
+    assert waits.what.en == "there is no nvidia runtime table, so its options cannot be checked; fix step 2 first."
+    assert waits.what.ko == "nvidia 런타임 테이블이 없어 options 를 확인할 수 없습니다. 2단계를 먼저 고치세요."
+    assert waits.fix.en == "follow step 2's fix."

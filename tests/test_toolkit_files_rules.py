@@ -155,3 +155,83 @@ def test_a_report_that_says_what_a_broken_option_gives_is_blocked_by_step_3(tmp_
 
     report.write_text(right.replace("SYSTEMD_CGROUP=true", "SYSTEMD_CGROUP=yes"))
     assert [p.code for p in check(root)[8].problems] == ["file.differs"]
+
+
+def test_a_missing_report_whose_values_no_fix_can_give_says_where_to_read_them(tmp_path):
+    """Another owner's nvidia runtime without a runtime_type: no plan fixes it (it is theirs), so the report's
+    RUNTIME_TYPE has no value to show. A missing report.txt is then told to be made from the values read back
+    (step 8's check cell run before the earlier steps' cells, as JupyterLab allows), or, once step 2's verdict
+    is in, after step 2 is fixed."""
+    from grading_helpers import GOOD
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    theirs = GOOD.read_text().replace('runtimes.nvidia]\n          runtime_type = "io.containerd.runc.v2"\n',
+                                      'runtimes.nvidia]\n').replace(
+        'BinaryName = "/usr/bin/nvidia-container-runtime"',
+        'BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime"')
+    root = lab_root(tmp_path, theirs.encode())
+    (root / TOOLKIT / "report.txt").unlink()
+    rb = Run(validate(root=str(root), mode="check")).start()
+    try:
+        rb.preflight()
+        alone = rb.verdict(rb.step("report"))
+    finally:
+        rb.finish()
+    lab = f"/{TOOLKIT}/report.txt"
+    (p,) = alone.problems
+    assert (p.code, p.path, p.what.en) == ("file.missing.no_lines", lab, f"{lab} is missing.")
+    assert p.fix.en == "create it from the values read back from the config and the RuntimeClass."
+    (p,) = check(root)[8].problems
+    assert (p.code, p.path, p.values["step"]) == ("file.missing.after_earlier_step", lab, 2)
+    assert p.fix.en == "once step 2 is fixed, create it from the values read back from the corrected files."
+
+
+# --- the words of a file's findings: the file by its path, the step that blocks it -------------------------------
+
+def test_a_right_file_behind_a_failed_step_is_named_with_that_step(tmp_path):
+    """parsed.txt as it should be, while step 3 failed: step 5 cannot vouch for it yet, and says which file and
+    which step, in both languages."""
+    import tomlkit
+
+    from grading_helpers import CONFIG
+
+    root = lab_root(tmp_path)
+    doc = tomlkit.parse((root / CONFIG).read_text())
+    doc["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["nvidia"]["options"]["SystemdCgroup"] = False
+    (root / CONFIG).write_text(tomlkit.dumps(doc))
+    (p,) = check(root)[5].problems
+    lab = f"/{TOOLKIT}/parsed.txt"
+    assert (p.code, p.path, p.values["step"]) == ("file.after_earlier_step", lab, 3)
+    assert p.what.en == f"step 3 failed, so {lab} cannot be checked yet; fix step 3 first."
+    assert p.what.ko == f"3단계가 실패해서 이 파일을 확인할 수 없습니다: {lab}. 3단계를 먼저 고치세요."
+
+
+def test_a_missing_file_behind_a_failed_step_is_told_to_wait_for_that_step(tmp_path):
+    from grading_helpers import GOOD
+
+    theirs = GOOD.read_text().replace('runtimes.nvidia]\n          runtime_type = "io.containerd.runc.v2"\n',
+                                      'runtimes.nvidia]\n')
+    root = lab_root(tmp_path, theirs.encode())  # step 2 fails: no runtime_type
+    (root / TOOLKIT / "report.txt").unlink()
+    (p,) = check(root)[8].problems
+    lab = f"/{TOOLKIT}/report.txt"
+    assert (p.code, p.path) == ("file.missing", lab)  # the fixed config gives every line: they are shown
+    assert p.what.en == f"{lab} is missing."
+    assert p.fix.en.startswith("create it with: CONFIG_VERSION=2 / RUNTIME=nvidia / RUNTIME_TYPE=io.containerd.runc.v2")
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("CONFIG_VERSION=2\nRUNTIME=nvidia\n", True),
+    ("RUNTIME_TYPE=\n", False),                 # a value broken inputs leave unknown
+    ('SYSTEMD_CGROUP="true"\n', False),         # a string where TOML has a boolean
+    ("HANDLER='nvidia'\n", False),
+    ("HANDLER=Xnvidia\n", True),                # only a quote at the start makes a value a broken one
+    ("HANDLER=gpu=\n", True),                   # the value is what follows the first '='
+    ("no equals sign at all\n", True),
+    ("", True),
+])
+def test_the_lines_a_fix_may_show_have_every_value_known_and_unquoted(text, shown):
+    from runbook_lib.steps.lines import derivable
+
+    assert derivable(text) is shown

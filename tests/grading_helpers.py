@@ -59,6 +59,22 @@ def check(root: Path, **params) -> dict[int, StepResult]:
     return run_all(root, mode="check", **params)
 
 
+def check_cell_run_twice(root: Path, step_id: str, fix_by_hand) -> tuple[list[str], StepResult]:
+    """Check mode, one step's cells as the notebook runs them: the plan, the verdict; then the student fixes the
+    file by hand and runs the check cell again (the plan is not made again). The first verdict's codes, and
+    the second verdict."""
+    rb = Run(validate(root=str(root), mode="check")).start()
+    try:
+        rb.preflight()
+        step = rb.step(step_id)
+        rb.commit(step)
+        first = [p.code for p in rb.verdict(step).problems]
+        fix_by_hand()
+        return first, rb.verdict(step)
+    finally:
+        rb.finish()
+
+
 def failed_steps(results: dict[int, StepResult]) -> list[int]:
     return [n for n, r in results.items() if r.failed]
 

@@ -65,3 +65,62 @@ def test_check_and_apply_agree_on_another_owners_runtime(tmp_path):
     assert [p.code for p in checked.results["options"].problems] == ["depends.earlier"]
     fixes = [p.fix.en for r in checked.results.values() for p in r.problems if p.fix]
     assert not [f for f in fixes if 'BinaryName = "/usr/bin/nvidia-container-runtime"' in f], fixes
+
+
+# --- default.txt judged by what the config gives once every step is right (in process, for `make mutate`) ------
+
+def _lab_with_default(tmp_path, default: str):
+    from grading_helpers import GOOD, TOOLKIT, lab_root
+
+    config = GOOD.read_text().replace('default_runtime_name = "runc"', f'default_runtime_name = "{default}"')
+    if default not in ("runc", "nvidia"):  # a default of its own needs its own table (step 5)
+        config = config.replace("runtimes.runc]", f"runtimes.{default}]").replace(
+            "runtimes.runc.options]", f"runtimes.{default}.options]")
+    root = lab_root(tmp_path, config.encode())
+    return root, root / TOOLKIT / "default.txt"
+
+
+@pytest.mark.parametrize("default, says", [("crun", "crun"), ("nvidia", "runc")])
+def test_a_default_txt_made_by_hand_after_its_plan_failed_is_judged_by_the_configs_default(tmp_path, default, says):
+    """`mkdir default.txt` by mistake, then the file written by hand and the check cell run again: it is judged
+    against the default the config keeps (crun, the node's own) or, where step 4 fails (nvidia made the
+    default), the one it has once fixed (runc)."""
+    from grading_helpers import check_cell_run_twice
+
+    root, path = _lab_with_default(tmp_path, default)
+    path.unlink(missing_ok=True)
+    path.mkdir()
+
+    def write_it(text):
+        def by_hand():
+            path.rmdir() if path.is_dir() else path.unlink()
+            path.write_text(text)
+        return by_hand
+
+    first, again = check_cell_run_twice(root, "default", write_it("DEFAULT=other\nWHY=runtimeclass\n"))
+    assert "write.failed.folder_stands_where_file" in first
+    (wrong,) = [p for p in again.problems if p.is_a("file.differs")]
+    assert wrong.values["expected"] == f"DEFAULT={says} / WHY=runtimeclass"
+    path.unlink()
+    path.mkdir()
+    _, again = check_cell_run_twice(root, "default", write_it(f"DEFAULT={says}\nWHY=runtimeclass\n"))
+    assert not any(p.code.startswith("file.") for p in again.problems), again.text()
+
+
+def test_an_empty_config_is_judged_by_the_base_step_1_copies_into_it(tmp_path):
+    """The config is empty (step 1 fails: it copies the lab's base into it); the base keeps crun as its
+    default, so default.txt saying crun is right: step 4 judges the config as step 1 leaves it, not the empty
+    file's built-in runc."""
+    from grading_helpers import CONFIG, GOOD, TOOLKIT, check, lab_root
+    from runbook_lib.engine.params import DEFAULTS
+
+    root = lab_root(tmp_path)
+    base = root / DEFAULTS["base_config"].lstrip("/")
+    base.parent.mkdir(parents=True, exist_ok=True)
+    base.write_text(GOOD.read_text().replace('default_runtime_name = "runc"', 'default_runtime_name = "crun"')
+                    .replace("runtimes.runc]", "runtimes.crun]").replace("runtimes.runc.options]", "runtimes.crun.options]"))
+    (root / CONFIG).write_text("")
+    (root / TOOLKIT / "default.txt").write_text("DEFAULT=crun\nWHY=runtimeclass\n")
+    results = check(root)
+    assert [p.code for p in results[1].problems] == ["prepare.config_empty"]
+    assert results[4].problems == [] and not results[4].failed, results[4].text()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from grading_helpers import CONFIG, TOOLKIT, check, failed_steps, lab_root
+from grading_helpers import CONFIG, TOOLKIT, check, check_cell_run_twice, failed_steps, lab_root
 from runbook_lib.engine.result import BLOCKED
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
@@ -89,21 +89,6 @@ def test_a_file_without_any_runtime_table_says_it_lists_none(tmp_path):
 
 # --- a check cell run again after a fix by hand: parsed.txt judged by what the config, read now, makes it -----
 
-def _check_cell_run_twice(root, fix_by_hand):
-    """Check mode, step 5's cells as the notebook runs them: the plan, the verdict; then the student fixes the
-    file by hand and runs the check cell again (the plan is not made again)."""
-    rb = Run(validate(root=str(root), mode="check")).start()
-    try:
-        rb.preflight()
-        step = rb.step("parse")
-        rb.commit(step)
-        first = [p.code for p in rb.verdict(step).problems]
-        fix_by_hand()
-        return first, rb.verdict(step)
-    finally:
-        rb.finish()
-
-
 def test_a_parsed_txt_made_right_after_its_plan_failed_passes_the_check_cell_run_again(tmp_path):
     """`mkdir parsed.txt` by mistake: the plan cannot read it, so it holds no new text for the file. Made
     right by hand, the check cell run again judges it against the text the config gives, and passes."""
@@ -117,7 +102,7 @@ def test_a_parsed_txt_made_right_after_its_plan_failed_passes_the_check_cell_run
         path.rmdir()
         path.write_text(right)
 
-    first, again = _check_cell_run_twice(root, make_it_right)
+    first, again = check_cell_run_twice(root, "parse", make_it_right)
     assert first == ["write.failed.folder_stands_where_file"]
     assert again.problems == [] and not again.failed, again.text()
 
@@ -133,7 +118,7 @@ def test_a_parsed_txt_written_wrong_after_its_plan_failed_is_told_the_text_the_c
         path.rmdir()
         path.write_text("VERSION=1\n")
 
-    _, again = _check_cell_run_twice(root, write_it_wrong)
+    _, again = check_cell_run_twice(root, "parse", write_it_wrong)
     (p,) = again.problems
     assert p.values["expected"] == right.strip().replace("\n", " / ")
 
@@ -151,8 +136,10 @@ def test_a_parsed_txt_that_lists_what_a_config_without_the_runtime_gives_is_bloc
     results = check(root)
     assert 2 in failed_steps(results)
     assert results[5].status == BLOCKED, results[5].text()
-    (p,) = [p for p in results[5].problems if p.is_a("file.after_earlier_step")]
-    assert p.values["expected"] == "VERSION=2 / RUNTIMES=nvidia,runc"
+    (p,) = results[5].problems
+    lab = f"/{TOOLKIT}/parsed.txt"
+    assert (p.code, p.path, p.values["expected"]) == ("file.after_earlier_step", lab, "VERSION=2 / RUNTIMES=nvidia,runc")
+    assert p.what.en == f"step 2 failed, so {lab} cannot be checked yet; fix step 2 first."
 
     parsed.write_text("VERSION=2\nRUNTIMES=crun\n")
     assert [p.code for p in check(root)[5].problems] == ["file.differs"]

@@ -185,6 +185,10 @@ def test_a_missing_report_whose_values_no_fix_can_give_says_where_to_read_them(t
     (p,) = check(root)[8].problems
     assert (p.code, p.path, p.values["step"]) == ("file.missing.after_earlier_step", lab, 2)
     assert p.fix.en == "once step 2 is fixed, create it from the values read back from the corrected files."
+    (root / TOOLKIT / "report.txt").write_text("CONFIG_VERSION=2\n")  # there, but no lines can be shown
+    (p,) = check(root)[8].problems
+    assert (p.code, p.path, p.values["step"]) == ("file.after_earlier_step.no_lines", lab, 2)
+    assert p.what.en == f"step 2 failed, so {lab} cannot be checked yet; fix step 2 first."
 
 
 # --- the words of a file's findings: the file by its path, the step that blocks it -------------------------------

@@ -17,7 +17,7 @@ from runbook_lib.findings.problem import Problem, say
 
 
 def expected_text(run, step_id: str, lab_path: str, fallback) -> str:
-    planned = run.plans.get(step_id).new(lab_path) if run.plans.get(step_id) else None
+    planned = run.plans[step_id].new(lab_path)  # a verdict always follows its step's plan (Run.verdict commits first)
     if planned is not None:
         return planned.decode()
     run.read_bytes(lab_path)  # the plan failed: a FIFO or a folder standing there is the finding, raised first

@@ -219,3 +219,98 @@ def test_a_record_the_system_refuses_is_said_with_the_systems_words(tmp_path, mo
     (root / "etc/containerd").mkdir(parents=True)
     said = f"[Errno 30] Read-only file system: '{applied_record.RECORD}'"
     _said_as(_apply_beside_an_unwritable_record(root), applied_record.RECORD, said, said)
+
+
+# --- the commit of one step: what it says, what it skips, what it records -----------------------------------
+
+def _empty_lab_root(tmp_path):
+    """A root whose config is containerd 1.6's own default: no nvidia runtime yet."""
+    from helpers import FIXTURES
+
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG).write_bytes((FIXTURES / "containerd-1.6.20-default.toml").read_bytes())
+    return root
+
+
+def test_check_mode_says_what_apply_would_do_and_apply_says_what_it_does(tmp_path):
+    root = _empty_lab_root(tmp_path)
+    for mode, said in (("check", "apply mode would: {}"), ("apply", "{}")):
+        rb = Run(validate(root=str(root), mode=mode)).start()
+        try:
+            plan = rb.preflight()["runtime"]
+            result = rb.commit(rb.step("runtime"))
+        finally:
+            rb.finish()
+        assert plan.changed, mode
+        assert result.message.en == said.format(plan.message.en), mode
+        assert result.message.ko == (f"apply 모드라면 이렇게 합니다: {plan.message.ko}" if mode == "check"
+                                     else plan.message.ko), mode
+
+
+def test_a_step_that_only_makes_a_folder_has_changed_the_root(tmp_path):
+    """The config is there and right, the toolkit folder is not: step 1 makes the folder and writes no file,
+    and says it changed the root."""
+    root = lab_root(tmp_path)
+    import shutil
+    shutil.rmtree(root / TOOLKIT)
+    rb = Run(validate(root=str(root), mode="apply")).start()
+    try:
+        rb.preflight()
+        assert not any(w.changed for w in rb.plans["prepare"].writes)  # the config is there: no file to write
+        result = rb.commit(rb.step("prepare"))
+    finally:
+        rb.finish()
+    assert result.status == "changed"
+    assert (root / TOOLKIT).is_dir()
+
+
+def test_the_write_cell_run_again_writes_nothing_and_still_says_what_it_changed(tmp_path):
+    """The notebook's write cell run twice (JupyterLab): the second finds its own bytes there, writes nothing, and
+    keeps the first's outcome, backup and files."""
+    root = _empty_lab_root(tmp_path)
+    rb = Run(validate(root=str(root), mode="apply")).start()
+    try:
+        rb.preflight()
+        rb.commit(rb.step("prepare"))
+        first = rb.commit(rb.step("runtime"))
+        before = sorted(p.name for p in (root / "etc/containerd").iterdir())
+        again = rb.commit(rb.step("runtime"))
+    finally:
+        rb.finish()
+    assert not again.failed and again.status == "changed", again.text()
+    assert (again.backup, again.files) == (first.backup, first.files)
+    assert sorted(p.name for p in (root / "etc/containerd").iterdir()) == before  # no second backup
+
+
+def test_a_step_writes_each_of_its_files_that_is_not_yet_as_planned(tmp_path):
+    """Step 7 with variants writes three RuntimeClasses; the first already right, the others missing: the first
+    is left as it is and the others are written."""
+    root = _empty_lab_root(tmp_path)
+    rb = Run(validate(root=str(root), mode="apply", variants=True)).start()
+    try:
+        plans = rb.preflight()
+        writes = plans["runtimeclass"].writes
+        assert len(writes) == 3
+        first = root / writes[0].lab_path.lstrip("/")
+        first.parent.mkdir(parents=True, exist_ok=True)
+        first.write_bytes(writes[0].new)
+        for step in rb.steps[:7]:
+            rb.commit(step)
+    finally:
+        rb.finish()
+    assert [(root / w.lab_path.lstrip("/")).read_bytes() for w in writes] == [w.new for w in writes]
+
+
+def test_a_backup_is_named_in_the_result_with_the_hash_of_the_bytes_it_keeps(tmp_path):
+    import hashlib
+
+    root = _empty_lab_root(tmp_path)
+    old = (root / CONFIG).read_bytes()
+    from grading_helpers import run_all
+
+    results = run_all(root)
+    backups = [f for f in results[2].files if f["action"] == "backup"]
+    assert [f["sha256"] for f in backups] == [hashlib.sha256(old).hexdigest()]
+    assert (root / backups[0]["path"].lstrip("/")).read_bytes() == old
+    assert backups[0]["path"] == results[2].backup

@@ -1,7 +1,11 @@
-"""Step 2's verdict on a runtime of the wanted name that another owner wrote (runbook_lib/steps/runtime.py,
-`foreign_problem`): without replace_runtime it is named as theirs and never judged as the runbook's mistake;
-with replace_runtime=True it is the runbook's to replace, so check mode says what to change instead of whose it
-is. In process, through a check run on a lab root, for `make mutate`."""
+"""Step 2's own rules (runbook_lib/steps/runtime.py), in process for `make mutate`.
+
+- A runtime of the wanted name that another owner wrote (`foreign_problem`): without replace_runtime it is named as
+  theirs and never judged as the runbook's mistake; with replace_runtime=True it is the runbook's to replace, so
+  check mode says what to change instead of whose it is. Through a check run on a lab root.
+- What the plan says it does, for each kind of config it meets (a runtime to add, one already there, a config
+  with no runtime at all, a table where containerd does not look, a default that already is the runtime): its
+  message and notes in both languages, and the runtimes the planned file holds."""
 
 from __future__ import annotations
 
@@ -72,3 +76,83 @@ def test_options_without_their_runtime_table_wait_for_step_2_and_a_misplaced_tab
     assert waits.what.en == "there is no nvidia runtime table, so its options cannot be checked; fix step 2 first."
     assert waits.what.ko == "nvidia 런타임 테이블이 없어 options 를 확인할 수 없습니다. 2단계를 먼저 고치세요."
     assert waits.fix.en == "follow step 2's fix."
+
+
+
+# --- what step 2's plan says, for each kind of config -------------------------------------------------------
+
+def _planned(tmp_path, config: bytes, **params):
+    import tomllib
+
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / "etc/containerd/config.toml").write_bytes(config)
+    rb = Run(validate(root=str(root), mode="apply", **params)).start()
+    try:
+        plan = rb.preflight()["runtime"]
+    finally:
+        rb.finish()
+    if not plan.writes:
+        return plan, None, None
+    (write,) = plan.writes
+    cri = tomllib.loads(write.new.decode())["plugins"]["io.containerd.grpc.v1.cri"]
+    return plan, write, cri
+
+
+HEADER = '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]'
+
+
+def test_a_runtime_to_add_is_said_with_the_table_it_starts_as_a_copy_of(tmp_path):
+    from helpers import FIXTURES
+
+    plan, write, cri = _planned(tmp_path, (FIXTURES / "containerd-1.6.20-default.toml").read_bytes())
+    assert write.changed and plan.refusals == []
+    assert plan.message.en == f"add the {HEADER} table and its options sub-table."
+    assert plan.message.ko == f"{HEADER} 테이블과 options 하위 테이블을 추가합니다."
+    assert [n.en for n in plan.notes] == ["the new runtime starts as a copy of the default runtime runc's table."]
+    assert sorted(cri["containerd"]["runtimes"]) == ["nvidia", "runc"]
+
+
+def test_a_runtime_already_there_is_said_so_and_nothing_is_written(tmp_path):
+    from grading_helpers import GOOD
+
+    plan, write, _ = _planned(tmp_path, GOOD.read_bytes())
+    assert not write.changed
+    assert (plan.message.en, plan.notes) == ("the nvidia runtime is already registered.", [])
+    assert plan.message.ko == "nvidia 런타임이 이미 등록되어 있습니다."
+
+
+def test_a_config_without_any_runtime_gets_runc_written_too_and_says_why(tmp_path):
+    plan, write, cri = _planned(
+        tmp_path, b'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "runc"\n')
+    assert write.changed
+    assert plan.message.en == f"add the {HEADER} table and its options sub-table."
+    assert [n.en for n in plan.notes] == [
+        "the config has no runtimes, so containerd's built-in runc is written too (as soon as any runtime table "
+        "exists, the built-in runc is gone)."]
+    runtimes = cri["containerd"]["runtimes"]
+    assert sorted(runtimes) == ["nvidia", "runc"]
+    assert runtimes["runc"]["runtime_type"] == "io.containerd.runc.v2"
+
+
+def test_a_table_where_containerd_does_not_look_is_moved_and_said_first(tmp_path):
+    from grading_helpers import broken
+
+    plan, write, cri = _planned(tmp_path, broken("misplaced-runtimes-without-containerd.toml"))
+    moved = (f'[plugins."io.containerd.grpc.v1.cri".runtimes.nvidia] on line 30 is where containerd does not look, '
+             f"so the table is deleted and its content written under {HEADER}.")
+    assert plan.message.en == moved
+    assert "nvidia" in cri["containerd"]["runtimes"] and "runtimes" not in cri
+
+
+def test_a_default_that_already_is_the_runtime_is_kept_byte_for_byte(tmp_path):
+    from grading_helpers import GOOD
+
+    config = GOOD.read_bytes().replace(b'default_runtime_name = "runc"', b'default_runtime_name = "nvidia"')
+    plan, write, _ = _planned(tmp_path, config, default_runtime="keep")
+    assert (write, plan.refusals) == (None, [])
+    assert plan.message.en == ("the node's default runtime already is nvidia (default_runtime is keep); it is the "
+                               "default's table, so not a byte of it is changed.")

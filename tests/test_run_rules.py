@@ -314,3 +314,22 @@ def test_a_backup_is_named_in_the_result_with_the_hash_of_the_bytes_it_keeps(tmp
     assert [f["sha256"] for f in backups] == [hashlib.sha256(old).hexdigest()]
     assert (root / backups[0]["path"].lstrip("/")).read_bytes() == old
     assert backups[0]["path"] == results[2].backup
+
+
+def test_a_refused_run_says_of_each_step_without_a_refusal_of_its_own_that_it_did_not_run(tmp_path):
+    """A TOML syntax error refuses the run before its first write: step 2 says why, the steps its finding
+    blocks say so, and every other step is skipped and says it did not run because another step refused."""
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG).write_bytes(broken("toml-syntax-error.toml"))
+    rb = Run(validate(root=str(root), mode="apply")).start()
+    try:
+        results = rb.run_all()
+    finally:
+        rb.finish()
+    quiet = [r for r in results.values() if not r.problems]
+    assert [r.step for r in quiet] == [1, 3, 6, 7, 9, "restart", "pod"]
+    for r in quiet:
+        assert r.status == "skipped", r.id
+        assert r.message.en == "not run: another step refused, so the run stopped before its first write.", r.id
+        assert r.message.ko == "실행하지 않았습니다: 다른 단계가 거부해서, 아무것도 쓰기 전에 실행을 멈췄습니다."

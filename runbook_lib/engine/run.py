@@ -330,7 +330,7 @@ class Run:
             return result
         # judged afresh from the commit's outcome: a check cell run again after a fix by hand says what the disk
         # holds now, not the failure it showed before
-        result.status, result.message, committed = self._committed.get(step.id, (result.status, result.message, []))
+        result.status, result.message, committed = self._committed[step.id]  # _keep noted it with the result
         try:  # not the problems the last verdict found: a check cell run again judges the disk afresh
             found = committed + step.verdict(self)
         except RunbookError as exc:

@@ -176,3 +176,21 @@ def test_in_apply_the_step_says_why_it_is_skipped_once_its_commit_skipped_it_and
     assert result.status == SKIPPED and (result.message.en, result.message.ko) == (expected.en, expected.ko)
     assert reason is not None
     assert (reason.en, reason.ko) == (expected.en, expected.ko)
+
+
+def test_a_config_remove_takes_away_is_a_config_written_and_restarted_when_asked(tmp_path, node_bin):
+    """mode=remove on a root whose config the runbook created: the config goes (kept as a backup), which
+    changes what containerd reads as much as a write does, so it is restarted when asked."""
+    _, calls = node_bin
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    applied = Run(validate(root=str(root), mode="apply")).start()
+    try:
+        applied.run_all()
+    finally:
+        applied.finish()
+    assert (root / "etc/containerd/config.toml").is_file()
+    result = restart_on_node(root, steps=("remove",), mode="remove", restart_containerd=True)
+    assert not (root / "etc/containerd/config.toml").exists()
+    assert calls() == ["systemctl restart containerd", "systemctl is-active containerd", "ctr version"]
+    assert result.status == CHANGED

@@ -239,3 +239,80 @@ def test_the_lines_a_fix_may_show_have_every_value_known_and_unquoted(text, show
     from runbook_lib.steps.lines import derivable
 
     assert derivable(text) is shown
+
+
+# --- report.txt: the values of the runtime the RuntimeClass's handler names, read back from the config ----------
+
+NVIDIA_TABLE = ('        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+                '          runtime_type = "io.containerd.runc.v2"\n\n'
+                '          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+                '            BinaryName = "/usr/bin/nvidia-container-runtime"\n'
+                '            SystemdCgroup = true\n')
+RC = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: nvidia\n"
+
+
+def _report_of(tmp_path, config: str, runtimeclass: str | None) -> str:
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+    from runbook_lib.steps.report import report
+
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / "etc/containerd/config.toml").write_text(config)
+    (root / TOOLKIT).mkdir(parents=True)
+    if runtimeclass is not None:
+        (root / TOOLKIT / "runtimeclass.yaml").write_text(runtimeclass)
+    rb = Run(validate(root=str(root), mode="check")).start()
+    try:
+        return report(rb)
+    finally:
+        rb.finish()
+
+
+def _good(old: str = "", new: str = "") -> str:
+    from grading_helpers import GOOD
+
+    text = GOOD.read_text()
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+@pytest.mark.parametrize("config, runtimeclass, lines", [
+    (_good(), RC + "handler: nvidia\n", ["2", "nvidia", "io.containerd.runc.v2", "true", "nvidia"]),
+    # the handler names another runtime of the config: its values, not nvidia's
+    (_good("SystemdCgroup = true", "SystemdCgroup = false"), RC + "handler: runc\n",
+     ["2", "runc", "io.containerd.runc.v2", "false", "runc"]),
+    # a handler naming no runtime: nvidia's values, and the handler as written
+    (_good(), RC + "handler: ghost\n", ["2", "nvidia", "io.containerd.runc.v2", "true", "ghost"]),
+    # no handler, or no RuntimeClass at all: nvidia's values, no handler
+    (_good(), RC, ["2", "nvidia", "io.containerd.runc.v2", "true", ""]),
+    (_good(), None, ["2", "nvidia", "io.containerd.runc.v2", "true", ""]),
+    # no nvidia table: nothing to report of it
+    (_good(NVIDIA_TABLE), RC + "handler: nvidia\n", ["2", "", "", "", "nvidia"]),
+    # options that are not a table, a runtime that is not a table
+    (_good(NVIDIA_TABLE, NVIDIA_TABLE.split("\n\n")[0] + '\n          options = "x"\n'), RC + "handler: nvidia\n",
+     ["2", "nvidia", "io.containerd.runc.v2", "", "nvidia"]),
+    (_good(NVIDIA_TABLE, '        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes]\n'
+                         '          nvidia = "x"\n').replace(
+        '      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes]\n\n', "", 1),
+     RC + "handler: nvidia\n", ["2", "nvidia", "", "", "nvidia"]),
+    # a version-3 file (containerd 2.x): its own version and path
+    ('version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia]\n'
+     '  runtime_type = "io.containerd.runc.v2"\n'
+     '  [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia.options]\n'
+     '    SystemdCgroup = true\n', RC + "handler: nvidia\n", ["3", "nvidia", "io.containerd.runc.v2", "true", "nvidia"]),
+])
+def test_the_report_says_the_values_of_the_runtime_the_handler_names(tmp_path, config, runtimeclass, lines):
+    keys = ("CONFIG_VERSION", "RUNTIME", "RUNTIME_TYPE", "SYSTEMD_CGROUP", "HANDLER")
+    assert _report_of(tmp_path, config, runtimeclass) == "".join(f"{k}={v}\n" for k, v in zip(keys, lines))
+
+
+def test_a_report_without_a_handler_when_there_is_no_runtimeclass_is_blocked_by_step_7(tmp_path):
+    """No RuntimeClass (step 7 fails), and report.txt says HANDLER= as that gives: blocked by step 7, not wrong."""
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "runtimeclass.yaml").unlink()
+    report = root / TOOLKIT / "report.txt"
+    report.write_text(report.read_text().replace("HANDLER=nvidia", "HANDLER="))
+    results = check(root)
+    assert [p.code for p in results[7].problems] == ["runtimeclass.missing"]
+    assert [(p.code, p.values["step"]) for p in results[8].problems] == [("file.after_earlier_step", 7)]

@@ -23,7 +23,8 @@ KEYS = ("CONFIG_VERSION", "RUNTIME", "RUNTIME_TYPE", "SYSTEMD_CGROUP", "HANDLER"
 def report(run) -> str:
     eff = run.effective()
     rc = run.tk("runtimeclass.yaml")
-    doc = runtimeclass.load_runtimeclass(run.read_text(rc) or "", rc)
+    text = run.read_text(rc)
+    doc = runtimeclass.load_runtimeclass(text, rc) if text is not None else {}  # no RuntimeClass: no handler
     handler = doc.get("handler")
     runtimes = get_in(eff.data, runtimes_path(eff.version)) or {}
     name = handler if handler in runtimes else run.p.runtime_name

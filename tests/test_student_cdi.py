@@ -95,3 +95,86 @@ def test_a_newer_cdi_version_is_a_warning_and_the_step_still_judges_cdi_keys(tmp
     (root / TOOLKIT / "cdi-keys.txt").write_text("cdiVersion\n")
     assert {q.code for q in check(root)[6].problems} == {"cdi.version_newer", "file.differs"}
     assert not [n for n, r in run_all(root).items() if r.failed]  # apply is not refused by a warning
+
+
+# --- what step 6's plan says it does (in process, for `make mutate`) ------------------------------------------
+
+def _cdi_plan(root, **params):
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    rb = Run(validate(root=str(root), mode="apply", **params)).start()
+    try:
+        return rb.preflight()["cdi"]
+    finally:
+        rb.finish()
+
+
+def test_a_missing_spec_is_planned_as_the_minimal_one_in_a_folder_made_for_it(tmp_path):
+    import yaml
+
+    root = lab_root(tmp_path)
+    (root / SPEC).unlink()
+    (root / SPEC).parent.rmdir()
+    plan = _cdi_plan(root)
+    spec = f"/{SPEC}"
+    assert (plan.message.en, plan.message.ko) == (f"write a minimal CDI spec: {spec}", f"최소 CDI 스펙을 씁니다: {spec}")
+    assert plan.dirs == ["/etc/cdi"]
+    written, keys = plan.writes
+    assert (written.lab_path, written.mode) == (spec, 0o644)
+    assert yaml.safe_load(written.new)["kind"] == "nvidia.com/gpu"
+    assert (keys.lab_path, keys.new) == (f"/{TOOLKIT}/cdi-keys.txt", b"cdiVersion\nkind\ndevices\ncontainerEdits\n")
+    assert plan.refusals == [] and plan.notes == []
+
+
+def test_a_spec_there_is_left_byte_for_byte_and_only_its_keys_are_written(tmp_path):
+    root = lab_root(tmp_path)
+    edit(root, SPEC, 'cdiVersion: "0.5.0"', 'cdiVersion: "1.0.0"')  # a warning: noted, not refused
+    plan = _cdi_plan(root)
+    assert plan.message.en == f"the CDI spec already exists and is left byte for byte alone: /{SPEC}"
+    assert [w.lab_path for w in plan.writes] == [f"/{TOOLKIT}/cdi-keys.txt"]
+    assert plan.dirs == [] and plan.refusals == []
+    assert len(plan.notes) == 1 and "1.0.0" in plan.notes[0].en
+
+
+def test_a_broken_spec_there_refuses_the_run_and_is_not_guessed_at(tmp_path):
+    root = lab_root(tmp_path)
+    edit(root, SPEC, "kind:", "knd:")
+    plan = _cdi_plan(root)
+    assert plan.refusals and plan.message == plan.refusals[0].what
+    assert plan.notes[-1].en == "the existing spec is not guessed at: it is left as it is."
+    assert plan.writes == []
+
+
+def test_cdi_keys_made_by_hand_after_its_plan_failed_are_judged_by_the_specs_keys(tmp_path):
+    """`mkdir cdi-keys.txt` by mistake, then the file written by hand and the check cell run again: judged
+    against the spec's top-level keys, in any order."""
+    from grading_helpers import check_cell_run_twice
+
+    root = lab_root(tmp_path)
+    path = root / TOOLKIT / "cdi-keys.txt"
+    path.unlink()
+    path.mkdir()
+
+    def write(text):
+        def by_hand():
+            path.rmdir() if path.is_dir() else path.unlink()
+            path.write_text(text)
+        return by_hand
+
+    first, again = check_cell_run_twice(root, "cdi", write("kind\ncdiVersion\ndevices\n"))
+    assert first == ["write.failed.folder_stands_where_file"]
+    (p,) = again.problems
+    assert (p.code, p.values["expected"]) == ("file.differs", "cdiVersion / kind / devices / containerEdits")
+    path.unlink()
+    path.mkdir()
+    _, again = check_cell_run_twice(root, "cdi", write("containerEdits\nkind\ncdiVersion\ndevices\n"))
+    assert again.problems == [], again.text()
+
+
+def test_a_missing_spec_is_named_by_its_path(tmp_path):
+    root = lab_root(tmp_path)
+    (root / SPEC).unlink()
+    (p,) = check(root)[6].problems
+    assert (p.code, p.path) == ("cdi.spec_missing", f"/{SPEC}")
+    assert f"/{SPEC}" in p.what.en and f"/{SPEC}" in p.what.ko

@@ -70,3 +70,54 @@ def test_a_missing_config_is_copied_from_the_labs_base_under_the_root_when_it_is
     base.write_bytes(packaged + b"# the lab's own base config\n")
     new, said = _planned_copy(root)
     assert new == base.read_bytes() and DEFAULTS["base_config"] in said
+
+
+# --- what step 1's plan says it does -------------------------------------------------------------------------
+
+def _step1_plan(root, **params):
+    rb = Run(validate(root=str(root), **params)).start()
+    try:
+        return rb.preflight()["prepare"], rb
+    finally:
+        rb.finish()
+
+
+def test_an_empty_root_gets_its_folders_once_each_and_the_base_copied(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    plan, _ = _step1_plan(root)
+    assert plan.dirs == ["/etc", "/etc/containerd", "/root", "/root/toolkit"]
+    assert [n.en for n in plan.notes] == ["folders to create: /etc, /etc/containerd, /root, /root/toolkit"]
+    assert plan.notes[0].ko == "만들 폴더: /etc, /etc/containerd, /root, /root/toolkit"
+    config = DEFAULTS["config_path"]
+    assert plan.message.en == f"copy runbook_lib/data/config.toml.base to {config}."
+    assert plan.message.ko == f"runbook_lib/data/config.toml.base 를 {config} 로 복사합니다."
+    (write,) = plan.writes
+    assert (write.lab_path, write.mode) == (config, 0o644)
+
+
+@pytest.mark.parametrize("config, copied", [(b"\n  \n", True), (b"version = 2\n", False)])
+def test_a_config_of_blanks_is_replaced_by_the_base_and_any_other_is_kept(tmp_path, config, copied):
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / TOOLKIT).mkdir(parents=True)
+    (root / DEFAULTS["config_path"].lstrip("/")).write_bytes(config)
+    plan, _ = _step1_plan(root)
+    assert (plan.dirs, plan.notes) == ([], [])
+    assert bool(plan.writes) is copied
+    if not copied:
+        path = DEFAULTS["config_path"]
+        assert plan.message.en == (f"{path} already exists and is kept (a node's real config is never replaced by "
+                                   "the lab's base).")
+
+
+def test_on_a_distribution_only_the_toolkit_folder_is_made_and_its_config_is_read_as_it_is(tmp_path):
+    from distro_helpers import write_root
+    from test_distro_steps import CASES
+
+    files, _, generated = CASES["k3s-template"]
+    root = write_root(tmp_path, files)
+    plan, rb = _step1_plan(root)
+    assert plan.dirs == ["/root", "/root/toolkit"] and plan.writes == []
+    assert plan.message.en == f"k3s's own generated config is read as it is: /{generated}"
+    assert plan.message.ko == f"k3s 가 만드는 설정을 그대로 읽습니다: /{generated}"

@@ -333,3 +333,39 @@ def test_a_refused_run_says_of_each_step_without_a_refusal_of_its_own_that_it_di
         assert r.status == "skipped", r.id
         assert r.message.en == "not run: another step refused, so the run stopped before its first write.", r.id
         assert r.message.ko == "실행하지 않았습니다: 다른 단계가 거부해서, 아무것도 쓰기 전에 실행을 멈췄습니다."
+
+
+def test_what_each_steps_plan_says_on_containerds_own_default_config(tmp_path):
+    """The first cell's plan, step by step, in both languages: what each step will do and where."""
+    root = _empty_lab_root(tmp_path)
+    rb = Run(validate(root=str(root), mode="apply")).start()
+    try:
+        plans = rb.preflight()
+    finally:
+        rb.finish()
+    said = {step: (p.message.en, p.message.ko, p.subject) for step, p in plans.items()}
+    tk = f"/{TOOLKIT}"
+    assert said["options"] == (
+        'the options are written by step 2, together with the runtime table: BinaryName = '
+        '"/usr/bin/nvidia-container-runtime", SystemdCgroup = true',
+        'options 는 2단계가 런타임 테이블과 함께 한 번에 씁니다: BinaryName = "/usr/bin/nvidia-container-runtime", '
+        'SystemdCgroup = true',
+        '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]')
+    assert said["default"] == ("the default runtime is runc; it is not changed.", "기본 런타임은 runc 입니다. 바꾸지 않습니다.",
+                               f"{tk}/default.txt")
+    assert said["parse"] == ("read with tomllib: VERSION=2, RUNTIMES=nvidia,runc",
+                             "tomllib 로 읽은 값: VERSION=2, RUNTIMES=nvidia,runc", f"{tk}/parsed.txt")
+    assert said["runtimeclass"] == ("RuntimeClass nvidia (handler nvidia)", "RuntimeClass nvidia 를 씁니다 (handler 는 nvidia)",
+                                    f"{tk}/runtimeclass.yaml")
+    report = "CONFIG_VERSION=2, RUNTIME=nvidia, RUNTIME_TYPE=io.containerd.runc.v2, SYSTEMD_CGROUP=true, HANDLER=nvidia"
+    assert said["report"] == (report, report, f"{tk}/report.txt")
+    assert said["containerd"][0] == (
+        f"skipped: root ({root}) is a lab sandbox and the containerd_bin parameter is empty, so containerd itself was "
+        "not asked. To ask it, pass -p containerd_bin /usr/bin/containerd (needs root and unshare).")
+    assert said["restart"][:2] == (
+        "containerd is not restarted in a lab root: restarting is outside a lab root (a real node, root /).",
+        "실습 루트에서는 containerd 를 재시작하지 않습니다. 재시작은 실습 루트 밖(실제 노드, root 가 /)의 일입니다.")
+    assert [w.lab_path for w in plans["default"].writes + plans["parse"].writes + plans["report"].writes] == [
+        f"{tk}/default.txt", f"{tk}/parsed.txt", f"{tk}/report.txt"]
+    assert [w.new for w in plans["default"].writes] == [b"DEFAULT=runc\nWHY=runtimeclass\n"]
+    assert [w.new for w in plans["parse"].writes] == [b"VERSION=2\nRUNTIMES=nvidia,runc\n"]

@@ -336,3 +336,45 @@ def test_a_pending_k3s_restart_over_a_file_where_containerd_reads_no_runtime_at_
     root = write_root(tmp_path, {f"{K3S}/config.toml": old, f"{K3S}/config.toml.tmpl": '{{ template "base" . }}\n'})
     nine = finished_run(root, containerd_bin=binary, mode="check").results["containerd"].problems  # apply refuses
     assert [(p.code, p.values["runtimes"]) for p in nine] == [("containerd.reads.not_regenerated", "-")]
+
+
+# --- step 2 asks the node's containerd which config versions it knows (steps/runtime.py: _newer_than_containerd) --
+
+def _step2(root, mode, **params):
+    rb = Run(validate(root=str(root), mode=mode, **params)).start()
+    try:
+        plan = rb.preflight()["runtime"]
+        return plan, (rb.run_all()["runtime"] if mode == "check" else None)
+    finally:
+        rb.finish()
+
+
+def test_a_version_3_file_under_containerd_1_6_is_step_2s_refusal_naming_both_versions(tmp_path):
+    """containerd 1.6 knows config versions up to 2: a runtime written into a version-3 file would never be
+    read. Apply refuses before any write, and check fails step 2, each saying the file's version, the one
+    containerd knows, and which containerd (its version and path), at the file's version line."""
+    binary = realenv.need_program("containerd")
+    text = (BROKEN / "v2-path-in-v3-file.toml").read_text()
+    root = lab_root(tmp_path, text.encode())
+    plan, _ = _step2(root, "apply", containerd_bin=binary)
+    (p,) = [p for p in plan.refusals if p.is_a("config.version_newer_than_containerd")]
+    _, checked = _step2(root, "check", containerd_bin=binary)
+    (q,) = [q for q in checked.problems if q.is_a("config.version_newer_than_containerd")]
+    version = containerd_version(binary)
+    line = text.split("\n").index("version = 3") + 1
+    for found in (p, q):
+        assert (found.path, found.line) == ("/" + CONFIG, line)
+        assert (found.values["file_version"], found.values["known"]) == (3, 2)
+        assert (found.values["containerd_version"], found.values["binary"]) == (version, binary)
+        assert f"({version}, {binary}) knows versions up to 2 only" in found.what.en
+
+
+def test_a_version_2_file_or_no_containerd_to_ask_is_no_such_finding(tmp_path):
+    binary = realenv.need_program("containerd")
+    root = lab_root(tmp_path)
+    for params in ({"containerd_bin": binary}, {}):  # 1.6 knows version 2; a lab root asks no containerd unasked
+        plan, checked = _step2(root, "check", **params)
+        assert not any(p.is_a("config.version_newer_than_containerd") for p in plan.refusals + checked.problems)
+    v3 = lab_root(tmp_path / "v3", (BROKEN / "v2-path-in-v3-file.toml").read_bytes())
+    plan, checked = _step2(v3, "check")  # the same file, no containerd asked: nothing is known to compare with
+    assert not any(p.is_a("config.version_newer_than_containerd") for p in plan.refusals + checked.problems)

@@ -310,3 +310,24 @@ def test_without_a_route_the_verdict_names_the_config_the_runtime_is_back_in(tmp
         rb.finish()
     runtime = [p for p in found if p.code == "remove.still_there.runtime"]
     assert runtime and [p.path for p in runtime] == [CONFIG] * len(runtime)
+
+
+def test_each_file_remove_takes_away_is_named_as_the_backup_it_became_with_the_hash_of_its_bytes(tmp_path):
+    """A root whose every file the runbook created: remove takes each away, kept as a backup beside it, and the
+    step's result names each backup by its lab path and its path on this machine, with its bytes' hash."""
+    import hashlib
+
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    finished_run(root, mode="apply")
+    before = {lab: (root / lab.lstrip("/")).read_bytes() for lab in (CONFIG, SPEC)}
+    rb = finished_run(root, mode="remove")
+    result = rb.results["remove"]
+    assert result.status == "changed" and not result.failed, result.text()
+    backups = {f["path"]: f for f in result.files if f["action"] == "backup"}
+    for lab, data in before.items():
+        assert not (root / lab.lstrip("/")).exists(), lab
+        (kept,) = [f for path, f in backups.items() if path.startswith(lab + ".runbook-backup-")]
+        assert kept["host_path"] == str(root / kept["path"].lstrip("/"))
+        assert kept["sha256"] == hashlib.sha256(data).hexdigest()
+        assert (root / kept["path"].lstrip("/")).read_bytes() == data

@@ -156,3 +156,14 @@ def test_a_default_that_already_is_the_runtime_is_kept_byte_for_byte(tmp_path):
     assert (write, plan.refusals) == (None, [])
     assert plan.message.en == ("the node's default runtime already is nvidia (default_runtime is keep); it is the "
                                "default's table, so not a byte of it is changed.")
+
+
+def test_a_table_where_containerd_does_not_look_is_said_before_the_files_other_findings(tmp_path):
+    """Step 2's verdict says the misplaced runtime table first (the student's table, the first thing to fix),
+    then the rest of the file's findings that stop the write (here a version-1 plugin name)."""
+    from grading_helpers import broken
+
+    text = broken("misplaced-runtimes-without-containerd.toml").decode() + (
+        '\n[plugins.cri.registry.mirrors."docker.io"]\n  endpoint = ["https://mirror.local"]\n')
+    problems = check(lab_root(tmp_path, text.encode()))[2].problems
+    assert [p.code for p in problems] == ["runtime.misplaced", "config.plugin_key_v1_name"]

@@ -178,3 +178,29 @@ def test_a_missing_spec_is_named_by_its_path(tmp_path):
     (p,) = check(root)[6].problems
     assert (p.code, p.path) == ("cdi.spec_missing", f"/{SPEC}")
     assert f"/{SPEC}" in p.what.en and f"/{SPEC}" in p.what.ko
+
+
+def test_cdi_keys_are_judged_against_the_plan_until_the_plan_is_made_again(tmp_path):
+    """The toolkit files are judged against what the run's plan says they hold. The spec edited by hand after
+    the plan (its containerEdits taken out): the check cell run again still judges cdi-keys.txt against the
+    plan's keys; the plan made again (the notebook's first cells) judges it against the spec as it is now."""
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    root = lab_root(tmp_path)
+    spec = root / SPEC
+    rb = Run(validate(root=str(root), mode="check")).start()
+    try:
+        rb.preflight()
+        step = rb.step("cdi")
+        rb.commit(step)
+        assert rb.verdict(step).problems == []
+        text = spec.read_text()
+        at = text.rindex("\ncontainerEdits:") + 1
+        spec.write_text(text[:at])  # the top-level containerEdits (the last key) taken out
+        again = rb.verdict(step)
+    finally:
+        rb.finish()
+    assert again.problems == [], again.text()
+    (p,) = check(root)[6].problems
+    assert (p.code, p.values["expected"]) == ("file.differs", "cdiVersion / kind / devices")

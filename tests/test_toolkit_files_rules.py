@@ -316,3 +316,19 @@ def test_a_report_without_a_handler_when_there_is_no_runtimeclass_is_blocked_by_
     results = check(root)
     assert [p.code for p in results[7].problems] == ["runtimeclass.missing"]
     assert [(p.code, p.values["step"]) for p in results[8].problems] == [("file.after_earlier_step", 7)]
+
+
+def test_a_file_may_lack_its_final_newline_and_an_empty_file_has_no_lines():
+    from runbook_lib.steps.lines import EXACT, canonical, same
+
+    assert canonical(EXACT, "DEFAULT=runc\nWHY=runtimeclass") == ["DEFAULT=runc", "WHY=runtimeclass"]
+    assert same(EXACT, "DEFAULT=runc\nWHY=runtimeclass", "DEFAULT=runc\nWHY=runtimeclass\n")
+    assert canonical(EXACT, "") == []
+
+
+def test_an_empty_toolkit_file_is_told_every_line_it_lacks(tmp_path):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "default.txt").write_text("")
+    (p,) = check(root)[4].problems
+    assert (p.code, p.values["lines"].en) == (
+        "file.differs", "line 1 (missing) → DEFAULT=runc; line 2 (missing) → WHY=runtimeclass")

@@ -136,3 +136,20 @@ def test_a_runtime_already_registered_in_place_gets_no_dropin(tmp_path):
     assert rb.results["runtime"].status == UNCHANGED and "already registered correctly in /etc/containerd/config.toml" in \
         rb.results["runtime"].message.en
     assert (root / CONFIG).read_bytes() == config and not (root / DROPIN).exists()
+
+
+def test_another_tools_file_where_a_drop_in_would_go_stops_only_the_drop_in_layout(tmp_path):
+    """conf.d/99-nvidia.toml, imported and another tool's (no runbook mark, no nvidia runtime, no CRI table):
+    layout=dropin refuses to overwrite it; layout=inplace writes the runtime into config.toml, which holds the
+    CRI table, and leaves that file alone."""
+    main = 'imports = ["/etc/containerd/conf.d/*.toml"]\n' + V2_MAIN
+    theirs = '# written by the site\n[plugins."io.containerd.gc.v1.scheduler"]\n  pause_threshold = 0.02\n'
+    for layout, refused in (("dropin", True), ("inplace", False)):
+        root = make_root(tmp_path / layout, main.encode())
+        (root / DROPIN).parent.mkdir(parents=True, exist_ok=True)
+        (root / DROPIN).write_text(theirs)
+        rb = run_steps(root, steps=[1, 2], layout=layout)
+        codes = [p.code for p in rb.results["runtime"].problems]
+        assert ("dropin.not_ours" in codes) is refused, (layout, codes)
+        assert (root / DROPIN).read_text() == theirs
+        assert ("nvidia" in runtimes(root)) is not refused, layout

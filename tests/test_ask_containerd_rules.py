@@ -378,3 +378,15 @@ def test_a_version_2_file_or_no_containerd_to_ask_is_no_such_finding(tmp_path):
     v3 = lab_root(tmp_path / "v3", (BROKEN / "v2-path-in-v3-file.toml").read_bytes())
     plan, checked = _step2(v3, "check")  # the same file, no containerd asked: nothing is known to compare with
     assert not any(p.is_a("config.version_newer_than_containerd") for p in plan.refusals + checked.problems)
+
+
+def test_a_containerd_whose_version_cannot_be_read_is_not_taken_for_one_that_knows_no_version_3(tmp_path):
+    """`containerd --version` says nothing the runbook can read: what it knows is unknown, so a version-3 file is
+    not refused for it (step 9, asking it, says what it reads)."""
+    fake = tmp_path / "bin" / "containerd"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'a containerd of its own make'\n")
+    fake.chmod(0o755)
+    v3 = lab_root(tmp_path / "v3", (BROKEN / "v2-path-in-v3-file.toml").read_bytes())
+    plan, _ = _step2(v3, "check", containerd_bin=str(fake))
+    assert not any(p.is_a("config.version_newer_than_containerd") for p in plan.refusals)

@@ -75,6 +75,15 @@ def version_for_containerd(containerd_version: str | None) -> int:
     return 3 if (major, minor) < (2, 3) else 4
 
 
+def newest_version_read_by(containerd_version: str | None) -> int | None:
+    """The newest config version a containerd of that version reads (`containerd --version`'s third word), or
+    None when that word is no version (a build of its own make): then nothing is known to compare with."""
+    import re
+    if not re.match(r"v?\d+\.\d+", containerd_version or ""):
+        return None
+    return version_for_containerd(containerd_version)
+
+
 def containerd_table(version: int) -> tuple[str, ...]:
     return CRI_RUNTIME_PLUGIN[version] + ("containerd",)
 

@@ -17,7 +17,7 @@ from runbook_lib.findings.catalog import say
 from runbook_lib.containerd.variants import runtime_variants
 from runbook_lib.containerd.distro.plan import plan_route
 from runbook_lib.containerd import ask
-from runbook_lib.containerd.versions import read_by, version_for_containerd
+from runbook_lib.containerd.versions import newest_version_read_by, read_by
 from runbook_lib.containerd.owner import RuntimeOwnedElsewhere
 from runbook_lib.steps._show import runtime_evidence
 
@@ -151,7 +151,7 @@ def _newer_than_containerd(run, eff) -> list[Problem]:
     if binary is None:
         return []
     version = ask.containerd_version(binary)
-    known = version_for_containerd(version) if version != "?" else None
+    known = newest_version_read_by(version)
     if known is None or eff.version <= known:
         return []
     return [Problem.of("config.version_newer_than_containerd", eff.main.lab_path, diagnose.version_line(eff),

@@ -367,6 +367,7 @@ def test_a_version_3_file_under_containerd_1_6_is_step_2s_refusal_naming_both_ve
         assert (found.values["file_version"], found.values["known"]) == (3, 2)
         assert (found.values["containerd_version"], found.values["binary"]) == (version, binary)
         assert f"({version}, {binary}) knows versions up to 2 only" in found.what.en
+        assert found.why.en == "which containerd reads this version: version 3: containerd 2.0-2.2 (2.3+ migrates it; 1.x drops its tables)"
 
 
 def test_a_version_2_file_or_no_containerd_to_ask_is_no_such_finding(tmp_path):

@@ -327,6 +327,9 @@ def test_a_refused_run_says_of_each_step_without_a_refusal_of_its_own_that_it_di
         results = rb.run_all()
     finally:
         rb.finish()
+    (refusal,) = rb.plans["runtime"].refusals
+    assert rb.plans["runtime"].message == refusal.what  # the plan cell says why, in the parser's words
+    assert refusal.what.en.startswith("TOML syntax error (line 34, column 60)")
     quiet = [r for r in results.values() if not r.problems]
     assert [r.step for r in quiet] == [1, 3, 6, 7, 9, "restart", "pod"]
     for r in quiet:

@@ -296,6 +296,10 @@ def _good(old: str = "", new: str = "") -> str:
                          '          nvidia = "x"\n').replace(
         '      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes]\n\n', "", 1),
      RC + "handler: nvidia\n", ["2", "nvidia", "", "", "nvidia"]),
+    # an empty string where a value goes: shown as TOML writes it, not as nothing
+    (_good('runtime_type = "io.containerd.runc.v2"\n\n          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]',
+           'runtime_type = ""\n\n          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]'),
+     RC + "handler: nvidia\n", ["2", "nvidia", '""', "true", "nvidia"]),
     # a version-3 file (containerd 2.x): its own version and path
     ('version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia]\n'
      '  runtime_type = "io.containerd.runc.v2"\n'

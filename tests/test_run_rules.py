@@ -372,3 +372,69 @@ def test_what_each_steps_plan_says_on_containerds_own_default_config(tmp_path):
         f"{tk}/default.txt", f"{tk}/parsed.txt", f"{tk}/report.txt"]
     assert [w.new for w in plans["default"].writes] == [b"DEFAULT=runc\nWHY=runtimeclass\n"]
     assert [w.new for w in plans["parse"].writes] == [b"VERSION=2\nRUNTIMES=nvidia,runc\n"]
+
+
+# --- the preflight: what is asked of the plan before any write, and only by a run that will write -----------
+
+def _preflight_asks(tmp_path, monkeypatch, config: bytes, mode: str) -> dict[str, int]:
+    """How many times the preflight asked each question of the plan: the room on disk, containerd's reading,
+    the notebook's own judgement (judge_on_plan, which the notebook's run context fills in); and what even root
+    could not write, where the plan's writes go."""
+    from runbook_lib.engine import containerd_guard
+    from runbook_lib.fs import writable
+
+    asked = {"space": 0, "containerd": 0, "judge": 0}
+    real_space, real_guard = writable.refuse_when_short_of_space, containerd_guard.refusal
+
+    def space(*args, **kw):
+        asked["space"] += 1
+        return real_space(*args, **kw)
+
+    def guard(run):
+        asked["containerd"] += 1
+        return real_guard(run)
+
+    class Judged(Run):
+        def judge_on_plan(self):
+            asked["judge"] += 1
+
+    monkeypatch.setattr(writable, "refuse_when_short_of_space", space)
+    monkeypatch.setattr(containerd_guard, "refusal", guard)
+    root = tmp_path / f"{mode}-{len(list(tmp_path.iterdir()))}" / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG).write_bytes(config)
+    rb = Judged(validate(root=str(root), mode=mode)).start()
+    try:
+        rb.preflight()
+    finally:
+        rb.finish()
+    return asked
+
+
+def test_the_plan_is_asked_of_the_disk_and_containerd_once_only_by_a_run_that_will_write(tmp_path, monkeypatch):
+    from helpers import FIXTURES
+
+    node = (FIXTURES / "containerd-1.6.20-default.toml").read_bytes()
+    assert _preflight_asks(tmp_path, monkeypatch, node, "apply") == {"space": 1, "containerd": 1, "judge": 1}
+    assert _preflight_asks(tmp_path, monkeypatch, node, "check") == {"space": 0, "containerd": 0, "judge": 0}
+    # refused before: nothing more is asked of a plan that will not be written
+    broken_toml = broken("toml-syntax-error.toml")
+    assert _preflight_asks(tmp_path, monkeypatch, broken_toml, "apply") == {"space": 0, "containerd": 0, "judge": 0}
+
+
+def test_what_even_root_cannot_write_is_refused_in_apply_only(tmp_path, monkeypatch):
+    """A read-only mount or chattr +i where a plan writes (fs/writable.py): apply refuses before its first
+    write; check mode writes nothing, so it is no refusal there."""
+    from runbook_lib.fs import writable
+    from runbook_lib.findings.problem import Problem
+
+    stuck = Problem.of("write.failed.name_too_long", "/etc/containerd", lab="/etc/containerd", size=1, limit=1)
+    monkeypatch.setattr(writable, "_root_cannot", lambda target, plan, will_exist: [stuck] if plan.writes else [])
+    for mode, refused in (("apply", True), ("check", False)):
+        root = _empty_lab_root(tmp_path / mode)
+        rb = Run(validate(root=str(root), mode=mode)).start()
+        try:
+            rb.preflight()
+        finally:
+            rb.finish()
+        assert (stuck in [p for _, p in rb.refusals()]) is refused, mode

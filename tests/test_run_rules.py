@@ -438,3 +438,23 @@ def test_what_even_root_cannot_write_is_refused_in_apply_only(tmp_path, monkeypa
         finally:
             rb.finish()
         assert (stuck in [p for _, p in rb.refusals()]) is refused, mode
+
+
+def test_every_step_judged_on_the_plan_is_judged_wherever_it_stands_among_the_others(tmp_path):
+    """The preflight judges each step's verdict on the planned state, passing over the steps that ask a program
+    or act on the node; a step judged on the plan that stands after those is judged too: its finding refuses
+    the run before any write."""
+    from runbook_lib.findings.messages import Msg
+    from runbook_lib.findings.problem import Problem
+    from runbook_lib.steps.base import Plan, Step
+
+    said = Problem.of("write.failed.name_too_long", "/x", lab="/x", size=300, limit=255)
+    late = Step(99, "late", Msg("늦은 단계", "a late step"), lambda run: Plan(Msg("계획", "plan")), lambda run: [said])
+    root = _empty_lab_root(tmp_path)
+    rb = Run(validate(root=str(root), mode="apply")).start()
+    rb.steps = (*rb.steps, late)  # after step 9, the restart and the pod, which are not judged on the plan
+    try:
+        rb.preflight()
+    finally:
+        rb.finish()
+    assert [(step.id, p.code) for step, p in rb.refusals()] == [("late", "write.failed.name_too_long")]

@@ -391,3 +391,31 @@ def test_a_containerd_whose_version_cannot_be_read_is_not_taken_for_one_that_kno
     v3 = lab_root(tmp_path / "v3", (BROKEN / "v2-path-in-v3-file.toml").read_bytes())
     plan, _ = _step2(v3, "check", containerd_bin=str(fake))
     assert not any(p.is_a("config.version_newer_than_containerd") for p in plan.refusals)
+
+
+# --- step 9's plan: what it will ask, and containerd asked before the writes only by a run that writes ----------
+
+def test_step_9s_plan_says_which_containerd_it_asks_and_the_command(tmp_path, monkeypatch):
+    """Step 9's plan names the binary and the command it runs; apply asks containerd once before its writes (for
+    its promise: everything else read the same), check mode never before (it writes nothing)."""
+    from runbook_lib.containerd import verify
+
+    binary = realenv.need_program("containerd")
+    realenv.need_root()
+    calls = []
+    real = verify.containerd_dump
+    monkeypatch.setattr(verify, "containerd_dump", lambda *a, **kw: calls.append(a) or real(*a, **kw))
+    root = lab_root(tmp_path)
+    cmd = f"containerd --config /{CONFIG} config dump"
+    for mode in ("check", "apply"):
+        calls.clear()
+        rb = Run(validate(root=str(root), mode=mode, containerd_bin=binary)).start()
+        try:
+            plan = rb.preflight()["containerd"]
+        finally:
+            rb.finish()
+        assert (plan.message.en, plan.message.ko, plan.subject) == (f"ask {binary}: {cmd}", f"{binary} 에게 묻습니다: {cmd}", cmd)
+        if mode == "check":
+            assert calls == []  # nothing asked before step 9's own verdict
+        else:
+            assert calls[0][1] == root / CONFIG  # first, the node's config as it is, before any write

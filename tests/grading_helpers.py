@@ -59,6 +59,21 @@ def check(root: Path, **params) -> dict[int, StepResult]:
     return run_all(root, mode="check", **params)
 
 
+def a_folder_in_its_place(path: Path) -> Path:
+    """`mkdir` where the file should be (a student's slip): the file gone, a folder of its name there."""
+    path.unlink(missing_ok=True)
+    path.mkdir()
+    return path
+
+
+def written_by_hand(path: Path, text: str):
+    """The fix a student makes by hand, to run later: whatever stands at ``path`` replaced by a file of ``text``."""
+    def by_hand():
+        path.rmdir() if path.is_dir() else path.unlink()
+        path.write_text(text)
+    return by_hand
+
+
 def check_cell_run_twice(root: Path, step_id: str, fix_by_hand) -> tuple[list[str], StepResult]:
     """Check mode, one step's cells as the notebook runs them: the plan, the verdict; then the student fixes the
     file by hand and runs the check cell again (the plan is not made again). The first verdict's codes, and

@@ -85,25 +85,16 @@ def test_a_default_txt_made_by_hand_after_its_plan_failed_is_judged_by_the_confi
     """`mkdir default.txt` by mistake, then the file written by hand and the check cell run again: it is judged
     against the default the config keeps (crun, the node's own) or, where step 4 fails (nvidia made the
     default), the one it has once fixed (runc)."""
-    from grading_helpers import check_cell_run_twice
+    from grading_helpers import a_folder_in_its_place, check_cell_run_twice, written_by_hand
 
     root, path = _lab_with_default(tmp_path, default)
-    path.unlink(missing_ok=True)
-    path.mkdir()
-
-    def write_it(text):
-        def by_hand():
-            path.rmdir() if path.is_dir() else path.unlink()
-            path.write_text(text)
-        return by_hand
-
-    first, again = check_cell_run_twice(root, "default", write_it("DEFAULT=other\nWHY=runtimeclass\n"))
+    first, again = check_cell_run_twice(root, "default", written_by_hand(a_folder_in_its_place(path),
+                                                                        "DEFAULT=other\nWHY=runtimeclass\n"))
     assert "write.failed.folder_stands_where_file" in first
     (wrong,) = [p for p in again.problems if p.is_a("file.differs")]
     assert wrong.values["expected"] == f"DEFAULT={says} / WHY=runtimeclass"
-    path.unlink()
-    path.mkdir()
-    _, again = check_cell_run_twice(root, "default", write_it(f"DEFAULT={says}\nWHY=runtimeclass\n"))
+    _, again = check_cell_run_twice(root, "default", written_by_hand(a_folder_in_its_place(path),
+                                                                    f"DEFAULT={says}\nWHY=runtimeclass\n"))
     assert not any(p.code.startswith("file.") for p in again.problems), again.text()
 
 

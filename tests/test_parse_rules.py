@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from grading_helpers import CONFIG, TOOLKIT, check, check_cell_run_twice, failed_steps, lab_root
+from grading_helpers import (CONFIG, TOOLKIT, a_folder_in_its_place, check, check_cell_run_twice, failed_steps, lab_root,
+                             written_by_hand)
 from runbook_lib.engine.result import BLOCKED
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
@@ -95,14 +96,7 @@ def test_a_parsed_txt_made_right_after_its_plan_failed_passes_the_check_cell_run
     root = lab_root(tmp_path)
     path = root / TOOLKIT / "parsed.txt"
     right = path.read_text()
-    path.unlink()
-    path.mkdir()
-
-    def make_it_right():
-        path.rmdir()
-        path.write_text(right)
-
-    first, again = check_cell_run_twice(root, "parse", make_it_right)
+    first, again = check_cell_run_twice(root, "parse", written_by_hand(a_folder_in_its_place(path), right))
     assert first == ["write.failed.folder_stands_where_file"]
     assert again.problems == [] and not again.failed, again.text()
 
@@ -111,14 +105,7 @@ def test_a_parsed_txt_written_wrong_after_its_plan_failed_is_told_the_text_the_c
     root = lab_root(tmp_path)
     path = root / TOOLKIT / "parsed.txt"
     right = path.read_text()
-    path.unlink()
-    path.mkdir()
-
-    def write_it_wrong():
-        path.rmdir()
-        path.write_text("VERSION=1\n")
-
-    _, again = check_cell_run_twice(root, "parse", write_it_wrong)
+    _, again = check_cell_run_twice(root, "parse", written_by_hand(a_folder_in_its_place(path), "VERSION=1\n"))
     (p,) = again.problems
     assert p.values["expected"] == right.strip().replace("\n", " / ")
 

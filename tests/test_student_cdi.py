@@ -149,26 +149,17 @@ def test_a_broken_spec_there_refuses_the_run_and_is_not_guessed_at(tmp_path):
 def test_cdi_keys_made_by_hand_after_its_plan_failed_are_judged_by_the_specs_keys(tmp_path):
     """`mkdir cdi-keys.txt` by mistake, then the file written by hand and the check cell run again: judged
     against the spec's top-level keys, in any order."""
-    from grading_helpers import check_cell_run_twice
+    from grading_helpers import a_folder_in_its_place, check_cell_run_twice, written_by_hand
 
     root = lab_root(tmp_path)
     path = root / TOOLKIT / "cdi-keys.txt"
-    path.unlink()
-    path.mkdir()
-
-    def write(text):
-        def by_hand():
-            path.rmdir() if path.is_dir() else path.unlink()
-            path.write_text(text)
-        return by_hand
-
-    first, again = check_cell_run_twice(root, "cdi", write("kind\ncdiVersion\ndevices\n"))
+    first, again = check_cell_run_twice(root, "cdi", written_by_hand(a_folder_in_its_place(path),
+                                                                    "kind\ncdiVersion\ndevices\n"))
     assert first == ["write.failed.folder_stands_where_file"]
     (p,) = again.problems
     assert (p.code, p.values["expected"]) == ("file.differs", "cdiVersion / kind / devices / containerEdits")
-    path.unlink()
-    path.mkdir()
-    _, again = check_cell_run_twice(root, "cdi", write("containerEdits\nkind\ncdiVersion\ndevices\n"))
+    _, again = check_cell_run_twice(root, "cdi", written_by_hand(a_folder_in_its_place(path),
+                                                                "containerEdits\nkind\ncdiVersion\ndevices\n"))
     assert again.problems == [], again.text()
 
 

@@ -419,3 +419,12 @@ def test_step_9s_plan_says_which_containerd_it_asks_and_the_command(tmp_path, mo
             assert calls == []  # nothing asked before step 9's own verdict
         else:
             assert calls[0][1] == root / CONFIG  # first, the node's config as it is, before any write
+
+
+def test_a_failed_step_9_says_its_first_finding_not_what_containerd_read(tmp_path):
+    """Step 9 passed says what containerd read; failed, its message is its first finding (what to fix), and it
+    is failed, not skipped."""
+    root = lab_root(tmp_path, (BROKEN / "v2-path-in-v3-file.toml").read_bytes())
+    _, result = _nine(root, "check")
+    assert result.status == "failed"
+    assert result.message == result.problems[0].what

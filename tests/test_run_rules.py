@@ -458,3 +458,24 @@ def test_every_step_judged_on_the_plan_is_judged_wherever_it_stands_among_the_ot
     finally:
         rb.finish()
     assert [(step.id, p.code) for step, p in rb.refusals()] == [("late", "write.failed.name_too_long")]
+
+
+def test_a_step_with_a_finding_is_failed_whatever_it_would_say_of_itself(tmp_path):
+    """A step's own words (what it learnt, why it would be skipped) are said only when it found nothing wrong:
+    with a finding, it is failed and says the finding."""
+    from runbook_lib.findings.messages import Msg
+    from runbook_lib.findings.problem import Problem
+    from runbook_lib.steps.base import Plan, Step
+
+    said = Problem.of("write.failed.name_too_long", "/x", lab="/x", size=300, limit=255)
+    odd = Step(99, "odd", Msg("단계", "a step"), lambda run: Plan(Msg("계획", "plan")), lambda run: [said],
+               skipped=lambda run: Msg("건너뜀", "skipped"), message=lambda run: Msg("배운 것", "learnt"),
+               judged_in_plan=False)
+    rb = Run(validate(root=str(_empty_lab_root(tmp_path)), mode="check")).start()
+    rb.steps = (*rb.steps, odd)
+    try:
+        rb.preflight()
+        result = rb.run(odd)
+    finally:
+        rb.finish()
+    assert (result.status, result.message) == ("failed", said.what)

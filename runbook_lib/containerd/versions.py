@@ -14,6 +14,8 @@ version/version.go, `ConfigVersion`: 3 in 2.0-2.2, 4 from 2.3.0):
 
 from __future__ import annotations
 
+import re
+
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.catalog import say
@@ -61,27 +63,24 @@ def read_by(version: int) -> Msg:
     return say("versions.version", version=version, who=who)
 
 
-def version_for_containerd(containerd_version: str | None) -> int:
-    """The version to write into an empty or missing config, from the node's containerd (`containerd
-    --version`'s third word, e.g. "1.6.20~ds1", "v2.3.1"): the version that containerd itself writes with
-    `config default`. Unknown: version 2, which every containerd from 1.3 on reads (2.x migrates it)."""
-    import re
+def newest_version_read_by(containerd_version: str | None) -> int | None:
+    """The newest config version a containerd of that version reads and writes with `config default`
+    (`containerd --version`'s third word, e.g. "1.6.20~ds1", "v2.3.1"), or None when that word is no version
+    (a build of its own make): then nothing is known of it."""
     m = re.match(r"v?(\d+)\.(\d+)", containerd_version or "")
     if not m:
-        return EMPTY_FILE_VERSION
+        return None
     major, minor = int(m.group(1)), int(m.group(2))
     if major < 2:
         return 2
     return 3 if (major, minor) < (2, 3) else 4
 
 
-def newest_version_read_by(containerd_version: str | None) -> int | None:
-    """The newest config version a containerd of that version reads (`containerd --version`'s third word), or
-    None when that word is no version (a build of its own make): then nothing is known to compare with."""
-    import re
-    if not re.match(r"v?\d+\.\d+", containerd_version or ""):
-        return None
-    return version_for_containerd(containerd_version)
+def version_for_containerd(containerd_version: str | None) -> int:
+    """The version to write into an empty or missing config, from the node's containerd: the one it writes
+    itself. Unknown: version 2, which every containerd from 1.3 on reads (2.x migrates it)."""
+    known = newest_version_read_by(containerd_version)
+    return EMPTY_FILE_VERSION if known is None else known
 
 
 def containerd_table(version: int) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ import os
 import posixpath
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import NamedTuple
 
 from runbook_lib.fs import bounded_read
 from runbook_lib.containerd.edit import RuntimeWanted
@@ -36,6 +37,14 @@ from runbook_lib.containerd.distro.detect import EDIT_CONFIG
 from runbook_lib.fs import applied_record
 
 
+class Committed(NamedTuple):
+    """A step as its commit left it; the problems are the commit's own (a write that failed, the record left
+    unwritten), which every verdict after it keeps."""
+    status: str
+    message: object
+    problems: list
+
+
 class Run:
     def __init__(self, params: Params):
         self.p = params
@@ -44,9 +53,7 @@ class Run:
         self.steps = REMOVE_STEPS if params.removing else STEPS
         self.plans: dict[str, Plan] = {}
         self.results: dict[str, StepResult] = {}    # by step id, as the plans are
-        # each step's (status, message, problems) as its commit left them: the problems are the commit's own (a
-        # write that failed, the record left unwritten), which every verdict after it keeps
-        self._committed: dict[str, tuple] = {}
+        self._committed: dict[str, Committed] = {}
         self.written: list[str] = []            # lab paths this run wrote (the restart decision reads it)
         self._recorded = False                  # whether the plans' writes are in the record (apply mode)
         self._overlay: dict[str, bytes] | None = None
@@ -292,12 +299,13 @@ class Run:
                 result.files.append({"path": self.target.lab_path(moved), "host_path": str(moved), "action": "backup",
                                      "sha256": sha256(read_bytes(moved))})
         step.act(self, result)  # a step that acts on the node rather than on files (the restart); else nothing
-        if result.status == UNCHANGED and self._committed.get(step.id, (None,))[0] == CHANGED:
+        earlier_commit = self._committed.get(step.id)
+        if result.status == UNCHANGED and earlier_commit is not None and earlier_commit.status == CHANGED:
             # the write cell run again (JupyterLab): what this run wrote the first time is still what it changed
             earlier = self.results[step.id]
             result.status, result.backup = CHANGED, earlier.backup
             result.files = earlier.files + [f for f in result.files if f not in earlier.files]
-            result.problems = self._committed[step.id][2] + result.problems
+            result.problems = earlier_commit.problems + result.problems
         self._keep(result)
         return result
 
@@ -315,7 +323,7 @@ class Run:
 
     def _keep(self, result: StepResult) -> None:
         self.results[result.id] = result
-        self._committed[result.id] = (result.status, result.message, list(result.problems))
+        self._committed[result.id] = Committed(result.status, result.message, list(result.problems))
 
     def verdict(self, step) -> StepResult:
         """Read the outcome back from disk: the same rules in apply and check mode."""

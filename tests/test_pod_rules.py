@@ -253,3 +253,28 @@ def test_without_containerd_on_path_the_sandbox_uses_the_one_in_sbin(tmp_path, m
     finally:
         rb.finish()
     assert str(sbin / "containerd") in rb.plans["pod"].message.en
+
+
+@pytest.mark.parametrize("smoke, start_of_the_fix", [("off", "In a lab, for grading or CI, turn it on"),
+                                                     ("node", "In a lab use -p smoke sandbox")])
+def test_a_skipped_pod_says_why_and_then_how_to_turn_it_on_each_as_a_sentence(tmp_path, smoke, start_of_the_fix):
+    """The skip's what and the catalog's fix are said as two sentences: the fix, lower case after "fix:" in the
+    catalog, starts with a capital after the what's full stop; the Korean keeps both as they are written."""
+    from runbook_lib.findings.problem import words
+
+    root = lab_root(tmp_path)
+    rb = Run(validate(root=str(root), mode="check", smoke=smoke)).start()
+    try:
+        plan = rb.preflight()["pod"]
+        result = rb.run(rb.step("pod"))
+    finally:
+        rb.finish()
+    code, values = ("pod.off", {}) if smoke == "off" else ("pod.no_endpoint", {"root": rb.target.root})
+    what, fix, _ = words(code, **values)
+    assert result.status == "skipped"
+    assert result.message.en == f"{what.en} {start_of_the_fix}{fix.en[len(start_of_the_fix):]}"
+    assert fix.en.lower().startswith(start_of_the_fix.lower()) and not fix.en.startswith(start_of_the_fix)
+    assert result.message.ko == f"{what.ko} {fix.ko}"
+    said_by_the_plan = {"off": result.message, "node": words("pod.plan_node", endpoint="-", handler="nvidia",
+                                                              image=rb.p.smoke_image, command=rb.p.smoke_command)[0]}
+    assert plan.message == said_by_the_plan[smoke]  # off: the plan says the skip itself; node: where it would go

@@ -37,6 +37,11 @@ class Msg:
     def __add__(self, other: "Msg") -> "Msg":
         return Msg(f"{self.ko} {other.ko}".strip(), f"{self.en} {other.en}".strip())
 
+    def then(self, other: "Msg") -> "Msg":
+        """This sentence, then ``other`` as a sentence of its own. A catalog fix starts in lower case, since it is
+        shown after "fix:"; said after another sentence, its English starts with a capital (Korean has none)."""
+        return self + Msg(other.ko, other.en[:1].upper() + other.en[1:])
+
 
 
 

@@ -36,7 +36,7 @@ TITLE = words("pod.title")[0]
 def _said(code: str, **values) -> Msg:
     """A catalog entry's what and fix as one message (a skip says why, and how to turn the step on)."""
     what, fix, _ = words(code, **values)
-    return what + fix
+    return what.then(fix)
 
 
 def containerd_binary(run) -> str | None:

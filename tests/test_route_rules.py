@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from distro_helpers import write_root
-from grading_helpers import run_all
+from grading_helpers import lab_root, run_all
 from runbook_lib.containerd.distro.plan import plan_route
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
@@ -87,3 +87,32 @@ def test_a_route_in_a_version_the_nodes_containerd_cannot_read_is_refused_before
     assert [p.code for p in plan.refusals] == ["config.version_newer_than_containerd"], plan.refusals
     assert plan.message == plan.refusals[0].what and not plan.writes
     assert not (root / written).exists()
+
+
+def test_a_root_whose_distribution_cannot_be_told_is_refused_by_step_2_in_the_refusals_own_words(tmp_path):
+    """Two distributions found and none named: step 2's plan is the route's refusal, said as the refusal says it."""
+    root = lab_root(tmp_path)
+    (root / "etc/rancher/k3s").mkdir(parents=True)
+    (root / "etc/rancher/rke2").mkdir(parents=True)
+    plan, rb = _plan_of_step_2(root)
+    assert rb.route is None and rb.route_refusal.code == "distro.ambiguous"
+    assert plan.refusals == [rb.route_refusal] and not plan.writes
+    assert plan.message == rb.route_refusal.what
+
+
+@pytest.mark.parametrize("case, params, layout, route", [
+    ("plain", {"layout": "dropin"}, "dropin", "containerd"),
+    ("k3s-template", {}, "inplace", "k3s"),
+])
+def test_the_variants_are_refused_where_config_toml_is_not_edited_in_place_naming_the_layout_and_the_route(
+        tmp_path, case, params, layout, route):
+    """nvidia-cdi and nvidia-legacy are written only by an in-place edit: a drop-in or a distribution's route
+    is refused at the config, naming the layout asked for and the route found."""
+    root = lab_root(tmp_path) if case == "plain" else write_root(tmp_path, CASES[case][0])
+    plan, rb = _plan_of_step_2(root, variants=True, **params)
+    assert [p.code for p in plan.refusals] == ["variants.inplace_only"]
+    problem = plan.refusals[0]
+    assert problem.path == rb.p.config_path and plan.message == problem.what
+    assert problem.values["layout"] == layout and problem.values["route"] == route
+    assert f"(now: layout {layout}, route {route})" in problem.what.en
+    assert f"(지금: layout {layout}, 경로 {route})" in problem.what.ko

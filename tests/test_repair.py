@@ -119,3 +119,26 @@ def test_apply_after_repair_is_idempotent(tmp_path):
     results = run_all(root)
     assert all(r.status == "unchanged" for r in results.values()), [r.status for r in results.values()]
     assert {k: v for k, v in tree(root).items() if "lock" not in k} == {k: v for k, v in before.items() if "lock" not in k}
+
+
+@pytest.mark.parametrize("name, code", [("unquoted-dotted-header.toml", "runtime.misplaced.unquoted_header"),
+                                        ("misplaced-runtimes-without-containerd.toml", "runtime.misplaced"),
+                                        ("v1-path-in-v2-file.toml", "runtime.misplaced.v1_path")])
+def test_a_misplaced_table_is_not_moved_by_a_drop_in_it_stops_step_2(tmp_path, name, code):
+    """layout=dropin writes only its drop-in file: a table misplaced in config.toml is not moved there (that
+    would be an edit of config.toml the layout promises not to make), so the plan refuses, saying where it is."""
+    original = broken(name)
+    root = fresh_root(tmp_path, original)
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+    rb = Run(validate(root=str(root), layout="dropin")).start()
+    try:
+        plan = rb.preflight()["runtime"]
+    finally:
+        rb.finish()
+    assert plan.refusals and plan.message == plan.refusals[0].what
+    assert not plan.notes, [n.en for n in plan.notes]  # no "moved the table" said
+    assert [(p.code, p.path, p.line) for p in plan.refusals] == [(code, "/" + CONFIG, 30)]
+    results = run_all(root, layout="dropin")
+    assert results[2].failed and (root / CONFIG).read_bytes() == original
+    assert not (root / "etc/containerd/conf.d").exists()

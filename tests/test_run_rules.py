@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import tomllib
 
+import pytest
+
+from helpers import FIXTURES as CONTAINERD_FIXTURES
 from grading_helpers import CONFIG, TOOLKIT, broken, lab_root
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
@@ -479,3 +482,22 @@ def test_a_step_with_a_finding_is_failed_whatever_it_would_say_of_itself(tmp_pat
     finally:
         rb.finish()
     assert (result.status, result.message) == ("failed", said.what)
+
+
+@pytest.mark.parametrize("fixture, header", [
+    ("containerd-1.6.20-default.toml", '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]'),
+    ("containerd-2.0-docs-config-v3.toml", "[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.nvidia]"),  # its quotes
+    ("v1-no-version-line.toml", '[plugins.cri.containerd.runtimes.nvidia]'),
+])
+def test_step_2s_plan_is_about_the_runtime_table_at_the_header_of_the_configs_version(tmp_path, fixture, header):
+    """What step 2 is about, shown beside its plan: the runtime's table header where containerd of the config's
+    version looks it up, quoted as the file quotes its own, before the write and after it."""
+    root = lab_root(tmp_path, (CONTAINERD_FIXTURES / fixture).read_bytes())
+    for _ in range(2):  # the runtime to add, then the runtime already there
+        rb = Run(validate(root=str(root), mode="apply")).start()
+        try:
+            plan = rb.preflight()["runtime"]
+            rb.run_all()
+        finally:
+            rb.finish()
+        assert plan.subject == header

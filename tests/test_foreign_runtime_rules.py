@@ -167,3 +167,31 @@ def test_a_table_where_containerd_does_not_look_is_said_before_the_files_other_f
         '\n[plugins.cri.registry.mirrors."docker.io"]\n  endpoint = ["https://mirror.local"]\n')
     problems = check(lab_root(tmp_path, text.encode()))[2].problems
     assert [p.code for p in problems] == ["runtime.misplaced", "config.plugin_key_v1_name"]
+
+
+def test_apply_refuses_another_owners_runtime_in_its_plan_unless_replacing_it_is_asked_for(tmp_path, monkeypatch):
+    """What check names as another owner's runtime, apply's plan refuses before any write; with replace_runtime
+    the plan replaces its BinaryName, and on a real node only with the runbook's binary installed."""
+    from runbook_lib.containerd.owner import BINARY_MISSING
+    from runbook_lib.fs.target import Target
+
+    config = good_with('BinaryName = "/usr/bin/nvidia-container-runtime"', f'BinaryName = "{GPU_OPERATOR}"')
+    plan, write, _ = _planned(tmp_path / "kept", config)
+    assert [p.code for p in plan.refusals] == [OTHER_BINARY] and write is None
+    plan, write, cri = _planned(tmp_path / "replaced", config, replace_runtime=True)
+    assert not plan.refusals, plan.refusals
+    assert cri["containerd"]["runtimes"]["nvidia"]["options"]["BinaryName"] == "/usr/bin/nvidia-container-runtime"
+    monkeypatch.setattr(Target, "is_host", property(lambda self: True))  # a sandbox root that answers as '/' does
+    plan, write, _ = _planned(tmp_path / "missing", config, replace_runtime=True)
+    assert [p.code for p in plan.refusals] == [BINARY_MISSING] and write is None
+
+
+def test_a_config_of_comments_only_gets_its_version_line_first_and_keeps_its_comments(tmp_path):
+    """A config with no key at all (only comments) is the node's and kept; the runtime is written for the version
+    the tables are written in, said on a line of its own before the comments (without it containerd reads version 1)."""
+    import tomllib
+
+    plan, write, cri = _planned(tmp_path, b"# this node's containerd: defaults only\n")
+    text = write.new.decode()
+    assert text.startswith("version = 2\n\n# this node's containerd: defaults only\n"), text
+    assert tomllib.loads(text)["version"] == 2 and sorted(cri["containerd"]["runtimes"]) == ["nvidia", "runc"]

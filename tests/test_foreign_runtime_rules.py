@@ -195,3 +195,19 @@ def test_a_config_of_comments_only_gets_its_version_line_first_and_keeps_its_com
     text = write.new.decode()
     assert text.startswith("version = 2\n\n# this node's containerd: defaults only\n"), text
     assert tomllib.loads(text)["version"] == 2 and sorted(cri["containerd"]["runtimes"]) == ["nvidia", "runc"]
+
+
+def test_a_config_without_any_runtime_whose_default_is_not_runc_gets_no_default_written_and_step_4_refuses(tmp_path):
+    """Only runc is built into containerd: a default of another name with no table is not the runbook's to
+    invent. Step 2 writes only its runtime, and step 4 refuses the plan, naming the runtimes there would be."""
+    plan, write, cri = _planned(
+        tmp_path, b'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "crun"\n')
+    assert sorted(cri["containerd"]["runtimes"]) == ["nvidia"] and not plan.notes
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+    rb = Run(validate(root=str(tmp_path / "root"), mode="apply")).start()
+    try:
+        refused = rb.preflight()["default"].refusals
+    finally:
+        rb.finish()
+    assert [(p.code, p.values["runtimes"]) for p in refused] == [("default.not_a_runtime", "nvidia")]

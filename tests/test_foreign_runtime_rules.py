@@ -211,3 +211,39 @@ def test_a_config_without_any_runtime_whose_default_is_not_runc_gets_no_default_
     finally:
         rb.finish()
     assert [(p.code, p.values["runtimes"]) for p in refused] == [("default.not_a_runtime", "nvidia")]
+
+
+def test_a_runtime_to_add_is_written_in_the_style_of_the_table_it_is_a_copy_of(tmp_path):
+    """The new table copies the default runtime's table, and is laid out as that table is (its indentation),
+    not as the last table of the file."""
+    config = (b'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "runc"\n'
+              b'  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+              b'    runtime_type = "io.containerd.runc.v2"\n'
+              b'    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]\n'
+              b'      SystemdCgroup = true\n'
+              b'  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.crun]\n'
+              b'  runtime_type = "io.containerd.runc.v2"\n'
+              b'  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.crun.options]\n'
+              b'  BinaryName = "/usr/bin/crun"\n')
+    plan, write, _ = _planned(tmp_path, config)
+    assert write.new.decode().endswith(
+        '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+        '    runtime_type = "io.containerd.runc.v2"\n'
+        '    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+        '      BinaryName = "/usr/bin/nvidia-container-runtime"\n'
+        '      SystemdCgroup = true\n'), write.new.decode()
+
+
+def test_a_variant_spelling_of_an_option_is_noted_at_its_file_and_line(tmp_path):
+    """`systemdCgroup` beside SystemdCgroup is not the key containerd reads: step 2's plan, correcting the
+    runtime's options, says first where that line is, then the correction."""
+    from grading_helpers import GOOD
+
+    good = GOOD.read_text()
+    at = good.rindex("SystemdCgroup = true\n")  # nvidia's, the last table of the file
+    config = (good[:at] + "systemdCgroup = true\n" + good[at:].replace("true", "false", 1)).encode()
+    line = good[:at].count("\n") + 1
+    plan, _, _ = _planned(tmp_path, config)
+    assert plan.message.en.startswith(f"/etc/containerd/config.toml:{line}: options has a key that differs from "
+                                      "containerd's spelling only in case: systemdCgroup"), plan.message.en
+    assert [n.en for n in plan.notes] == [f"correct options.SystemdCgroup from false to true (line {line + 1})."]

@@ -71,3 +71,29 @@ def test_each_variants_options_are_judged_in_step_2_beside_the_runtimes_own_find
     assert said[:2] == [("runtime.type_wrong", lines.index('runtime_type = "io.containerd.runc.v1"') + 1),
                         ("options.systemd_cgroup.wrong", lines.index("SystemdCgroup = false", cdi_options) + 1)]
     assert results[2].failed
+
+
+def test_variants_already_written_are_the_runbooks_own_a_second_apply_changes_nothing(tmp_path):
+    """nvidia-cdi and nvidia-legacy with the runbook's binaries are its own: a second apply plans no write and
+    refuses nothing; the same tables with another binary are another owner's, refused by step 2's plan."""
+    from runbook_lib.containerd.owner import OTHER_BINARY
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG).write_bytes((FIXTURES / "containerd-1.6.20-default.toml").read_bytes())
+    assert not any(r.failed for r in run_all(root, variants=True).values())
+
+    def plan_of_step_2():
+        rb = Run(validate(root=str(root), variants=True)).start()
+        try:
+            return rb.preflight()["runtime"]
+        finally:
+            rb.finish()
+
+    again = plan_of_step_2()
+    assert not again.refusals and not again.changed, again.refusals
+    text = (root / CONFIG).read_text()
+    (root / CONFIG).write_text(text.replace("/usr/bin/nvidia-container-runtime.cdi", "/opt/other/runtime.cdi"))
+    assert [p.code for p in plan_of_step_2().refusals] == [OTHER_BINARY]

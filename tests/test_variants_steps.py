@@ -73,10 +73,12 @@ def test_each_variants_options_are_judged_in_step_2_beside_the_runtimes_own_find
     assert results[2].failed
 
 
-def test_variants_already_written_are_the_runbooks_own_a_second_apply_changes_nothing(tmp_path):
+def test_variants_already_written_are_the_runbooks_own_a_second_apply_changes_nothing(tmp_path, monkeypatch):
     """nvidia-cdi and nvidia-legacy with the runbook's binaries are its own: a second apply plans no write and
-    refuses nothing; the same tables with another binary are another owner's, refused by step 2's plan."""
-    from runbook_lib.containerd.owner import OTHER_BINARY
+    refuses nothing; the same tables with another binary are another owner's, refused by step 2's plan unless
+    replacing them is asked for, and then on a real node only with the runbook's binary installed."""
+    from runbook_lib.containerd.owner import BINARY_MISSING, OTHER_BINARY
+    from runbook_lib.fs.target import Target
     from runbook_lib.engine.params import validate
     from runbook_lib.engine.run import Run
 
@@ -85,8 +87,8 @@ def test_variants_already_written_are_the_runbooks_own_a_second_apply_changes_no
     (root / CONFIG).write_bytes((FIXTURES / "containerd-1.6.20-default.toml").read_bytes())
     assert not any(r.failed for r in run_all(root, variants=True).values())
 
-    def plan_of_step_2():
-        rb = Run(validate(root=str(root), variants=True)).start()
+    def plan_of_step_2(**params):
+        rb = Run(validate(root=str(root), variants=True, **params)).start()
         try:
             return rb.preflight()["runtime"]
         finally:
@@ -97,3 +99,7 @@ def test_variants_already_written_are_the_runbooks_own_a_second_apply_changes_no
     text = (root / CONFIG).read_text()
     (root / CONFIG).write_text(text.replace("/usr/bin/nvidia-container-runtime.cdi", "/opt/other/runtime.cdi"))
     assert [p.code for p in plan_of_step_2().refusals] == [OTHER_BINARY]
+    replaced = plan_of_step_2(replace_runtime=True)
+    assert not replaced.refusals and b'BinaryName = "/usr/bin/nvidia-container-runtime.cdi"' in replaced.writes[0].new
+    monkeypatch.setattr(Target, "is_host", property(lambda self: True))  # a sandbox root that answers as '/' does
+    assert [p.code for p in plan_of_step_2(replace_runtime=True).refusals] == [BINARY_MISSING]

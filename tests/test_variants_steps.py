@@ -103,3 +103,48 @@ def test_variants_already_written_are_the_runbooks_own_a_second_apply_changes_no
     assert not replaced.refusals and b'BinaryName = "/usr/bin/nvidia-container-runtime.cdi"' in replaced.writes[0].new
     monkeypatch.setattr(Target, "is_host", property(lambda self: True))  # a sandbox root that answers as '/' does
     assert [p.code for p in plan_of_step_2(replace_runtime=True).refusals] == [BINARY_MISSING]
+
+
+def _plan_of_step_2(root, **params):
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    rb = Run(validate(root=str(root), variants=True, **params)).start()
+    try:
+        return rb.preflight()["runtime"]
+    finally:
+        rb.finish()
+
+
+def test_each_variant_starts_as_a_copy_of_the_default_runtime_as_nvidia_does(tmp_path):
+    """A variant is the default runtime's table with its own binary, as the nvidia runtime is: every other option
+    of runc (containerd 1.6's default writes a dozen) is kept in each."""
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG).write_bytes((FIXTURES / "containerd-1.6.20-default.toml").read_bytes())
+    (write,) = _plan_of_step_2(root).writes
+    runtimes = tomllib.loads(write.new.decode())["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
+    runc = runtimes["runc"]
+    assert len(runc["options"]) > 2
+    for name in NAMES:
+        own = {"BinaryName": runtimes[name]["options"]["BinaryName"], "SystemdCgroup": True}
+        assert runtimes[name]["options"] == {**runc["options"], **own}, name
+        assert {k: v for k, v in runtimes[name].items() if k != "options"} == \
+            {k: v for k, v in runc.items() if k != "options"}, name
+
+
+def test_a_variant_spelling_in_a_variants_options_is_said_at_its_file_and_line(tmp_path):
+    """As for nvidia's own options: `systemdCgroup` in nvidia-cdi's options, which step 2 is correcting, is said
+    with the file and the line to delete."""
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG).write_bytes((FIXTURES / "containerd-1.6.20-default.toml").read_bytes())
+    assert not any(r.failed for r in run_all(root, variants=True).values())
+    text = (root / CONFIG).read_text()
+    at = text.index('BinaryName = "/usr/bin/nvidia-container-runtime.cdi"')
+    rest = text[at:].replace("SystemdCgroup = true", "SystemdCgroup = false", 1)  # nvidia-cdi's: a change to plan
+    (root / CONFIG).write_text(text[:at] + "systemdCgroup = true\n" + rest)
+    line = text[:at].count("\n") + 1
+    plan = _plan_of_step_2(root)
+    said = [m.en for m in [plan.message] + plan.notes if "systemdCgroup" in m.en]
+    assert len(said) == 1 and said[0].startswith(f"/{CONFIG}:{line}: options has a key that differs"), said

@@ -148,3 +148,28 @@ def test_a_variant_spelling_in_a_variants_options_is_said_at_its_file_and_line(t
     plan = _plan_of_step_2(root)
     said = [m.en for m in [plan.message] + plan.notes if "systemdCgroup" in m.en]
     assert len(said) == 1 and said[0].startswith(f"/{CONFIG}:{line}: options has a key that differs"), said
+
+
+def test_each_variant_is_laid_out_as_the_default_runtime_it_copies(tmp_path):
+    """Like nvidia's table, each variant's is laid out as the default runtime's (runc's indentation here), not as
+    the table before it (crun, after an nvidia table already there)."""
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG).write_bytes(
+        b'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n  default_runtime_name = "runc"\n'
+        b'  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n'
+        b'    runtime_type = "io.containerd.runc.v2"\n'
+        b'  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+        b'    runtime_type = "io.containerd.runc.v2"\n'
+        b'    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+        b'      BinaryName = "/usr/bin/nvidia-container-runtime"\n'
+        b'      SystemdCgroup = true\n'
+        b'  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.crun]\n'
+        b'  runtime_type = "io.containerd.runc.v2"\n'
+        b'  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.crun.options]\n'
+        b'  BinaryName = "/usr/bin/crun"\n')
+    (write,) = _plan_of_step_2(root).writes
+    text = write.new.decode()
+    for name in NAMES:
+        header = f'  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.{name}]\n'
+        assert header + '    runtime_type = "io.containerd.runc.v2"\n' in text, text

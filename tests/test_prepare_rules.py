@@ -94,6 +94,7 @@ def test_an_empty_root_gets_its_folders_once_each_and_the_base_copied(tmp_path):
     assert plan.message.ko == f"runbook_lib/data/config.toml.base 를 {config} 로 복사합니다."
     (write,) = plan.writes
     assert (write.lab_path, write.mode) == (config, 0o644)
+    assert plan.subject == config  # what the step is about, shown beside its plan
 
 
 @pytest.mark.parametrize("config, copied", [(b"\n  \n", True), (b"version = 2\n", False)])
@@ -105,6 +106,7 @@ def test_a_config_of_blanks_is_replaced_by_the_base_and_any_other_is_kept(tmp_pa
     plan, _ = _step1_plan(root)
     assert (plan.dirs, plan.notes) == ([], [])
     assert bool(plan.writes) is copied
+    assert plan.subject == DEFAULTS["config_path"]
     if not copied:
         path = DEFAULTS["config_path"]
         assert plan.message.en == (f"{path} already exists and is kept (a node's real config is never replaced by "
@@ -121,3 +123,4 @@ def test_on_a_distribution_only_the_toolkit_folder_is_made_and_its_config_is_rea
     assert plan.dirs == ["/root", "/root/toolkit"] and plan.writes == []
     assert plan.message.en == f"k3s's own generated config is read as it is: /{generated}"
     assert plan.message.ko == f"k3s 가 만드는 설정을 그대로 읽습니다: /{generated}"
+    assert plan.subject == f"/{generated}"

@@ -125,6 +125,7 @@ def test_a_missing_spec_is_planned_as_the_minimal_one_in_a_folder_made_for_it(tm
     assert yaml.safe_load(written.new)["kind"] == "nvidia.com/gpu"
     assert (keys.lab_path, keys.new) == (f"/{TOOLKIT}/cdi-keys.txt", b"cdiVersion\nkind\ndevices\ncontainerEdits\n")
     assert plan.refusals == [] and plan.notes == []
+    assert plan.subject == spec  # what the step is about, shown beside its plan
 
 
 def test_a_spec_there_is_left_byte_for_byte_and_only_its_keys_are_written(tmp_path):
@@ -135,6 +136,7 @@ def test_a_spec_there_is_left_byte_for_byte_and_only_its_keys_are_written(tmp_pa
     assert [w.lab_path for w in plan.writes] == [f"/{TOOLKIT}/cdi-keys.txt"]
     assert plan.dirs == [] and plan.refusals == []
     assert len(plan.notes) == 1 and "1.0.0" in plan.notes[0].en
+    assert plan.subject == f"/{SPEC}"
 
 
 def test_a_broken_spec_there_refuses_the_run_and_is_not_guessed_at(tmp_path):
@@ -143,7 +145,7 @@ def test_a_broken_spec_there_refuses_the_run_and_is_not_guessed_at(tmp_path):
     plan = _cdi_plan(root)
     assert plan.refusals and plan.message == plan.refusals[0].what
     assert plan.notes[-1].en == "the existing spec is not guessed at: it is left as it is."
-    assert plan.writes == []
+    assert plan.writes == [] and plan.subject == f"/{SPEC}"
 
 
 def test_cdi_keys_made_by_hand_after_its_plan_failed_are_judged_by_the_specs_keys(tmp_path):

@@ -278,3 +278,19 @@ def test_a_skipped_pod_says_why_and_then_how_to_turn_it_on_each_as_a_sentence(tm
     said_by_the_plan = {"off": result.message, "node": words("pod.plan_node", endpoint="-", handler="nvidia",
                                                               image=rb.p.smoke_image, command=rb.p.smoke_command)[0]}
     assert plan.message == said_by_the_plan[smoke]  # off: the plan says the skip itself; node: where it would go
+
+
+def test_without_any_containerd_the_sandbox_plan_says_containerd_by_its_name(tmp_path, monkeypatch):
+    """No containerd on PATH nor in /usr/sbin:/sbin: the plan still says what it will start, naming containerd
+    by its command's name (the pod step then says what is missing to run it)."""
+    import shutil
+    from runbook_lib.findings.problem import words
+
+    monkeypatch.setattr(shutil, "which", lambda cmd, mode=None, path=None: None)
+    rb = Run(validate(root=str(lab_root(tmp_path)), mode="check", smoke="sandbox")).start()
+    try:
+        plan = rb.preflight()["pod"]
+    finally:
+        rb.finish()
+    assert plan.message == words("pod.plan_sandbox", containerd="containerd")[0]
+    assert plan.message.en.startswith("start a throw-away containerd (containerd) on a copy of the config")

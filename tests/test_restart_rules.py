@@ -194,3 +194,29 @@ def test_a_config_remove_takes_away_is_a_config_written_and_restarted_when_asked
     assert not (root / "etc/containerd/config.toml").exists()
     assert calls() == ["systemctl restart containerd", "systemctl is-active containerd", "ctr version"]
     assert result.status == CHANGED
+
+
+@pytest.mark.parametrize("mode, asked, applied_before, action", [
+    ("apply", False, False, "needed"),        # the plans change the config: a restart is needed, not asked
+    ("apply", True, False, "restart"),
+    ("apply", True, True, "not-needed"),      # a second apply plans no change of the config
+    ("check", True, False, "check"),          # check mode changes nothing, so restarts nothing
+])
+def test_the_restart_steps_plan_on_a_node_says_the_decision_of_this_runs_plans(tmp_path, node_bin, mode, asked,
+                                                                               applied_before, action):
+    """The first cell's plan says, before any write, what the restart step will decide: from whether the plans of
+    the steps containerd's config comes from change it, the mode and the parameter."""
+    root = _plain(tmp_path)
+    if applied_before:
+        restart_on_node(root, steps=(1, 2, 4, 5, 6, 7, 8))
+    rb = Run(validate(root=str(root), mode=mode, restart_containerd=asked)).start()
+    try:
+        plans = rb.preflight()
+        rb.target = NodeRoot(str(root))  # the decision asks only this of the target
+        plan = rb.step("restart").plan(rb)
+    finally:
+        rb.finish()
+    changed = any(plans[s].changed for s in ("prepare", "runtime"))
+    assert changed is (not applied_before)
+    expected = service.decide(real_node=True, check_only=mode == "check", config_changed=changed, asked=asked)
+    assert expected.action == action and plan.message == expected.message

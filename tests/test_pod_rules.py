@@ -278,6 +278,7 @@ def test_a_skipped_pod_says_why_and_then_how_to_turn_it_on_each_as_a_sentence(tm
     said_by_the_plan = {"off": result.message, "node": words("pod.plan_node", endpoint="-", handler="nvidia",
                                                               image=rb.p.smoke_image, command=rb.p.smoke_command)[0]}
     assert plan.message == said_by_the_plan[smoke]  # off: the plan says the skip itself; node: where it would go
+    assert plan.subject == {"off": None, "node": "-"}[smoke]  # a lab root has no node's endpoint to name
 
 
 def test_without_any_containerd_the_sandbox_plan_says_containerd_by_its_name(tmp_path, monkeypatch):

@@ -79,30 +79,21 @@ def test_variants_already_written_are_the_runbooks_own_a_second_apply_changes_no
     replacing them is asked for, and then on a real node only with the runbook's binary installed."""
     from runbook_lib.containerd.owner import BINARY_MISSING, OTHER_BINARY
     from runbook_lib.fs.target import Target
-    from runbook_lib.engine.params import validate
-    from runbook_lib.engine.run import Run
 
     root = tmp_path / "root"
     (root / "etc/containerd").mkdir(parents=True)
     (root / CONFIG).write_bytes((FIXTURES / "containerd-1.6.20-default.toml").read_bytes())
     assert not any(r.failed for r in run_all(root, variants=True).values())
 
-    def plan_of_step_2(**params):
-        rb = Run(validate(root=str(root), variants=True, **params)).start()
-        try:
-            return rb.preflight()["runtime"]
-        finally:
-            rb.finish()
-
-    again = plan_of_step_2()
+    again = _plan_of_step_2(root)
     assert not again.refusals and not again.changed, again.refusals
     text = (root / CONFIG).read_text()
     (root / CONFIG).write_text(text.replace("/usr/bin/nvidia-container-runtime.cdi", "/opt/other/runtime.cdi"))
-    assert [p.code for p in plan_of_step_2().refusals] == [OTHER_BINARY]
-    replaced = plan_of_step_2(replace_runtime=True)
+    assert [p.code for p in _plan_of_step_2(root).refusals] == [OTHER_BINARY]
+    replaced = _plan_of_step_2(root, replace_runtime=True)
     assert not replaced.refusals and b'BinaryName = "/usr/bin/nvidia-container-runtime.cdi"' in replaced.writes[0].new
     monkeypatch.setattr(Target, "is_host", property(lambda self: True))  # a sandbox root that answers as '/' does
-    assert [p.code for p in plan_of_step_2(replace_runtime=True).refusals] == [BINARY_MISSING]
+    assert [p.code for p in _plan_of_step_2(root, replace_runtime=True).refusals] == [BINARY_MISSING]
 
 
 def _plan_of_step_2(root, **params):

@@ -16,6 +16,7 @@ from helpers import FIXTURES as CONTAINERD_FIXTURES
 from grading_helpers import CONFIG, TOOLKIT, broken, lab_root
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
+from runbook_lib.fs.bounded_read import FileTooLarge
 
 REPORT = f"{TOOLKIT}/report.txt"
 
@@ -501,3 +502,114 @@ def test_step_2s_plan_is_about_the_runtime_table_at_the_header_of_the_configs_ve
         finally:
             rb.finish()
         assert plan.subject == header
+
+
+# --- what a run reads: each file of the root within its kind's limit, said by its lab path -------------------
+
+
+@pytest.mark.parametrize("toolkit_dir", ["/root/toolkit", "/root/toolkit/"])
+@pytest.mark.parametrize("name, size, kind, limit", [
+    ("runtimeclass.yaml", 100 * 1024, "a RuntimeClass", "64.0 KiB"),  # would pass as a CDI spec by its suffix
+    ("report.txt", 1024 * 1024 + 1, "a lab result file", "1.0 MiB"),
+    ("cdi-keys.yaml", 1024 * 1024 + 1, "a lab result file", "1.0 MiB"),
+])
+def test_a_toolkit_file_is_read_within_its_own_kinds_limit_and_said_by_its_lab_path(tmp_path, toolkit_dir, name,
+                                                                                     size, kind, limit):
+    """The runbook's own files are known by the toolkit folder, however the parameter ends: the RuntimeClass by its
+    name, every other file there as a lab result file, whatever its suffix."""
+    root = tmp_path / "root"
+    (root / "root/toolkit").mkdir(parents=True)
+    with open(root / "root/toolkit" / name, "wb") as f:
+        f.truncate(size)  # sparse: its size is what the limit judges, before a byte is read
+    rb = Run(validate(root=str(root), toolkit_dir=toolkit_dir))
+    lab = rb.tk(name)
+    assert lab == f"/root/toolkit/{name}"
+    with pytest.raises(FileTooLarge) as raised:
+        rb.read_bytes(lab)
+    p = raised.value.problem
+    assert (p.path, p.values["kind"]["en"], p.values["limit"]) == (lab, kind, limit)
+
+
+@pytest.mark.parametrize("lab, size, kind, limit", [
+    ("/etc/cdi/nvidia.yaml", 600 * 1024, "a CDI spec", "512.0 KiB"),
+    ("/etc/containerd/config.toml", 1024 * 1024 + 1, "a containerd config", "1.0 MiB"),
+])
+def test_a_file_outside_the_toolkit_folder_is_read_within_the_limit_its_name_says(tmp_path, lab, size, kind, limit):
+    root = tmp_path / "root"
+    (root / lab.lstrip("/")).parent.mkdir(parents=True)
+    with open(root / lab.lstrip("/"), "wb") as f:
+        f.truncate(size)
+    with pytest.raises(FileTooLarge) as raised:
+        Run(validate(root=str(root))).read_bytes(lab)
+    p = raised.value.problem
+    assert (p.path, p.values["kind"]["en"], p.values["limit"]) == (lab, kind, limit)
+
+
+def test_a_file_that_is_not_utf8_is_read_as_text_with_its_bad_bytes_replaced(tmp_path):
+    """A student's default.txt saved in another encoding: its text is read with U+FFFD where a byte is not UTF-8,
+    so the check says the value is wrong instead of stopping on a decoding error."""
+    root = tmp_path / "root"
+    (root / "root/toolkit").mkdir(parents=True)
+    (root / "root/toolkit/default.txt").write_bytes(b"DEFAULT=r\xfcnc\n")
+    assert Run(validate(root=str(root))).read_text("/root/toolkit/default.txt") == "DEFAULT=r\ufffdnc\n"
+
+
+def test_the_effective_config_is_read_once_until_one_of_its_files_changes(tmp_path, monkeypatch):
+    """Every step reads containerd's effective config, most of them more than once: a run reads the files again
+    only when one changed (a new inode, size or mtime), from its first reading on."""
+    from runbook_lib.engine import run as run_module
+
+    reads = []
+    real = run_module.load_effective
+    monkeypatch.setattr(run_module, "load_effective", lambda *a, **kw: reads.append(a) or real(*a, **kw))
+    root = _empty_lab_root(tmp_path)
+    rb = Run(validate(root=str(root)))
+    first = rb.effective()
+    assert rb.effective() is first
+    assert len(reads) == 1
+    (root / CONFIG).write_bytes((root / CONFIG).read_bytes() + b"\n# changed\n")
+    assert rb.effective() is not first
+    assert rb.effective() is rb.effective()
+    assert len(reads) == 2
+
+
+def test_relock_leaves_a_run_that_never_took_the_lock_as_it_is(tmp_path):
+    root = _empty_lab_root(tmp_path)
+    rb = Run(validate(root=str(root)))
+    rb.relock()
+    assert not (root / "run/lock").exists()
+
+
+def test_a_check_run_starts_on_a_root_without_creating_anything_there(tmp_path):
+    """Check mode writes nothing, its lock included: it only waits for an apply that holds the root's lock."""
+    root = _empty_lab_root(tmp_path)
+    before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+    rb = Run(validate(root=str(root), mode="check")).start()
+    rb.finish()
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == before
+
+
+
+def test_an_apply_run_starts_by_sweeping_its_own_leftover_temporary_files_from_every_folder_it_writes(tmp_path):
+    """A run killed mid-write leaves `.runbook-tmp.*` files beside what it wrote: the config's folder, its conf.d
+    drop-ins, the toolkit folder, the record's and the CDI spec's; the next apply takes them away, and only them."""
+    from runbook_lib.fs.applied_record import RECORD
+    from runbook_lib.fs.safe_write import TMP_PREFIX
+
+    root = _empty_lab_root(tmp_path)
+    folders = ["etc/containerd", "etc/containerd/conf.d", TOOLKIT, RECORD.lstrip("/").rsplit("/", 1)[0], "etc/cdi"]
+    for folder in folders:
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / f"{TMP_PREFIX}config.toml.x1y2").write_bytes(b"half a write")
+        (root / folder / "kept.toml").write_bytes(b"someone's")
+    Run(validate(root=str(root))).start().finish()
+    for folder in folders:
+        assert [p.name for p in (root / folder).iterdir() if p.name.startswith(TMP_PREFIX)] == [], folder
+        assert (root / folder / "kept.toml").read_bytes() == b"someone's", folder
+
+
+@pytest.mark.parametrize("toolkit_dir", ["/root/toolkit", "/root/toolkit/", "/srv/LAB-X/", "/srv/LAB-X//"])
+def test_a_toolkit_files_lab_path_has_one_slash_before_its_name_however_the_parameter_ends(tmp_path, toolkit_dir):
+    """Only the slashes the parameter ends with are taken off: the folder's own name is kept to its last letter."""
+    folder = toolkit_dir.rstrip("/")
+    assert Run(validate(root=str(tmp_path), toolkit_dir=toolkit_dir)).tk("report.txt") == f"{folder}/report.txt"

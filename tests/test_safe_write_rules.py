@@ -14,6 +14,7 @@ import pytest
 
 from runbook_lib.findings.errors import WriteError
 from runbook_lib.fs import safe_write
+from runbook_lib.fs.bounded_read import FileTooLarge
 from runbook_lib.fs.safe_write import BACKUP_INFIX, TMP_PREFIX, backup_name, commit, ensure_dir, plan_write, retire
 from runbook_lib.fs.target import Target
 
@@ -225,3 +226,44 @@ def test_a_folder_the_runbook_makes_is_0755_less_what_the_umask_takes(tmp_path, 
         os.umask(old)
     for folder in (tmp_path / "etc", tmp_path / "etc/cdi"):
         assert os.stat(folder).st_mode & 0o7777 == 0o755 & ~umask, oct(os.stat(folder).st_mode)
+
+
+# --- read_bytes: the one way a root's file is read, and what stands in its way ------------------------------
+
+
+def test_a_file_is_read_within_the_limit_of_the_kind_it_is_read_as_and_said_by_the_path_the_user_knows(tmp_path):
+    """A 100 KiB RuntimeClass is too large as a RuntimeClass (64 KiB), though it would pass as a CDI spec (512 KiB)
+    by its name alone: the finding names the lab path given, the kind and its limit."""
+    f = tmp_path / "runtimeclass.yaml"
+    f.write_bytes(b"#" * (100 * 1024))
+    with pytest.raises(FileTooLarge) as raised:
+        safe_write.read_bytes(f, "runtimeclass", "/root/toolkit/runtimeclass.yaml")
+    p = raised.value.problem
+    assert (p.code, p.path) == ("read.too_large", "/root/toolkit/runtimeclass.yaml")
+    assert (p.values["limit"], p.values["kind"]["en"]) == ("64.0 KiB", "a RuntimeClass")
+    assert safe_write.read_bytes(f, "cdi", "/etc/cdi/x.yaml") == f.read_bytes()
+
+
+def test_a_file_standing_where_a_folder_of_the_path_should_be_is_named_with_the_file_it_blocks(tmp_path):
+    """/etc/cdi a file, not a folder: reading /etc/cdi/nvidia.yaml names /etc/cdi as what stands in the way and
+    nvidia.yaml as what cannot be read, in the finding's values and in both languages' words."""
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    (etc / "cdi").write_bytes(b"not a folder\n")
+    with pytest.raises(WriteError) as raised:
+        safe_write.read_bytes(etc / "cdi" / "nvidia.yaml", "cdi", "/etc/cdi/nvidia.yaml")
+    p = raised.value.problem
+    assert (p.code, p.path) == ("write.failed.file_stands_where_folder_2", str(etc / "cdi"))
+    assert (p.values["name"], p.values["blocker"]) == ("nvidia.yaml", etc / "cdi")
+    assert p.what.en == f"a file stands where a folder should be, so nvidia.yaml cannot be read or written: {etc / 'cdi'}"
+    assert f"mv {etc / 'cdi'} {etc / 'cdi'}.moved" in p.fix.ko
+
+
+def test_a_folder_standing_where_the_file_should_be_is_named_at_its_path(tmp_path):
+    folder = tmp_path / "config.toml"
+    folder.mkdir()
+    with pytest.raises(WriteError) as raised:
+        safe_write.read_bytes(folder, "config", "/etc/containerd/config.toml")
+    p = raised.value.problem
+    assert (p.code, p.path, p.values["at"]) == ("write.failed.folder_stands_where_file", str(folder), folder)
+    assert p.what.en == f"a folder stands where a file should be: {folder}"

@@ -336,3 +336,18 @@ def test_an_empty_toolkit_file_is_told_every_line_it_lacks(tmp_path):
     (p,) = check(root)[4].problems
     assert (p.code, p.values["lines"].en) == (
         "file.differs", "line 1 (missing) → DEFAULT=runc; line 2 (missing) → WHY=runtimeclass")
+
+
+def test_the_report_check_run_again_after_a_runtimeclass_is_written_by_hand_names_that_files_yaml_error(tmp_path):
+    """A folder stood where runtimeclass.yaml should be when step 8 was planned; the student puts a file there by
+    hand, with a YAML slip, and runs step 8's check cell again: the report is derived from that RuntimeClass, so
+    the finding is its YAML error, at its own file and line."""
+    from grading_helpers import a_folder_in_its_place, check_cell_run_twice, written_by_hand
+
+    root = lab_root(tmp_path)
+    rc = root / TOOLKIT / "runtimeclass.yaml"
+    first, again = check_cell_run_twice(root, "report", written_by_hand(a_folder_in_its_place(rc),
+                                                                        "apiVersion: node.k8s.io/v1\nkind: [RuntimeClass\n"))
+    assert first == ["write.failed.folder_stands_where_file"]
+    p = _only_finding({8: again}, 8)
+    assert (p.code, p.path, p.line) == ("config.unreadable.yaml_syntax", "/root/toolkit/runtimeclass.yaml", 3)

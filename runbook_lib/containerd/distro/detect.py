@@ -40,6 +40,7 @@ EDIT_GO_TEMPLATE = "go-template"        # k3s/RKE2 config*.toml.tmpl: appended a
 EDIT_PLACEHOLDER_TEMPLATE = "placeholder-template"  # microk8s: TOML with ${...} placeholders
 
 GENERATED_FILE = "distro.generated_file"       # finding: the file is rewritten by its distribution
+MARKED_GENERATED = "distro.marked_do_not_edit"  # finding: the file says DO NOT EDIT, outside a distribution's paths
 GO_TEMPLATE_AS_CONFIG = "distro.go_template_as_config"
 DISTRO_AMBIGUOUS = "distro.ambiguous"
 DISTRO_UNKNOWN = "distro.unknown"
@@ -183,14 +184,22 @@ def _imports(text: str | None) -> list[str]:
 
 def generated_finding(text: str, lab_path: str, route_: Route | None = None) -> Problem | None:
     """A finding when ``lab_path`` is a file its distribution generates (never edited: the edit would be lost
-    at the next start) or a Go template handed over as a config (never parsed as TOML). It names the right
-    route; None for a plain config."""
-    head = "\n".join(text.lstrip("\ufeff").splitlines()[:3])
+    at the next start; the finding names the right route), a file another tool marks DO NOT EDIT in its first
+    lines, or a Go template handed over as a config (never parsed as TOML); None for a plain config."""
+    head = text.lstrip("\ufeff").splitlines()[:3]
+    marked = next((n for n, line in enumerate(head, 1) if "DO NOT EDIT" in line), None)
     generated_by = next((d for d, base in RANCHER.items() if lab_path == f"{base}/agent/etc/containerd/config.toml"), None)
-    if "DO NOT EDIT" in head or generated_by or lab_path == f"{MICROK8S_DATA}/args/containerd.toml":
-        by = generated_by or (MICROK8S if lab_path.startswith(MICROK8S_DATA) else "?")
-        where = route_.path if route_ is not None else _suggested(by, lab_path)
-        return Problem.of(GENERATED_FILE, lab_path, 1, file=lab_path, by=by, route=where)
+    if generated_by is None and (lab_path == f"{MICROK8S_DATA}/args/containerd.toml"
+                                 or (marked and lab_path.startswith(f"{MICROK8S_DATA}/"))):
+        generated_by = MICROK8S
+    if generated_by is not None:
+        where = route_.path if route_ is not None else _suggested(generated_by)
+        return Problem.of(GENERATED_FILE, lab_path, 1, file=lab_path, by=generated_by, route=where)
+    if marked is not None:
+        # Marked, but not where a distribution keeps its generated file: a copy of one (a k3s config put in
+        # /etc/containerd), or a config management tool's. Which tool rewrites it, and where its source is, only
+        # the node knows: the finding quotes the mark and says both ways out.
+        return Problem.of(MARKED_GENERATED, lab_path, marked, file=lab_path, n=marked, mark=head[marked - 1].strip())
     m = re.search(r"\{\{", text)
     if m:
         line = text.count("\n", 0, m.start()) + 1
@@ -198,9 +207,6 @@ def generated_finding(text: str, lab_path: str, route_: Route | None = None) -> 
     return None
 
 
-def _suggested(by: str, lab_path: str) -> str:
-    if by in RANCHER:
-        return f"{RANCHER[by]}/agent/etc/containerd/config-v3.toml.tmpl"
-    if by == MICROK8S:
-        return f"{MICROK8S_DATA}/args/containerd-template.toml"
-    return lab_path
+def _suggested(by: str) -> str:
+    """The file a distribution renders its generated config from: the one to edit instead."""
+    return f"{RANCHER[by]}/agent/etc/containerd/config-v3.toml.tmpl" if by in RANCHER else f"{MICROK8S_DATA}/args/containerd-template.toml"

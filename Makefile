@@ -59,5 +59,7 @@ bench: $(STAMP)
 # on 2 workers; a second run retries only what changed. Fails while a survivor is neither killed nor explained.
 mutate: $(STAMP)
 	$(BIN)/python tools/mutants_forget_changed.py  # a changed module's old copy would hide most of its mutants
-	nice -n 10 $(BIN)/mutmut run --max-children 2
+	$(BIN)/python tools/mutation_record.py restore  # a new machine goes on from the results in the repository
+	nice -n 10 $(BIN)/mutmut run --max-children 2; status=$$?; \
+	  $(BIN)/python tools/mutation_record.py save; exit $$status  # kept even when the run is stopped
 	$(BIN)/python tools/mutation_report.py --check

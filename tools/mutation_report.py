@@ -16,6 +16,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import mutation_record  # tools/, beside this file
+
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = ROOT / "mutants"
 DOC = ROOT / "docs" / "TESTING.md"
@@ -24,14 +26,15 @@ NOT_CHECKED = {None}
 
 
 def results() -> dict[str, dict[str, int | None]]:
-    """{module path: {mutant name: mutmut's exit code}}."""
+    """{module path: {mutant name: mutmut's exit code}}: mutmut's own notes under mutants/, or, on a machine
+    without them, the record kept in the repository (tools/mutation_record.py, saved by `make mutate`)."""
     out = {}
     for meta in sorted(MUTANTS.rglob("*.py.meta")):
         data = json.loads(meta.read_text())
         rel = str(meta.relative_to(MUTANTS))[: -len(".meta")]
         if data.get("exit_code_by_key"):
             out[rel] = data["exit_code_by_key"]
-    return out
+    return out or {module: entry["results"] for module, entry in mutation_record.load().items() if entry["results"]}
 
 
 def survivors(found) -> list[str]:
@@ -61,7 +64,7 @@ def report(found) -> str:
 def main(argv: list[str]) -> int:
     found = results()
     if not found:
-        print("no mutmut results under mutants/: run `make mutate` first", file=sys.stderr)
+        print("no mutmut results under mutants/ nor in docs/mutation-record.json: run `make mutate` first", file=sys.stderr)
         return 2
     print(report(found))
     if "--check" in argv:

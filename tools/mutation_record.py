@@ -1,0 +1,103 @@
+"""mutmut's results, kept in the repository so that a `make mutate` on another machine goes on from them.
+
+mutmut keeps what it judged under mutants/ (not committed: copies of the whole package, mutated), so each new
+machine started from nothing, and a full run (about 5,000 mutants on two cores) takes longer than a working
+session. The record (`docs/mutation-record.json`) holds, for each mutated module, what mutmut needs to trust an
+old result: the hash of each function's source when it was judged, and each mutant's exit code.
+
+    python tools/mutation_record.py restore   # before `mutmut run`: the record's results, where mutants/ has none
+    python tools/mutation_record.py save      # after it: every result under mutants/ into the record
+
+Restoring writes a module's `.meta` only where mutants/ has none, and never its mutated copy: mutmut then makes the
+module's mutants afresh and, as it does after any change (mutmut 3.8, `create_mutants_for_file`), keeps the result
+of each function whose hash is unchanged and judges the others again. So a result is only ever reused for the
+source it was judged on.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MUTANTS = ROOT / "mutants"
+RECORD = ROOT / "docs" / "mutation-record.json"
+
+
+def _meta_files(mutants: Path) -> dict[str, Path]:
+    """{source path of a mutated module: its .meta under mutants/}."""
+    return {str(meta.relative_to(mutants))[: -len(".meta")]: meta for meta in sorted(mutants.rglob("*.py.meta"))}
+
+
+def load(record: Path = RECORD) -> dict[str, dict]:
+    """{module: {"hashes": {function: hash}, "results": {mutant: exit code}}}; empty without a record."""
+    return json.loads(record.read_text(encoding="utf-8")) if record.is_file() else {}
+
+
+def _function(mutant: str) -> str:
+    """The function a mutant changes, as mutmut's notes name it: `pkg.mod.xǁRunǁtk__mutmut_3` -> `xǁRunǁtk`."""
+    return mutant.rpartition("__mutmut_")[0].rpartition(".")[2]
+
+
+def merged(entry: dict, data: dict) -> dict:
+    """A module's entry from mutmut's notes (``data``, a .meta), keeping the record's result for a mutant those
+    notes have not judged when its function's hash is still the one it was judged on."""
+    hashes = dict(sorted(data.get("hash_by_function_name", {}).items()))
+    results = {}
+    for mutant, code in sorted(data.get("exit_code_by_key", {}).items()):
+        if code is None and hashes.get(_function(mutant)) == entry.get("hashes", {}).get(_function(mutant)):
+            code = entry.get("results", {}).get(mutant)
+        if code is not None:
+            results[mutant] = code
+    return {"hashes": hashes, "results": results}
+
+
+def save(mutants: Path = MUTANTS, record: Path = RECORD) -> int:
+    """Every judged mutant under mutants/ into the record, with the record's results mutmut has not judged again on
+    unchanged functions. Returns how many results the record holds."""
+    out = load(record)
+    for module, meta in _meta_files(mutants).items():
+        entry = merged(out.get(module, {}), json.loads(meta.read_text(encoding="utf-8")))
+        if entry["hashes"]:  # a module with no function to mutate (an __init__.py) has nothing to keep
+            out[module] = entry
+    out = dict(sorted(out.items()))
+    record.parent.mkdir(parents=True, exist_ok=True)
+    # One mutant per line: a run's changes read as a diff of the lines that changed.
+    record.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return sum(len(entry["results"]) for entry in out.values())
+
+
+def restore(mutants: Path = MUTANTS, record: Path = RECORD) -> list[str]:
+    """The record's results as mutmut's own `.meta` files, for each module mutants/ has none of (a fresh machine,
+    or a module whose notes were deleted); the module's mutated copy is removed with it, so that mutmut makes its
+    mutants afresh and compares each function's hash. Returns the modules restored."""
+    restored = []
+    for module, entry in load(record).items():
+        meta = mutants / f"{module}.meta"
+        if meta.exists():
+            continue
+        meta.parent.mkdir(parents=True, exist_ok=True)
+        (mutants / module).unlink(missing_ok=True)
+        (mutants / f"{module}.spans").unlink(missing_ok=True)
+        meta.write_text(json.dumps({"exit_code_by_key": entry["results"], "hash_by_function_name": entry["hashes"],
+                                    "type_check_error_by_key": {}, "durations_by_key": {},
+                                    "estimated_durations_by_key": {}}, indent=4), encoding="utf-8")
+        restored.append(module)
+    return restored
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["save"]:
+        print(f"{RECORD.relative_to(ROOT)}: {save()} results")
+        return 0
+    if argv == ["restore"]:
+        for module in restore():
+            print(f"mutants/{module}.meta: restored from {RECORD.relative_to(ROOT)}")
+        return 0
+    print(__doc__.strip().splitlines()[0], "\nusage: python tools/mutation_record.py save|restore", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import threading
 import sys
 from pathlib import Path
 
@@ -72,3 +73,21 @@ def test_restoring_leaves_a_module_mutmut_has_notes_of_as_it_is(tmp_path):
     (mutants / "pkg/m.py.meta").write_text('{"exit_code_by_key": {}, "hash_by_function_name": {}}')
     assert mutation_record.restore(mutants, record) == []
     assert (mutants / "pkg/m.py.meta").read_text() == '{"exit_code_by_key": {}, "hash_by_function_name": {}}'
+
+
+def test_a_save_while_mutmut_rewrites_a_meta_reads_it_once_it_is_whole(tmp_path):
+    """mutmut rewrites a module's .meta in place after each result; a save during a run may open it half written."""
+    mutants, record = tmp_path / "mutants", tmp_path / "record.json"
+    (mutants / "pkg").mkdir(parents=True)
+    whole = json.dumps({"exit_code_by_key": {"pkg.m.x_f__mutmut_1": 1}, "hash_by_function_name": {"x_f": "aa"}})
+    meta = mutants / "pkg/m.py.meta"
+    meta.write_text(whole[:20])
+    finisher = threading.Timer(0.3, meta.write_text, [whole])
+    finisher.start()
+    try:
+        assert mutation_record.save(mutants, record) == 1
+    finally:
+        finisher.join()
+    assert json.loads(record.read_text()) == {"pkg/m.py": {"hashes": {"x_f": "aa"},
+                                                           "results": {"pkg.m.x_f__mutmut_1": 1}}}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mutants", "record.json"]  # no partial file left

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,18 +54,31 @@ def merged(entry: dict, data: dict) -> dict:
     return {"hashes": hashes, "results": results}
 
 
+def _read_meta(meta: Path, tries: int = 5) -> dict:
+    """A .meta as mutmut last wrote it. mutmut rewrites it in place after each result (open "w", then json.dump), so
+    a save while a run goes on can read it half written: read again a moment later."""
+    for _ in range(tries - 1):
+        try:
+            return json.loads(meta.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            time.sleep(0.2)
+    return json.loads(meta.read_text(encoding="utf-8"))  # still half written: its error says which file
+
+
 def save(mutants: Path = MUTANTS, record: Path = RECORD) -> int:
     """Every judged mutant under mutants/ into the record, with the record's results mutmut has not judged again on
     unchanged functions. Returns how many results the record holds."""
     out = load(record)
     for module, meta in _meta_files(mutants).items():
-        entry = merged(out.get(module, {}), json.loads(meta.read_text(encoding="utf-8")))
+        entry = merged(out.get(module, {}), _read_meta(meta))
         if entry["hashes"]:  # a module with no function to mutate (an __init__.py) has nothing to keep
             out[module] = entry
     out = dict(sorted(out.items()))
     record.parent.mkdir(parents=True, exist_ok=True)
     # One mutant per line: a run's changes read as a diff of the lines that changed.
-    record.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    partial = record.with_name(record.name + ".partial")  # replaced whole: a stopped save leaves the old record
+    partial.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    partial.replace(record)
     return sum(len(entry["results"]) for entry in out.values())
 
 

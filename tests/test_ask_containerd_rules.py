@@ -428,3 +428,48 @@ def test_a_failed_step_9_says_its_first_finding_not_what_containerd_read(tmp_pat
     _, result = _nine(root, "check")
     assert result.status == "failed"
     assert result.message == result.problems[0].what
+
+
+# --- containerd that cannot be asked: the reason in each language, at the config -----------------------------
+
+
+def _nine_not_asked(root, binary: str):
+    rb = Run(validate(root=str(root), mode="check", containerd_bin=binary)).start()
+    try:
+        rb.preflight()
+        return rb.run(rb.step("containerd"))
+    finally:
+        rb.finish()
+
+
+def test_a_containerd_bin_that_is_not_there_is_said_in_each_language_at_the_config(tmp_path):
+    """The runbook's own reason (a sentence of the catalog, in both languages): Korean in the Korean words, English
+    in the English ones, the config it was to read as the place."""
+    root = lab_root(tmp_path)
+    missing = str(tmp_path / "no-such/containerd")
+    [problem] = _nine_not_asked(root, missing).problems
+    assert (problem.code, problem.path, problem.line) == ("containerd.not_asked", "/" + CONFIG, None)
+    assert problem.what.ko == (f"containerd 에게 물어보지 못했습니다: containerd 실행 파일을 찾을 수 없습니다: {missing} "
+                               "(containerd 패키지를 설치하거나 경로를 주세요)")
+    assert problem.what.en == (f"could not ask containerd: containerd binary not found: {missing} "
+                               "(install the containerd package or give its path)")
+
+
+def test_an_error_of_the_os_in_one_language_is_said_whole_in_both(tmp_path, monkeypatch):
+    """The OS's own words have one language: both the Korean and the English sentence quote them whole. Here the
+    folder for temporary files is gone, where the view of the root that containerd is asked in is made."""
+    import tempfile
+
+    binary = realenv.need_program("containerd")
+    realenv.need_root()
+    realenv.need_program("unshare")
+    root = lab_root(tmp_path)
+    gone = tmp_path / "tmp-gone"
+    monkeypatch.setattr(tempfile, "tempdir", str(gone))  # as TMPDIR=<a folder that is not there> would
+    [problem] = _nine_not_asked(root, binary).problems
+    assert (problem.code, problem.path) == ("containerd.not_asked", "/" + CONFIG)
+    said = re.fullmatch(r"containerd 에게 물어보지 못했습니다: (\[Errno 2\] No such file or directory: '(.+)')",
+                        problem.what.ko)
+    assert said is not None, problem.what.ko
+    assert said.group(2).startswith(f"{gone}/runbook-view-")
+    assert problem.what.en == f"could not ask containerd: {said.group(1)}"

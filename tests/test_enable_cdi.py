@@ -46,3 +46,23 @@ def test_without_enable_cdi_a_lab_root_says_nothing_about_cdi_settings(tmp_path)
     results = run_all(root)
     assert "enable_cdi" not in (root / CONFIG).read_text()
     assert not [p for p in results[6].problems if p.code.startswith("cdi-")]
+
+
+def test_without_enable_cdi_a_node_is_warned_that_containerd_will_not_use_the_spec_and_the_step_passes(tmp_path):
+    """On a real node, CDI off in containerd is worth knowing (a pod asking for the device by CDI would not get it)
+    but not a failure: the nvidia runtime itself does not need it. Step 6 judged as on the node's own "/"."""
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+    from test_restart_rules import NodeRoot
+
+    root = _root(tmp_path)
+    run_all(root)
+    rb = Run(validate(root=str(root), mode="check")).start()
+    try:
+        rb.preflight()
+        rb.target = NodeRoot(str(root))
+        six = rb.run(rb.step("cdi"))
+    finally:
+        rb.finish()
+    assert [(p.code, p.severity, p.is_error) for p in six.problems] == [("cdi.disabled", "warning", False)]
+    assert six.status == "passed", six.text()

@@ -49,6 +49,29 @@ def test_an_empty_config_beside_a_nearly_named_one_is_empty_not_misnamed(tmp_pat
     assert [p.code for p in problems] == ["prepare.config_empty"], [p.what.en for p in problems]
 
 
+@pytest.mark.parametrize("state,code,ko,en", [
+    ("missing", "prepare.config_missing", "containerd 설정 파일이 없습니다: {config}", "{config} is missing."),
+    ("empty", "prepare.config_empty", "containerd 설정 파일이 비어 있습니다: {config}", "{config} is empty."),
+])
+def test_a_config_missing_or_empty_is_said_at_the_config_with_the_copy_of_the_base_as_the_fix(tmp_path, state, code,
+                                                                                            ko, en):
+    """Step 1's check of a student's root: the config is said by its lab path, and the fix is the `cp` of the
+    parameters' base onto it (both named as the run was given them)."""
+    from grading_helpers import CONFIG
+
+    root = lab_root(tmp_path)
+    config, base = "/etc/containerd/config.toml", "/srv/course/base.toml"
+    assert "/" + CONFIG == config
+    if state == "missing":
+        (root / CONFIG).unlink()
+    else:
+        (root / CONFIG).write_bytes(b"")
+    [problem] = check(root, base_config=base)[1].problems
+    assert (problem.code, problem.path, problem.line) == (code, config, None)
+    assert (problem.what.ko, problem.what.en) == (ko.format(config=config), en.format(config=config))
+    assert (problem.fix.ko, problem.fix.en) == (f"cp {base} {config}", f"cp {base} {config}")
+
+
 def _planned_copy(root):
     rb = Run(validate(root=str(root))).start()
     try:

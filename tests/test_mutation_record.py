@@ -59,11 +59,13 @@ def test_a_new_machine_keeps_the_records_results_for_unchanged_functions_and_jud
 
 
 def test_saving_keeps_the_records_result_for_a_mutant_not_judged_again_only_while_its_function_is_unchanged():
+    """Otherwise the mutant is kept as not judged yet (None): the report read from the record counts it."""
     entry = {"hashes": {"x_f": "aa", "x_g": "bb"}, "results": {"m.x_f__mutmut_1": 1, "m.x_g__mutmut_1": 0}}
     notes = {"hash_by_function_name": {"x_f": "aa", "x_g": "cc"},
              "exit_code_by_key": {"m.x_f__mutmut_1": None, "m.x_g__mutmut_1": None, "m.x_g__mutmut_2": 1}}
     assert mutation_record.merged(entry, notes) == {"hashes": {"x_f": "aa", "x_g": "cc"},
-                                                   "results": {"m.x_f__mutmut_1": 1, "m.x_g__mutmut_2": 1}}
+                                                   "results": {"m.x_f__mutmut_1": 1, "m.x_g__mutmut_1": None,
+                                                               "m.x_g__mutmut_2": 1}}
 
 
 def test_restoring_leaves_a_module_mutmut_has_notes_of_as_it_is(tmp_path):

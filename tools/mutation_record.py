@@ -32,7 +32,8 @@ def _meta_files(mutants: Path) -> dict[str, Path]:
 
 
 def load(record: Path = RECORD) -> dict[str, dict]:
-    """{module: {"hashes": {function: hash}, "results": {mutant: exit code}}}; empty without a record."""
+    """{module: {"hashes": {function: hash}, "results": {mutant: exit code, or None when not judged yet}}}; empty
+    without a record."""
     return json.loads(record.read_text(encoding="utf-8")) if record.is_file() else {}
 
 
@@ -49,8 +50,7 @@ def merged(entry: dict, data: dict) -> dict:
     for mutant, code in sorted(data.get("exit_code_by_key", {}).items()):
         if code is None and hashes.get(_function(mutant)) == entry.get("hashes", {}).get(_function(mutant)):
             code = entry.get("results", {}).get(mutant)
-        if code is not None:
-            results[mutant] = code
+        results[mutant] = code  # None: not judged yet, kept so that the report read from the record says so
     return {"hashes": hashes, "results": results}
 
 
@@ -79,7 +79,7 @@ def save(mutants: Path = MUTANTS, record: Path = RECORD) -> int:
     partial = record.with_name(record.name + ".partial")  # replaced whole: a stopped save leaves the old record
     partial.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     partial.replace(record)
-    return sum(len(entry["results"]) for entry in out.values())
+    return sum(code is not None for entry in out.values() for code in entry["results"].values())
 
 
 def restore(mutants: Path = MUTANTS, record: Path = RECORD) -> list[str]:

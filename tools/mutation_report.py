@@ -42,6 +42,21 @@ def survivors(found) -> list[str]:
                   if code not in KILLED | NOT_CHECKED)
 
 
+def unexplained(found, doc: str) -> list[str]:
+    """The survivors docs/TESTING.md does not name (in backticks) under its "## Equivalent mutants"."""
+    explained = doc.split("## Equivalent mutants", 1)[-1]
+    return [name for name in survivors(found) if f"`{name}`" not in explained]
+
+
+def unchecked(found) -> list[str]:
+    return [name for codes in found.values() for name, code in codes.items() if code in NOT_CHECKED]
+
+
+def table(found) -> str:
+    """The score per module, the first part of the report: what docs/TESTING.md shows for the last full run."""
+    return report(found).split("\n\n", 1)[0]
+
+
 def report(found) -> str:
     lines = ["| module | mutants | killed | survived | score |", "| --- | ---: | ---: | ---: | ---: |"]
     total = Counter()
@@ -68,13 +83,11 @@ def main(argv: list[str]) -> int:
         return 2
     print(report(found))
     if "--check" in argv:
-        doc = DOC.read_text(encoding="utf-8")
-        unexplained = [name for name in survivors(found) if f"`{name}`" not in doc.split("## Equivalent mutants", 1)[-1]]
-        unchecked = [n for codes in found.values() for n, c in codes.items() if c in NOT_CHECKED]
-        if unexplained or unchecked:
-            print(f"\n{len(unexplained)} survivors not explained in docs/TESTING.md (## Equivalent mutants), "
-                  f"{len(unchecked)} not checked:", file=sys.stderr)
-            for name in unexplained:
+        left, open_ = unexplained(found, DOC.read_text(encoding="utf-8")), unchecked(found)
+        if left or open_:
+            print(f"\n{len(left)} survivors not explained in docs/TESTING.md (## Equivalent mutants), "
+                  f"{len(open_)} not checked:", file=sys.stderr)
+            for name in left:
                 print(f"  {name}", file=sys.stderr)
             return 1
     return 0

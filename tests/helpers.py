@@ -114,3 +114,16 @@ def started_kernel(name: str, cwd: str | None = None):
         kc.stop_channels()
         if km.is_alive():
             km.shutdown_kernel(now=True)
+
+
+def held(root: Path) -> bool:
+    """Whether some process or open file holds the root's lock (the kernel's flock), tried from a file of its own."""
+    import fcntl
+    fd = os.open(Path(root) / "run/lock/nvidia-runtime-runbook.lock", os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing the only descriptor of its open file releases a lock it got

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import put_course_fixture, tree_state
+from helpers import put_course_fixture, tree_state, held
 from student_kernel import Student
 
 
@@ -142,20 +142,6 @@ def test_a_file_edited_by_hand_after_the_plan_is_not_overwritten_and_the_cell_sa
         shown, error = student.cell(name)
         assert error is None, shown
     assert '"native"' in config.read_text() and "runtimes.nvidia]" in config.read_text()
-
-
-def held(root) -> bool:
-    """Whether some process holds the root's lock (the kernel's), tried from this one."""
-    import fcntl
-    import os
-    fd = os.open(root / "run/lock/nvidia-runtime-runbook.lock", os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return False
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
 
 
 def test_the_summary_cell_run_early_does_not_say_the_run_finished_and_going_on_takes_the_lock_again(student, tmp_path):

@@ -583,34 +583,20 @@ def test_relock_leaves_a_run_that_never_took_the_lock_as_it_is(tmp_path):
 def test_relock_takes_the_lock_again_after_finish_released_it_and_leaves_a_held_lock_as_it_is(tmp_path):
     """A student goes on in JupyterLab after a failed check stopped the run (its lock released): the cell that writes
     next takes the root's lock again, so a second apply on the same root waits for it."""
-    import fcntl
-    import os
-
-    from runbook_lib.fs.lock import LOCK_DIR, LOCK_NAME
+    from helpers import held
 
     root = _empty_lab_root(tmp_path)
     rb = Run(validate(root=str(root))).start()
-    lock_file = root / LOCK_DIR.lstrip("/") / LOCK_NAME
-
-    def another_apply_gets_the_lock() -> bool:
-        fd = os.open(lock_file, os.O_RDWR)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
-        except BlockingIOError:
-            return False
-        finally:
-            os.close(fd)  # closing the only descriptor of its open file releases a lock it got
 
     rb.finish()
-    assert another_apply_gets_the_lock() is True
+    assert held(root) is False
     rb.relock()
-    assert another_apply_gets_the_lock() is False
-    held = rb._lock.fd
+    assert held(root) is True
+    taken = rb._lock.fd
     rb.relock()  # held already: not taken a second time (that would wait on itself)
-    assert rb._lock.fd == held
+    assert rb._lock.fd == taken
     rb.finish()
-    assert another_apply_gets_the_lock() is True
+    assert held(root) is False
 
 
 def test_a_check_run_starts_on_a_root_without_creating_anything_there(tmp_path):

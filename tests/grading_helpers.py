@@ -55,6 +55,16 @@ def good_with(old: str, new: str) -> bytes:
     return text.replace(old, new, 1).encode()
 
 
+def one_step(root: Path, step_id: str, **params) -> StepResult:
+    """One step's result in a check run that planned every step first, as the notebook runs a step's cells."""
+    rb = Run(validate(root=str(root), mode="check", **params)).start()
+    try:
+        rb.preflight()
+        return rb.run(rb.step(step_id))
+    finally:
+        rb.finish()
+
+
 def check(root: Path, **params) -> dict[int, StepResult]:
     return run_all(root, mode="check", **params)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from distro_helpers import distro_fixture, write_root
-from grading_helpers import CONFIG, lab_root
+from grading_helpers import CONFIG, lab_root, one_step
 from helpers import finished_run
 from reliability_helpers import BASE, make_root
 from runbook_lib.containerd.ask import containerd_version
@@ -433,21 +433,12 @@ def test_a_failed_step_9_says_its_first_finding_not_what_containerd_read(tmp_pat
 # --- containerd that cannot be asked: the reason in each language, at the config -----------------------------
 
 
-def _nine_not_asked(root, binary: str):
-    rb = Run(validate(root=str(root), mode="check", containerd_bin=binary)).start()
-    try:
-        rb.preflight()
-        return rb.run(rb.step("containerd"))
-    finally:
-        rb.finish()
-
-
 def test_a_containerd_bin_that_is_not_there_is_said_in_each_language_at_the_config(tmp_path):
     """The runbook's own reason (a sentence of the catalog, in both languages): Korean in the Korean words, English
     in the English ones, the config it was to read as the place."""
     root = lab_root(tmp_path)
     missing = str(tmp_path / "no-such/containerd")
-    [problem] = _nine_not_asked(root, missing).problems
+    [problem] = one_step(root, "containerd", containerd_bin=missing).problems
     assert (problem.code, problem.path, problem.line) == ("containerd.not_asked", "/" + CONFIG, None)
     assert problem.what.ko == (f"containerd 에게 물어보지 못했습니다: containerd 실행 파일을 찾을 수 없습니다: {missing} "
                                "(containerd 패키지를 설치하거나 경로를 주세요)")
@@ -466,7 +457,7 @@ def test_an_error_of_the_os_in_one_language_is_said_whole_in_both(tmp_path, monk
     root = lab_root(tmp_path)
     gone = tmp_path / "tmp-gone"
     monkeypatch.setattr(tempfile, "tempdir", str(gone))  # as TMPDIR=<a folder that is not there> would
-    [problem] = _nine_not_asked(root, binary).problems
+    [problem] = one_step(root, "containerd", containerd_bin=binary).problems
     assert (problem.code, problem.path) == ("containerd.not_asked", "/" + CONFIG)
     said = re.fullmatch(r"containerd 에게 물어보지 못했습니다: (\[Errno 2\] No such file or directory: '(.+)')",
                         problem.what.ko)

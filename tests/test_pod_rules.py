@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from grading_helpers import lab_root
+from grading_helpers import lab_root, one_step
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
 from runbook_lib.fs.target import Target
@@ -24,18 +24,9 @@ import realenv  # noqa: E402 - tests/real's helpers: skip, or fail under RUNBOOK
 from pod_traces import traces_of  # noqa: E402 - a pod step's leftovers, looked for by the test
 
 
-def _pod_result(root, **params):
-    rb = Run(validate(root=str(root), mode="check", **params)).start()
-    try:
-        rb.preflight()
-        return rb.run(rb.step("pod"))
-    finally:
-        rb.finish()
-
-
 def test_an_endpoint_nothing_listens_on_fails_the_step_and_shows_what_was_read(tmp_path):
     socket = "/run/nothing-listens-here/containerd.sock"
-    result = _pod_result(lab_root(tmp_path), smoke="node", cri_endpoint=socket)
+    result = one_step(lab_root(tmp_path), "pod", smoke="node", cri_endpoint=socket)
     assert result.status == "failed" and [p.code for p in result.problems] == ["pod.node.unreachable"]
     assert socket in result.problems[0].what.en
     assert list(result.evidence) == ["smoke node"] and socket in result.evidence["smoke node"]

@@ -7,6 +7,8 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
+from runbook_lib.fs.target import Target
+
 REPO = Path(__file__).resolve().parents[1]
 TEST_DATA = REPO / "tests" / "fixtures"  # every external file with its source and licence (SOURCE.md)
 NOTEBOOK = REPO / "notebooks" / "run.ipynb"
@@ -127,3 +129,13 @@ def held(root: Path) -> bool:
         return True
     finally:
         os.close(fd)  # closing the only descriptor of its open file releases a lock it got
+
+
+def node_root(root) -> Target:
+    """The lab root, taken for the node's own "/" (Target.is_host): what a step asks to tell a real node from a
+    sandbox. Only that answer changes; every path still resolves under the lab root."""
+    class NodeRoot(Target):
+        @property
+        def is_host(self) -> bool:
+            return True
+    return NodeRoot(str(root))

@@ -6,6 +6,7 @@ import tomllib
 import pytest
 
 from distro_helpers import NVIDIA, WANTED, distro_fixture, plan_inplace, write_root
+from helpers import node_root
 from layouts import make_root
 from runbook_lib.containerd.dropin import dropin_data
 from runbook_lib.containerd.effective import load_effective
@@ -66,13 +67,7 @@ def test_a_relative_name_or_the_same_binary_is_ours_to_repair(current):
 
 def test_on_a_real_node_a_replacement_needs_the_new_binary(tmp_path):
     data = tomllib.loads(distro_fixture("gpu-operator-nvidia-runtime.toml"))
-
-    class Host(Target):
-        @property
-        def is_host(self):
-            return True
-
-    host = Host(str(write_root(tmp_path, {"usr/bin/.keep": ""})))
+    host = node_root(write_root(tmp_path, {"usr/bin/.keep": ""}))
     f = foreign_runtime(data, 2, "nvidia", NVIDIA, replace_runtime=True, target=host)
     assert f.code == BINARY_MISSING and f.values == {"binary": NVIDIA}
     (host.resolve(NVIDIA)).write_text("#!/bin/sh\n")

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from grading_helpers import lab_root, one_step
+from helpers import node_root
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
-from runbook_lib.fs.target import Target
 
 sys.path.insert(0, str(Path(__file__).parent / "real"))
 import realenv  # noqa: E402 - tests/real's helpers: skip, or fail under RUNBOOK_REQUIRE_REAL=1
@@ -114,14 +114,6 @@ def test_an_unreachable_endpoint_is_the_catalogs_finding_with_the_endpoint_and_c
 K3S = "var/lib/rancher/k3s/agent/etc/containerd"
 
 
-class NodeRoot(Target):
-    """The lab root, taken for the node's own "/" (Target.is_host), as in test_restart_rules.py."""
-
-    @property
-    def is_host(self) -> bool:
-        return True
-
-
 @pytest.mark.parametrize("files, socket", [
     ({f"{K3S}/config.toml": "k3s-v3/config.toml", f"{K3S}/config-v3.toml.tmpl": "k3s-v3/config-v3.toml.tmpl"},
      "/run/k3s/containerd/containerd.sock"),
@@ -135,7 +127,7 @@ def test_on_a_node_without_cri_endpoint_the_pod_asks_the_distributions_own_socke
     rb = Run(validate(root=str(root), mode="check", smoke="node")).start()
     try:
         rb.preflight()
-        rb.target = NodeRoot(str(root))  # the node's own "/", for the pod step only (as the restart rules do)
+        rb.target = node_root(root)  # the node's own "/", for the pod step only (as the restart rules do)
         result = rb.run(rb.step("pod"))
     finally:
         rb.finish()

@@ -152,23 +152,50 @@ def _config_root(tmp_path):
     return root
 
 
+def _with_prepare_check(monkeypatch, more: str) -> None:
+    """Step 1's check cell with one more assertion, for every entry point (the engine reads Step.check)."""
+    import dataclasses
+
+    from runbook_lib.engine import run as run_module
+    steps = tuple(dataclasses.replace(s, check=s.check + more) if s.id == "prepare" else s for s in run_module.STEPS)
+    monkeypatch.setattr(run_module, "STEPS", steps)
+
+
 def test_a_check_cell_that_would_fail_after_the_writes_refuses_before_the_first(tmp_path, monkeypatch):
-    """The preflight runs the cells' own assertions on the planned state (runbook_lib/notebook/cells.py): here a
+    """The preflight runs the cells' own assertions on the planned state (runbook_lib/engine/check_cells.py): here a
     step 1 cell asserting a file no step writes."""
     import pytest
     from runbook_lib import notebook as nb
-    from runbook_lib.notebook import cells
     fine = _config_root(tmp_path / "fine")
     rb = nb.start(root=str(fine))  # the cells as they are: the plan is not refused
     assert not rb.refused
     rb.finish()
     root = _config_root(tmp_path / "refused")
     before = tree(root)
-    monkeypatch.setitem(cells.CHECKS, "prepare", cells.CHECKS["prepare"] +
-                        '\n    expect.true(rb.read(rb.tk("nothing.txt")), "a file no step writes exists")')
+    _with_prepare_check(monkeypatch, '\n    expect.true(rb.read(rb.tk("nothing.txt")), "a file no step writes exists")')
     with pytest.raises(nb.Refused) as refused:
         nb.start(root=str(root))
     assert "a file no step writes exists" in refused.value.text
+    assert {k: v for k, v in tree(root).items() if not k.startswith("run")} == \
+        {k: v for k, v in before.items() if not k.startswith("run")}
+
+
+def test_the_engine_judges_the_check_cells_on_the_plan_without_the_notebook(tmp_path, monkeypatch):
+    """`runbook lab-init --finished`, the CLI and the tests plan with the engine's Run, not the notebook's run
+    context: the check cells' assertions refuse their plan too, before the first write."""
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+    root = _config_root(tmp_path / "refused")
+    before = tree(root)
+    _with_prepare_check(monkeypatch, '\n    expect.true(rb.read(rb.tk("nothing.txt")), "a file no step writes exists")')
+    rb = Run(validate(root=str(root))).start()
+    try:
+        rb.preflight()
+    finally:
+        rb.finish()
+    assert rb.refused
+    (refusal,) = rb.plans["prepare"].refusals
+    assert refusal.code == "expect.failed.condition" and "a file no step writes exists" in str(refusal.values["assertion"])
     assert {k: v for k, v in tree(root).items() if not k.startswith("run")} == \
         {k: v for k, v in before.items() if not k.startswith("run")}
 

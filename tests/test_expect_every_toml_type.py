@@ -11,7 +11,7 @@ import tomllib
 
 import pytest
 
-from runbook_lib.notebook.expect import MISSING, Expect
+from runbook_lib.steps.expect import MISSING, Expect
 
 # one value of every type TOML has, as tomllib reads it (a key with each)
 VALUES = tomllib.loads('''
@@ -240,7 +240,7 @@ def test_a_toolkit_file_of_names_in_any_order_says_so(tmp_path):
 
 
 def test_the_whole_table_and_a_value_toml_cannot_write():
-    from runbook_lib.notebook.expect import dig, shown
+    from runbook_lib.steps.expect import dig, shown
     import yaml
 
     table = {"a": 1}
@@ -252,7 +252,7 @@ def test_a_yaml_null_is_shown_as_the_file_spells_it():
     """`kind:` with nothing after it is YAML's null: a check cell shows `null`, never Python's `None`."""
     import yaml
 
-    from runbook_lib.notebook.expect import Expect
+    from runbook_lib.steps.expect import Expect
 
     e = Expect()
     assert e.equal(yaml.safe_load("kind:\n"), "kind", "RuntimeClass") is False

@@ -74,7 +74,6 @@ from runbook_lib.findings.messages import Msg  # noqa: E402
 
 CATALOG_API = {LIB / "findings" / "messages.py", LIB / "findings" / "catalog.py"}  # Msg itself and the loader
 NOTEBOOK_BUILDER = LIB.parent / "tools" / "build_notebook.py"  # the cells' own text names codes too
-NOTEBOOK_CELLS = LIB / "notebook" / "cells.py"  # the check cells' code, which the library runs on the planned state
 
 
 def _trees():
@@ -160,7 +159,8 @@ def test_every_catalog_entry_is_used():
             elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant) \
                     and re.fullmatch(r"[a-z_]+(\.[a-z_]+)*\.", node.values[0].value):
                 families.add(node.values[0].value)
-    cells = NOTEBOOK_BUILDER.read_text(encoding="utf-8") + NOTEBOOK_CELLS.read_text(encoding="utf-8")
+    from runbook_lib.steps import STEPS  # each step's check cell (Step.check), which the plan runs too
+    cells = NOTEBOOK_BUILDER.read_text(encoding="utf-8") + "".join(s.check for s in STEPS)
     unused = [code for code in catalog() if code not in literals and f'"{code}"' not in cells
               and not any(code.startswith(f) for f in families)]
     assert unused == []

@@ -1,5 +1,5 @@
 """The one comparison rule of the toolkit files' lines (runbook_lib/steps/lines.py), as a check cell asks it
-(runbook_lib/notebook/expect.py, `Expect.line`) on a lab root: a line's value is everything after its first
+(runbook_lib/steps/expect.py, `Expect.line`) on a lab root: a line's value is everything after its first
 `=`, and a line that is not there never holds a value, a list of names included. In process, for `make mutate`."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from grading_helpers import TOOLKIT, lab_root
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
-from runbook_lib.notebook.expect import Expect
+from runbook_lib.steps.expect import Expect
 from runbook_lib.steps.lines import EXACT, Rule, value_matches, value_of
 
 PARSED = "/root/toolkit/parsed.txt"

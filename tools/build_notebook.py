@@ -18,7 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import lab_tasks  # noqa: E402
 import notebook_cells  # noqa: E402
-from runbook_lib.notebook import cells as check_cells  # noqa: E402
+from runbook_lib.steps import STEPS as STEP_LIST  # noqa: E402
+from runbook_lib.steps import pod as pod_step  # noqa: E402
 from runbook_lib.engine.params import PARAMETERS, markdown_table  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "notebooks" / "run.ipynb"
@@ -227,17 +228,7 @@ POD = """plan = rb.plan("pod")        # smoke: off | sandbox (a throw-away conta
 display(plan)
 pod = rb.try_pod(plan)       # the pod through the handler; nothing is written under the root"""
 
-POD_CHECK = """with rb.expect("pod") as expect:   # the verdict's rules (runbook_lib/containerd/smoke/facts.py)
-    if smoke == "sandbox":
-        expect.equal(pod, "handler", runtime_name)                # the pod started through the RuntimeClass's handler
-        expect.equal(pod, "binary_called", True)                  # containerd's shim called the BinaryName's stand-in
-        expect.equal(pod, "systemd_cgroup_flag", systemd_cgroup)  # --systemd-cgroup reached it when SystemdCgroup = true
-        expect.equal(pod, "default_ran_it", False)                # a pod of the default runtime did not go through it
-    elif smoke == "node":
-        expect.equal(pod, "exit_code", 0)                         # smoke_command exited 0 ...
-        expect.true(pod.get("gpu_lines"), "a 'GPU n:' line in the output")  # ... and listed a GPU
-        expect.equal(pod, "cdi_missing", [])                      # with enable_cdi: the CDI spec's edits arrived
-    expect.equal(pod, "left", [])                                 # no pod, container, daemon, shim, mount or cgroup left"""
+POD_CHECK = pod_step.CHECK  # the pod step's check cell, with the step (runbook_lib/steps/pod.py)
 
 # Each step: the action cell (the plan made before any write, then the write) and the check cell (the files
 # read back with the parser a student would use, and the assertions the step makes, stated visibly).
@@ -271,7 +262,7 @@ display(plan)
 rb.write(plan)                # it only asks: nothing is written""",
 }
 
-CHECKS = check_cells.CHECKS  # the check cells' code lives with the library, which also runs it on the planned state
+CHECKS = {s.id: s.check for s in STEP_LIST if s.check}  # each step's check cell lives with its verdict (Step.check)
 
 SUMMARY = """nb.summary(rb)
 nb.finish(rb)"""

@@ -20,6 +20,7 @@ from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.lifeline import child_preexec
 from runbook_lib.findings.catalog import say
 from runbook_lib.containerd import render
+from runbook_lib.containerd.default_rule import DefaultRule
 from runbook_lib.containerd.versions import RUNTIME_TYPE
 from runbook_lib.containerd.versions import read_by
 
@@ -74,7 +75,8 @@ def shown(v) -> str:
     return "(없음 / absent)" if v is None else f"{render.value(v)} ({_type(v)})"
 
 
-def compare(reading: dict, p, written: dict | None, file_default: str | None) -> tuple[list[tuple], list[Problem]]:
+def compare(reading: dict, p, written: dict | None, file_default: str | None,
+            rule: DefaultRule | None = None) -> tuple[list[tuple], list[Problem]]:
     """Rows (item, expected, containerd reads, ok) and the problems: what containerd reads against what
     the runbook expects. `written` is the runtime's table as our parser reads the file (None if it cannot),
     `file_default` the default runtime name read from the file the same way."""
@@ -112,12 +114,13 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None) ->
                 continue  # a key 2.x no longer knows, left empty (1.6's runtime_engine = ""): dropping it changes nothing
             bad("key_dropped", key=key)
     default = reading["default_runtime_name"]
-    keep = getattr(p, "keeps_default", False)  # the node's default, whatever it is (default_runtime keep)
-    want_default = file_default if file_default is not None and (keep or file_default != name) else "runc"
-    ok = default is not None and (keep or default != name) and default in names and default == want_default
+    rule = rule or DefaultRule.of(p)  # the run's rule for the default (containerd/default_rule.py)
+    keep = rule.keeps
+    want_default = file_default if file_default is not None and rule.allows(file_default) else "runc"
+    ok = default is not None and rule.allows(default) and default in names and default == want_default
     rows.append(("default_runtime_name", shown(want_default) if keep else f"{shown(want_default)}, {name} 아님 / not {name}",
                  shown(default), ok))
-    if not disabled and default == name and not keep:
+    if not disabled and default is not None and not rule.allows(default):
         bad("default_is_runtime")
     elif not disabled and default is not None and default not in names:
         bad("default_not_a_runtime", default=default, runtimes=", ".join(names))

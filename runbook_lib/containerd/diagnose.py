@@ -11,11 +11,12 @@ from runbook_lib.k8s.names import closest as _closest
 from runbook_lib.containerd import reads_2x, render
 from runbook_lib.findings.problem import Problem, say
 from runbook_lib.containerd.edit import default_runtime_name
+from runbook_lib.containerd.default_rule import DefaultRule, names_a_runtime
 from runbook_lib.containerd.effective import Effective, MERGE_1X, cri_plugin_id, locate
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.load import TomlFile
 from runbook_lib.containerd.spelling import case_variants
-from runbook_lib.containerd.versions import CRI_PLUGIN_NAMES, CRI_RUNTIME_PLUGIN, MERGES_KEY_BY_KEY, RUNTIME_TYPE, runtime_path, runtimes_path, v2_style_tables_without_version
+from runbook_lib.containerd.versions import CRI_PLUGIN_NAMES, CRI_RUNTIME_PLUGIN, RUNTIME_TYPE, runtime_path, runtimes_path, v2_style_tables_without_version
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.edit import RuntimeWanted, inline_table_problem
 from runbook_lib.containerd.versions import _version_line
@@ -248,25 +249,26 @@ def _runs_runc_v2(eff: Effective, name: str) -> bool:
     return isinstance(table, dict) and table.get("runtime_type") == RUNTIME_TYPE
 
 
-def default_problem(eff: Effective, p) -> Problem | None:
-    """default_runtime_name names the runtime (every pod would go through it), or no runtime at all: a typo
-    such as "rnuc" or "runc " makes containerd's CRI plugin refuse to load ('no corresponding runtime configured
-    in containerd.runtimes'). Only the built-in runc, which step 2 writes when it is missing, is not a guess."""
+def default_problem(eff: Effective, p, rule: DefaultRule | None = None) -> Problem | None:
+    """The run's default rule (containerd/default_rule.py) on the effective config, said as a finding at its line:
+    default_runtime_name names the runtime (the lab's rule: every pod would go through it), or no runtime at all
+    (both worlds: a typo such as "rnuc" or "runc " makes containerd's CRI plugin refuse to load, 'no corresponding
+    runtime configured in containerd.runtimes'). Only the built-in runc, which step 2 writes when it is missing, is
+    not a guess. ``rule.holds`` is the same decision, on a config as a check cell or containerd reads it."""
+    rule = rule or DefaultRule.of(p)
     default = default_runtime_name(eff.data, eff.version)
     key = runtime_path(eff.version, "x")[:-2] + ("default_runtime_name",)
     typed = _default_not_a_string(eff, key, p.runtime_name) or _legacy_default_not_a_table(eff, key)
     if typed is not None:  # whatever the rule for the default: containerd cannot read this one
         return typed
-    if getattr(p, "keeps_default", False):  # the node's default, whatever it is: only a name containerd refuses
-        return _default_not_a_runtime(eff, default, key, p.runtime_name)
-    if default == p.runtime_name:
+    if not rule.allows(default):
         path, line = locate(eff, key)
         return Problem.of("default.is_runtime", path, line, default=default, runtime=p.runtime_name)
-    wrong = _default_not_a_runtime(eff, default, key, p.runtime_name)
-    if wrong is not None:
-        return wrong
+    if not names_a_runtime(eff.data, eff.version, default):
+        return _default_not_a_runtime(eff, default, key, p.runtime_name)
     binary = runtime_path(eff.version, default) + ("options", "BinaryName")
-    if get_in(eff.data, binary) == p.binary_name:  # the nvidia binary written into runc's options: every pod runs it
+    if not rule.keeps and get_in(eff.data, binary) == p.binary_name:
+        # the lab's rule: the nvidia binary written into runc's options runs every pod through it
         where, at = locate(eff, binary)
         return Problem.of("default.runs_runtime_binary", where, at, default=default, binary=p.binary_name,
                           header=header_text(eff, runtime_path(eff.version, p.runtime_name) + ("options",)))
@@ -315,19 +317,13 @@ def _legacy_default_not_a_table(eff: Effective, key: tuple[str, ...]) -> Problem
                       fixed=f"default_runtime_name = {render.value(name.strip())}")
 
 
-def _default_not_a_runtime(eff: Effective, default: str, key: tuple[str, ...], runtime_name: str) -> Problem | None:
-    """default_runtime_name names no runtime: containerd's CRI plugin refuses to load (1.6's
-    ValidatePluginConfig, "no corresponding runtime configured in `containerd.runtimes` ..."). A config with no
-    runtimes at all has containerd's built-in runc (2.x, key by key, keeps it whatever the file adds); a
-    version-1/2 `default_runtime` table with a type becomes the runtime "default" and the default (the deprecated
-    form, still read by 1.x). The fix offers the runtime whose name is closest ("rnuc", "runc " → runc), or the
-    table for the name as written (a crun that was meant but never configured)."""
+def _default_not_a_runtime(eff: Effective, default: str, key: tuple[str, ...], runtime_name: str) -> Problem:
+    """default_runtime_name names no runtime (default_rule.names_a_runtime): containerd's CRI plugin refuses to
+    load (1.6's ValidatePluginConfig, "no corresponding runtime configured in `containerd.runtimes` ..."). The fix
+    offers the runtime whose name is closest ("rnuc", "runc " → runc), or the table for the name as written (a
+    crun that was meant but never configured)."""
     runtimes = get_in(eff.data, runtimes_path(eff.version))
     runtimes = runtimes if isinstance(runtimes, dict) else {}
-    legacy = get_in(eff.data, key[:-1] + ("default_runtime",))
-    builtin = default == "runc" and (not runtimes or eff.version in MERGES_KEY_BY_KEY)  # 2.x keeps it beside others
-    if default in runtimes or builtin or (isinstance(legacy, dict) and legacy.get("runtime_type")):
-        return None
     path, line = locate(eff, key)
     guess = _closest(default.strip().lower(), set(runtimes) - {runtime_name}, cutoff=0.6) or "runc"
     return Problem.of("default.not_a_runtime", path, line, default=default, runtimes=", ".join(sorted(runtimes)) or "-",

@@ -62,6 +62,16 @@ class Effective:
         return next((f for f in self.files if f.lab_path == lab_path), None)
 
 
+def read_as(data: dict, *, path: str, empty: bool, text: str | None = None) -> int:
+    """The version whose table paths containerd reads a config's data at: its version line, except a version 2
+    whose runtimes are only where 2.x reads them (AKS, reads_2x.py), read as 3. The effective config, the check
+    cells (Run.version) and the verdicts all take a file's version from here."""
+    version = detect_version(data, path=path, empty=empty, text=text)
+    if version == 2 and version2_holds_2x_tables(data):
+        version = 3
+    return version
+
+
 def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, bytes] | None = None,
                    merge: str | None = None) -> Effective:
     """Read the main config and its imports; ``overlay`` holds planned contents that are not on disk yet."""
@@ -76,9 +86,7 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
     if raw is None:
         raise ConfigError.of("config.unreadable.config_file_does_not", path=config_lab_path, config_lab_path=config_lab_path)
     main = load_toml(raw, config_lab_path)
-    version = detect_version(main.data, path=config_lab_path, empty=main.empty, text=main.text)
-    if version == 2 and version2_holds_2x_tables(main.data):
-        version = 3  # AKS: version 2 in name, its runtimes where only 2.x reads them (reads_2x.py)
+    version = read_as(main.data, path=config_lab_path, empty=main.empty, text=main.text)
     merge = merge or (MERGE_2X if version in MERGES_KEY_BY_KEY else MERGE_1X)
     files, missing, relative_globs = [main], [], []
     data = copy_data(main.data)  # tomllib's data: tables and arrays new, values shared (~3x copy.deepcopy)

@@ -118,7 +118,11 @@ def runtimes_table(dump: dict) -> dict:
 def containerd_reading(containerd_bin: str, config_path: Path, root: Path, runtime_name: str) -> dict:
     """What containerd reads for `runtime_name`: its table (None when containerd does not see it),
     the default runtime name, all runtime names, and the disabled plugins."""
-    dump = tomllib.loads(containerd_dump(containerd_bin, config_path, root))
+    return reading_of(tomllib.loads(containerd_dump(containerd_bin, config_path, root)), runtime_name)
+
+
+def reading_of(dump: dict, runtime_name: str) -> dict:
+    """What a parsed `config dump` says of `runtime_name` (containerd_reading's fields)."""
     table = runtimes_table(dump)
     runtimes = table.get("runtimes", {})
     return {

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from runbook_lib.fs import bounded_read
 from runbook_lib.containerd.edit import RuntimeWanted
-from runbook_lib.findings.errors import RunbookError
+from runbook_lib.findings.errors import ParameterError, RunbookError
 from runbook_lib.findings.problem import Problem, unique, words
 from runbook_lib.fs import writable
 from runbook_lib.findings.catalog import say
@@ -32,7 +32,11 @@ from runbook_lib.steps import REMOVE_STEPS, STEPS
 from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, Plan, Step, blocked_by
 from runbook_lib.fs.applied_record import RECORD
 from runbook_lib.containerd.effective import load_effective
-from runbook_lib.engine import containerd_guard, route
+from runbook_lib.engine import check_cells, containerd_guard, route
+from runbook_lib.steps import expected
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.effective import read_as
+from runbook_lib.containerd.versions import containerd_table, format_path, runtime_path, runtimes_path
 from runbook_lib.containerd.distro.detect import EDIT_CONFIG
 from runbook_lib.fs import applied_record
 
@@ -63,6 +67,8 @@ class Run:
         self.asked = params                     # the parameters as given (self.p may follow the distribution)
         self.route = None                       # the distribution's route (containerd/distro.py), once planned
         self.route_refusal: Problem | None = None
+        self._expected = None                   # what this run decided must hold (steps/expected.py), once
+        self.quiet = False                      # set while the check cells run on the planned state: they show nothing
 
     # --- lifecycle -----------------------------------------------------------------------------------
 
@@ -163,6 +169,90 @@ class Run:
         finally:
             self._overlay = None
 
+    # --- what a check cell reads, as a student would (the cells' `rb`) ----------------------------------
+
+    @property
+    def expected(self):
+        """What this run decided the files and containerd must hold (steps/expected.py): the check cells'
+        assertions name these values, and the verdicts judge by the same rules."""
+        if self._expected is None:  # a run judged without a preflight (a test, a tool): decided on first use
+            self._expected = expected.decide(self)
+        return self._expected
+
+    def note(self, line: str) -> None:
+        """What a cell's read says ("tomllib: <files> (version 2)"): shown by the notebook's run context."""
+
+    @property
+    def config_path(self) -> str:
+        """The config containerd reads: the config_path parameter, or the distribution's own (k3s, RKE2, ...)."""
+        return self.p.config_path
+
+    def containerd_config(self) -> dict:
+        """The config containerd will use, read with tomllib: the main file merged with its imports (an
+        unreadable file gives {} here; its finding, with line and column, is in the step's verdict)."""
+        try:
+            eff = self.effective()
+        except RunbookError:
+            return {}
+        self.note(f"tomllib: {', '.join(f.lab_path for f in eff.files)} (version {eff.version})")
+        return eff.data
+
+    def version(self, cfg: dict) -> int | None:
+        """cfg's config version as containerd reads it (no version line: 1)."""
+        try:
+            return read_as(cfg, path=self.p.config_path, empty=not cfg)
+        except RunbookError:
+            return None
+
+    def _table(self, cfg: dict, path_of) -> dict:
+        version = self.version(cfg)
+        if version is None:
+            return {}
+        path = path_of(version)
+        self.note(f"version {version} → {format_path(path)}")
+        table = get_in(cfg, path)
+        return table if isinstance(table, dict) else {}
+
+    def runtime_table(self, cfg: dict, name: str) -> dict:
+        """cfg's table for the runtime, at the path of the config's version (shown)."""
+        return self._table(cfg, lambda version: runtime_path(version, name))
+
+    def containerd_table(self, cfg: dict) -> dict:
+        """cfg's containerd table of the CRI plugin (default_runtime_name, runtimes), at the version's path."""
+        return self._table(cfg, containerd_table)
+
+    def runtime_names(self, cfg: dict) -> list[str]:
+        """The names of the runtimes in cfg at its version's path, in the order tomllib gives them."""
+        version = self.version(cfg)
+        table = get_in(cfg, runtimes_path(version)) if version is not None else None
+        return list(table) if isinstance(table, dict) else []
+
+    def load_yaml(self, lab_path: str) -> dict:
+        """yaml.safe_load of the file; {} when it is missing or not a YAML mapping (the verdict says why)."""
+        from runbook_lib.fs.yamldoc import safe_load
+        try:
+            doc = safe_load(self.read_text(lab_path) or "")
+        except Exception:  # noqa: BLE001 - a broken file is the verdict's finding, with its line
+            return {}
+        return doc if isinstance(doc, dict) else {}
+
+    def read(self, lab_path: str) -> str | None:
+        """The file's text; None when it is missing or is no file (a folder made by `mkdir -p` of the file's
+        path: the step's verdict says so, with the fix)."""
+        try:
+            return self.read_text(lab_path)
+        except ParameterError:
+            raise  # the cell's own path is wrong ("etc/..." without its '/'): said so, not read as a missing file
+        except RunbookError:
+            return None
+
+    def ask_containerd(self) -> dict | None:
+        """containerd's own reading of the config (`containerd --config <config> config dump`, parsed), asked once
+        for the check cell and its verdict; None when there is no containerd to ask or it refused the config (the
+        step's verdict says why)."""
+        from runbook_lib.steps import ask_containerd
+        return ask_containerd.ask_now(self)
+
     # --- one plan ------------------------------------------------------------------------------------
 
     def choose_route(self) -> None:
@@ -196,6 +286,7 @@ class Run:
         self.plans = {}
         self._recorded = False  # new plans: the record is written again, with them, before the next write
         self.choose_route()
+        self._expected = expected.decide(self)  # on the config as it is, before any plan: the node's default is the node's
         folders: set = set()  # the folders the plans so far create, resolved once each
         with self.planning():
             for step in self.steps:
@@ -226,8 +317,9 @@ class Run:
             self.plans["containerd"].refusals.append(found)  # step 9 asks containerd; apply and remove both run it
 
     def judge_on_plan(self) -> None:
-        """What else must hold on the planned state before the first write: nothing here; the notebook's run
-        context runs its check cells' assertions (runbook_lib/notebook/cells.py)."""
+        """The check cells' own assertions, run on the planned state (engine/check_cells.py): a cell that would
+        fail after the writes refuses the run before the first one, whichever entry point runs it."""
+        check_cells.judge_planned(self)
 
     def _judge_planned_state(self) -> None:
         """Every step's verdict on the state the plans would leave: a finding there would fail the run after

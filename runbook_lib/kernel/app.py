@@ -86,10 +86,12 @@ def warm_up() -> None:
 
         from runbook_lib.cdi.validate import schema_check
         from runbook_lib.findings.catalog import catalog
-        from runbook_lib.notebook import cells
+        from runbook_lib.engine import check_cells
+        from runbook_lib.steps import STEPS
         schema_check()
-        for step_id in cells.CHECKS:  # the check cells the preflight runs on the planned state
-            cells.compiled(step_id)
+        for step in STEPS:  # the check cells the preflight runs on the planned state
+            if step.check:
+                check_cells.compiled(step)
         catalog()  # every sentence the cells say: ~75 ms of YAML, read here instead of in the first cell
     except Exception:  # noqa: BLE001 - the first cell imports these again and reports what is wrong
         pass

@@ -20,8 +20,7 @@ import uuid
 from contextlib import contextmanager
 
 from runbook_lib.findings.errors import ParameterError, RunbookError
-from runbook_lib.notebook import cells
-from runbook_lib.notebook.expect import Expect
+from runbook_lib.steps.expect import Expect
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.findings.messages import Msg
@@ -33,9 +32,6 @@ from runbook_lib.engine.run import Plan, Run, judge
 STATUS_MIME = "application/vnd.runbook.status+json"
 
 
-_quiet: list[bool] = [False]  # set while the preflight runs the check cells on the planned state: they show nothing
-
-
 def _shell():
     try:
         from IPython import get_ipython
@@ -45,8 +41,6 @@ def _shell():
 
 
 def _display(bundle: dict, **kw) -> None:
-    if _quiet[0]:
-        return
     shell = _shell()
     if shell is None:  # outside a kernel (tests, scripts): the text form
         if not kw.get("update"):
@@ -101,8 +95,6 @@ _hooked: list[object] = []  # the shell whose post_run_cell shows what is left
 
 
 def _note(line: str) -> None:
-    if _quiet[0]:
-        return
     shell = _shell()
     if shell is None:
         print(line)
@@ -192,7 +184,7 @@ class PlanView:
         if self.step is not _NotInThisMode:
             self.rb.plans_shown.add(self.step.id)  # its check cell need not say the plan's words again
         shell = _shell()
-        if shell is None or _quiet[0]:  # a script, or the preflight: nothing to add lines to later
+        if shell is None:  # a script: nothing to add lines to later
             _display(self._shown)
             return
         self._cell = shell.execution_count  # the write adds to this output only when run in this same cell
@@ -287,15 +279,6 @@ class Runbook(Run):
 
     given: dict = {}  # the parameters as the validation cell passed them
 
-    def judge_on_plan(self) -> None:
-        """The check cells' own assertions, run on the planned state: a cell that would fail after the writes
-        refuses the run before the first one (runbook_lib/notebook/cells.py)."""
-        _quiet[0] = True
-        try:
-            cells.judge_planned(self)
-        finally:
-            _quiet[0] = False
-
     def _locked(self) -> None:
         """Apply mode: a run that a failed check or an early summary cell stopped released its lock; a student who
         goes on (after a fix, in JupyterLab) writes under the lock again."""
@@ -388,93 +371,10 @@ class Runbook(Run):
 
     # --- reading back, as a student would -----------------------------------------------------------
 
-    @property
-    def config_path(self) -> str:
-        """The config containerd reads: the config_path parameter, or the distribution's own (k3s, RKE2, ...)."""
-        return self.p.config_path
-
-    def containerd_config(self) -> dict:
-        """The config containerd will use, read with tomllib: the main file merged with its imports (an
-        unreadable file gives {} here; its finding, with line and column, is in the step's verdict)."""
-        try:
-            eff = self.effective()
-        except RunbookError:
-            return {}
-        _note(f"tomllib: {', '.join(f.lab_path for f in eff.files)} (version {eff.version})")
-        return eff.data
-
-    def runtime_table(self, cfg: dict, name: str) -> dict:
-        """cfg's table for the runtime, at the path of the config's version (shown)."""
-        from runbook_lib.containerd.tables import get_in
-        from runbook_lib.containerd.versions import detect_version, format_path, runtime_path
-        try:
-            version = detect_version(cfg, path=self.p.config_path, empty=not cfg)
-        except RunbookError:
-            return {}
-        path = runtime_path(version, name)
-        _note(f"version {version} → {format_path(path)}")
-        table = get_in(cfg, path)
-        return table if isinstance(table, dict) else {}
-
-    def version(self, cfg: dict) -> int | None:
-        """cfg's config version as containerd reads it (no version line: 1)."""
-        from runbook_lib.containerd.versions import detect_version
-        try:
-            return detect_version(cfg, path=self.p.config_path, empty=not cfg)
-        except RunbookError:
-            return None
-
-    def runtime_names(self, cfg: dict) -> list[str]:
-        """The names of the runtimes in cfg at its version's path, in the order tomllib gives them."""
-        from runbook_lib.containerd.tables import get_in
-        from runbook_lib.containerd.versions import runtimes_path
-        version = self.version(cfg)
-        table = get_in(cfg, runtimes_path(version)) if version is not None else None
-        return list(table) if isinstance(table, dict) else []
-
-    def containerd_table(self, cfg: dict) -> dict:
-        """cfg's containerd table of the CRI plugin (default_runtime_name, runtimes), at the version's path."""
-        from runbook_lib.containerd.tables import get_in
-        from runbook_lib.containerd.versions import containerd_table, detect_version, format_path
-        try:
-            version = detect_version(cfg, path=self.p.config_path, empty=not cfg)
-        except RunbookError:
-            return {}
-        _note(f"version {version} → {format_path(containerd_table(version))}")
-        table = get_in(cfg, containerd_table(version))
-        return table if isinstance(table, dict) else {}
-
-    def load_toml(self, lab_path: str) -> dict:
-        """tomllib.load(open(path, "rb")); a syntax error gives {} here and a finding in the verdict. Read as every
-        file of the root is (safe_write.read_bytes): a FIFO at the config's path blocked open() for ever."""
-        import tomllib
-
-        from runbook_lib.fs.tomldoc import loads
-        from runbook_lib.fs.safe_write import read_bytes
-        try:
-            data = read_bytes(self.path(lab_path), shown=lab_path)
-            return {} if data is None else loads(data.decode("utf-8"))
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, RunbookError):
-            return {}
-
-    def load_yaml(self, lab_path: str) -> dict:
-        """yaml.safe_load of the file; {} when it is missing or not a YAML mapping (the verdict says why)."""
-        from runbook_lib.fs.yamldoc import safe_load
-        try:
-            doc = safe_load(self.read_text(lab_path) or "")
-        except Exception:  # noqa: BLE001 - a broken file is the verdict's finding, with its line
-            return {}
-        return doc if isinstance(doc, dict) else {}
-
-    def read(self, lab_path: str) -> str | None:
-        """The file's text; None when it is missing or is no file (a folder made by `mkdir -p` of the file's
-        path: the step's verdict says so, with the fix)."""
-        try:
-            return self.read_text(lab_path)
-        except ParameterError:
-            raise  # the cell's own path is wrong ("etc/..." without its '/'): said so, not read as a missing file
-        except RunbookError:
-            return None
+    def note(self, line: str) -> None:
+        """What a cell's read says, shown above the step's checks (held until the step's output, _note)."""
+        if not self.quiet:
+            _note(line)
 
     # --- the verdict --------------------------------------------------------------------------------
 
@@ -526,8 +426,7 @@ class Runbook(Run):
         raise StepFailed(f"step {result.step} failed", result.text())
 
     def check(self, step_id: str) -> None:
-        """A check cell without assertions of its own: the library's verdict, shown (step 9: containerd's
-        reading beside what the runbook expects)."""
+        """A check cell without assertions of its own: the library's verdict, shown."""
         with self.expect(step_id):
             pass
 

@@ -64,6 +64,28 @@ def _changed_beside(run, binary: str) -> Problem | None:
                       runtime=run.p.runtime_name, cmd=ask.DUMP_CMD.format(config=run.p.config_path))
 
 
+ASKED = ID + ".asked"  # containerd's dump as the check cell asked for it (or why it could not), for its verdict
+
+
+def _ask(run, binary: str) -> dict:
+    import tomllib
+    return tomllib.loads(verify.containerd_dump(binary, run.path(run.p.config_path), run.target.root))
+
+
+def ask_now(run) -> dict | None:
+    """The check cell's question: the config as containerd reads it (the whole dump), or None when there is no
+    containerd to ask or it could not be had (the verdict then says why, from the same answer)."""
+    binary, _ = ask.choose_binary(run.p, run.target)
+    if binary is None:
+        return None
+    try:
+        run.readings[ASKED] = _ask(run, binary)
+    except (verify.ContainerdRejected, OSError, ValueError, subprocess.SubprocessError) as exc:
+        run.readings[ASKED] = exc
+        return None
+    return run.readings[ASKED]
+
+
 def skipped(run) -> Msg | None:
     return ask.choose_binary(run.p, run.target)[1]
 
@@ -74,8 +96,12 @@ def verdict(run) -> list[Problem]:
     run.readings.pop(ID, None)
     if binary is None:
         return []
+    asked = run.readings.pop(ASKED, None)  # the check cell's question, asked just before: not asked twice
     try:
-        reading = verify.containerd_reading(binary, run.path(p.config_path), run.target.root, p.runtime_name)
+        if isinstance(asked, BaseException):
+            raise asked
+        dump = asked if asked is not None else _ask(run, binary)
+        reading = verify.reading_of(dump, p.runtime_name)
     except verify.ContainerdRejected as exc:
         return [ask.rejected_problem(exc, p.config_path)]
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
@@ -89,7 +115,8 @@ def verdict(run) -> list[Problem]:
         file_version = eff.version
     except RunbookError:
         written, file_default, file_version = None, None, None
-    rows, problems = ask.compare(reading, p, written if isinstance(written, dict) else None, file_default)
+    rows, problems = ask.compare(reading, p, written if isinstance(written, dict) else None, file_default,
+                                 run.expected.default)
     if _foreign(run):  # another owner's runtime (step 2 says whose): its values are theirs, no fix overwrites them
         problems = [q for q in problems if q.code != "containerd.reads.value_differs"]
     beside = _changed_beside(run, binary)
@@ -149,4 +176,16 @@ def evidence(run) -> dict[str, str]:
     return ask.evidence(reading, rows, run.p)
 
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, skipped=skipped, message=message, writes=False, judged_in_plan=False)
+
+# The check cell (notebooks/run.ipynb): the files read back as a student would, and what must hold, stated with
+# the values this run decided (rb.expected); the plan runs it on the planned state before the first write.
+CHECK = """with rb.expect("containerd") as expect:
+    dump = rb.ask_containerd()         # containerd --config <config> config dump: the config as containerd reads it
+    if dump is not None:               # None: no containerd to ask here, or it refused the config (said below)
+        nvidia = rb.runtime_table(dump, runtime_name)
+        expect.equal(nvidia, "runtime_type", rb.expected.runtime_type)
+        expect.equal(nvidia, "options.BinaryName", rb.expected.binary_name)
+        expect.boolean(nvidia, "options.SystemdCgroup", rb.expected.systemd_cgroup)
+        expect.default_runtime(dump, rb.expected.default)"""
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, skipped=skipped, message=message, writes=False, judged_in_plan=False, check=CHECK)

@@ -69,6 +69,7 @@ class Step:
     judged_in_plan: bool = True                # False: it asks a program or acts on the node (after the writes)
     depends: tuple[str, ...] = ()              # the steps whose failure blocks it (a derived file's inputs)
     rule: Rule = EXACT                         # how its toolkit file is compared, by verdict and cell alike
+    check: str = ""                            # its check cell's code: the notebook shows it, the plan judges it
 
     # the names the cells and the records have always shown
     @property

@@ -101,4 +101,12 @@ def evidence(run) -> dict[str, str]:
     return file_evidence(run, FILE)
 
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, rule=RULE)
+
+# The check cell (notebooks/run.ipynb): the files read back as a student would, and what must hold, stated with
+# the values this run decided (rb.expected); the plan runs it on the planned state before the first write.
+CHECK = """spec = rb.load_yaml(cdi_spec)     # yaml.safe_load; the verdict also checks the CDI schema
+with rb.expect("cdi") as expect:
+    expect.equal(spec, "kind", rb.expected.cdi_kind)
+    expect.file(rb.tk("cdi-keys.txt"))"""
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, rule=RULE, check=CHECK)

@@ -21,7 +21,7 @@ SAFE_DEFAULT = "runc"
 def plan(run) -> Plan:
     eff = run.effective()
     default = default_runtime_name(eff.data, eff.version)
-    problem = diagnose.default_problem(eff, run.p)
+    problem = diagnose.default_problem(eff, run.p, run.expected.default)
     # The file says what the default will be once the config is right, even when this plan refuses.
     content = toolkit.default_txt(SAFE_DEFAULT if problem else default)
     out = Plan(say("default_runtime.default_runtime_not_changed", default=default),
@@ -34,7 +34,7 @@ def plan(run) -> Plan:
 
 def verdict(run) -> list[Problem]:
     eff = run.effective()
-    problems = [p for p in [diagnose.default_problem(eff, run.p)] if p]
+    problems = [p for p in [diagnose.default_problem(eff, run.p, run.expected.default)] if p]
     default = SAFE_DEFAULT if problems else default_runtime_name(eff.data, eff.version)  # what it is once fixed
     expected = expected_text(run, ID, run.tk(FILE), lambda: toolkit.default_txt(default))
     return problems + file_problems(run, run.tk(FILE), expected)
@@ -44,4 +44,14 @@ def evidence(run) -> dict[str, str]:
     return file_evidence(run, FILE)
 
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence)
+
+# The check cell (notebooks/run.ipynb): the files read back as a student would, and what must hold, stated with
+# the values this run decided (rb.expected); the plan runs it on the planned state before the first write.
+CHECK = """cfg = rb.containerd_config()
+cri = rb.containerd_table(cfg)
+with rb.expect("default") as expect:
+    expect.default_runtime(cfg, rb.expected.default)   # this run's rule: the lab's, or the node's own default kept
+    expect.line(rb.tk("default.txt"), "DEFAULT", cri.get("default_runtime_name", "runc"))
+    expect.line(rb.tk("default.txt"), "WHY", "runtimeclass")"""
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK)

@@ -1,6 +1,6 @@
 """The one comparison rule for the toolkit files a student writes (default.txt, parsed.txt, cdi-keys.txt,
 report.txt): what may be written differently and still be right. The step's verdict and the notebook's check
-cell (runbook_lib/notebook/expect.py) both compare with it, and docs/GRADING.md says it in words:
+cell (runbook_lib/steps/expect.py) both compare with it, and docs/GRADING.md says it in words:
 
 - the final newline may be missing;
 - a list value (parsed.txt's ``RUNTIMES``) may hold its names in any order, with spaces after the commas;

@@ -42,7 +42,7 @@ def verdict(run) -> list[Problem]:
     # containerd 1.x forgets its built-in runc once any runtime table is written, so the default must be listed
     # there; containerd 2.x (config version 3 and 4) keeps its built-in runc beside the tables of the file.
     needed = (run.p.runtime_name,) if eff.version >= 3 else (default_runtime_name(eff.data, eff.version), run.p.runtime_name)
-    wrong_default = diagnose.default_problem(eff, run.p)
+    wrong_default = diagnose.default_problem(eff, run.p, run.expected.default)
     if wrong_default is not None and wrong_default.code == "default.not_a_runtime":  # step 4's verdict says it
         needed = (run.p.runtime_name,)
     if any(run.results[s].failed for s in DEPENDS if s in run.results):
@@ -57,4 +57,13 @@ def evidence(run) -> dict[str, str]:
     return file_evidence(run, FILE)
 
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, depends=DEPENDS, rule=RULE)
+
+# The check cell (notebooks/run.ipynb): the files read back as a student would, and what must hold, stated with
+# the values this run decided (rb.expected); the plan runs it on the planned state before the first write.
+CHECK = """cfg = rb.containerd_config()             # what containerd reads: config.toml merged with its imports
+with rb.expect("parse") as expect:
+    parsed = expect.toml(rb.config_path)   # tomllib.load(open(path, "rb")): a syntax error is this step's finding
+    expect.line(rb.tk("parsed.txt"), "VERSION", rb.version(parsed))
+    expect.line(rb.tk("parsed.txt"), "RUNTIMES", rb.runtime_names(cfg))   # in any order (docs/GRADING.md)"""
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, depends=DEPENDS, rule=RULE, check=CHECK)

@@ -176,5 +176,20 @@ def evidence(run) -> dict[str, str]:
 
 
 # it writes nothing under the root (its status is its verdict) and is judged after the restart: it starts a pod
+
+# The check cell (notebooks/run.ipynb), after the action cell that tried the pod (`pod = rb.try_pod(plan)`): the
+# verdict's facts (containerd/smoke/facts.py) stated with the values this run decided (rb.expected).
+CHECK = """with rb.expect("pod") as expect:   # the verdict's rules (runbook_lib/containerd/smoke/facts.py)
+    if smoke == "sandbox":
+        expect.equal(pod, "handler", rb.expected.runtime_name)    # the pod started through the RuntimeClass's handler
+        expect.equal(pod, "binary_called", True)                  # containerd's shim called the BinaryName's stand-in
+        expect.equal(pod, "systemd_cgroup_flag", rb.expected.systemd_cgroup)  # --systemd-cgroup, with SystemdCgroup = true
+        expect.equal(pod, "default_ran_it", False)                # a pod of the default runtime did not go through it
+    elif smoke == "node":
+        expect.equal(pod, "exit_code", 0)                         # smoke_command exited 0 ...
+        expect.true(pod.get("gpu_lines"), "a 'GPU n:' line in the output")  # ... and listed a GPU
+        expect.equal(pod, "cdi_missing", [])                      # with enable_cdi: the CDI spec's edits arrived
+    expect.equal(pod, "left", [])                                 # no pod, container, daemon, shim, mount or cgroup left"""
+
 STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, skipped=skipped, message=message, writes=False,
-            judged_in_plan=False)
+            judged_in_plan=False, check=CHECK)

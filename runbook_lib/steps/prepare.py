@@ -86,4 +86,11 @@ def _misnamed(run, lab_path: str, *, dirs: bool) -> Problem | None:
     return Problem.of("prepare.misnamed", lab_path, wanted=lab_path, other=other)
 
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict)
+
+# The check cell (notebooks/run.ipynb): the files read back as a student would, and what must hold, stated with
+# the values this run decided (rb.expected); the plan runs it on the planned state before the first write.
+CHECK = """with rb.expect("prepare") as expect:
+    expect.true(rb.is_dir(toolkit_dir), "expect.toolkit_dir_exists")
+    expect.true((rb.read(rb.config_path) or "").strip(), "expect.config_not_empty")"""
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, check=CHECK)

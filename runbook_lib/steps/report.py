@@ -49,4 +49,17 @@ def evidence(run) -> dict[str, str]:
     return file_evidence(run, FILE)
 
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, depends=DEPENDS)
+
+# The check cell (notebooks/run.ipynb): the files read back as a student would, and what must hold, stated with
+# the values this run decided (rb.expected); the plan runs it on the planned state before the first write.
+CHECK = """cfg, rc = rb.containerd_config(), rb.load_yaml(rb.tk("runtimeclass.yaml"))
+nvidia = rb.runtime_table(cfg, rc.get("handler", runtime_name))
+report = rb.tk("report.txt")                   # every value parsed back from the files, never the parameters
+with rb.expect("report") as expect:
+    expect.line(report, "CONFIG_VERSION", rb.version(cfg))
+    expect.line(report, "RUNTIME", rc.get("handler"))
+    expect.line(report, "RUNTIME_TYPE", nvidia.get("runtime_type"))
+    expect.line(report, "SYSTEMD_CGROUP", nvidia.get("options", {}).get("SystemdCgroup"))
+    expect.line(report, "HANDLER", rc.get("handler"))"""
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, depends=DEPENDS, check=CHECK)

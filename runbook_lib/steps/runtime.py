@@ -191,4 +191,12 @@ def _blockers(eff, p, *, strays: bool = True) -> list:
     return diagnose.blockers(eff, p, strays=strays) + (dropin.foreign_dropin_problems(eff, p) if p.layout == "dropin" else [])
 
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence)
+
+# The check cell (notebooks/run.ipynb): the files read back as a student would, and what must hold, stated with
+# the values this run decided (rb.expected); the plan runs it on the planned state before the first write.
+CHECK = """cfg = rb.containerd_config()                  # tomllib: config.toml merged with its imports
+nvidia = rb.runtime_table(cfg, runtime_name)     # at the path of the config's version
+with rb.expect("runtime") as expect:
+    expect.equal(nvidia, "runtime_type", rb.expected.runtime_type)"""
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK)

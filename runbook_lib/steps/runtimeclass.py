@@ -60,4 +60,12 @@ def evidence(run) -> dict[str, str]:
     return file_evidence(run, FILE)
 
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence)
+
+# The check cell (notebooks/run.ipynb): the files read back as a student would, and what must hold, stated with
+# the values this run decided (rb.expected); the plan runs it on the planned state before the first write.
+CHECK = """rc = rb.load_yaml(rb.tk("runtimeclass.yaml"))
+with rb.expect("runtimeclass") as expect:
+    expect.equal(rc, "kind", "RuntimeClass")
+    expect.equal(rc, "handler", rb.expected.runtime_name)    # must name a runtime in containerd's config"""
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK)

@@ -84,6 +84,21 @@ class Expect:
         same = actual is not MISSING and actual == unwanted and type(actual) is type(unwanted)
         return self._add(f"{key} != {shown(unwanted)}", not same, key, actual, MISSING)
 
+    def default_runtime(self, cfg: dict, rule) -> bool:
+        """The run's rule for the default runtime (containerd/default_rule.py, the one step 4's verdict and step 9's
+        comparison judge by) on ``cfg`` as read: tomllib's config, or containerd's own dump."""
+        from runbook_lib.containerd.effective import read_as
+        from runbook_lib.containerd.tables import get_in
+        from runbook_lib.containerd.versions import containerd_table
+        try:
+            version = read_as(cfg, path="-", empty=not cfg)
+        except RunbookError:
+            version = None
+        node = get_in(cfg, containerd_table(version)) if version else None
+        raw = node.get("default_runtime_name", MISSING) if isinstance(node, dict) else MISSING
+        actual = "runc" if raw is MISSING and version else raw  # unset: containerd's default, runc
+        return self._add(rule.said(), rule.holds(cfg, version), "default_runtime_name", actual, MISSING)
+
     def true(self, condition, text: str, *, key: str = "", **values) -> bool:
         """``condition`` holds; ``text`` is a catalog code (its sentence, in both languages, is the assertion)
         or the assertion as an expression."""

@@ -1,0 +1,35 @@
+"""What this run decided the files and containerd must hold, decided once (``decide``, at the start of the plan)
+and read by the verdicts and the check cells alike: a check cell's assertion names ``rb.expected``'s values, never
+a literal of its own, so that the cell shows the rule the run is judged by.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from runbook_lib.cdi.spec import KIND as CDI_KIND
+from runbook_lib.containerd.default_rule import DefaultRule
+from runbook_lib.containerd.edit import default_runtime_name
+from runbook_lib.containerd.versions import RUNTIME_TYPE
+from runbook_lib.findings.errors import RunbookError
+
+
+@dataclass(frozen=True)
+class Expected:
+    runtime_name: str       # the runtime's name, and the RuntimeClass's handler
+    runtime_type: str       # the runc shim's, which every NVIDIA runtime entry uses
+    binary_name: str        # what the runc shim runs for it
+    systemd_cgroup: bool    # a TOML boolean, as the kubelet's cgroup driver
+    default: DefaultRule    # the default runtime's rule: the lab's, or the node's own kept
+    cdi_kind: str = CDI_KIND  # the devices' kind in the CDI spec, as pods ask for them (nvidia.com/gpu=all)
+
+
+def decide(run) -> Expected:
+    """The run's expectations, from its parameters and the config as it is before the run writes."""
+    p = run.p
+    try:
+        eff = run.effective()
+        node_default = default_runtime_name(eff.data, eff.version) if not eff.main.empty else None
+    except RunbookError:  # no config yet, or one that cannot be read: step 1 or 2 says why
+        node_default = None
+    return Expected(p.runtime_name, RUNTIME_TYPE, p.binary_name, p.systemd_cgroup, DefaultRule.of(p, node_default))

@@ -85,8 +85,8 @@ def test_step_sections_name_the_action_and_show_the_assertions():
             continue
         assert any(f'rb.plan("{step.ID}")' in s for s in sources), step.ID
         (check,) = [s for s in sources if f'rb.expect("{step.ID}")' in s or f'rb.check("{step.ID}")' in s]
-        # short enough to read at a glance; the pod's cell states the rules of two modes (sandbox, node)
-        assert len(check.splitlines()) <= (11 if step.ID == "pod" else 10), check
+        # short enough to read at a glance; the pod's and containerd's cells state the rules of two modes each
+        assert len(check.splitlines()) <= (11 if step.ID in ("pod", "containerd") else 10), check
     # every step but the restart writes its plan; the pod step starts its pod instead (it writes nothing)
     assert sum("rb.write(plan)" in s and "display(plan)" in s for s in sources) == len(STEPS) - 2
     assert sum("rb.try_pod(plan)" in s and "display(plan)" in s for s in sources) == 1

@@ -76,10 +76,13 @@ def shown(v) -> str:
 
 
 def compare(reading: dict, p, written: dict | None, file_default: str | None,
-            rule: DefaultRule | None = None) -> tuple[list[tuple], list[Problem]]:
+            rule: DefaultRule | None = None, *, removing: bool = False) -> tuple[list[tuple], list[Problem]]:
     """Rows (item, expected, containerd reads, ok) and the problems: what containerd reads against what
     the runbook expects. `written` is the runtime's table as our parser reads the file (None if it cannot),
-    `file_default` the default runtime name read from the file the same way."""
+    `file_default` the default runtime name read from the file the same way. ``removing`` (mode=remove): the
+    runtime is read only when the file still has it (a node's own, never the runbook's), with the file's values."""
+    if removing and written is None:
+        return _compare_removed(reading, p, file_default, rule or DefaultRule.of(p))
     name, cfg = p.runtime_name, p.config_path
     cmd = DUMP_CMD.format(config=cfg)
     rt, names = reading["runtime"], reading["runtime_names"]
@@ -95,7 +98,7 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None,
         bad("cri_disabled", plugins=", ".join(disabled), plugin=disabled[0])
     elif rt is None:
         bad("runtime_missing", runtimes=", ".join(names) or "-")
-    if rt is not None:
+    if rt is not None and not removing:  # after a remove, a runtime still in the file is the node's, with its values
         options = rt.get("options") if isinstance(rt.get("options"), dict) else {}
         for item, want, got in ((f"runtimes.{name}.runtime_type", RUNTIME_TYPE, rt.get("runtime_type")),
                                 (f"runtimes.{name}.options.BinaryName", p.binary_name, options.get("BinaryName")),
@@ -126,6 +129,21 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None,
         bad("default_not_a_runtime", default=default, runtimes=", ".join(names))
     elif not disabled and file_default is not None and default != file_default:
         bad("default_differs", default=default, file_default=file_default)
+    return rows, problems
+
+
+def _compare_removed(reading: dict, p, file_default: str | None, rule: DefaultRule) -> tuple[list[tuple], list[Problem]]:
+    """After mode=remove took the runtime out of the file: containerd reads no such runtime, and its default is
+    the file's, by the run's rule."""
+    name, cfg = p.runtime_name, p.config_path
+    names, default = reading["runtime_names"], reading["default_runtime_name"]
+    gone = say("ask.row_runtime_removed", runtime=name)
+    rows = [("runtimes", f"{gone.ko} / {gone.en}", ", ".join(names) or "-", name not in names)]
+    problems = []
+    if name in names:
+        problems.append(Problem.of("containerd.reads.runtime_left", cfg, cmd=DUMP_CMD.format(config=cfg), runtime=name))
+    ok = default is not None and rule.allows(default) and default in names and default == (file_default or default)
+    rows.append(("default_runtime_name", shown(file_default or "runc"), shown(default), ok))
     return rows, problems
 
 

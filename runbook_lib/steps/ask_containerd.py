@@ -116,7 +116,7 @@ def verdict(run) -> list[Problem]:
     except RunbookError:
         written, file_default, file_version = None, None, None
     rows, problems = ask.compare(reading, p, written if isinstance(written, dict) else None, file_default,
-                                 run.expected.default)
+                                 run.expected.default, removing=run.expected.removing)
     if _foreign(run):  # another owner's runtime (step 2 says whose): its values are theirs, no fix overwrites them
         problems = [q for q in problems if q.code != "containerd.reads.value_differs"]
     beside = _changed_beside(run, binary)
@@ -182,10 +182,13 @@ def evidence(run) -> dict[str, str]:
 CHECK = """with rb.expect("containerd") as expect:
     dump = rb.ask_containerd()         # containerd --config <config> config dump: the config as containerd reads it
     if dump is not None:               # None: no containerd to ask here, or it refused the config (said below)
-        nvidia = rb.runtime_table(dump, runtime_name)
-        expect.equal(nvidia, "runtime_type", rb.expected.runtime_type)
-        expect.equal(nvidia, "options.BinaryName", rb.expected.binary_name)
-        expect.boolean(nvidia, "options.SystemdCgroup", rb.expected.systemd_cgroup)
+        if rb.expected.removing:       # mode=remove: containerd reads the runtime only if the file still has it
+            expect.runtime_as_in_file(dump, rb.containerd_config(), runtime_name)
+        else:
+            nvidia = rb.runtime_table(dump, runtime_name)
+            expect.equal(nvidia, "runtime_type", rb.expected.runtime_type)
+            expect.equal(nvidia, "options.BinaryName", rb.expected.binary_name)
+            expect.boolean(nvidia, "options.SystemdCgroup", rb.expected.systemd_cgroup)
         expect.default_runtime(dump, rb.expected.default)"""
 
 STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, skipped=skipped, message=message, writes=False, judged_in_plan=False, check=CHECK)

@@ -99,6 +99,13 @@ class Expect:
         actual = "runc" if raw is MISSING and version else raw  # unset: containerd's default, runc
         return self._add(rule.said(), rule.holds(cfg, version), "default_runtime_name", actual, MISSING)
 
+    def runtime_as_in_file(self, dump: dict, cfg: dict, name: str) -> bool:
+        """mode=remove: containerd reads the runtime exactly when the file (tomllib's config) still has it."""
+        in_file, read = name in self.run.runtime_names(cfg), name in self.run.runtime_names(dump)
+        said = say("expect.runtime_as_in_file_kept" if in_file else "expect.runtime_as_in_file_gone", runtime=name)
+        return self._add(said, in_file == read, f"runtimes.{name}", read, MISSING,
+                         actual_text=", ".join(self.run.runtime_names(dump)) or "-")
+
     def true(self, condition, text: str, *, key: str = "", **values) -> bool:
         """``condition`` holds; ``text`` is a catalog code (its sentence, in both languages, is the assertion)
         or the assertion as an expression."""

@@ -21,6 +21,7 @@ class Expected:
     binary_name: str        # what the runc shim runs for it
     systemd_cgroup: bool    # a TOML boolean, as the kubelet's cgroup driver
     default: DefaultRule    # the default runtime's rule: the lab's, or the node's own kept
+    removing: bool = False  # mode=remove: the runtime is gone unless the file still has it (a node's own)
     cdi_kind: str = CDI_KIND  # the devices' kind in the CDI spec, as pods ask for them (nvidia.com/gpu=all)
 
 
@@ -28,8 +29,9 @@ def decide(run) -> Expected:
     """The run's expectations, from its parameters and the config as it is before the run writes."""
     p = run.p
     try:
-        eff = run.effective()
+        eff = run.effective_with({})  # read afresh, not kept: the run's cache is for the steps' own reads
         node_default = default_runtime_name(eff.data, eff.version) if not eff.main.empty else None
     except RunbookError:  # no config yet, or one that cannot be read: step 1 or 2 says why
         node_default = None
-    return Expected(p.runtime_name, RUNTIME_TYPE, p.binary_name, p.systemd_cgroup, DefaultRule.of(p, node_default))
+    return Expected(p.runtime_name, RUNTIME_TYPE, p.binary_name, p.systemd_cgroup, DefaultRule.of(p, node_default),
+                    removing=p.removing)

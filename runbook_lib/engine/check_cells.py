@@ -3,7 +3,7 @@
 tools/build_notebook.py writes into notebooks/run.ipynb) runs on the state the plans would leave, so a run whose
 cell would fail after its writes refuses before the first one. What a cell asserts is then what the run was judged
 by twice: by the step's verdict, and by the visible assertions themselves, which state the verdict's rules with
-the values this run decided (``rb.expected``, steps/expected.py).
+the values this run decided (``rb.expected``, engine/expected.py).
 """
 
 from __future__ import annotations

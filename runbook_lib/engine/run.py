@@ -33,7 +33,7 @@ from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UN
 from runbook_lib.fs.applied_record import RECORD
 from runbook_lib.containerd.effective import load_effective
 from runbook_lib.engine import check_cells, containerd_guard, route
-from runbook_lib.steps import expected
+from runbook_lib.engine import expected
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.effective import read_as
 from runbook_lib.containerd.versions import containerd_table, format_path, runtime_path, runtimes_path
@@ -67,7 +67,7 @@ class Run:
         self.asked = params                     # the parameters as given (self.p may follow the distribution)
         self.route = None                       # the distribution's route (containerd/distro.py), once planned
         self.route_refusal: Problem | None = None
-        self._expected = None                   # what this run decided must hold (steps/expected.py), once
+        self._expected = None                   # what this run decided must hold (engine/expected.py), once
         self.quiet = False                      # set while the check cells run on the planned state: they show nothing
 
     # --- lifecycle -----------------------------------------------------------------------------------
@@ -173,7 +173,7 @@ class Run:
 
     @property
     def expected(self):
-        """What this run decided the files and containerd must hold (steps/expected.py): the check cells'
+        """What this run decided the files and containerd must hold (engine/expected.py): the check cells'
         assertions name these values, and the verdicts judge by the same rules."""
         if self._expected is None:  # a run judged without a preflight (a test, a tool): decided on first use
             self._expected = expected.decide(self)

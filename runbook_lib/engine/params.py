@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import json
 import os
-
 import posixpath
 from dataclasses import asdict, dataclass, field, fields, make_dataclass
 from functools import lru_cache
@@ -121,46 +121,92 @@ def _error(code: str, **values) -> ParameterError:
     return ParameterError(what, fix, code=code)
 
 
-def _bool(name: str, value) -> bool:
-    if isinstance(value, bool):
+# --- the one parser --------------------------------------------------------------------------------------------
+# Every way in hands validate a value of its own making: papermill's `-p` reads its text first (True, False and
+# None, a whole number, a decimal, else the text as given), `runbook ... -p` reads it with that same function of
+# papermill's (runbook_lib/cli/args.py), a YAML -f file gives YAML's types, the Python API whatever its caller
+# passes. validate judges each kind so that a value and the text it was read from are the same to it ("600" and
+# 600, "True" and True, "42" and 42): every way in accepts and refuses the same values, with the same words
+# (tests/test_params_one_parser.py runs papermill, `runbook run` and validate on the same texts).
+
+def _text(value) -> str | None:
+    """A text parameter's value as text: a string as it is; a number, True, False or None as the word papermill's
+    -p read it from (`-p runtime_name 42`, `-p smoke_command True`); a path object as its path. None for anything
+    that is no single word (a list, a mapping)."""
+    if isinstance(value, str):
         return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"  # papermill passes `-p x true` as the string "true"
-    raise _error("parameter.not_boolean", name=name, value=quoted(value))
+    if value is None or isinstance(value, (bool, int, float)):
+        return str(value)
+    if isinstance(value, os.PathLike) and isinstance(os.fspath(value), str):
+        return os.fspath(value)
+    return None
 
 
-def _str(name: str, value) -> str:
-    if not isinstance(value, str):
-        raise _error("parameter.not_string", name=name, value=quoted(value), type=type(value).__name__)
+def _shown(value) -> str:
+    """A value as a refusal shows it, the same whether it came as text or as what -p read that text as ("1" and 1,
+    "True" and True): the text in double quotes, its control characters escaped; a list or a mapping as JSON."""
+    text = _text(value)
+    if text is not None:
+        return quoted(text)
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return quoted(str(value))
+
+
+def whole_number(value) -> int | None:
+    """A whole number of at least 1, given as one or as its text ("600", " 600 "), read as Python's int() reads it
+    (as papermill's -p does); None for anything else: True and False, a decimal (600.0), 0, a negative number."""
+    if isinstance(value, str):
+        try:
+            value = int(value)
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        return None
     return value
 
 
-EXAMPLES = {p.name: p.example for p in PARAMETERS if p.example}  # where the default is ""
+def _bool(name: str, value) -> bool:
+    """True or False, or their text in any case: papermill's -p gives `-p x True` as True but `-p x true` as the
+    text "true". Nothing else is a boolean here (yes, on, 1: refused, with how to write it)."""
+    if isinstance(value, bool):
+        return value
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word in ("true", "false"):
+        return word == "true"
+    raise _error("parameter.not_boolean", name=name, value=_shown(value))
+
+
+def _str(name: str, value) -> str:
+    text = _text(value)
+    if text is None:
+        raise _error("parameter.not_string", name=name, value=_shown(value))
+    return text
 
 
 def _abs(name: str, value: str) -> str:
     if not value.startswith("/"):
-        raise _error("parameter.not_absolute", name=name, value=quoted(value),
-                     example=DEFAULTS.get(name) or EXAMPLES.get(name, "/usr/bin/..."))
+        p = _BY_NAME[name]
+        raise _error("parameter.not_absolute", name=name, value=_shown(value), example=p.default or p.example)
     if "\x00" in value or "\n" in value:
-        raise _error("parameter.forbidden_character", name=name, value=quoted(value))
+        raise _error("parameter.forbidden_character", name=name, value=_shown(value))
     return value
 
 
 def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
-        raise _error("parameter.unknown_choice", name=name, value=quoted(value), choices=", ".join(choices),
+        raise _error("parameter.unknown_choice", name=name, value=_shown(value), choices=", ".join(choices),
                      first=choices[0])
     return value
 
 
 def _int(name: str, value) -> int:
-    """A positive whole number; papermill passes `-p time_limit 600` as an int, a -f file may give "600"."""
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise _error("parameter.not_positive_int", name=name, value=quoted(value))
-    return value
+    """A positive whole number: papermill passes `-p time_limit 600` as 600, a -f file may give "600"."""
+    number = whole_number(value)
+    if number is None:
+        raise _error("parameter.not_positive_int", name=name, value=_shown(value))
+    return number
 
 
 def _value(p: Parameter, value):
@@ -189,7 +235,7 @@ def validate(**raw) -> Params:
     if problem:
         raise _error("parameter.runtime_name", problem=problem)
     if not values["cdi_spec"].endswith(CDI_EXTENSIONS):  # the CDI scan skips any other name (podman: unresolvable)
-        raise _error("parameter.cdi_spec_extension", value=quoted(values["cdi_spec"]),
+        raise _error("parameter.cdi_spec_extension", value=_shown(values["cdi_spec"]),
                      suggestion=posixpath.splitext(values["cdi_spec"])[0] + ".yaml")
     for name in ("containerd_bin", "cri_endpoint"):
         if values[name] and not values[name].removeprefix("unix://").startswith("/"):

@@ -22,7 +22,8 @@ def test_defaults_are_a_sandbox_not_the_host():
     ({"systemd_cgroup": 1}, "true or false"),
     ({"layout": "sideways"}, "inplace, dropin"),
     ({"root": "relative"}, "e.g. /srv/lab-root"),  # not "/usr/bin/...": that is no root
-    ({"toolkit_dir": 5}, "must be a string"),
+    ({"toolkit_dir": 5}, "e.g. /root/toolkit"),  # a number is judged as its text, as -p gives it
+    ({"toolkit_dir": ["/root/toolkit"]}, "must be one value, a string"),
     ({"colour": "red"}, "unknown parameter"),
     ({"cdi_spec": "/etc/cdi/nvidia.yml"}, "-p cdi_spec /etc/cdi/nvidia.yaml"),  # podman: tests/real/test_real_podman_cdi.py
     ({"cdi_spec": "/etc/cdi/nvidia"}, ".yaml or .json"),

@@ -247,7 +247,8 @@ def test_bad_cdi_spec_is_left_alone_with_a_message(tmp_path, case, spec, needles
 # --- parameters of the wrong type or value --------------------------------------------------------------------
 
 @pytest.mark.parametrize("values, needle", [
-    ({"runtime_name": 5}, "runtime_name"),
+    ({"runtime_name": 4.5}, "runtime_name"),  # judged as its text "4.5": no dot in a DNS-1123 label
+    ({"runtime_name": ["nvidia"]}, "runtime_name"),
     ({"runtime_name": "NVIDIA"}, "runtime_name"),
     ({"runtime_name": "nvidia_gpu"}, "runtime_name"),
     ({"runtime_name": ""}, "runtime_name"),
@@ -288,7 +289,7 @@ def _error_output(nb_path: Path) -> dict:
 
 PAPERMILL_CASES = {
     "systemd-cgroup-yes": (["-p", "systemd_cgroup", "yes"], "systemd_cgroup"),
-    "runtime-name-number": (["-p", "runtime_name", "42"], "runtime_name"),
+    "runtime-name-decimal": (["-p", "runtime_name", "4.5"], "runtime_name"),  # papermill reads 4.5, judged as "4.5"
     "mode-repair": (["-p", "mode", "repair"], "mode"),
     "relative-config-path": (["-p", "config_path", "etc/containerd/config.toml"], "config_path"),
 }

@@ -4,62 +4,63 @@
 
 from __future__ import annotations
 from runbook_lib.findings.catalog import say
-from runbook_lib.k8s.names import quoted
 
 import os
 
 from runbook_lib.cli.refused import Refused
 
 
-def coerce(name: str, value: str, type_name: str | None):
-    """A -p value as the notebook declares it; undeclared types follow papermill's own -p rules."""
-    low = value.strip().lower()
-    if type_name == "str":
-        return value
-    if type_name == "bool":
-        if low in ("true", "yes", "1", "on"):
-            return True
-        if low in ("false", "no", "0", "off"):
-            return False
-        raise Refused(str(say("args.must_true_false_got", name=name, value=quoted(value))))
-    if type_name in ("int", "float"):
-        try:
-            return int(value) if type_name == "int" else float(value)
-        except ValueError:
-            raise Refused(str(say("args.must_number_got", name=name, value=quoted(value)))) from None
-    if value in ("True", "False", "None"):
-        return {"True": True, "False": False, "None": None}[value]
-    for kind in (int, float):
-        try:
-            return kind(value)
-        except ValueError:
-            pass
-    return value
+def as_papermill_reads(text: str):
+    """What papermill's own `-p NAME VALUE` hands the notebook for VALUE: papermill's CLI function itself
+    (papermill.cli._resolve_type: True, False, None, a whole number, a decimal, else the text as given), not a
+    copy of its rules. Nothing is judged here: the notebook's validation (runbook_lib/engine/params.py: validate)
+    judges the value as it does papermill's, so papermill, `runbook` and the Python API accept and refuse the same
+    values with the same words (tests/test_params_one_parser.py)."""
+    from runbook_lib.cdi import format_extras
+
+    format_extras.skip_for_this_process()  # before papermill, as the runner does (runbook_lib/cli/runner.py)
+    from papermill.cli import _resolve_type
+
+    return _resolve_type(text)
+
+
+def read_parameters_file(path: str) -> dict:
+    """A -f file as papermill's own -f reads it (papermill.iorw.NoDatesSafeLoader: YAML's safe types, a date left
+    as its text), within the runbook's bounds on its size, nesting and aliases (fs/bounded_read.py, fs/yamldoc.py)."""
+    import yaml
+
+    from runbook_lib.cdi import format_extras
+    from runbook_lib.findings.errors import RunbookError
+    from runbook_lib.fs.bounded_read import read
+    from runbook_lib.fs.yamldoc import check_bounds
+
+    format_extras.skip_for_this_process()
+    from papermill.iorw import NoDatesSafeLoader
+    try:
+        raw = read(path, "params")
+        if raw is None:
+            raise FileNotFoundError(2, "No such file or directory", path)
+        text = raw.decode("utf-8")
+        check_bounds(text)
+        loaded = yaml.load(text, Loader=NoDatesSafeLoader) or {}
+    except RunbookError as exc:  # too large: its words say the size and the limit
+        raise Refused(exc.render()) from None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise Refused(str(say("args.could_not_read_parameters", params_file=path, exc=exc))) from None
+    if not isinstance(loaded, dict):
+        raise Refused(str(say("args.parameters_file_must_mapping", params_file=path)))
+    return loaded
 
 
 def collect_parameters(args, declared: dict, root: str | None = None) -> dict:
-    """-f file, then each -p, then --root/--mode: later wins, as with papermill's own command line."""
+    """-f file, then each -p, then --root/--mode: later wins, as with papermill's own command line. Each value is
+    what papermill itself makes of it; only the names are checked here, against the notebook's parameters cell
+    (``declared``: papermill.inspect_notebook), and every value is left to the notebook's validation."""
     params: dict = {}
     if args.params_file:
-        import yaml
-
-        from runbook_lib.findings.errors import RunbookError
-        from runbook_lib.fs.bounded_read import read
-        from runbook_lib.fs.yamldoc import safe_load
-        try:
-            raw = read(args.params_file, "params")
-            if raw is None:
-                raise FileNotFoundError(2, "No such file or directory", args.params_file)
-            loaded = safe_load(raw.decode("utf-8")) or {}
-        except RunbookError as exc:  # too large: its words say the size and the limit
-            raise Refused(exc.render()) from None
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            raise Refused(str(say("args.could_not_read_parameters", params_file=args.params_file, exc=exc))) from None
-        if not isinstance(loaded, dict):
-            raise Refused(str(say("args.parameters_file_must_mapping", params_file=args.params_file)))
-        params.update(loaded)
+        params.update(read_parameters_file(args.params_file))
     for name, value in args.params:
-        params[name] = coerce(name, value, (declared.get(name) or {}).get("inferred_type_name"))
+        params[name] = as_papermill_reads(value)
     params["root"] = root if root is not None else args.root
     for option, name in (("timeout", "time_limit"), ("memory", "memory_limit")):
         value = getattr(args, option, None)

@@ -21,8 +21,10 @@ def cmd_check(args) -> int:
     if not os.path.isdir(args.root):
         raise Refused(str(say("check.no_such_lab_folder", root=args.root)))
     params = {"root": os.path.abspath(args.root)}
-    for name, value in args.params:
-        params[name] = value
+    if args.params:  # papermill only when there is a -p to read: a bare check answers as fast as before
+        from runbook_lib.cli.args import as_papermill_reads
+        for name, value in args.params:
+            params[name] = as_papermill_reads(value)  # as `runbook grade -p` and papermill read it
     try:
         result = check_step(params, args.step)
     except RunbookError as exc:  # an unknown step or parameter: its words and fix, one finding

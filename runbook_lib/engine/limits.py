@@ -187,11 +187,12 @@ def _backstop(mib: int) -> None:
 
 
 def _given(params: dict, name: str, default: int) -> int:
-    value = params.get(name, default)
-    try:
-        return int(value) if not isinstance(value, bool) and int(value) > 0 else default
-    except (TypeError, ValueError):
-        return default  # the kernel's validation cell says what is wrong with it
+    """The limit as the kernel's validation will read it (params.whole_number), else the default: the kernel's
+    validation cell says what is wrong with it."""
+    from runbook_lib.engine.params import whole_number
+
+    number = whole_number(params.get(name, default))
+    return default if number is None else number
 
 
 def parent_timeout(params: dict) -> int:

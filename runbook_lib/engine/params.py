@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
-
 import posixpath
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields, make_dataclass
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 from runbook_lib.cdi.spec import CDI_EXTENSIONS
@@ -13,23 +15,21 @@ from runbook_lib.findings.errors import ParameterError
 from runbook_lib.k8s.names import dns1123_label_problem, quoted
 from runbook_lib.findings.problem import words
 
-MODES = ("apply", "check", "remove")
-DISTROS = ("auto", "containerd", "k3s", "rke2", "microk8s", "k0s")
-LAYOUTS = ("inplace", "dropin")
-DEFAULT_RUNTIMES = ("auto", "runc", "keep")  # auto: keep on a real node (root /), runc in a lab root
-SMOKE = ("off", "sandbox", "node")  # the pod step (runbook_lib/steps/pod.py)
+KINDS = {"str": str, "path": str, "choice": str, "bool": bool, "int": int}  # a kind, and its Params field's type
 
 
 @dataclass(frozen=True)
 class Parameter:
-    """One notebook parameter, defined once: the parameters cell, the validation, the README table and the
-    docs are all written from this (tools/build_notebook.py; tests/test_notebook_hygiene.py checks)."""
+    """One notebook parameter, defined once in runbook_lib/data/parameters.yaml: the parameters cell, the
+    validation, the Params fields, the README table and the docs are all written from this
+    (tools/build_notebook.py; tests/test_notebook_hygiene.py checks)."""
     name: str
     default: object
     kind: str          # str | bool | path | choice | int
     ko: str            # what it means, in Korean and English (one line each, no '=': papermill drops such lines)
     en: str
     choices: tuple[str, ...] = ()
+    example: str = ""  # where the default is "": the value a fix shows
 
     @property
     def type_name(self) -> str:
@@ -39,56 +39,31 @@ class Parameter:
         return f"{self.name} = {self.default!r}  # {self.type_name}: {self.ko} / {self.en}"
 
 
-PARAMETERS = (
-    Parameter("root", "", "str", "대상 루트 (비우면 저장소 안의 lab-root 샌드박스, 실제 노드는 /)",
-              "target root (empty: the lab-root sandbox, / on a real node)"),
-    Parameter("mode", "apply", "choice", "apply 는 적용, check 는 검사만 하고 아무것도 쓰지 않음, remove 는 런북이 더한 것만 되돌림",
-              "apply writes, check only inspects and writes nothing, remove takes out what the runbook added", MODES),
-    Parameter("runtime_name", "nvidia", "str", "등록할 런타임 이름이자 RuntimeClass handler (DNS-1123 레이블)",
-              "runtime name, also the RuntimeClass handler (a DNS-1123 label)"),
-    Parameter("binary_name", "/usr/bin/nvidia-container-runtime", "path", "런타임이 실행할 바이너리의 절대 경로",
-              "absolute path of the runtime binary"),
-    Parameter("systemd_cgroup", True, "bool", "systemd cgroup 드라이버 사용 여부 (kubelet 과 같아야 함)",
-              "use the systemd cgroup driver (must match the kubelet)"),
-    Parameter("config_path", "/etc/containerd/config.toml", "path", "containerd 설정 파일", "containerd's config file"),
-    Parameter("base_config", "/opt/fixtures/gpu-airgap/containerd/config.toml.base", "path",
-              "설정이 없을 때 복사할 기본 설정 (없으면 패키지 사본)", "base config copied when there is none (else the packaged copy)"),
-    Parameter("cdi_spec", "/etc/cdi/nvidia.yaml", "path", "CDI 스펙 파일", "the CDI spec file"),
-    Parameter("toolkit_dir", "/root/toolkit", "path", "실습 결과 파일을 둘 폴더", "folder for the lab's result files"),
-    Parameter("layout", "inplace", "choice", "inplace 는 config.toml 을 직접 수정, dropin 은 conf.d 드롭인 파일",
-              "inplace edits config.toml, dropin writes a conf.d drop-in", LAYOUTS),
-    Parameter("restart_containerd", False, "bool", "실제 노드에서 containerd 재시작 여부", "restart containerd on a real node"),
-    Parameter("containerd_bin", "", "str", "containerd 바이너리 경로 (주면 containerd 가 직접 설정을 읽어 확인)",
-              "containerd binary to ask how it reads the config"),
-    Parameter("replace_runtime", False, "bool", "같은 이름의 런타임이 다른 바이너리로 있을 때 바꿀지 (기본은 거부)",
-              "replace a runtime of the same name that runs another binary (refused by default)"),
-    Parameter("distro", "auto", "choice", "노드의 배포판 (auto 는 root 아래에서 알아냄, docs/DISTRIBUTIONS.md)",
-              "the node's distribution (auto: found under the root, docs/DISTRIBUTIONS.md)", DISTROS),
-    Parameter("variants", False, "bool", "GPU Operator 처럼 nvidia-cdi, nvidia-legacy 런타임과 RuntimeClass 도 등록",
-              "also register the GPU Operator-style nvidia-cdi and nvidia-legacy runtimes with their RuntimeClasses"),
-    Parameter("enable_cdi", False, "bool", "containerd 의 enable_cdi 와 cdi_spec_dirs 를 CDI 스펙 폴더에 맞춰 설정",
-              "set containerd's enable_cdi and cdi_spec_dirs for the CDI spec's folder"),
-    Parameter("default_runtime", "auto", "choice",
-              "기본 런타임의 규칙: runc 는 실습의 규칙(기본 런타임은 runc 여야 함), keep 은 노드의 기본 런타임을 알려만 주고 "
-              "바꾸지도 바꾸라고 하지도 않음, auto 는 root 가 / 이면 keep, 실습 루트면 runc",
-              "the default runtime's rule: runc is the lab's (the default must be runc), keep reports the node's default "
-              "and never changes it nor advises against it, auto is keep when root is / and runc in a lab root",
-              DEFAULT_RUNTIMES),
-    Parameter("time_limit", 300, "int", "실행 시간 한도(초): 셀이 실행되는 동안만 셈, 넘으면 그 자리에서 멈춤 (runbook_lib/engine/limits.py)",
-              "time limit in seconds, counted while cells run; the run stops where it is beyond it (runbook_lib/engine/limits.py)"),
-    Parameter("memory_limit", 768, "int", "커널의 메모리 한도(MiB): 넘으면 그 자리에서 멈춤",
-              "the kernel's memory limit in MiB; the run stops where it is beyond it"),
-    Parameter("smoke", "off", "choice", "재시작 뒤 handler 로 파드를 띄워 증명 (off, sandbox 는 버리는 containerd, node 는 노드의 containerd)",
-              "after the restart, prove it with a pod through the handler (off; sandbox: a throw-away containerd; node: the node's)",
-              SMOKE),
-    Parameter("smoke_timeout", 120, "int", "파드 확인에 쓸 최대 시간(초), 넘으면 지우고 실패", "seconds the pod check may take; past it, cleaned up and failed"),
-    Parameter("cri_endpoint", "", "str", "smoke node 가 쓸 containerd CRI 소켓 (비우면 배포판의 기본 소켓)",
-              "the containerd CRI socket for smoke node (empty: the distribution's)"),
-    Parameter("smoke_image", "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04", "str", "smoke node 컨테이너의 이미지 (노드에 이미 있어야 함)",
-              "the image of smoke node's container (already on the node)"),
-    Parameter("smoke_command", "nvidia-smi -L", "str", "smoke node 컨테이너에서 실행할 명령", "the command smoke node's container runs"),
-    Parameter("smoke_pull", False, "bool", "smoke_image 가 노드에 없으면 받을지 (기본은 받지 않음)", "pull smoke_image when the node lacks it (never by default)"),
-)
+@lru_cache(maxsize=1)
+def _table() -> tuple[Parameter, ...]:
+    """runbook_lib/data/parameters.yaml, read once; a malformed entry is the package's own mistake, said plainly."""
+    import yaml  # the project's own file, as the finding catalog reads its own (findings/catalog.py)
+
+    text = (resources.files("runbook_lib") / "data" / "parameters.yaml").read_text(encoding="utf-8")
+    table = []
+    for entry in yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+        p = Parameter(**{**entry, "choices": tuple(entry.get("choices", ()))})
+        kind = KINDS.get(p.kind)
+        if kind is None or type(p.default) is not kind or "=" in p.ko + p.en \
+                or bool(p.choices) != (p.kind == "choice") or (p.choices and p.default not in p.choices):
+            raise ValueError(f"runbook_lib/data/parameters.yaml: malformed parameter {entry!r}")
+        table.append(p)
+    return tuple(table)
+
+
+PARAMETERS = _table()
+_BY_NAME = {p.name: p for p in PARAMETERS}
+
+MODES = _BY_NAME["mode"].choices
+DISTROS = _BY_NAME["distro"].choices
+LAYOUTS = _BY_NAME["layout"].choices
+DEFAULT_RUNTIMES = _BY_NAME["default_runtime"].choices  # auto: keep on a real node (root /), runc in a lab root
+SMOKE = _BY_NAME["smoke"].choices  # the pod step (runbook_lib/steps/pod.py)
 
 # The lab's absolute paths, resolved under `root` at run time.
 DEFAULTS = {p.name: p.default for p in PARAMETERS}
@@ -102,52 +77,33 @@ def markdown_table() -> str:
     return "\n".join(["| 이름 / name | 기본값 / default | 뜻 / meaning |", "|---|---|---|", *rows])
 
 
-@dataclass(frozen=True)
-class Params:
-    root: str
-    mode: str
-    runtime_name: str
-    binary_name: str
-    systemd_cgroup: bool
-    config_path: str
-    base_config: str
-    cdi_spec: str
-    toolkit_dir: str
-    layout: str = "inplace"
-    restart_containerd: bool = False
-    containerd_bin: str = ""
-    replace_runtime: bool = False
-    distro: str = "auto"
-    variants: bool = False
-    enable_cdi: bool = False
-    default_runtime: str = "auto"
-    time_limit: int = 300
-    memory_limit: int = 768
+def _keeps_default(self) -> bool:
+    """The node's default runtime is the node's (default_runtime keep, or auto on a real node): reported, never
+    changed, never advised against; in a lab root (auto) or with runc, the lab's rule: it must be runc."""
+    if self.default_runtime == "auto":
+        return os.path.realpath(self.root) == "/"
+    return self.default_runtime == "keep"
 
-    @property
-    def keeps_default(self) -> bool:
-        """The node's default runtime is the node's (default_runtime keep, or auto on a real node): reported, never
-        changed, never advised against; in a lab root (auto) or with runc, the lab's rule: it must be runc."""
-        if self.default_runtime == "auto":
-            return os.path.realpath(self.root) == "/"
-        return self.default_runtime == "keep"
-    smoke: str = "off"
-    smoke_timeout: int = 120
-    cri_endpoint: str = ""
-    smoke_image: str = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"
-    smoke_command: str = "nvidia-smi -L"
-    smoke_pull: bool = False
 
-    @property
-    def check_only(self) -> bool:
-        return self.mode == "check"
+def _check_only(self) -> bool:
+    return self.mode == "check"
 
-    @property
-    def removing(self) -> bool:
-        return self.mode == "remove"
 
-    def as_dict(self) -> dict:
-        return asdict(self)
+def _removing(self) -> bool:
+    return self.mode == "remove"
+
+
+def _as_dict(self) -> dict:
+    return asdict(self)
+
+
+# The validated parameters: one field per parameter, in the table's order, with its default (names and defaults
+# written once, in runbook_lib/data/parameters.yaml).
+Params = make_dataclass(
+    "Params", [(p.name, KINDS[p.kind], field(default=p.default)) for p in PARAMETERS], frozen=True,
+    namespace={"__doc__": "The notebook's parameters, validated (validate).", "keeps_default": property(_keeps_default),
+               "check_only": property(_check_only), "removing": property(_removing), "as_dict": _as_dict})
+Params.__module__ = __name__  # make_dataclass leaves it unset before Python 3.12 (pickle, repr, docs)
 
 
 def default_lab_root() -> Path:
@@ -165,47 +121,92 @@ def _error(code: str, **values) -> ParameterError:
     return ParameterError(what, fix, code=code)
 
 
-def _bool(name: str, value) -> bool:
-    if isinstance(value, bool):
+# --- the one parser --------------------------------------------------------------------------------------------
+# Every way in hands validate a value of its own making: papermill's `-p` reads its text first (True, False and
+# None, a whole number, a decimal, else the text as given), `runbook ... -p` reads it with that same function of
+# papermill's (runbook_lib/cli/args.py), a YAML -f file gives YAML's types, the Python API whatever its caller
+# passes. validate judges each kind so that a value and the text it was read from are the same to it ("600" and
+# 600, "True" and True, "42" and 42): every way in accepts and refuses the same values, with the same words
+# (tests/test_params_one_parser.py runs papermill, `runbook run` and validate on the same texts).
+
+def _text(value) -> str | None:
+    """A text parameter's value as text: a string as it is; a number, True, False or None as the word papermill's
+    -p read it from (`-p runtime_name 42`, `-p smoke_command True`); a path object as its path. None for anything
+    that is no single word (a list, a mapping)."""
+    if isinstance(value, str):
         return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"  # papermill passes `-p x true` as the string "true"
-    raise _error("parameter.not_boolean", name=name, value=quoted(value))
+    if value is None or isinstance(value, (bool, int, float)):
+        return str(value)
+    if isinstance(value, os.PathLike) and isinstance(os.fspath(value), str):
+        return os.fspath(value)
+    return None
 
 
-def _str(name: str, value) -> str:
-    if not isinstance(value, str):
-        raise _error("parameter.not_string", name=name, value=quoted(value), type=type(value).__name__)
+def _shown(value) -> str:
+    """A value as a refusal shows it, the same whether it came as text or as what -p read that text as ("1" and 1,
+    "True" and True): the text in double quotes, its control characters escaped; a list or a mapping as JSON."""
+    text = _text(value)
+    if text is not None:
+        return quoted(text)
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return quoted(str(value))
+
+
+def whole_number(value) -> int | None:
+    """A whole number of at least 1, given as one or as its text ("600", " 600 "), read as Python's int() reads it
+    (as papermill's -p does); None for anything else: True and False, a decimal (600.0), 0, a negative number."""
+    if isinstance(value, str):
+        try:
+            value = int(value)
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        return None
     return value
 
 
-EXAMPLES = {"root": "/srv/lab-root", "containerd_bin": "/usr/bin/containerd",
-            "cri_endpoint": "/run/containerd/containerd.sock"}  # where the default is ""
+def _bool(name: str, value) -> bool:
+    """True or False, or their text in any case: papermill's -p gives `-p x True` as True but `-p x true` as the
+    text "true". Nothing else is a boolean here (yes, on, 1: refused, with how to write it)."""
+    if isinstance(value, bool):
+        return value
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word in ("true", "false"):
+        return word == "true"
+    raise _error("parameter.not_boolean", name=name, value=_shown(value))
+
+
+def _str(name: str, value) -> str:
+    text = _text(value)
+    if text is None:
+        raise _error("parameter.not_string", name=name, value=_shown(value))
+    return text
 
 
 def _abs(name: str, value: str) -> str:
     if not value.startswith("/"):
-        raise _error("parameter.not_absolute", name=name, value=quoted(value),
-                     example=DEFAULTS.get(name) or EXAMPLES.get(name, "/usr/bin/..."))
+        p = _BY_NAME[name]
+        raise _error("parameter.not_absolute", name=name, value=_shown(value), example=p.default or p.example)
     if "\x00" in value or "\n" in value:
-        raise _error("parameter.forbidden_character", name=name, value=quoted(value))
+        raise _error("parameter.forbidden_character", name=name, value=_shown(value))
     return value
 
 
 def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
-        raise _error("parameter.unknown_choice", name=name, value=quoted(value), choices=", ".join(choices),
+        raise _error("parameter.unknown_choice", name=name, value=_shown(value), choices=", ".join(choices),
                      first=choices[0])
     return value
 
 
 def _int(name: str, value) -> int:
-    """A positive whole number; papermill passes `-p time_limit 600` as an int, a -f file may give "600"."""
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise _error("parameter.not_positive_int", name=name, value=quoted(value))
-    return value
+    """A positive whole number: papermill passes `-p time_limit 600` as 600, a -f file may give "600"."""
+    number = whole_number(value)
+    if number is None:
+        raise _error("parameter.not_positive_int", name=name, value=_shown(value))
+    return number
 
 
 def _value(p: Parameter, value):
@@ -234,7 +235,7 @@ def validate(**raw) -> Params:
     if problem:
         raise _error("parameter.runtime_name", problem=problem)
     if not values["cdi_spec"].endswith(CDI_EXTENSIONS):  # the CDI scan skips any other name (podman: unresolvable)
-        raise _error("parameter.cdi_spec_extension", value=quoted(values["cdi_spec"]),
+        raise _error("parameter.cdi_spec_extension", value=_shown(values["cdi_spec"]),
                      suggestion=posixpath.splitext(values["cdi_spec"])[0] + ".yaml")
     for name in ("containerd_bin", "cri_endpoint"):
         if values[name] and not values[name].removeprefix("unix://").startswith("/"):

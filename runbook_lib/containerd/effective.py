@@ -31,8 +31,8 @@ from runbook_lib.fs.target import Target
 from runbook_lib.fs.tomldoc import copy_data
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.load import TomlFile, load_toml
-from runbook_lib.containerd.reads_2x import version2_holds_2x_tables
-from runbook_lib.containerd.versions import CRI_RUNTIME_PLUGIN, MERGES_KEY_BY_KEY, detect_version, read_by
+from runbook_lib.containerd.reads_2x import read_as
+from runbook_lib.containerd.versions import detect_version, of, read_by
 
 MERGE_1X = "containerd-1.x"
 MERGE_2X = "containerd-2.x"
@@ -77,9 +77,8 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
         raise ConfigError.of("config.unreadable.config_file_does_not", path=config_lab_path, config_lab_path=config_lab_path)
     main = load_toml(raw, config_lab_path)
     version = detect_version(main.data, path=config_lab_path, empty=main.empty, text=main.text)
-    if version == 2 and version2_holds_2x_tables(main.data):
-        version = 3  # AKS: version 2 in name, its runtimes where only 2.x reads them (reads_2x.py)
-    merge = merge or (MERGE_2X if version in MERGES_KEY_BY_KEY else MERGE_1X)
+    version = read_as(main.data, version)  # AKS: version 2 in name, its runtimes where only 2.x reads them
+    merge = merge or (MERGE_2X if of(version).merges_key_by_key else MERGE_1X)
     files, missing, relative_globs = [main], [], []
     data = copy_data(main.data)  # tomllib's data: tables and arrays new, values shared (~3x copy.deepcopy)
     loaded = {config_lab_path}
@@ -205,10 +204,6 @@ def _deep(to: dict, frm: dict) -> dict:
 
 def _is_zero(v) -> bool:
     return v in ("", 0) and not isinstance(v, bool) or v is False
-
-
-def cri_plugin_id(version: int) -> str:
-    return CRI_RUNTIME_PLUGIN[version][1]
 
 
 def locate(eff: "Effective", path: tuple[str, ...]) -> tuple[str, int | None]:

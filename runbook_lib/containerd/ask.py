@@ -20,7 +20,7 @@ from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.lifeline import child_preexec
 from runbook_lib.findings.catalog import say
 from runbook_lib.containerd import render
-from runbook_lib.containerd.versions import ANY_CRI_DISABLED_BY, RUNTIME_TYPE
+from runbook_lib.containerd.versions import RUNTIME_TYPE, any_cri_disabled_by
 from runbook_lib.containerd.versions import read_by
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None) ->
         problems.append(Problem.of(f"containerd.reads.{code}", cfg, cmd=cmd, runtime=name, **values))
 
     rows.append(("runtimes", f"{name} 포함 / includes {name}", ", ".join(names) or "(없음 / none)", name in names))
-    disabled = [d for d in reading["disabled_plugins"] if d in ANY_CRI_DISABLED_BY]
+    disabled = [d for d in reading["disabled_plugins"] if d in any_cri_disabled_by()]
     if disabled:
         bad("cri_disabled", plugins=", ".join(disabled), plugin=disabled[0])
     elif rt is None:

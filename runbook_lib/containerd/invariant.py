@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 
-from runbook_lib.containerd.versions import DUMPED_CRI_PLUGINS
+from runbook_lib.containerd.versions import dumped_cri_plugins
 
 
 def without_ours(dump: dict, runtimes: tuple[str, ...], *, imports: bool = False) -> dict:
@@ -22,7 +22,7 @@ def without_ours(dump: dict, runtimes: tuple[str, ...], *, imports: bool = False
         # the files containerd read, in no order of its own: containerd 1.6 lists them from a Go map, so two dumps
         # of the same files list them in either order (tests/test_invariant.py)
         out["imports"] = sorted(out["imports"], key=str)
-    for version in DUMPED_CRI_PLUGINS:  # 1.x's CRI plugin, 2.x's runtime plugin
+    for version in dumped_cri_plugins():  # 1.x's CRI plugin, 2.x's runtime plugin
         table = out.get("plugins", {}).get(version.plugin_id)
         if not isinstance(table, dict):
             continue

@@ -146,7 +146,6 @@ VERSIONS: dict[int, ConfigVersion] = {v.number: v for v in (
     ConfigVersion(4, **_2X, server_plugins="io.containerd.server.v1.", who_reads="versions.containerd_later_refuse_start",
                   written_from=(2, 3)),
 )}
-KNOWN_VERSIONS = tuple(VERSIONS)
 
 
 def of(version: int) -> ConfigVersion:
@@ -159,7 +158,8 @@ def nearest(version: int) -> ConfigVersion:
     before anything checked it: k3s's generated file)."""
     if version in VERSIONS:
         return VERSIONS[version]
-    return VERSIONS[KNOWN_VERSIONS[0] if version < KNOWN_VERSIONS[0] else KNOWN_VERSIONS[-1]]
+    known = tuple(VERSIONS)
+    return VERSIONS[known[0] if version < known[0] else known[-1]]
 
 
 def of_dump(version) -> ConfigVersion:
@@ -169,14 +169,14 @@ def of_dump(version) -> ConfigVersion:
     return found if found is not None and found.dumped else VERSIONS[EMPTY_FILE_VERSION]
 
 
-def _unique(values) -> tuple:
-    return tuple(dict.fromkeys(values))
+def any_cri_disabled_by() -> tuple[str, ...]:
+    """The `disabled_plugins` entries that turn off the CRI plugin of any version (a dump lists them as written)."""
+    return tuple(dict.fromkeys(name for v in VERSIONS.values() for name in v.cri_disabled_by))
 
 
-# The `disabled_plugins` entries that turn off the CRI plugin of any version (a dump lists the names as written).
-ANY_CRI_DISABLED_BY = _unique(name for v in VERSIONS.values() for name in v.cri_disabled_by)
-# One record for each CRI plugin table a dump can hold the runtimes in (1.x's CRI plugin, 2.x's runtime plugin).
-DUMPED_CRI_PLUGINS = tuple({v.plugin_id: v for v in VERSIONS.values() if v.dumped}.values())
+def dumped_cri_plugins() -> tuple[ConfigVersion, ...]:
+    """One record for each CRI plugin table a dump can hold the runtimes in (1.x's CRI plugin, 2.x's runtime plugin)."""
+    return tuple({v.plugin_id: v for v in VERSIONS.values() if v.dumped}.values())
 
 
 def plugin_uri(plugin_id: str) -> str | None:
@@ -237,7 +237,7 @@ def detect_version(data: dict, *, path: str, empty: bool, text: str | None = Non
         return NO_VERSION_LINE  # containerd: "Version 0 is not defined, treated at version 1" (GetVersion in 1.x alike)
     if isinstance(v, bool) or not isinstance(v, int) or v not in VERSIONS:
         shown = render.value(v) if isinstance(v, (str, bool, int, float)) else str(v)
-        table = Msg.join("; ", [say("versions.read_by_entry", version=n, read_by=of(n).read_by) for n in KNOWN_VERSIONS])
+        table = Msg.join("; ", [say("versions.read_by_entry", version=n, read_by=of(n).read_by) for n in VERSIONS])
         raise ConfigError.of("config.unreadable.version_value_wrong_expected", path=path, line=_version_line(text), shown=shown, table=table)
     return v
 

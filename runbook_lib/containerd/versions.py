@@ -59,10 +59,10 @@ class ConfigVersion:
     who_reads: str                    # the catalog's sentence (findings.yaml) for which containerd reads it
     written_from: tuple[int, int] | None  # the first containerd release whose `config default` writes it
     dumped: bool                      # `containerd config dump` says this version (1.x dumps a version-1 file as 2)
-    merges_key_by_key: bool           # its containerd merges imports key by key (2.x, mergo); 1.x replaces a whole
-                                      # plugin table per file
-    keeps_builtin_runc: bool          # the built-in runc stays beside the file's runtimes (2.x); 1.x loses it once the
-                                      # file has any runtime table
+    merges_key_by_key: bool           # every containerd that reads it merges imports key by key (2.x, mergo); False:
+                                      # a 1.x may read it, and replaces a whole plugin table per file
+    keeps_builtin_runc: bool          # every containerd that reads it keeps the built-in runc beside the file's
+                                      # runtimes (2.x); False: a 1.x may read it, and loses it once any runtime is written
     legacy_default_runtime: bool      # `containerd.default_runtime` is the deprecated runtime table (1.x); 2.x drops it
     cdi_enabled_by_default: bool      # enable_cdi when the file says nothing (1.7: false; 2.x: true)
     plugin_uris: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)  # its plugin IDs → their URIs
@@ -97,7 +97,7 @@ class ConfigVersion:
         return self.cri_plugin + (key,)
 
     @property
-    def read_by(self) -> Msg:
+    def readers(self) -> Msg:
         """Which containerd reads it, in both languages."""
         return say(self.who_reads)
 
@@ -186,7 +186,7 @@ def plugin_uri(plugin_id: str) -> str | None:
 
 def read_by(version: int) -> Msg:
     """"version N (read by ...)" in both languages."""
-    return say("versions.version", version=version, who=of(version).read_by)
+    return say("versions.version", version=version, who=of(version).readers)
 
 
 def newest_version_read_by(containerd_version: str | None) -> int | None:
@@ -237,7 +237,7 @@ def detect_version(data: dict, *, path: str, empty: bool, text: str | None = Non
         return NO_VERSION_LINE  # containerd: "Version 0 is not defined, treated at version 1" (GetVersion in 1.x alike)
     if isinstance(v, bool) or not isinstance(v, int) or v not in VERSIONS:
         shown = render.value(v) if isinstance(v, (str, bool, int, float)) else str(v)
-        table = Msg.join("; ", [say("versions.read_by_entry", version=n, read_by=of(n).read_by) for n in VERSIONS])
+        table = Msg.join("; ", [say("versions.read_by_entry", version=n, read_by=of(n).readers) for n in VERSIONS])
         raise ConfigError.of("config.unreadable.version_value_wrong_expected", path=path, line=_version_line(text), shown=shown, table=table)
     return v
 

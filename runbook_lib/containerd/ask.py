@@ -21,13 +21,12 @@ from runbook_lib.fs.lifeline import child_preexec
 from runbook_lib.findings.catalog import say
 from runbook_lib.containerd import render
 from runbook_lib.containerd.default_rule import DefaultRule
-from runbook_lib.containerd.versions import RUNTIME_TYPE
+from runbook_lib.containerd.versions import RUNTIME_TYPE, any_cri_disabled_by
 from runbook_lib.containerd.versions import read_by
 
 if TYPE_CHECKING:
     from runbook_lib.containerd import verify
 
-CRI_PLUGINS = ("io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime", "cri")
 DUMP_CMD = "containerd --config {config} config dump"
 
 
@@ -93,7 +92,7 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None,
         problems.append(Problem.of(f"containerd.reads.{code}", cfg, cmd=cmd, runtime=name, **values))
 
     rows.append(("runtimes", f"{name} 포함 / includes {name}", ", ".join(names) or "(없음 / none)", name in names))
-    disabled = [d for d in reading["disabled_plugins"] if d in CRI_PLUGINS]
+    disabled = [d for d in reading["disabled_plugins"] if d in any_cri_disabled_by()]
     if disabled:
         bad("cri_disabled", plugins=", ".join(disabled), plugin=disabled[0])
     elif rt is None:

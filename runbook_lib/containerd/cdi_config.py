@@ -24,9 +24,7 @@ from runbook_lib.containerd.load import require_reads_as
 from runbook_lib.containerd.splice import lines_of, replace_spans
 from runbook_lib.findings.problem import Problem, say
 from runbook_lib.containerd.tables import get_in, set_in
-from runbook_lib.containerd.versions import CRI_RUNTIME_PLUGIN, format_path
-
-CDI_KEYS = ("enable_cdi", "cdi_spec_dirs")  # the CRI plugin keys plan_cdi writes (and unplan_cdi, remove.py take out)
+from runbook_lib.containerd.versions import format_path, of
 
 DEFAULT_SPEC_DIRS = ("/etc/cdi", "/var/run/cdi")
 CDI_DISABLED = "cdi.disabled"
@@ -43,20 +41,16 @@ class CdiSettings:
     spec_dirs_written: bool
 
 
-def default_enabled(version: int) -> bool:
-    return version >= 3
-
-
 def cdi_settings(data: dict, version: int) -> CdiSettings:
     """The CDI settings of the effective config ``data`` read as config ``version``."""
-    plugin = CRI_RUNTIME_PLUGIN[version]
+    plugin = of(version).cri_plugin
     table = get_in(data, plugin)
     table = table if isinstance(table, dict) else {}
     written = table.get("enable_cdi")
     written = written if isinstance(written, bool) else None
     dirs = table.get("cdi_spec_dirs")
     dirs_ok = isinstance(dirs, list) and all(isinstance(d, str) for d in dirs)
-    return CdiSettings(version, plugin, default_enabled(version) if written is None else written, written,
+    return CdiSettings(version, plugin, of(version).cdi_enabled_by_default if written is None else written, written,
                        tuple(dirs) if dirs_ok else DEFAULT_SPEC_DIRS, dirs_ok)
 
 
@@ -147,9 +141,8 @@ def unplan_cdi(text: str, version: int, spec_dir: str, *, lab_path: str) -> str 
     enable_cdi / cdi_spec_dirs lines taken out again); None when no such text exists (a person wrote them)."""
     import itertools
     import tomllib
-    plugin = CRI_RUNTIME_PLUGIN[version]
     layout = scan(text)
-    found = [kv for kv in (layout.keyvalue(plugin + (k,)) for k in CDI_KEYS) if kv is not None]
+    found = [kv for kv in (layout.keyvalue(of(version).cdi_path(k)) for k in of(version).cdi_keys) if kv is not None]
     lines = text.splitlines(keepends=True)
     for n in range(len(found), 0, -1):
         for subset in itertools.combinations(found, n):

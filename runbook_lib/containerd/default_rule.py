@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from runbook_lib.containerd.tables import get_in
-from runbook_lib.containerd.versions import MERGES_KEY_BY_KEY, containerd_table, runtimes_path
+from runbook_lib.containerd.versions import containerd_table, of, runtimes_path
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.messages import Msg
 
@@ -45,7 +45,7 @@ class DefaultRule:
         if raw is not None and not isinstance(raw, str):
             return False  # true, 1, a date: containerd's decoder refuses the CRI plugin's config
         legacy = node.get("default_runtime") if isinstance(node, dict) else None
-        if legacy is not None and not isinstance(legacy, dict) and version < 3:
+        if legacy is not None and not isinstance(legacy, dict) and of(version).legacy_default_runtime:
             return False  # version 1/2's deprecated default runtime *table*, written as a string
         default = raw or BUILTIN
         return self.allows(default) and names_a_runtime(data, version, default)
@@ -64,5 +64,5 @@ def names_a_runtime(data: dict, version: int, default: str) -> bool:
     runtimes = get_in(data, runtimes_path(version))
     runtimes = runtimes if isinstance(runtimes, dict) else {}
     legacy = get_in(data, containerd_table(version) + ("default_runtime",))
-    builtin = default == BUILTIN and (not runtimes or version in MERGES_KEY_BY_KEY)
+    builtin = default == BUILTIN and (not runtimes or of(version).keeps_builtin_runc)
     return default in runtimes or builtin or (isinstance(legacy, dict) and bool(legacy.get("runtime_type")))

@@ -12,11 +12,11 @@ from runbook_lib.containerd import reads_2x, render
 from runbook_lib.findings.problem import Problem, say
 from runbook_lib.containerd.edit import default_runtime_name
 from runbook_lib.containerd.default_rule import DefaultRule, names_a_runtime
-from runbook_lib.containerd.effective import Effective, MERGE_1X, cri_plugin_id, locate
+from runbook_lib.containerd.effective import Effective, MERGE_1X, locate
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.load import TomlFile
 from runbook_lib.containerd.spelling import case_variants
-from runbook_lib.containerd.versions import CRI_PLUGIN_NAMES, CRI_RUNTIME_PLUGIN, RUNTIME_TYPE, runtime_path, runtimes_path, v2_style_tables_without_version
+from runbook_lib.containerd.versions import EMPTY_FILE_VERSION, NO_VERSION_LINE, RUNTIME_TYPE, VERSIONS, of, plugin_uri, runtime_path, runtimes_path, v2_style_tables_without_version
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.edit import RuntimeWanted, inline_table_problem
 from runbook_lib.containerd.versions import _version_line
@@ -37,7 +37,7 @@ def header_text(eff: Effective, path: tuple[str, ...]) -> str:
 
 def owner_file(eff: Effective, runtime_name: str) -> TomlFile:
     """The file to edit so that the runtime ends up in the effective config."""
-    plugin = cri_plugin_id(eff.version)
+    plugin = of(eff.version).plugin_id
     if eff.merge == MERGE_1X:
         return eff.owner_of_plugin(plugin)
     owner = eff.main
@@ -52,7 +52,7 @@ def blockers(eff: Effective, p, *, strays: bool = True) -> list[Problem]:
     ``strays=False`` when a stray runtime table is about to be moved (repair.py), so it blocks nothing."""
     out = []
     disabled = eff.data.get("disabled_plugins") or []
-    hit = [d for d in disabled if d in CRI_PLUGIN_NAMES[eff.version]]
+    hit = [d for d in disabled if d in of(eff.version).cri_disabled_by]
     if hit:
         path, line = locate(eff, ("disabled_plugins",))
         out.append(Problem.of("containerd.cri_disabled", path, line, plugin=hit[0], fixed=_disabled_line(disabled, hit)))
@@ -73,7 +73,7 @@ def blockers(eff: Effective, p, *, strays: bool = True) -> list[Problem]:
 def _own_version(f: TomlFile) -> int:
     """The version a file says for itself, as containerd reads it (no version line: 1, an empty file: 2)."""
     v = f.data.get("version")
-    return v if isinstance(v, int) and not isinstance(v, bool) and v else (2 if f.empty else 1)
+    return v if isinstance(v, int) and not isinstance(v, bool) and v else (EMPTY_FILE_VERSION if f.empty else NO_VERSION_LINE)
 
 
 def inline_table_problems(eff: Effective, p) -> list[Problem]:
@@ -134,22 +134,11 @@ def _import_entry_position(text: str, item: str) -> tuple[int | None, int | None
     return line + 1, start - (text.rfind("\n", 0, start) + 1) + 1
 
 
-# containerd's own v1 -> v2 plugin renames (v1Migrate), for the fix line of a version-1 key in a newer file.
-_V1_PLUGIN_URIS = {
-    "cri": "io.containerd.grpc.v1.cri", "cgroups": "io.containerd.monitor.v1.cgroups",
-    "linux": "io.containerd.runtime.v1.linux", "scheduler": "io.containerd.gc.v1.scheduler",
-    "bolt": "io.containerd.metadata.v1.bolt", "task": "io.containerd.runtime.v2.task",
-    "opt": "io.containerd.internal.v1.opt", "restart": "io.containerd.internal.v1.restart",
-    "overlayfs": "io.containerd.snapshotter.v1.overlayfs", "native": "io.containerd.snapshotter.v1.native",
-    "diff-service": "io.containerd.service.v1.diff-service",
-}
-
-
 def plugin_key_problems(eff: Effective, p) -> list[Problem]:
     """A version-2/3 file whose `plugins` table has a key that is not a plugin URI (`cri`, or `io` from an
     unquoted header): containerd 1.x refuses the whole file ('invalid plugin key URI'), so it will not start.
     Keys that only hold a stray runtime table are left to that more specific verdict."""
-    if eff.version < 2 or v2_style_tables_without_version(eff.main.data):
+    if not of(eff.version).plugin_keys_are_uris or v2_style_tables_without_version(eff.main.data):
         return []
     stray_keys = {path[1] for path, _, _ in stray_runtime_tables(eff, p.runtime_name) if len(path) > 1}
     out = []
@@ -157,7 +146,7 @@ def plugin_key_problems(eff: Effective, p) -> list[Problem]:
         if len(key.split(".")) >= 4 or key in stray_keys:
             continue
         file_, line = _first_header_under(eff, ("plugins", key))
-        uri = _V1_PLUGIN_URIS.get(key)
+        uri = plugin_uri(key)  # a version-1 plugin ID, for the fix line: the URI containerd renames it to
         out.append(Problem.of("config.plugin_key_v1_name" if uri else "config.plugin_key_unquoted", file_, line,
                               key=key, uri=uri, version=eff.version))
     return out
@@ -194,12 +183,10 @@ def _stray_problem(eff: Effective, name: str, path, file_, line) -> Problem:
     shown = _raw_header(eff, file_, line) or header_text(eff, path)
     if len(path) > 1 and path[1] == "io":
         code = "runtime.misplaced.unquoted_header"
-    elif path[:2] == ("plugins", "cri") and eff.version >= 2:
-        code = "runtime.misplaced.v1_path"
-    elif path[:len(CRI_RUNTIME_PLUGIN[2])] == CRI_RUNTIME_PLUGIN[2] and eff.version >= 3:
-        code = "runtime.misplaced.v2_path"
-    else:
-        code = "runtime.misplaced"
+    else:  # an older version's runtime path in this file (version 1's plugins.cri, version 2's grpc.v1.cri)
+        older = [v for v in VERSIONS.values() if v.number < eff.version and v.misplaced_code is not None
+                 and path[:len(v.cri_plugin)] == v.cri_plugin]
+        code = older[0].misplaced_code if older else "runtime.misplaced"
     return Problem.of(code, file_, line, shown=shown, version=eff.version, header=header_text(eff, right),
                       options_header=header_text(eff, right + ("options",)), key=".".join(path))
 
@@ -308,7 +295,7 @@ def _legacy_default_not_a_table(eff: Effective, key: tuple[str, ...]) -> Problem
     runc(string) to config.Runtime") and its CRI plugin does not load. (Version 3 has no such key: containerd 2.x
     drops it with a warning, and the default is default_runtime_name's, which the other rules judge.)"""
     node = get_in(eff.data, key[:-1])
-    raw = node.get("default_runtime") if isinstance(node, dict) and eff.version < 3 else None
+    raw = node.get("default_runtime") if isinstance(node, dict) and of(eff.version).legacy_default_runtime else None
     if raw is None or isinstance(raw, dict):
         return None
     path, line = locate(eff, key[:-1] + ("default_runtime",))

@@ -24,12 +24,12 @@ from runbook_lib.findings.catalog import say
 from runbook_lib.fs.target import Target
 from runbook_lib.containerd import diagnose, render
 from runbook_lib.containerd.edit import OPTIONS, RuntimeWanted, default_runtime_name, template_runtime
-from runbook_lib.containerd.effective import Effective, MERGE_1X, cri_plugin_id, load_effective, locate
+from runbook_lib.containerd.effective import Effective, MERGE_1X, load_effective, locate
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.load import TomlFile, require_reads_as
 from runbook_lib.containerd.owner import require_not_foreign
 from runbook_lib.containerd.splice import keep_last_line, lines_of
-from runbook_lib.containerd.versions import RUNTIME_TYPE, containerd_table, detect_version, runtimes_path
+from runbook_lib.containerd.versions import RUNTIME_TYPE, detect_version, of, runtimes_path
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.safe_write import read_bytes
@@ -154,15 +154,13 @@ def dropin_data(eff: Effective, wanted: RuntimeWanted, *, replace_runtime: bool 
         # As in-place: once any runtime table exists, containerd 1.6's built-in default runtime is gone.
         own = {default: {"runtime_type": RUNTIME_TYPE}, **own}
         notes.append(say("dropin.config_no_table_default", default=default))
-    plugin = cri_plugin_id(version)
-    if eff.merge == MERGE_1X:
-        cri = copy.deepcopy(eff.data.get("plugins", {}).get(plugin) or {})
-        node = cri
-        for part in containerd_table(version)[2:] + ("runtimes",):
-            node = node.setdefault(part, {})
-        node.update(own)
-    else:
-        cri = {"containerd": {"runtimes": own}}
+    plugin = of(version).plugin_id
+    # 1.x: the whole effective CRI table, which the drop-in's replaces; 2.x: only the runtimes, merged key by key
+    cri = copy.deepcopy(eff.data.get("plugins", {}).get(plugin) or {}) if eff.merge == MERGE_1X else {}
+    node = cri
+    for part in of(version).runtimes_path[len(of(version).cri_plugin):]:
+        node = node.setdefault(part, {})
+    node.update(own)
     return {"version": version, "plugins": {plugin: cri}}, source, notes
 
 

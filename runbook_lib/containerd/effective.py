@@ -31,8 +31,8 @@ from runbook_lib.fs.target import Target
 from runbook_lib.fs.tomldoc import copy_data
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.load import TomlFile, load_toml
-from runbook_lib.containerd.reads_2x import version2_holds_2x_tables
-from runbook_lib.containerd.versions import CRI_RUNTIME_PLUGIN, MERGES_KEY_BY_KEY, detect_version, read_by
+from runbook_lib.containerd.reads_2x import read_as
+from runbook_lib.containerd.versions import detect_version, of, read_by
 
 MERGE_1X = "containerd-1.x"
 MERGE_2X = "containerd-2.x"
@@ -62,14 +62,10 @@ class Effective:
         return next((f for f in self.files if f.lab_path == lab_path), None)
 
 
-def read_as(data: dict, *, path: str, empty: bool, text: str | None = None) -> int:
-    """The version whose table paths containerd reads a config's data at: its version line, except a version 2
-    whose runtimes are only where 2.x reads them (AKS, reads_2x.py), read as 3. The effective config, the check
-    cells (Run.version) and the verdicts all take a file's version from here."""
-    version = detect_version(data, path=path, empty=empty, text=text)
-    if version == 2 and version2_holds_2x_tables(data):
-        version = 3
-    return version
+def read_version(data: dict, *, path: str, empty: bool, text: str | None = None) -> int:
+    """The version whose table paths containerd reads a config's data at (its version line, then reads_2x.read_as:
+    AKS's version 2 with 2.x tables is read as 3). The effective config and the check cells (Run.version) alike."""
+    return read_as(data, detect_version(data, path=path, empty=empty, text=text))
 
 
 def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, bytes] | None = None,
@@ -86,8 +82,8 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
     if raw is None:
         raise ConfigError.of("config.unreadable.config_file_does_not", path=config_lab_path, config_lab_path=config_lab_path)
     main = load_toml(raw, config_lab_path)
-    version = read_as(main.data, path=config_lab_path, empty=main.empty, text=main.text)
-    merge = merge or (MERGE_2X if version in MERGES_KEY_BY_KEY else MERGE_1X)
+    version = read_version(main.data, path=config_lab_path, empty=main.empty, text=main.text)
+    merge = merge or (MERGE_2X if of(version).merges_key_by_key else MERGE_1X)
     files, missing, relative_globs = [main], [], []
     data = copy_data(main.data)  # tomllib's data: tables and arrays new, values shared (~3x copy.deepcopy)
     loaded = {config_lab_path}
@@ -213,10 +209,6 @@ def _deep(to: dict, frm: dict) -> dict:
 
 def _is_zero(v) -> bool:
     return v in ("", 0) and not isinstance(v, bool) or v is False
-
-
-def cri_plugin_id(version: int) -> str:
-    return CRI_RUNTIME_PLUGIN[version][1]
 
 
 def locate(eff: "Effective", path: tuple[str, ...]) -> tuple[str, int | None]:

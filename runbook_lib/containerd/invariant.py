@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import copy
 
-CDI_KEYS = ("enable_cdi", "cdi_spec_dirs")
-CRI_PLUGINS = ("io.containerd.grpc.v1.cri", "io.containerd.cri.v1.runtime")  # 1.x's CRI plugin, 2.x's runtime plugin
+from runbook_lib.containerd.versions import dumped_cri_plugins
 
 
 def without_ours(dump: dict, runtimes: tuple[str, ...], *, imports: bool = False) -> dict:
@@ -23,13 +22,15 @@ def without_ours(dump: dict, runtimes: tuple[str, ...], *, imports: bool = False
         # the files containerd read, in no order of its own: containerd 1.6 lists them from a Go map, so two dumps
         # of the same files list them in either order (tests/test_invariant.py)
         out["imports"] = sorted(out["imports"], key=str)
-    for plugin in CRI_PLUGINS:
-        table = out.get("plugins", {}).get(plugin)
+    for version in dumped_cri_plugins():  # 1.x's CRI plugin, 2.x's runtime plugin
+        table = out.get("plugins", {}).get(version.plugin_id)
         if not isinstance(table, dict):
             continue
-        for key in CDI_KEYS:
+        for key in version.cdi_keys:
             table.pop(key, None)
-        found = table.get("containerd", {}).get("runtimes", {})
+        found = table
+        for key in version.runtimes_path[len(version.cri_plugin):]:
+            found = found.get(key, {})
         for name in runtimes:
             found.pop(name, None)
     _drop_misplaced(out.get("plugins", {}), runtimes)

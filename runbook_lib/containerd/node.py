@@ -14,7 +14,7 @@ import os
 import posixpath
 from dataclasses import dataclass
 
-from runbook_lib.containerd.versions import CRI_PLUGIN_NAMES
+from runbook_lib.containerd.versions import of
 
 DEFAULT_CONFIG = "/etc/containerd/config.toml"
 
@@ -77,7 +77,7 @@ def running_containerds(proc: str = "/proc") -> list[Daemon]:
 def cri_disabled_by(data: dict, version: int) -> list[str]:
     """The `disabled_plugins` entries that turn the CRI plugin off (empty when CRI is on)."""
     disabled = data.get("disabled_plugins") or []
-    return [d for d in disabled if isinstance(d, str) and d in CRI_PLUGIN_NAMES[version]]
+    return [d for d in disabled if isinstance(d, str) and d in of(version).cri_disabled_by]
 
 
 def kubernetes_daemon(daemons: list[Daemon]) -> Daemon | None:

@@ -21,9 +21,8 @@ from runbook_lib.findings.problem import Problem
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.load import TomlFile
 from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.versions import VERSIONS, of
 
-V2_CRI = ("plugins", "io.containerd.grpc.v1.cri", "containerd")
-V3_CRI = ("plugins", "io.containerd.cri.v1.runtime", "containerd")
 _READ_KEYS = ("runtimes", "default_runtime_name")  # the keys of the runtime table the runbook's verdicts rest on
 
 
@@ -32,9 +31,14 @@ def _keys(data: dict, path: tuple[str, ...]) -> list[str]:
     return [k for k in _READ_KEYS if isinstance(table, dict) and k in table]
 
 
-def version2_holds_2x_tables(data: dict) -> bool:
-    """A version-2 file whose runtime tables are only under the 2.x name (AKS): 2.x reads them, 1.x ignores them."""
-    return bool(_keys(data, V3_CRI)) and not _keys(data, V2_CRI)
+def read_as(data: dict, version: int) -> int:
+    """The version whose tables containerd reads in a file of ``version``: the version itself, or the one whose
+    name alone holds the file's runtime tables when containerd 2.x reads that name in it (`also_reads`: a
+    version-2 file with its runtimes only under the 2.x name, AKS; 1.x ignores them)."""
+    newer = of(version).also_reads
+    if newer is not None and _keys(data, of(newer).containerd_table) and not _keys(data, of(version).containerd_table):
+        return newer
+    return version
 
 
 def _first_header(f: TomlFile, prefix: tuple[str, ...]) -> int | None:
@@ -55,11 +59,18 @@ def problems(files: list[TomlFile], file_version) -> list[Problem]:
     for f in files:
         if f.bom:
             out.append(Problem.of("toml.bom", f.lab_path, 1, col=1, file=f.lab_path))
-        version = file_version(f)
-        if version == 3 and _keys(f.data, V2_CRI) and not get_in(f.data, V3_CRI + ("runtimes",)):
-            out.append(Problem.of("config.v3_holds_v2_tables", f.lab_path, _first_header(f, V2_CRI),
-                                  runtimes=_runtime_names(f.data, V2_CRI)))
-        elif version == 2 and _keys(f.data, V2_CRI) and _keys(f.data, V3_CRI):
-            out.append(Problem.of("config.v2_holds_both_names", f.lab_path, _first_header(f, V3_CRI),
-                                  runtimes_1x=_runtime_names(f.data, V2_CRI), runtimes_2x=_runtime_names(f.data, V3_CRI)))
+        version = VERSIONS.get(file_version(f))
+        if version is None:
+            continue
+        own = version.containerd_table
+        if version.migrates_runtimes_of is not None:  # version 3: 2.3+ migrates version 2's, while it has none
+            old = of(version.migrates_runtimes_of).containerd_table
+            if _keys(f.data, old) and not get_in(f.data, version.runtimes_path):
+                out.append(Problem.of("config.v3_holds_v2_tables", f.lab_path, _first_header(f, old),
+                                      runtimes=_runtime_names(f.data, old)))
+        elif version.also_reads is not None:  # version 2: 1.x reads its own name, 2.x the newer one
+            new = of(version.also_reads).containerd_table
+            if _keys(f.data, own) and _keys(f.data, new):
+                out.append(Problem.of("config.v2_holds_both_names", f.lab_path, _first_header(f, new),
+                                      runtimes_1x=_runtime_names(f.data, own), runtimes_2x=_runtime_names(f.data, new)))
     return out

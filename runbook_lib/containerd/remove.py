@@ -23,14 +23,13 @@ from runbook_lib.fs.plan import Plan
 from runbook_lib.fs.safe_write import Committed, commit, plan_write, read_bytes, retire
 from runbook_lib.findings.catalog import say
 from runbook_lib.fs.target import Target
-from runbook_lib.containerd.cdi_config import CDI_KEYS
 from runbook_lib.containerd.dropin import DROPIN_MARK, add_import, dropin_path
 from runbook_lib.containerd.edit import OPTIONS, RuntimeWanted, plan_runtime, template_runtime
 from runbook_lib.containerd.effective import Effective, load_effective
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.load import TomlFile, load_toml, reads_as, require_reads_as
 from runbook_lib.containerd.tables import get_in
-from runbook_lib.containerd.versions import CRI_RUNTIME_PLUGIN, RUNTIME_TYPE, detect_version, format_path, runtime_path
+from runbook_lib.containerd.versions import RUNTIME_TYPE, detect_version, format_path, of, runtime_path
 from runbook_lib.containerd.edit import default_runtime_name
 
 
@@ -179,8 +178,8 @@ def _holds_more_than_the_runtime(target: Target, config_path: str, eff: Effectiv
         return False
     def read(e: Effective) -> tuple:  # what containerd is told, whichever files tell it, but the runbook's part
         data = _without_runtime(e.data, e.version, wanted)
-        cri = get_in(data, CRI_RUNTIME_PLUGIN[e.version])
-        for key in CDI_KEYS if isinstance(cri, dict) else ():  # enable_cdi=True writes these in the drop-in
+        cri = get_in(data, of(e.version).cri_plugin)
+        for key in of(e.version).cdi_keys if isinstance(cri, dict) else ():  # enable_cdi=True writes these in the drop-in
             cri.pop(key, None)
         return e.version, {k: v for k, v in data.items() if k not in ("imports", "version")}
     return read(after) != read(eff)

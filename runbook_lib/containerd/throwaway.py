@@ -19,14 +19,9 @@ from pathlib import Path
 
 import tomlkit
 
-PAUSE_IMAGE = "localhost/runbook/pause:smoke"
+from runbook_lib.containerd.versions import NO_VERSION_LINE, of
 
-# The plugin IDs (version 1) or URIs (version 2+) of the tables the copy changes.
-_CRI = {1: "cri", 2: "io.containerd.grpc.v1.cri", 3: "io.containerd.grpc.v1.cri", 4: "io.containerd.grpc.v1.cri"}
-_OPT = {1: "opt", 2: "io.containerd.internal.v1.opt", 3: "io.containerd.internal.v1.opt", 4: "io.containerd.internal.v1.opt"}
-_SPLIT_CRI = (3, 4)  # containerd 2.x splits the CRI plugin into images, runtime and the gRPC service
-_IMAGES, _RUNTIME = "io.containerd.cri.v1.images", "io.containerd.cri.v1.runtime"
-_SERVER_PLUGINS = (4,)  # containerd 2.3 moved grpc, ttrpc, debug and metrics into io.containerd.server.v1.* plugins
+PAUSE_IMAGE = "localhost/runbook/pause:smoke"
 
 
 def _table(parent: dict, key: str) -> dict:
@@ -36,9 +31,18 @@ def _table(parent: dict, key: str) -> dict:
     return value
 
 
+def _set(table: dict, keys: tuple[str, ...], value) -> None:
+    for key in keys[:-1]:
+        table = _table(table, key)
+    table[keys[-1]] = value
+
+
 def sandbox_config(data: dict, version: int, base: Path, sandbox_image: str = PAUSE_IMAGE) -> str:
     """The config `data` (as containerd reads it: the main file merged with its imports) with every path
-    containerd writes moved under `base`, as TOML text."""
+    containerd writes moved under `base`, as TOML text. The tables it changes are the version's (versions.py:
+    plugin IDs in version 1, URIs from 2; 2.x's CRI split into images, runtime and the gRPC service; 2.3's
+    servers as plugins)."""
+    rec = of(version)
     doc = copy.deepcopy(data)
     doc.pop("imports", None)  # already merged into `data`
     doc["version"] = version
@@ -48,26 +52,22 @@ def sandbox_config(data: dict, version: int, base: Path, sandbox_image: str = PA
     addresses = {"grpc": str(base / "containerd.sock"), "ttrpc": str(base / "containerd.sock.ttrpc"),
                  "debug": "", "metrics": ""}
     for server, address in addresses.items():
-        if version in _SERVER_PLUGINS:  # version 4 reads the servers' tables as plugins, and no top-level ones
+        if rec.server_plugins:  # version 4 reads the servers' tables as plugins, and no top-level ones
             doc.pop(server, None)
-            _table(plugins, f"io.containerd.server.v1.{server}")["address"] = address
+            _table(plugins, f"{rec.server_plugins}{server}")["address"] = address
         else:
             _table(doc, server)["address"] = address
-    if version in _SERVER_PLUGINS:  # a node's grpc-tcp listener (2.3+) would bind its address beside the node's
-        _table(plugins, "io.containerd.server.v1.grpc-tcp")["address"] = ""
+    if rec.server_plugins:  # a node's grpc-tcp listener (2.3+) would bind its address beside the node's
+        _table(plugins, f"{rec.server_plugins}grpc-tcp")["address"] = ""
     for name, table in plugins.items():  # a snapshotter's own root would be written outside the temp folder
         if name.startswith("io.containerd.snapshotter.v1.") and isinstance(table, dict):
             table.pop("root_path", None)
-    _table(plugins, _OPT[version])["path"] = str(base / "opt")
-    cri = _table(plugins, _CRI[version])
-    images = _table(plugins, _IMAGES) if version in _SPLIT_CRI else cri
-    runtime = _table(plugins, _RUNTIME) if version in _SPLIT_CRI else cri
-    if version in _SPLIT_CRI:
-        _table(images, "pinned_images")["sandbox"] = sandbox_image
-        images["snapshotter"] = "native"
-    else:
-        cri["sandbox_image"] = sandbox_image
-        _table(cri, "containerd")["snapshotter"] = "native"
+    _table(plugins, rec.opt_plugin)["path"] = str(base / "opt")
+    cri = _table(plugins, rec.cri_service)
+    images = _table(plugins, rec.images_plugin) if rec.images_plugin else cri
+    runtime = _table(plugins, rec.plugin_id)  # 1.x: the CRI plugin itself
+    _set(images, rec.sandbox_image, sandbox_image)
+    _set(images, rec.snapshotter, "native")
     # a pod's pause process asks for oom_score_adj -998; in a container (CI) lowering it is refused, so clamp
     # it to the daemon's own value, as containerd does for rootless setups
     runtime["restrict_oom_score_adj"] = True
@@ -82,7 +82,7 @@ def sandbox_config_text(config_text: str, base: Path, sandbox_image: str = PAUSE
     """The same for one config file's text (the tests' configs have no imports)."""
     import tomllib
     data = tomllib.loads(config_text)
-    return sandbox_config(data, int(data.get("version", 1)), base, sandbox_image)
+    return sandbox_config(data, int(data.get("version", NO_VERSION_LINE)), base, sandbox_image)
 
 
 def shims_beside(containerd: str) -> dict[str, str]:

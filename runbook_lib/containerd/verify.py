@@ -17,6 +17,7 @@ import tomllib
 from pathlib import Path
 
 from runbook_lib.fs.lifeline import child_preexec
+from runbook_lib.containerd.versions import NO_VERSION_LINE, of_dump
 
 # containerd's own binary and its shared libraries come from the host; everything else from the root.
 _HOST_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
@@ -46,11 +47,6 @@ mount --rbind /proc "$view/proc"
 mount --bind "$bin" "$view/.runbook-containerd"
 exec chroot "$view" /.runbook-containerd --config "$cfg" config dump
 """
-
-# Where each config version keeps the CRI runtimes (containerd 1.6/1.7 dump version 2, 2.0-2.2 version 3, 2.3+ 4).
-_CRI_PATHS = {2: ("io.containerd.grpc.v1.cri", "containerd"), 3: ("io.containerd.cri.v1.runtime", "containerd"),
-              4: ("io.containerd.cri.v1.runtime", "containerd")}  # 2.3+ dumps version 4, runtimes where 3 has them
-
 
 class ContainerdRejected(ValueError):
     """containerd refused the config file; carries its own words."""
@@ -111,8 +107,10 @@ def _dump_in_view(binary: str, config_path: Path, root: Path) -> subprocess.Comp
 
 def runtimes_table(dump: dict) -> dict:
     """The CRI `containerd` table (default_runtime_name, runtimes) of a parsed dump, or {}."""
-    plugin, sub = _CRI_PATHS.get(dump.get("version", 1), _CRI_PATHS[2])
-    return dump.get("plugins", {}).get(plugin, {}).get(sub, {})
+    table = dump  # containerd 1.6/1.7 dump version 2, 2.0-2.2 version 3, 2.3+ version 4 (versions.of_dump)
+    for key in of_dump(dump.get("version", NO_VERSION_LINE)).containerd_table:
+        table = table.get(key, {})
+    return table
 
 
 def containerd_reading(containerd_bin: str, config_path: Path, root: Path, runtime_name: str) -> dict:

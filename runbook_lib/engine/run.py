@@ -35,7 +35,7 @@ from runbook_lib.containerd.effective import load_effective
 from runbook_lib.engine import check_cells, containerd_guard, route
 from runbook_lib.engine import expected
 from runbook_lib.containerd.tables import get_in
-from runbook_lib.containerd.effective import read_as
+from runbook_lib.containerd.effective import read_version
 from runbook_lib.containerd.versions import containerd_table, format_path, runtime_path, runtimes_path
 from runbook_lib.containerd.distro.detect import EDIT_CONFIG
 from runbook_lib.fs import applied_record
@@ -200,7 +200,7 @@ class Run:
     def version(self, cfg: dict) -> int | None:
         """cfg's config version as containerd reads it (no version line: 1)."""
         try:
-            return read_as(cfg, path=self.p.config_path, empty=not cfg)
+            return read_version(cfg, path=self.p.config_path, empty=not cfg)
         except RunbookError:
             return None
 

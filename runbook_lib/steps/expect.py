@@ -87,11 +87,11 @@ class Expect:
     def default_runtime(self, cfg: dict, rule) -> bool:
         """The run's rule for the default runtime (containerd/default_rule.py, the one step 4's verdict and step 9's
         comparison judge by) on ``cfg`` as read: tomllib's config, or containerd's own dump."""
-        from runbook_lib.containerd.effective import read_as
+        from runbook_lib.containerd.effective import read_version
         from runbook_lib.containerd.tables import get_in
         from runbook_lib.containerd.versions import containerd_table
         try:
-            version = read_as(cfg, path="-", empty=not cfg)
+            version = read_version(cfg, path="-", empty=not cfg)
         except RunbookError:
             version = None
         node = get_in(cfg, containerd_table(version)) if version else None

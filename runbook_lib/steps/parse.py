@@ -7,7 +7,7 @@ from runbook_lib.steps import toolkit
 from runbook_lib.containerd import diagnose
 from runbook_lib.containerd.edit import default_runtime_name
 from runbook_lib.containerd.tables import get_in
-from runbook_lib.containerd.versions import runtimes_path
+from runbook_lib.containerd.versions import of, runtimes_path
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
@@ -41,7 +41,7 @@ def verdict(run) -> list[Problem]:
     eff = run.effective()
     # containerd 1.x forgets its built-in runc once any runtime table is written, so the default must be listed
     # there; containerd 2.x (config version 3 and 4) keeps its built-in runc beside the tables of the file.
-    needed = (run.p.runtime_name,) if eff.version >= 3 else (default_runtime_name(eff.data, eff.version), run.p.runtime_name)
+    needed = (run.p.runtime_name,) if of(eff.version).keeps_builtin_runc else (default_runtime_name(eff.data, eff.version), run.p.runtime_name)
     wrong_default = diagnose.default_problem(eff, run.p, run.expected.default)
     if wrong_default is not None and wrong_default.code == "default.not_a_runtime":  # step 4's verdict says it
         needed = (run.p.runtime_name,)

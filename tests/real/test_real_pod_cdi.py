@@ -55,7 +55,7 @@ def _node(containerd, base, *, cdi_on: bool = True, scans_the_root: bool = True,
     another folder holding another spec of the same kind (as a node whose specs the GPU Operator wrote
     to /var/run/cdi while the runbook's is in /etc/cdi); SPEC's device is named `device`."""
     from runbook_lib.containerd.tables import get_in
-    from runbook_lib.containerd.versions import CRI_RUNTIME_PLUGIN
+    from runbook_lib.containerd.versions import of
     host_file = base / "probe.txt"
     host_file.write_text("from the CDI spec\n")
     other = base / "other-cdi"
@@ -65,7 +65,7 @@ def _node(containerd, base, *, cdi_on: bool = True, scans_the_root: bool = True,
     def scan_the_specs(data, version):
         root_cdi = base / "root" / "etc" / "cdi"
         (root_cdi / "nvidia.yaml").write_text(SPEC.format(host_file=host_file, mounted=MOUNTED, node=NODE, device=device))
-        plugin = get_in(data, CRI_RUNTIME_PLUGIN[version])
+        plugin = get_in(data, of(version).cri_plugin)
         plugin["enable_cdi"], plugin["cdi_spec_dirs"] = cdi_on, [str(root_cdi if scans_the_root else other)]
 
     return pod_node.Node(containerd, base, tweak=scan_the_specs, enable_cdi=True)

@@ -29,6 +29,7 @@ from runbook_lib.fs.target import Target
 from runbook_lib.fs.tomldoc import loads as toml_loads
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.catalog import say
+from runbook_lib.containerd.versions import nearest, of
 
 PLAIN, K3S, RKE2, MICROK8S, K0S = "containerd", "k3s", "rke2", "microk8s", "k0s"
 DISTROS = (PLAIN, K3S, RKE2, MICROK8S, K0S)
@@ -151,9 +152,8 @@ def _rancher_route(target: Target, distro: str, runtime_name: str) -> Route:
     gen_text = _text(target, generated)
     version = _version(gen_text)
     if version is None:  # not generated yet: a v3 template exists, or containerd 2.x (k3s since 2025) is assumed
-        version = 2 if _exists(target, f"{folder}/config.toml.tmpl") and not _exists(target, f"{folder}/config-v3.toml.tmpl") else 3
-    template = f"{folder}/config-v3.toml.tmpl" if version >= 3 else f"{folder}/config.toml.tmpl"
-    dropins = f"{folder}/config-v3.toml.d" if version >= 3 else f"{folder}/config.toml.d"
+        version = 2 if _exists(target, f"{folder}/{of(2).k3s_template}") and not _exists(target, f"{folder}/{of(3).k3s_template}") else 3
+    template, dropins = f"{folder}/{nearest(version).k3s_template}", f"{folder}/{nearest(version).k3s_dropins}"
     agent = _exists(target, f"/etc/systemd/system/{distro}-agent.service") and not \
         _exists(target, f"/etc/systemd/system/{distro}.service") and not _exists(target, f"/etc/systemd/system/{distro}-server.service")
     unit = f"{distro}-agent" if agent else (distro if distro == K3S else f"{distro}-server")
@@ -163,7 +163,7 @@ def _rancher_route(target: Target, distro: str, runtime_name: str) -> Route:
     imports = _imports(gen_text)
     if any(i.startswith(dropins + "/") for i in imports) and not _exists(target, template):
         notes = [say("detect.generates_imports_toml_drop", distro=distro, dropins=dropins, generated=generated)]
-        if version < 3:
+        if not nearest(version).merges_key_by_key:
             # Drop-in folders came with k3s/RKE2 releases that ship containerd 2.x, which merges key by key even
             # for a version-2 root; containerd 1.x would replace the whole CRI table with the drop-in's.
             notes.append(say("detect.releases_drop_folders_ship"))

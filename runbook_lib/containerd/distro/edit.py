@@ -24,7 +24,7 @@ from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.catalog import say
 from runbook_lib.containerd.owner import TEMPLATE_HAS_RUNTIME, foreign_runtime
 from runbook_lib.containerd.tables import get_in, set_in
-from runbook_lib.containerd.versions import RUNTIME_TYPE, runtime_path, runtimes_path
+from runbook_lib.containerd.versions import RUNTIME_TYPE, of, runtime_path, runtimes_path
 from runbook_lib.containerd.distro.render import rendered_error
 
 PLACEHOLDER_NAME = "distro.placeholder_as_name"
@@ -41,7 +41,7 @@ def _runtime_table(wanted: RuntimeWanted, cgroup: object) -> dict:
 def template_block(version: int, wanted: RuntimeWanted) -> str:
     """The lines appended to the template, as k3s writes its own extra runtimes (ExtraRuntimes): single
     quotes in version 3, double in version 2; SystemdCgroup follows k3s's own choice for runc."""
-    q = "'" if version >= 3 else '"'
+    q = of(version).k3s_quote
     prefix = ".".join(render.key(p, q) if "." in p else p for p in runtimes_path(version)) + f".{q}{wanted.name}{q}"
     return (f"[{prefix}]\n  runtime_type = \"{RUNTIME_TYPE}\"\n\n[{prefix}.options]\n"
             f"  BinaryName = {render.value(wanted.binary)}\n  SystemdCgroup = {{{{ .SystemdCgroup }}}}\n")
@@ -172,5 +172,5 @@ def plan_dropin_file(route: Route, base: str | None, wanted: RuntimeWanted, *, r
             raise raised(f)
     doc = {"version": version}
     set_in(doc, runtime_path(version, wanted.name), _runtime_table(wanted, wanted.systemd_cgroup))
-    quote = "'" if version >= 3 and base and render.quote_style(base) == "'" else '"'
+    quote = "'" if of(version).k3s_quote == "'" and base and render.quote_style(base) == "'" else '"'
     return (DROPIN_COMMENT + "\n" + render_document(doc, quote)).encode()

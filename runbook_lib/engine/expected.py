@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from runbook_lib.cdi.spec import KIND as CDI_KIND
 from runbook_lib.containerd.default_rule import DefaultRule
 from runbook_lib.containerd.edit import default_runtime_name
-from runbook_lib.containerd.versions import RUNTIME_TYPE
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.versions import RUNTIME_TYPE, runtime_path
+from runbook_lib.steps.runtime import foreign_problem
 from runbook_lib.findings.errors import RunbookError
 
 
@@ -26,12 +28,20 @@ class Expected:
 
 
 def decide(run) -> Expected:
-    """The run's expectations, from its parameters and the config as it is before the run writes."""
+    """The run's expectations, from its parameters and the config as it is before the run writes. A runtime of
+    that name that is another owner's (containerd/owner.py; step 2 refuses it, and no fix overwrites it) is
+    expected as its owner wrote it: its values are theirs, and containerd must read them so."""
     p = run.p
+    runtime_type, binary, systemd = RUNTIME_TYPE, p.binary_name, p.systemd_cgroup
     try:
         eff = run.effective_with({})  # read afresh, not kept: the run's cache is for the steps' own reads
         node_default = default_runtime_name(eff.data, eff.version) if not eff.main.empty else None
+        if foreign_problem(run, eff) is not None:
+            theirs = get_in(eff.data, runtime_path(eff.version, p.runtime_name))
+            options = theirs.get("options") if isinstance(theirs.get("options"), dict) else {}
+            runtime_type = theirs.get("runtime_type", runtime_type)
+            binary, systemd = options.get("BinaryName", binary), options.get("SystemdCgroup", systemd)
     except RunbookError:  # no config yet, or one that cannot be read: step 1 or 2 says why
         node_default = None
-    return Expected(p.runtime_name, RUNTIME_TYPE, p.binary_name, p.systemd_cgroup, DefaultRule.of(p, node_default),
+    return Expected(p.runtime_name, runtime_type, binary, systemd, DefaultRule.of(p, node_default),
                     removing=p.removing)

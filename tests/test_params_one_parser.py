@@ -13,6 +13,7 @@ prints the verdicts; the test compares them with validate called here. A run cos
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import subprocess
 import sys
@@ -60,7 +61,7 @@ import json
 from runbook_lib.engine.params import PARAMETERS, validate
 from runbook_lib.findings.errors import ParameterError
 
-{__import__("inspect").getsource(verdict)}
+{inspect.getsource(verdict)}
 names = [f"{{p.name}}__p{{i}}" for p in PARAMETERS for i in range({len(P_VALUES)})]
 names += [f"{{p.name}}__f{{i}}" for p in PARAMETERS for i in range({len(YAML_TEXTS)})]
 print(json.dumps({{n: verdict(n.split("__")[0], globals()[n]) for n in names}}, ensure_ascii=False))

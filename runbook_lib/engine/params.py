@@ -11,6 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 from runbook_lib.cdi.spec import CDI_EXTENSIONS
+from runbook_lib.findings.catalog import say
 from runbook_lib.findings.errors import ParameterError
 from runbook_lib.k8s.names import dns1123_label_problem, quoted
 from runbook_lib.findings.problem import words
@@ -73,8 +74,9 @@ def markdown_table() -> str:
     """The README's parameter table."""
     def default(p: Parameter) -> str:
         return '`""` → `lab-root/`' if p.name == "root" else f"`{p.default}`" if p.default != "" else '`""`'
+    heads = [say(code) for code in ("parameter.table.name", "parameter.table.default", "parameter.table.meaning")]
     rows = [f"| `{p.name}` | {default(p)} | {p.ko} / {p.en} |" for p in PARAMETERS]
-    return "\n".join(["| 이름 / name | 기본값 / default | 뜻 / meaning |", "|---|---|---|", *rows])
+    return "\n".join(["| " + " | ".join(f"{h.ko} / {h.en}" for h in heads) + " |", "|---|---|---|", *rows])
 
 
 def _keeps_default(self) -> bool:

@@ -56,7 +56,11 @@ class Msg:
     def then(self, other: "Msg") -> "Msg":
         """This sentence, then ``other`` as a sentence of its own. A catalog fix starts in lower case, since it is
         shown after "fix:"; said after another sentence, its English starts with a capital (Korean has none)."""
-        return self + Msg(other.ko, other.en[:1].upper() + other.en[1:])
+        return self + other.capitalized()
+
+    def capitalized(self) -> "Msg":
+        """Its English with a capital first letter (a heading, a sentence of its own); Korean has none."""
+        return Msg(self.ko, self.en[:1].upper() + self.en[1:])
 
 
 

@@ -36,7 +36,7 @@ def _e(text) -> str:
 
 def _title(rec: dict) -> str:
     t = rec.get("title") or {}
-    return f"{_e(rec.get('step'))}. {_e(t.get('ko'))} / <span class=\"en\">{_e(t.get('en'))}</span>"
+    return f"{_e(rec.get('step'))}. " + bilingual({"ko": _e(t.get("ko")), "en": f'<span class="en">{_e(t.get("en"))}</span>'})
 
 
 def _heading(code: str, capital: bool = False) -> str:

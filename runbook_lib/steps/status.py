@@ -1,7 +1,8 @@
 """How a step's status reads in every view (the JUnit file, results.json / grades.json, the class page, a
 student's feedback, the summary across hosts, the notebook's summary table, the terminal): one row per status,
 so a new status is one line here and every view follows. The marks, the colours and the verdict words are
-defined here and nowhere else.
+defined here; the views read them from this table (but step 9's table in containerd/ask.py, below the steps, which
+spells its own ✓ and ✗, and the notebook's modules still being converted, issue 38).
 
 ``outcome`` is what a test report calls it (passed / failed / skipped), ``scored`` whether the step is worth
 its point (a skipped step is worth nothing and fails nobody), ``cell`` the across-hosts table's cell, ``state``

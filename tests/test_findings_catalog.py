@@ -216,7 +216,7 @@ def test_the_checks_see_what_they_refuse():
 
 def _referenced() -> set[str]:
     """Every code the library names where a code goes: the first argument of Problem.of / Error.of / say /
-    words, or a code= keyword (a conditional's both branches)."""
+    words / the CLI's _help, or a code= keyword (a conditional's both branches)."""
     out: set[str] = set()
 
     def take(node):
@@ -230,7 +230,7 @@ def _referenced() -> set[str]:
             if not isinstance(node, ast.Call):
                 continue
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-            if name in ("of", "say", "words") and node.args:
+            if name in ("of", "say", "words", "_help") and node.args:  # _help: the CLI's help (cli/main.py)
                 take(node.args[0])
             for kw in node.keywords:
                 if kw.arg == "code":

@@ -29,64 +29,94 @@ class _Roots(argparse.Action):
         namespace.roots = [*(getattr(namespace, "roots", None) or []), values]
 
 
+class _Code(str):
+    """A catalog code where argparse takes a text: its words are read only when the help is shown, so building the
+    parser reads no YAML (`runbook --help` stays fast; tests/fleet/test_cli_startup.py)."""
+
+
+def _help(code: str) -> str:
+    return _Code(code)
+
+
+def _said(text):
+    return bilingual(say(text)) if isinstance(text, _Code) else text
+
+
+class _Help(argparse.HelpFormatter):
+    """argparse's help, with a catalog code's words where the parser holds the code."""
+
+    def _get_help_string(self, action):
+        return _said(action.help)
+
+    def _format_text(self, text):
+        return super()._format_text(_said(text))
+
+
+class _Parser(argparse.ArgumentParser):
+    """The parser and its sub-commands' (add_subparsers makes them of this class): help from the catalog."""
+
+    def __init__(self, *args, formatter_class=_Help, **kwargs):
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from runbook_lib import __version__
 
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="runbook",
-        description=bilingual(say("cli.help.description")))
+        description=_help("cli.help.description"))
     p.add_argument("--version", action="version", version=f"runbook {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="{run,grade,check,summary,lab-init}")
 
-    run = sub.add_parser("run", help=bilingual(say("cli.help.run")))
+    run = sub.add_parser("run", help=_help("cli.help.run"))
     run.add_argument("--root", required=True, action=_Roots,
-                     help=bilingual(say("cli.help.root")))
+                     help=_help("cli.help.root"))
     run.add_argument("--jobs", type=int, default=1, metavar="N",
-                     help=bilingual(say("cli.help.jobs")))
+                     help=_help("cli.help.jobs"))
     run.add_argument("--mode", choices=["apply", "check", "remove"], default=None,
-                     help=bilingual(say("cli.help.mode")))
+                     help=_help("cli.help.mode"))
     run.add_argument("--smoke", choices=["off", "sandbox", "node"], default=None,
-                     help=bilingual(say("cli.help.smoke")))
+                     help=_help("cli.help.smoke"))
     add_parameters(run)
     run.add_argument("--archive", default="runbook-archive", metavar="DIR",
-                     help=bilingual(say("cli.help.archive")))
+                     help=_help("cli.help.archive"))
     run.add_argument("--label", default=None,
-                     help=bilingual(say("cli.help.label")))
+                     help=_help("cli.help.label"))
     add_limits(run)
     run.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
 
-    grade = sub.add_parser("grade", help=bilingual(say("cli.help.grade")),
-                           description=bilingual(say("cli.help.grade_description")))
-    grade.add_argument("roots", nargs="+", metavar="ROOT", help=bilingual(say("cli.help.student_root")))
-    grade.add_argument("--out", required=True, metavar="DIR", help=bilingual(say("cli.help.out")))
-    grade.add_argument("--jobs", type=int, default=1, metavar="N", help=bilingual(say("cli.help.grade_jobs")))
+    grade = sub.add_parser("grade", help=_help("cli.help.grade"),
+                           description=_help("cli.help.grade_description"))
+    grade.add_argument("roots", nargs="+", metavar="ROOT", help=_help("cli.help.student_root"))
+    grade.add_argument("--out", required=True, metavar="DIR", help=_help("cli.help.out"))
+    grade.add_argument("--jobs", type=int, default=1, metavar="N", help=_help("cli.help.grade_jobs"))
     add_parameters(grade)
     grade.add_argument("--label", dest="labels", action="append", default=None, metavar="NAME",
-                       help=bilingual(say("cli.help.grade_labels")))
+                       help=_help("cli.help.grade_labels"))
     add_limits(grade)
     grade.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
 
-    check = sub.add_parser("check", help=bilingual(say("cli.help.check")),
-                           description=bilingual(say("cli.help.check_description")))
-    check.add_argument("root", metavar="ROOT", help=bilingual(say("cli.help.student_root")))
-    check.add_argument("--step", required=True, metavar="N", help=bilingual(say("cli.help.step")))
+    check = sub.add_parser("check", help=_help("cli.help.check"),
+                           description=_help("cli.help.check_description"))
+    check.add_argument("root", metavar="ROOT", help=_help("cli.help.student_root"))
+    check.add_argument("--step", required=True, metavar="N", help=_help("cli.help.step"))
     add_parameters(check, file=False)
 
-    summ = sub.add_parser("summary", help=bilingual(say("cli.help.summary")))
+    summ = sub.add_parser("summary", help=_help("cli.help.summary"))
     summ.add_argument("archive", metavar="DIR")
     summ.add_argument("--format", choices=["text", "markdown", "html"], default="text")
     summ.add_argument("--students", action="store_true",
-                      help=bilingual(say("cli.help.students")))
+                      help=_help("cli.help.students"))
 
-    lab = sub.add_parser("lab-init", help=bilingual(say("cli.help.lab_init")))
+    lab = sub.add_parser("lab-init", help=_help("cli.help.lab_init"))
     lab.add_argument("root", metavar="ROOT", nargs="?")
     lab.add_argument("--force", action="store_true",
-                     help=bilingual(say("cli.help.force")))
+                     help=_help("cli.help.force"))
     lab.add_argument("--mistake", metavar="KIND[,KIND...]",
-                     help=bilingual(say("cli.help.mistake")))
+                     help=_help("cli.help.mistake"))
     lab.add_argument("--finished", action="store_true",
-                     help=bilingual(say("cli.help.finished")))
-    lab.add_argument("--list", action="store_true", help=bilingual(say("cli.help.list")))
+                     help=_help("cli.help.finished"))
+    lab.add_argument("--list", action="store_true", help=_help("cli.help.list"))
     return p
 
 
@@ -94,17 +124,17 @@ def add_parameters(parser: argparse.ArgumentParser, *, file: bool = True) -> Non
     """-f PARAMS.yaml and -p NAME VALUE, as papermill takes them (cli/args.collect_parameters reads them)."""
     if file:
         parser.add_argument("-f", "--parameters-file", dest="params_file", metavar="PARAMS.yaml",
-                            help=bilingual(say("cli.help.params_file")))
+                            help=_help("cli.help.params_file"))
     parser.add_argument("-p", "--parameter", dest="params", nargs=2, action="append", default=[],
-                        metavar=("NAME", "VALUE"), help=bilingual(say("cli.help.param")))
+                        metavar=("NAME", "VALUE"), help=_help("cli.help.param"))
 
 
 def add_limits(parser: argparse.ArgumentParser) -> None:
     """--timeout and --memory: the notebook's time_limit and memory_limit for every root (runbook_lib/engine/limits.py)."""
     parser.add_argument("--timeout", type=int, default=None, metavar="SECONDS",
-                        help=bilingual(say("cli.help.timeout")))
+                        help=_help("cli.help.timeout"))
     parser.add_argument("--memory", type=int, default=None, metavar="MIB",
-                        help=bilingual(say("cli.help.memory")))
+                        help=_help("cli.help.memory"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -291,7 +291,7 @@ def _default_not_a_string(eff: Effective, key: tuple[str, ...], runtime_name: st
     raw = node.get("default_runtime_name") if isinstance(node, dict) else None
     if raw is None or isinstance(raw, str):
         return None
-    kind = say(next((code for t, code in _TOML_KINDS if isinstance(raw, t)), "word.toml.date"))
+    kind = say(next((code for t, code in _TOML_KINDS if isinstance(raw, t)), "word.toml.date")).as_dict()
     runtimes = get_in(eff.data, runtimes_path(eff.version))
     names = set(runtimes) if isinstance(runtimes, dict) else set()
     guess = _closest(str(raw).strip().lower(), names - {runtime_name}, cutoff=0.6) or "runc"

@@ -64,7 +64,7 @@ class TooManyFiles(ConfigError):
 
 def _too_large(shown: str, kind: str, size: int | str) -> FileTooLarge:
     return FileTooLarge.of("read.too_large", shown, path_shown=shown, size=_human(size), limit=_human(LIMITS[kind]),
-                           kind=say(KIND_WORDS[kind]))  # one value, shown in each line's language
+                           kind=say(KIND_WORDS[kind]).as_dict())  # one value, shown in each line's language
 
 
 def _human(n: int | str) -> str:

@@ -86,5 +86,5 @@ def test_a_blocked_step_is_its_own_sign_in_the_grid(tmp_path):
     result = klass(tmp_path, ("kim", [rec(2, "runtime", "failed"), rec(3, "options", "blocked"),
                                       rec(4, "default", "skipped"), rec(5, "parse", "passed")]))
     cells = re.findall(r'<td style="background:(#\w+);[^"]*" title="(\w+)">(.)</td>', class_view.table_html(result))
-    assert cells == [("#cf222e", "failed", "✗"), ("#8c959f", "blocked", "…"), ("#d4a72c", "skipped", "–"),
-                     ("#2da44e", "passed", "✓")]
+    assert cells == [("#cf222e", "failed", "✗"), ("#8c959f", "blocked", "…"), ("#9a6700", "skipped", "–"),
+                     ("#1a7f37", "passed", "✓")]

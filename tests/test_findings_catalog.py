@@ -73,6 +73,11 @@ from runbook_lib.findings.catalog import render  # noqa: E402
 from runbook_lib.findings.messages import Msg  # noqa: E402
 
 CATALOG_API = {LIB / "findings" / "messages.py", LIB / "findings" / "catalog.py"}  # Msg itself and the loader
+# Being converted (issue 38) by the engineers who own these modules right now; the lead removes this list once
+# their branches are merged. Until then their Korean strings, hand-made "ko / en" joins and step TITLEs stand.
+BEING_CONVERTED = {LIB / name for name in (
+    "notebook/__init__.py", "notebook/expect.py", "notebook/cells.py", "engine/run.py", "engine/params.py",
+    "cli/args.py", "steps/default_runtime.py", "steps/ask_containerd.py")}
 NOTEBOOK_BUILDER = LIB.parent / "tools" / "build_notebook.py"  # the cells' own text names codes too
 
 
@@ -97,10 +102,11 @@ def _literal_text(node) -> str | None:
 
 
 def test_no_inline_bilingual_message():
-    """Msg("ko", "en") only in the catalog's loader and as a step's TITLE; never a "ko\\nen" string."""
+    """Msg("ko", "en") only in the catalog's loader (a step's TITLE is the catalog's title.<id>, but in the modules
+    still being converted); never a "ko\\nen" string."""
     found = []
     for path, tree in _trees():
-        titles = {id(n.value) for n in tree.body if isinstance(n, ast.Assign) and path.parent.name == "steps"
+        titles = {id(n.value) for n in tree.body if isinstance(n, ast.Assign) and path in BEING_CONVERTED
                   and any(isinstance(t, ast.Name) and t.id == "TITLE" for t in n.targets)}
         docs = _docstrings(tree)
         for node in ast.walk(tree):
@@ -118,9 +124,98 @@ def test_no_inline_bilingual_message():
     assert found == []
 
 
+# Hangul anywhere: syllables, and the jamo a word may be spelled with
+HANGUL_ANY = re.compile(r"[\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7ff]")
+ONE_LINE_PAIR = re.compile(r"[\uac00-\ud7a3][^\n]*? / [A-Za-z]")  # "통과 / passed": Korean, " / ", then English
+
+
+def _strings(tree):
+    """Every string a module's code holds, with its line: each literal, an f-string as one text (its values as
+    \\0), never a docstring. Comments are not in the tree: Korean comments are for the code's readers."""
+    docs = _docstrings(tree)
+    parts = {id(v) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for v in node.values}
+    for node in ast.walk(tree):
+        if id(node) in docs or id(node) in parts:
+            continue
+        text = _literal_text(node)
+        if text is not None:
+            yield node.lineno, text
+
+
+def test_no_korean_string_outside_the_catalog():
+    """Every sentence and label a person reads is an entry of runbook_lib/data/findings.yaml: no string literal or
+    f-string of the library holds a Hangul character (docstrings and comments may), and none is a one-line
+    "ko / en" pair, the form the "ko\\nen" check above does not see."""
+    korean, pairs = [], []
+    for path, tree in _trees():
+        if path in BEING_CONVERTED:
+            continue
+        for line, text in _strings(tree):
+            where = f"{path.relative_to(LIB.parent)}:{line}: {text[:60]!r}"
+            if ONE_LINE_PAIR.search(text):
+                pairs.append(where)
+            elif HANGUL_ANY.search(text):
+                korean.append(where)
+    # each a string to give a code in runbook_lib/data/findings.yaml: ("ko / en" pairs, other Korean strings)
+    assert (pairs, korean) == ([], [])
+
+
+def _language(node) -> str | None:
+    """"ko" or "en" when an expression reads one language of a bilingual value: m.ko, rec["en"], t.get("ko")."""
+    if isinstance(node, ast.Attribute) and node.attr in ("ko", "en"):
+        return node.attr
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value in ("ko", "en"):
+        return node.slice.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args \
+            and isinstance(node.args[0], ast.Constant) and node.args[0].value in ("ko", "en"):
+        return node.args[0].value
+    if isinstance(node, ast.Call) and node.func and isinstance(node.func, ast.Name) and node.args:  # _e(m.ko)
+        return _language(node.args[0])
+    return None
+
+
+def test_the_two_languages_are_joined_in_one_place():
+    """Korean and English on one line are joined by runbook_lib/findings/messages.py's bilingual, never by hand:
+    no f"{m.ko} / {m.en}", no " / ".join(m.as_dict().values())."""
+    found = []
+    for path, tree in _trees():
+        if path in BEING_CONVERTED or path == LIB / "findings" / "messages.py":
+            continue
+        for node in ast.walk(tree):
+            where = f"{path.relative_to(LIB.parent)}:{getattr(node, 'lineno', '?')}"
+            if isinstance(node, ast.JoinedStr):
+                said = [_language(v.value) if isinstance(v, ast.FormattedValue) else
+                        ("/" if "/" in v.value else None) for v in node.values]
+                said = [s for s in said if s]
+                if any(said[i:i + 3] == ["ko", "/", "en"] for i in range(len(said))):
+                    found.append(f"{where}: an f-string joins ko and en: use messages.bilingual")
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
+                    and isinstance(node.func.value, ast.Constant) and "/" in str(node.func.value.value) \
+                    and "as_dict" in ast.unparse(node):
+                found.append(f"{where}: a join of a Msg's languages: use messages.bilingual")
+    assert found == []
+
+
+def test_the_one_join():
+    from runbook_lib.findings.messages import bilingual
+    assert bilingual(Msg("통과", "passed")) == "통과 / passed" == bilingual({"ko": "통과", "en": "passed"})
+    assert str(Msg("통과", "passed")) == "통과\npassed" and bilingual(Msg("호스트", "host"), "/") == "호스트/host"
+
+
+def test_the_checks_see_what_they_refuse():
+    """The walks above see a Korean literal, a "ko / en" pair and a hand-made join (or they would pass on
+    nothing), and leave a docstring and a comment alone."""
+    tree = ast.parse('"""설명"""\n# 주석\na = "통과 / passed"\nb = f"{n}개"\nc = f"{m.ko} / {m.en}"\n')
+    texts = sorted(t for _, t in _strings(tree))
+    assert texts == sorted(["통과 / passed", "\0개", "\0 / \0"])
+    assert ONE_LINE_PAIR.search("통과 / passed") and HANGUL_ANY.search("\0개") and not ONE_LINE_PAIR.search("\0개")
+    joined = [n for n in ast.walk(tree) if isinstance(n, ast.JoinedStr)][-1]
+    assert [_language(v.value) for v in joined.values if isinstance(v, ast.FormattedValue)] == ["ko", "en"]
+
+
 def _referenced() -> set[str]:
     """Every code the library names where a code goes: the first argument of Problem.of / Error.of / say /
-    words, or a code= keyword (a conditional's both branches)."""
+    words / the CLI's _help, or a code= keyword (a conditional's both branches)."""
     out: set[str] = set()
 
     def take(node):
@@ -134,7 +229,7 @@ def _referenced() -> set[str]:
             if not isinstance(node, ast.Call):
                 continue
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-            if name in ("of", "say", "words") and node.args:
+            if name in ("of", "say", "words", "_help") and node.args:  # _help: the CLI's help (cli/main.py)
                 take(node.args[0])
             for kw in node.keywords:
                 if kw.arg == "code":
@@ -236,7 +331,8 @@ def test_counts_read_naturally_in_both_languages():
     for code, entry in catalog().items():
         for lang in ("ko", "en"):
             text = entry.get(lang) or ""
-            assert "(s)" not in text, (code, "a plural written as (s): give a ko_one / en_one instead")
+            # "step(s)" is a plural written as (s); "duration (s)", after a space, is the unit of seconds
+            assert not re.search(r"\w\(s\)", text), (code, "a plural written as (s): give a ko_one / en_one instead")
     from runbook_lib.findings.catalog import say
     assert say("summary.hosts.passed", n=1, bad=0) == Msg("호스트 1대 통과", "the host passed")
     assert say("summary.hosts.passed", n=3, bad=0) == Msg("호스트 3대 모두 통과", "all 3 hosts passed")

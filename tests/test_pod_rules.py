@@ -74,7 +74,7 @@ def test_a_pod_started_through_the_runtime_passes_and_says_what_ran(tmp_path, sa
     assert (result.message.en, result.message.ko) == (expected.en, expected.ko)
     assert f"pod {sandbox[:13]} started" in result.message.en and "with --systemd-cgroup" in result.message.en
     assert list(result.evidence) == ["smoke sandbox"]
-    assert "handler / 핸들러: nvidia" in result.evidence["smoke sandbox"]
+    assert "핸들러 / handler: nvidia" in result.evidence["smoke sandbox"]
     assert result.evidence["smoke sandbox"].split("\n") == lines(facts)
 
 
@@ -108,7 +108,7 @@ def test_an_unreachable_endpoint_is_the_catalogs_finding_with_the_endpoint_and_c
     assert pod.facts(rb) == {"mode": "node", "endpoint": UNREACHABLE, "left": []}
     from runbook_lib.containerd.smoke.show import lines
     assert result.evidence == {"smoke node": "\n".join(lines(pod.facts(rb)))}
-    assert result.evidence["smoke node"].split("\n")[1] == f"CRI: {UNREACHABLE}    image / 이미지: -"
+    assert result.evidence["smoke node"].split("\n")[1] == f"CRI: {UNREACHABLE}    이미지 / image: -"
 
 
 K3S = "var/lib/rancher/k3s/agent/etc/containerd"

@@ -92,7 +92,7 @@ MARKDOWN = (
 HTML = (
     '<!DOCTYPE html>\n'
     '<html lang="ko"><head><meta charset="utf-8">\n'
-    '<title>runbook summary / 런북 요약</title>\n'
+    '<title>런북 실행 요약 / runbook summary</title>\n'
     '<style>body{font-family:sans-serif}table{border-collapse:collapse;word-break:keep-all}td,th{border:1px solid #999;padding:4px 8px}th{white-space:nowrap}.PASS,.OK{background:#d7f5d7}.FAIL,.FAILED{background:#f8c8c8}.changed{background:#fff2b3}</style></head><body>\n'
     '<h1>런북 실행 요약 / runbook summary</h1>\n'
     '<table><thead><tr>\n'

@@ -80,13 +80,14 @@ def cmd_grade(args) -> int:
 def render(result) -> str:
     from runbook_lib.grading.class_view import counts_line
     from runbook_lib.grading.model import GRADES_NAME, INDEX_NAME, JUNIT_NAME
-    from runbook_lib.findings.messages import display_width
+    from runbook_lib.findings.messages import bilingual, display_width
+    from runbook_lib.steps.status import verdict
 
     width = max([display_width(s.label) for s in result.students] + [4])
     lines = []
     for s in result.students:
         failed = [f"{r.get('step')} {r.get('id')}" for r in s.failed_steps()]
-        state = "통과 / passed" if s.ok else "실패 / failed: " + (", ".join(failed) or "노트북 / notebook")
+        state = bilingual(verdict(s.ok)) + ("" if s.ok else ": " + (", ".join(failed) or bilingual(say("label.notebook"))))
         lines.append(f"  {s.label}{' ' * (width - display_width(s.label))}  {state}")
         if s.error and not failed:  # stopped before its verdicts (a limit, a dead kernel): why, in its words
             lines += [f"      {text}" for text in str(s.error.get("evalue") or "").splitlines()[:5]]

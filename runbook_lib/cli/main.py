@@ -16,6 +16,7 @@ from pathlib import Path
 from runbook_lib.cli.args import collect_parameters, refuse_same_root_twice
 from runbook_lib.cli.refused import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, Refused  # noqa: F401 - re-exported
 from runbook_lib.findings.catalog import say
+from runbook_lib.findings.messages import bilingual
 
 
 class _Roots(argparse.Action):
@@ -28,80 +29,94 @@ class _Roots(argparse.Action):
         namespace.roots = [*(getattr(namespace, "roots", None) or []), values]
 
 
+class _Code(str):
+    """A catalog code where argparse takes a text: its words are read only when the help is shown, so building the
+    parser reads no YAML (`runbook --help` stays fast; tests/fleet/test_cli_startup.py)."""
+
+
+def _help(code: str) -> str:
+    return _Code(code)
+
+
+def _said(text):
+    return bilingual(say(text)) if isinstance(text, _Code) else text
+
+
+class _Help(argparse.HelpFormatter):
+    """argparse's help, with a catalog code's words where the parser holds the code."""
+
+    def _get_help_string(self, action):
+        return _said(action.help)
+
+    def _format_text(self, text):
+        return super()._format_text(_said(text))
+
+
+class _Parser(argparse.ArgumentParser):
+    """The parser and its sub-commands' (add_subparsers makes them of this class): help from the catalog."""
+
+    def __init__(self, *args, formatter_class=_Help, **kwargs):
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from runbook_lib import __version__
 
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="runbook",
-        description="containerd 에 NVIDIA 런타임을 등록하고 증명하는 런북 / "
-                    "registers the NVIDIA runtime with containerd, and proves it")
+        description=_help("cli.help.description"))
     p.add_argument("--version", action="version", version=f"runbook {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="{run,grade,check,summary,lab-init}")
 
-    run = sub.add_parser("run", help="노트북을 실행하고 보관 / execute the notebook and archive the run")
+    run = sub.add_parser("run", help=_help("cli.help.run"))
     run.add_argument("--root", required=True, action=_Roots,
-                     help="대상 root (실제 노드는 /) / target root ('/' on a real node)")
+                     help=_help("cli.help.root"))
     run.add_argument("--jobs", type=int, default=1, metavar="N",
-                     help="--root 를 여러 번 주면 root 마다 한 번씩, 동시에 N 개씩 실행 (기본 1) / with --root given "
-                          "several times, one run per root, N at a time (default 1)")
+                     help=_help("cli.help.jobs"))
     run.add_argument("--mode", choices=["apply", "check", "remove"], default=None,
-                     help="apply: 고침, check: 검사만, remove: 런북이 더한 것만 되돌림 / apply: change, check: only verify, remove: take out what the runbook added")
+                     help=_help("cli.help.mode"))
     run.add_argument("--smoke", choices=["off", "sandbox", "node"], default=None,
-                     help="재시작 뒤 handler 로 파드를 띄워 증명: sandbox 는 버리는 containerd (실습, GPU 불필요), node 는 노드의 "
-                          "containerd (-p smoke 와 같음) / after the restart, prove it with a pod through the handler: "
-                          "sandbox on a throw-away containerd (labs, no GPU), node on the node's containerd (same as -p smoke)")
+                     help=_help("cli.help.smoke"))
     add_parameters(run)
     run.add_argument("--archive", default="runbook-archive", metavar="DIR",
-                     help="보관 폴더 (기본 ./runbook-archive) / archive folder (default ./runbook-archive)")
+                     help=_help("cli.help.archive"))
     run.add_argument("--label", default=None,
-                     help="이 실행의 이름 (기본: root 의 폴더 이름, / 이면 호스트 이름; 여러 root 면 앞에 붙임) / this "
-                          "run's label (default: the root's folder name, the host name for /; a prefix with "
-                          "several roots)")
+                     help=_help("cli.help.label"))
     add_limits(run)
     run.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
 
-    grade = sub.add_parser("grade", help="반 전체를 check 모드로 채점 / grade a class in check mode",
-                           description="학생 root 마다 check 모드로 실행하고 (아무것도 쓰지 않음) DIR 에 노트북, 피드백 "
-                                       "페이지, junit.xml, grades.json 을 씁니다 / runs check mode on every student "
-                                       "root (writing nothing there) and writes the notebooks, feedback pages, "
-                                       "junit.xml and grades.json to DIR")
-    grade.add_argument("roots", nargs="+", metavar="ROOT", help="학생 root / a student's root")
-    grade.add_argument("--out", required=True, metavar="DIR", help="채점 결과 폴더 / where the grades go")
-    grade.add_argument("--jobs", type=int, default=1, metavar="N", help="동시에 N 명씩 (기본 1) / N at a time (default 1)")
+    grade = sub.add_parser("grade", help=_help("cli.help.grade"),
+                           description=_help("cli.help.grade_description"))
+    grade.add_argument("roots", nargs="+", metavar="ROOT", help=_help("cli.help.student_root"))
+    grade.add_argument("--out", required=True, metavar="DIR", help=_help("cli.help.out"))
+    grade.add_argument("--jobs", type=int, default=1, metavar="N", help=_help("cli.help.grade_jobs"))
     add_parameters(grade)
     grade.add_argument("--label", dest="labels", action="append", default=None, metavar="NAME",
-                       help="root 마다 한 번씩, 같은 순서로 (기본: 폴더 이름) / once per root, in the same order "
-                            "(default: the folder name, docs/GRADING.md)")
+                       help=_help("cli.help.grade_labels"))
     add_limits(grade)
     grade.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
 
-    check = sub.add_parser("check", help="한 단계만 확인, 아무것도 쓰지 않음 / check one step, writing nothing",
-                           description="학생 root 에서 한 단계의 판정을 채점과 같은 규칙과 문장으로 보여 줍니다 (아무것도 "
-                                       "쓰지 않음) / one step's verdict on a student's root, by the grading's rules "
-                                       "and words (nothing is written)")
-    check.add_argument("root", metavar="ROOT", help="학생 root / a student's root")
-    check.add_argument("--step", required=True, metavar="N", help="단계 번호나 이름 (예: 3, options) / the step's "
-                                                                   "number or name (e.g. 3, options)")
+    check = sub.add_parser("check", help=_help("cli.help.check"),
+                           description=_help("cli.help.check_description"))
+    check.add_argument("root", metavar="ROOT", help=_help("cli.help.student_root"))
+    check.add_argument("--step", required=True, metavar="N", help=_help("cli.help.step"))
     add_parameters(check, file=False)
 
-    summ = sub.add_parser("summary", help="root(호스트, 학생)마다 최근 실행 요약 / latest run of every root "
-                                                "(host, student), side by side")
+    summ = sub.add_parser("summary", help=_help("cli.help.summary"))
     summ.add_argument("archive", metavar="DIR")
     summ.add_argument("--format", choices=["text", "markdown", "html"], default="text")
     summ.add_argument("--students", action="store_true",
-                      help="행을 학생으로 부름 (runbook grade 의 결과는 자동) / call the rows students (automatic for "
-                           "what runbook grade wrote)")
+                      help=_help("cli.help.students"))
 
-    lab = sub.add_parser("lab-init", help="실습용 root 준비 / prepare a lab root with the course fixture")
+    lab = sub.add_parser("lab-init", help=_help("cli.help.lab_init"))
     lab.add_argument("root", metavar="ROOT", nargs="?")
     lab.add_argument("--force", action="store_true",
-                     help="다른 내용의 fixture 를 덮어씀 (백업 남김) / replace a differing fixture (kept as backup)")
+                     help=_help("cli.help.force"))
     lab.add_argument("--mistake", metavar="KIND[,KIND...]",
-                     help="실습을 끝낸 상태에 알려진 실수를 넣음 (\"무엇이 틀렸나\" 연습) / a finished lab with known "
-                          "mistakes in it (\"find what is wrong\" exercises); see --list")
+                     help=_help("cli.help.mistake"))
     lab.add_argument("--finished", action="store_true",
-                     help="실수 없이 실습을 끝낸 상태 (정답) / the correctly finished lab (an answer key)")
-    lab.add_argument("--list", action="store_true", help="실수 종류 목록 / list the mistake kinds")
+                     help=_help("cli.help.finished"))
+    lab.add_argument("--list", action="store_true", help=_help("cli.help.list"))
     return p
 
 
@@ -109,19 +124,17 @@ def add_parameters(parser: argparse.ArgumentParser, *, file: bool = True) -> Non
     """-f PARAMS.yaml and -p NAME VALUE, as papermill takes them (cli/args.collect_parameters reads them)."""
     if file:
         parser.add_argument("-f", "--parameters-file", dest="params_file", metavar="PARAMS.yaml",
-                            help="papermill 파라미터 YAML (예: params/check.yaml) / papermill parameters YAML")
+                            help=_help("cli.help.params_file"))
     parser.add_argument("-p", "--parameter", dest="params", nargs=2, action="append", default=[],
-                        metavar=("NAME", "VALUE"), help="파라미터 하나 / one parameter")
+                        metavar=("NAME", "VALUE"), help=_help("cli.help.param"))
 
 
 def add_limits(parser: argparse.ArgumentParser) -> None:
     """--timeout and --memory: the notebook's time_limit and memory_limit for every root (runbook_lib/engine/limits.py)."""
     parser.add_argument("--timeout", type=int, default=None, metavar="SECONDS",
-                        help="root 마다 실행 시간 한도, 넘으면 그 root 는 멈추고 실패 (기본 300) / a time limit per root; "
-                             "a root beyond it stops and fails (default 300)")
+                        help=_help("cli.help.timeout"))
     parser.add_argument("--memory", type=int, default=None, metavar="MIB",
-                        help="커널마다 메모리 한도(MiB), 넘으면 그 root 는 멈추고 실패 (기본 768) / a memory limit per "
-                             "kernel in MiB; a root beyond it stops and fails (default 768)")
+                        help=_help("cli.help.memory"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,7 +194,7 @@ def cmd_run(args) -> int:
     make_archive_folder(Path(args.archive))
     result = run_one(notebook, Job(args.root, label, params), Path(args.archive), __version__)
     print(render_run(result.manifest, result.run_dir))
-    print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
+    print(f"{bilingual(say('label.archive'))}: {os.path.abspath(result.run_dir)}")
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
@@ -219,11 +232,11 @@ def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
         print(f"== {job.label} ({job.root})")
         if isinstance(result, Exception):
             all_ok = False
-            print(f"  오류 / error: {result}")  # the run crashed before its notebook: what it said
+            print(f"  {bilingual(say('label.error'))}: {result}")  # the run crashed before its notebook: what it said
             continue
         all_ok = all_ok and result.ok
         print(render_run(result.manifest, result.run_dir))
-        print(f"보관 위치 / archive: {os.path.abspath(result.run_dir)}")
+        print(f"{bilingual(say('label.archive'))}: {os.path.abspath(result.run_dir)}")
     return EXIT_OK if all_ok else EXIT_FAILED
 
 
@@ -231,6 +244,7 @@ def render_run(manifest: dict, run_dir: Path | None = None) -> str:
     """The steps, then the result; a failed run ends with its own reason and where its notebook is
     (runbook_lib/evidence/stop_reason.py), never the name of the exception papermill raised."""
     from runbook_lib.findings.text import under_step
+    from runbook_lib.steps.status import verdict
 
     lines = []
     for rec in manifest["steps"]:
@@ -238,9 +252,8 @@ def render_run(manifest: dict, run_dir: Path | None = None) -> str:
         number = "" if str(rec.get("step")) == str(rec.get("id")) else f"[{rec.get('step')}]"  # restart, pod: no number
         lines.append(f"  {number:<5} {rec.get('id', ''):<13} {rec.get('status', ''):<10} {title}")
         lines += under_step(rec)  # where, what, the fix: what an operator needs without opening the notebook
-    verdict = "통과 / PASSED" if manifest["ok"] else "실패 / FAILED"
     mode = manifest.get("mode") or (manifest.get("parameters") or {}).get("mode") or "apply"  # stopped early: as asked
-    lines.append(f"결과 / result: {verdict} ({manifest['label']}, mode={mode})")
+    lines.append(f"{bilingual(say('label.result'))}: {bilingual(verdict(manifest['ok']))} ({manifest['label']}, mode={mode})")
     if not manifest["ok"]:
         lines += _why(manifest, run_dir)
     return "\n".join(lines)

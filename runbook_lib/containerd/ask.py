@@ -15,7 +15,7 @@ import subprocess
 
 from typing import TYPE_CHECKING
 
-from runbook_lib.findings.messages import Msg, display_width
+from runbook_lib.findings.messages import Msg, bilingual, display_width
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.lifeline import child_preexec
 from runbook_lib.findings.catalog import say
@@ -71,7 +71,7 @@ def _type(v) -> str:
 
 
 def shown(v) -> str:
-    return "(없음 / absent)" if v is None else f"{render.value(v)} ({_type(v)})"
+    return f"({bilingual(say('containerd.ask.absent'))})" if v is None else f"{render.value(v)} ({_type(v)})"
 
 
 def compare(reading: dict, p, written: dict | None, file_default: str | None,
@@ -91,7 +91,7 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None,
     def bad(code, **values):
         problems.append(Problem.of(f"containerd.reads.{code}", cfg, cmd=cmd, runtime=name, **values))
 
-    rows.append(("runtimes", f"{name} 포함 / includes {name}", ", ".join(names) or "(없음 / none)", name in names))
+    rows.append(("runtimes", bilingual(say("containerd.ask.includes", name=name)), ", ".join(names) or f"({bilingual(say('word.none'))})", name in names))
     disabled = [d for d in reading["disabled_plugins"] if d in any_cri_disabled_by()]
     if disabled:
         bad("cri_disabled", plugins=", ".join(disabled), plugin=disabled[0])
@@ -120,7 +120,7 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None,
     keep = rule.keeps
     want_default = file_default if file_default is not None and rule.allows(file_default) else "runc"
     ok = default is not None and rule.allows(default) and default in names and default == want_default
-    rows.append(("default_runtime_name", shown(want_default) if keep else f"{shown(want_default)}, {name} 아님 / not {name}",
+    rows.append(("default_runtime_name", shown(want_default) if keep else f"{shown(want_default)}, {bilingual(say('containerd.ask.not_runtime', name=name))}",
                  shown(default), ok))
     if not disabled and default is not None and not rule.allows(default):
         bad("default_is_runtime")
@@ -136,8 +136,7 @@ def _compare_removed(reading: dict, p, file_default: str | None, rule: DefaultRu
     the file's, by the run's rule."""
     name, cfg = p.runtime_name, p.config_path
     names, default = reading["runtime_names"], reading["default_runtime_name"]
-    gone = say("ask.row_runtime_removed", runtime=name)
-    rows = [("runtimes", f"{gone.ko} / {gone.en}", ", ".join(names) or "-", name not in names)]
+    rows = [("runtimes", bilingual(say("ask.row_runtime_removed", runtime=name)), ", ".join(names) or "-", name not in names)]
     problems = []
     if name in names:
         problems.append(Problem.of("containerd.reads.runtime_left", cfg, cmd=DUMP_CMD.format(config=cfg), runtime=name))
@@ -163,7 +162,7 @@ _width = display_width
 
 def evidence(reading: dict, rows: list[tuple], p) -> dict[str, str]:
     """The comparison as a table a person reads in the notebook."""
-    head = ("항목 / item", "runbook 기대값 / expected", "containerd 가 읽은 값 / containerd reads", "")
+    head = (bilingual(say("label.item")), bilingual(say("containerd.ask.expected")), bilingual(say("containerd.ask.reads")), "")
     table = [head] + [(item, want, got, "✓" if ok else "✗") for item, want, got, ok in rows]
     widths = [max(_width(row[i]) for row in table) for i in range(3)]
     lines = ["  ".join(cell + " " * (widths[i] - _width(cell)) if i < 3 else cell for i, cell in enumerate(row)).rstrip()

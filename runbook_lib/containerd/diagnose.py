@@ -268,8 +268,9 @@ def default_is_the_runtime(eff: Effective, p) -> bool:
     return getattr(p, "keeps_default", False) and default_runtime_name(eff.data, eff.version) == p.runtime_name
 
 
-_TOML_KINDS = ((bool, "불리언", "boolean"), (int, "정수", "integer"), (float, "실수", "float"), (list, "배열", "array"),
-               (dict, "테이블", "table"))
+# A TOML value's kind, as a finding names it (catalog codes); anything else is a date or a time.
+_TOML_KINDS = ((bool, "word.toml.boolean"), (int, "word.toml.integer"), (float, "word.toml.float"),
+               (list, "word.toml.array"), (dict, "word.toml.table"))
 
 
 def _default_not_a_string(eff: Effective, key: tuple[str, ...], runtime_name: str) -> Problem | None:
@@ -279,13 +280,13 @@ def _default_not_a_string(eff: Effective, key: tuple[str, ...], runtime_name: st
     raw = node.get("default_runtime_name") if isinstance(node, dict) else None
     if raw is None or isinstance(raw, str):
         return None
-    kind_ko, kind_en = next(((ko, en) for t, ko, en in _TOML_KINDS if isinstance(raw, t)), ("날짜", "date"))
+    kind = say(next((code for t, code in _TOML_KINDS if isinstance(raw, t)), "word.toml.date")).as_dict()
     runtimes = get_in(eff.data, runtimes_path(eff.version))
     names = set(runtimes) if isinstance(runtimes, dict) else set()
     guess = _closest(str(raw).strip().lower(), names - {runtime_name}, cutoff=0.6) or "runc"
     path, line = locate(eff, key)
     shown = str(raw).lower() if isinstance(raw, bool) else str(raw)
-    return Problem.of("default.not_a_string", path, line, value=shown, kind={"ko": kind_ko, "en": kind_en},
+    return Problem.of("default.not_a_string", path, line, value=shown, kind=kind,
                       fixed=f"default_runtime_name = {render.value(guess)}")
 
 

@@ -17,7 +17,7 @@ import copy
 import posixpath
 
 from runbook_lib.findings.errors import ConfigError
-from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.messages import Msg, bilingual
 from runbook_lib.fs.plan import Plan
 from runbook_lib.fs.safe_write import plan_write
 from runbook_lib.findings.catalog import say
@@ -237,16 +237,15 @@ def _append_item(raw: str, item: str, indent: str) -> str | None:
 # --- rendering the drop-in -------------------------------------------------------------------------------
 
 
+def mark_line() -> str:
+    """The first line of every drop-in the runbook writes: the mark, then who wrote the file, in both languages.
+    A file is the runbook's when it starts with the mark alone, whatever the words after it say."""
+    return f"{DROPIN_MARK} {bilingual(say('dropin.comment.written_by'))}"
+
+
 def _comment(eff: Effective) -> str:
-    if eff.merge == MERGE_1X:
-        why = ["# containerd 1.x 는 import 한 파일의 플러그인 테이블로 기존 테이블을 통째로 바꾸므로, 이 파일에 CRI 플러그인",
-               "# 설정 전체가 들어 있습니다. CRI 설정은 이 파일에서 고치세요.",
-               "# containerd 1.x replaces a whole plugin table with an imported file's, so this file carries the complete",
-               "# CRI plugin config: change CRI settings here."]
-    else:
-        why = ["# containerd 2.x 는 import 한 파일을 키 단위로 합치므로, 이 파일에는 런타임 테이블만 있습니다.",
-               "# containerd 2.x merges imported files key by key, so this file holds only the runtime's table."]
-    return "\n".join([f"{DROPIN_MARK} 이 쓴 파일입니다 / written by the runbook (layout=dropin)"] + why) + "\n\n"
+    why = say("dropin.comment.merge_1x" if eff.merge == MERGE_1X else "dropin.comment.merge_2x")
+    return "\n".join([mark_line()] + [f"# {line}" for line in str(why).split("\n")]) + "\n\n"
 
 
 def _indent_step(text: str) -> str:

@@ -20,6 +20,7 @@ from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.lifeline import child_preexec
 from runbook_lib.findings.catalog import say
+from runbook_lib.findings.messages import bilingual
 
 SERVICE = "containerd"
 STEP = "restart"
@@ -92,4 +93,4 @@ def _not_back(seen: str) -> Problem:
 
 def _said(done: subprocess.CompletedProcess) -> str:
     text = (done.stderr or done.stdout or "").strip().splitlines()
-    return text[-1] if text else "(no output / 출력 없음)"
+    return text[-1] if text else f"({bilingual(say('word.no_output'))})"

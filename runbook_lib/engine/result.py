@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.text import lines as finding_lines
-from runbook_lib.findings.messages import Msg, display_width
+from runbook_lib.findings.messages import Msg, bilingual, display_width
 from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED  # noqa: F401 - the statuses, defined with the steps
 from runbook_lib.steps.status import outcome
+
+WARNING_MARK = "⚠"  # a finding shown that does not fail its step; an error's mark is a failed step's (status.py)
 
 STEP_MIME = "application/vnd.runbook.step+json"
 SUMMARY_MIME = "application/vnd.runbook.summary+json"
@@ -66,14 +68,14 @@ class StepResult:
         """The record as text. `shown`: what the output just above already says (the step's plan, in its check
         cell): the message and the notes among it are not said twice, unless the step failed or is blocked."""
         said_above = set(shown) if self.status not in (FAILED, BLOCKED) else set()
-        lines = [f"[{self.status.upper()}] {self.step}. {self.title.ko} / {self.title.en}"]
+        lines = [f"[{self.status.upper()}] {self.step}. {bilingual(self.title)}"]
         if self.message not in said_above:
             lines += [f"  {self.message.ko}", f"  {self.message.en}"]
         for n in self.notes:
             if n not in said_above:
                 lines += [f"  - {n.ko}", f"    {n.en}"]
         for p in self.problems:
-            lines += finding_lines(p, "✗ " if p.is_error else "⚠ ", indent="  ")
+            lines += finding_lines(p, f"{outcome(FAILED).mark if p.is_error else WARNING_MARK} ", indent="  ")
         if self.backup:
             lines.append(f"  backup: {self.backup}")
         for path, text in self.evidence.items():
@@ -83,7 +85,7 @@ class StepResult:
 
 
 def summary_rows(results: list[StepResult]) -> list[tuple[str, str, str, str]]:
-    return [(str(r.step), f"{r.title.ko} / {r.title.en}", r.status, f"{r.message.ko} / {r.message.en}") for r in results]
+    return [(str(r.step), bilingual(r.title), r.status, bilingual(r.message)) for r in results]
 
 
 def summary_text(results: list[StepResult]) -> str:
@@ -103,8 +105,8 @@ def summary_html(results: list[StepResult], *, ok: bool, mode: str) -> str:
         f"<td style='text-align:left;vertical-align:top;color:{outcome(r.status).colour};font-weight:bold'>{r.status}</td>"
         f"{td}{html.escape(r.message.ko)}<br><small>{html.escape(r.message.en)}</small></td></tr>"
         for r in results)
-    verdict = " / ".join(say("result.all_passed" if ok else "result.some_failed").as_dict().values())
+    verdict = bilingual(say("result.all_passed" if ok else "result.some_failed"))
+    heads = ["#"] + [bilingual(say(code)) for code in ("label.step", "label.status", "label.message")]
     return (f"<p><b>{html.escape(verdict)}</b> (mode={html.escape(mode)})</p>"
-            "<table><tr>" + "".join(f"<th style='text-align:left'>{h}</th>" for h in
-                                    ("#", "단계 / step", "상태 / status", "내용 / message")) + "</tr>"
+            "<table><tr>" + "".join(f"<th style='text-align:left'>{html.escape(h)}</th>" for h in heads) + "</tr>"
             f"{rows}</table>")

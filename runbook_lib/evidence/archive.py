@@ -19,6 +19,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from runbook_lib.findings.catalog import say
+from runbook_lib.findings.messages import Msg, bilingual
 from runbook_lib.findings.problem import ERROR
 
 MANIFEST_SCHEMA = "nvidia-runtime-runbook/manifest/1"
@@ -235,11 +237,10 @@ def load_manifests(archive_root: Path) -> list[tuple[Path, dict]]:
             man = json.loads(path.read_text(encoding="utf-8"))
             bad = shape_problem(man)
             if bad:
-                raise ValueError(bad)
+                raise ValueError(bilingual(bad))
             found.append((path.parent, man))
         except (OSError, ValueError) as exc:
-            print(f"manifest 를 읽지 못해 건너뜁니다 / skipping unreadable manifest: {path} ({exc})",
-                  file=sys.stderr)
+            print(f"{bilingual(say('archive.manifest_skipped'))}: {path} ({exc})", file=sys.stderr)
             if path.parent.parent != archive_root:  # a run of `runbook run`: still that label's latest run
                 unfinished.append(path.parent)
     unfinished += [nb.parent for nb in archive_root.glob(f"*/*/{NOTEBOOK_NAME}")
@@ -279,22 +280,21 @@ def unfinished_manifest(run_dir: Path, found: list[tuple[Path, dict]]) -> dict:
 
 # What a summary reads of a manifest, by type: anything else is a file edited or damaged, skipped like one that
 # is not JSON at all (never a traceback half-way through the table).
-_KINDS = {str: ("문자열", "a string"), list: ("목록", "a list"), dict: ("객체", "an object")}
+_KINDS = {str: "word.type.string", list: "word.type.array", dict: "word.type.object"}  # catalog codes
 _FIELDS = {"label": str, "started_at": str, "mode": str, "root": str, "steps": list, "host": dict,
            "parameters": dict, "failed_step": dict, "error": dict}
 _STEP_FIELDS = {"title": dict, "message": dict}
 
 
-def shape_problem(man) -> str | None:
-    """Why a parsed manifest.json cannot be summarized (bilingual), or None."""
+def shape_problem(man) -> Msg | None:
+    """Why a parsed manifest.json cannot be summarized, or None."""
     if not isinstance(man, dict):  # `[]`, `null`: JSON, but not a manifest
-        return "JSON 객체가 아닙니다 / not a JSON object"
+        return say("archive.manifest.not_an_object")
     steps = man.get("steps") if isinstance(man.get("steps"), list) else []
     for where, rec, fields in [("", man, _FIELDS)] + [(f"steps[{n}].", r, _STEP_FIELDS) for n, r in enumerate(steps)]:
         if not isinstance(rec, dict):
-            return f"{where[:-1]} 항목은 객체여야 합니다 / {where[:-1]} is not an object"
+            return say("archive.manifest.item_not_an_object", item=where[:-1])
         for key, kind in fields.items():
             if rec.get(key) is not None and not isinstance(rec[key], kind):
-                ko, en = _KINDS[kind]
-                return f"{where}{key} 값의 형식이 맞지 않습니다 (필요: {ko}) / {where}{key} is not {en}"
+                return say("archive.manifest.wrong_type", key=f"{where}{key}", kind=say(_KINDS[kind]))
     return None

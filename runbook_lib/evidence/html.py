@@ -23,6 +23,9 @@ import json
 import re
 from pathlib import Path
 
+from runbook_lib.findings.catalog import say
+from runbook_lib.findings.messages import bilingual
+
 DISPLAY_PRIORITY = ("text/html", "text/markdown", "image/svg+xml", "image/png", "image/jpeg", "text/latex",
                     "text/plain")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -107,9 +110,9 @@ def _run_header(metadata: dict) -> str:
     pm = metadata.get("papermill") or {}
     if not pm:
         return ""
-    rows = [("노트북 / input", pm.get("input_path")), ("시작 / start", pm.get("start_time")),
-            ("끝 / end", pm.get("end_time")), ("걸린 시간(초) / duration (s)", pm.get("duration")),
-            ("예외 / exception", pm.get("exception"))]
+    rows = [(bilingual(say(code)), pm.get(key)) for code, key in (
+        ("html.run.input", "input_path"), ("html.run.start", "start_time"), ("html.run.end", "end_time"),
+        ("html.run.duration", "duration"), ("html.run.exception", "exception"))]
     rows += [(f"-p {name}", json.dumps(value, ensure_ascii=False)) for name, value in
              (pm.get("parameters") or {}).items()]
     cells = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>" for k, v in rows)

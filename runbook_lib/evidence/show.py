@@ -10,24 +10,27 @@ import sys
 from pathlib import Path
 
 from runbook_lib.evidence.archive import records
+from runbook_lib.findings.catalog import say
+from runbook_lib.findings.messages import bilingual
 from runbook_lib.findings.text import under_step
+from runbook_lib.steps.status import verdict
 
 
 def main(argv: list[str] | None = None) -> int:
     path = Path((argv or sys.argv[1:])[0]).resolve()
     nb = json.loads(path.read_text())
     steps, summary = records(nb)
-    print(f"실행된 노트북 / executed notebook: {path}")
+    print(f"{bilingual(say('label.executed_notebook'))}: {path}")
     final = {str(s["step"]): s for s in (summary or {}).get("steps", [])} or {str(s["step"]): s for s in steps}
     for key, rec in final.items():
         number = "   " if key == str(rec.get("id")) else f"{key:>2}."  # restart, pod: a name, no number
-        print(f"  {number} [{rec['status']:^9}] {rec['title']['ko']} / {rec['title']['en']}")
+        print(f"  {number} [{rec['status']:^9}] {bilingual(rec['title'])}")
         for line in under_step(rec):
             print(line)
     ok = bool(summary and summary.get("ok") and summary.get("final"))
     if not summary or not summary.get("final"):
-        print("  실행이 요약까지 가지 못했습니다 / the run stopped before its summary")
-    print("결과 / result: " + ("통과 / passed" if ok else "실패 / failed"))
+        print(f"  {bilingual(say('show.stopped_before_summary'))}")
+    print(f"{bilingual(say('label.result'))}: {bilingual(verdict(ok))}")
     return 0 if ok else 1
 
 

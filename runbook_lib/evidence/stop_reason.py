@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import re
 
+from runbook_lib.findings.catalog import say
+from runbook_lib.findings.messages import bilingual
+
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -51,5 +54,5 @@ def lines(notebook_path, nb: dict | None) -> list[str]:
     import os
 
     why = reason(nb) if nb is not None else []
-    out = ["실패한 이유 / why it failed:"] + [f"  {line}" for line in why] if why else []
-    return out + [f"노트북 / notebook: {os.path.abspath(notebook_path)}"]
+    out = [f"{bilingual(say('label.why_it_failed'))}:"] + [f"  {line}" for line in why] if why else []
+    return out + [f"{bilingual(say('label.notebook'))}: {os.path.abspath(notebook_path)}"]

@@ -16,13 +16,12 @@ from pathlib import Path
 
 from runbook_lib.evidence.archive import UNFINISHED, load_manifests
 from runbook_lib.findings.catalog import say
-from runbook_lib.findings.messages import Msg, display_width
+from runbook_lib.findings.messages import Msg, bilingual, display_width
 from runbook_lib.steps.status import outcome
 
-# PASS covers "passed" and "unchanged": both mean the host is in the wanted state; "changed" is shown
-# as such because an operator wants to see which hosts a run actually touched.
-CELL = {"passed": "PASS", "unchanged": "PASS", "changed": "changed", "failed": "FAIL", "skipped": "skip",
-        "blocked": "blocked"}  # a blocked step waits for an earlier step's fix: its message says which
+# A step's cell is its status's (steps/status.py: PASS covers "passed" and "unchanged", both the wanted state;
+# "changed" is shown as such because an operator wants to see which hosts a run actually touched; a blocked
+# step waits for an earlier step's fix, and its message says which). A step a run never reached:
 NOT_RUN = "-"
 
 
@@ -145,8 +144,7 @@ def _failures(man: dict) -> list[dict[str, str]]:
     return [say("summary.no_summary_cell").as_dict()]
 
 
-HEAD = ("host", "result", "mode", "run")
-HEAD_KO = {"host": "호스트", "student": "학생", "result": "결과", "mode": "모드", "run": "실행"}
+HEAD = ("label.host", "label.result", "label.mode", "label.run")  # the columns before the steps' (catalog codes)
 
 
 def _cells(table: Table, row: Row) -> list[str]:
@@ -154,14 +152,19 @@ def _cells(table: Table, row: Row) -> list[str]:
 
 
 def _headers(table: Table) -> list[str]:
-    heads = ("student",) + HEAD[1:] if table.students else HEAD
-    return [f"{HEAD_KO[h]}/{h}" for h in heads] + [h for _, h in table.columns]
+    heads = ("label.student",) + HEAD[1:] if table.students else HEAD
+    return [_narrow(code) for code in heads] + [h for _, h in table.columns]
+
+
+def _narrow(code: str) -> str:
+    """A column's label, narrow as the table's columns are: "호스트/host"."""
+    return bilingual(say(code), "/")
 
 
 def _footer(table: Table) -> str:
     bad, n = sum(not r.ok for r in table.rows), len(table.rows)
     code = f"summary.{'students' if table.students else 'hosts'}.{'failed' if bad else 'passed'}"
-    return " / ".join(say(code, n=n, bad=bad).as_dict().values())
+    return bilingual(say(code, n=n, bad=bad))
 
 
 def render_text(table: Table) -> str:
@@ -190,7 +193,7 @@ def render_markdown(table: Table) -> str:
         # markdown renders raw HTML, so a message from a host must not become markup
         return html.escape(text, quote=False).replace("|", "\\|").replace("\n", " ")
 
-    heads = _headers(table) + ["실패 내용/failure"]
+    heads = _headers(table) + [_narrow("label.failure")]
     lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for r in table.rows:
         failure = "<br>".join(f"{esc(f['ko'])}<br>{esc(f['en'])}" for f in r.failures)
@@ -204,9 +207,9 @@ def render_html(table: Table) -> str:
            "#999;padding:4px 8px}th{white-space:nowrap}.PASS,.OK{background:#d7f5d7}.FAIL,.FAILED{background:#f8c8c8}"
            ".changed{background:#fff2b3}")
     out = ["<!DOCTYPE html>", '<html lang="ko"><head><meta charset="utf-8">',
-           "<title>runbook summary / 런북 요약</title>", f"<style>{css}</style></head><body>",
-           "<h1>런북 실행 요약 / runbook summary</h1>", "<table><thead><tr>"]
-    out += [f"<th>{html.escape(h)}</th>" for h in _headers(table) + ["실패 내용/failure"]]
+           f"<title>{html.escape(bilingual(say('summary.title')))}</title>", f"<style>{css}</style></head><body>",
+           f"<h1>{html.escape(bilingual(say('summary.title')))}</h1>", "<table><thead><tr>"]
+    out += [f"<th>{html.escape(h)}</th>" for h in _headers(table) + [_narrow("label.failure")]]
     out.append("</tr></thead><tbody>")
     for r in table.rows:
         cells = _cells(table, r)

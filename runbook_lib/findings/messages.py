@@ -1,8 +1,24 @@
-"""Bilingual text: every user-facing sentence exists in Korean and English, side by side."""
+"""Bilingual text: every user-facing sentence exists in Korean and English, side by side.
+
+``bilingual`` is the one place the two languages are joined into one text: "통과 / passed" on one line (a
+label, a table's cell, a verdict), or Korean above English (``str(Msg)``, a sentence of its own).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+ONE_LINE = " / "  # between the Korean and the English of one line: "통과 / passed"
+
+
+def bilingual(value, sep: str = ONE_LINE) -> str:
+    """A bilingual value (a Msg, or its {ko, en} record) as one text, Korean first: "통과 / passed". ``sep``
+    "\n" puts the English on a line of its own; a narrow table's header takes "/" ("호스트/host")."""
+    if isinstance(value, dict):
+        ko, en = value.get("ko") or "", value.get("en") or ""
+    else:
+        ko, en = value.ko, value.en
+    return f"{ko}{sep}{en}"
 
 
 @dataclass(frozen=True)
@@ -13,7 +29,7 @@ class Msg:
     en: str
 
     def __str__(self) -> str:
-        return f"{self.ko}\n{self.en}"
+        return bilingual(self, "\n")
 
     def as_dict(self) -> dict[str, str]:
         return {"ko": self.ko, "en": self.en}
@@ -40,7 +56,11 @@ class Msg:
     def then(self, other: "Msg") -> "Msg":
         """This sentence, then ``other`` as a sentence of its own. A catalog fix starts in lower case, since it is
         shown after "fix:"; said after another sentence, its English starts with a capital (Korean has none)."""
-        return self + Msg(other.ko, other.en[:1].upper() + other.en[1:])
+        return self + other.capitalized()
+
+    def capitalized(self) -> "Msg":
+        """Its English with a capital first letter (a heading, a sentence of its own); Korean has none."""
+        return Msg(self.ko, self.en[:1].upper() + self.en[1:])
 
 
 

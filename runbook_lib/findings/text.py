@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import html as _html
 
+from runbook_lib.findings.catalog import say
+from runbook_lib.findings.messages import bilingual
 from runbook_lib.findings.problem import ERROR
 
 
@@ -39,10 +41,10 @@ def lines(problem, mark: str = "", indent: str = "") -> list[str]:
     out = [f"{indent}{mark}{'[' + at + '] ' if at else ''}{ko}", f"{pad}{en}"]
     if p.get("excerpt"):
         out += [f"{pad}{x}" for x in p["excerpt"].split("\n")]
-    for part, ko_label, en_label in (("why", "왜", "why"), ("fix", "고치기", "fix")):
+    for part, code in (("why", "label.why"), ("fix", "label.fix")):
         if p.get(part):
-            ko, en = _both(p[part])
-            out += [f"{pad}{ko_label}: {ko}", f"{pad}{en_label}: {en}"]
+            label, (ko, en) = say(code), _both(p[part])
+            out += [f"{pad}{label.ko}: {ko}", f"{pad}{label.en}: {en}"]
     return out
 
 
@@ -72,14 +74,14 @@ def html(problem) -> str:
     at = where(p)
     out = ['<div class="finding">']
     if at:
-        out.append(f'<div class="where">어디 / where: {_e(at)}</div>')
+        out.append(f'<div class="where">{_e(bilingual(say("label.where")))}: {_e(at)}</div>')
     out.append(both_html(p.get("what")))
     if p.get("excerpt"):
         out.append(f"<pre>{_e(p['excerpt'])}</pre>")
     if p.get("why"):
-        out.append(f"<p><b>왜 / why</b></p>{both_html(p['why'])}")
+        out.append(f"<p><b>{_e(bilingual(say('label.why')))}</b></p>{both_html(p['why'])}")
     if p.get("fix"):
-        out.append(f"<p><b>고치기 / fix</b></p>{both_html(p['fix'])}")
+        out.append(f"<p><b>{_e(bilingual(say('label.fix')))}</b></p>{both_html(p['fix'])}")
     out.append("</div>")
     return "".join(out)
 
@@ -88,7 +90,7 @@ def step_text(rec: dict) -> str:
     """A failed (or skipped) step: its message, then each finding."""
     problems = rec.get("problems") or []
     ko, en = _both(rec.get("message"))
-    parts = [] if problems and _both(problems[0].get("what")) == (ko, en) else [f"{ko}\n{en}"]
+    parts = [] if problems and _both(problems[0].get("what")) == (ko, en) else [bilingual(rec.get("message") or {}, "\n")]
     parts += [text(p) for p in problems]
     return "\n\n".join(parts)
 
@@ -115,4 +117,4 @@ def code(problem: dict) -> str | None:
 def step_name(rec: dict) -> str:
     title = rec.get("title") or {}
     number = "" if str(rec.get("step")) == str(rec.get("id")) else f"{rec.get('step')} "
-    return f"{number}{rec.get('id')}: {title.get('ko', '')} / {title.get('en', '')}"
+    return f"{number}{rec.get('id')}: {bilingual(title)}"

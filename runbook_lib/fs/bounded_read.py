@@ -25,7 +25,7 @@ import stat
 from pathlib import Path
 
 from runbook_lib.findings.errors import ConfigError
-from runbook_lib.findings.problem import words
+from runbook_lib.findings.problem import say, words
 
 KIB, MIB = 1024, 1024 * 1024
 
@@ -38,14 +38,9 @@ LIMITS = {
     "toolkit": 1 * MIB,       # the lab's result files (default.txt, parsed.txt, cdi-keys.txt, report.txt)
     "params": 64 * KIB,       # a papermill parameters file (-f): a dozen lines
 }
-# What the findings call each kind, in Korean and English.
-KIND_WORDS = {
-    "config": ("containerd 설정", "a containerd config"),
-    "cdi": ("CDI 스펙", "a CDI spec"),
-    "runtimeclass": ("RuntimeClass", "a RuntimeClass"),
-    "toolkit": ("실습 결과 파일", "a lab result file"),
-    "params": ("파라미터 파일", "a parameters file"),
-}
+# What the findings call each kind: its words in the catalog (word.file_kind.*).
+KIND_WORDS = {"config": "word.file_kind.config", "cdi": "word.file_kind.cdi", "runtimeclass": "word.file_kind.runtimeclass",
+              "toolkit": "word.file_kind.toolkit", "params": "word.file_kind.params"}
 # The most files one folder may bring: an imports glob, conf.d, a CDI spec folder. Real nodes have one to five.
 MAX_FILES = 256
 # The most names looked at in one folder (the runbook's own backups sit beside the files a glob matches).
@@ -68,9 +63,8 @@ class TooManyFiles(ConfigError):
 
 
 def _too_large(shown: str, kind: str, size: int | str) -> FileTooLarge:
-    kind_ko, kind_en = KIND_WORDS[kind]  # one value, shown in each line's language
     return FileTooLarge.of("read.too_large", shown, path_shown=shown, size=_human(size), limit=_human(LIMITS[kind]),
-                           kind={"ko": kind_ko, "en": kind_en})
+                           kind=say(KIND_WORDS[kind]).as_dict())  # one value, shown in each line's language
 
 
 def _human(n: int | str) -> str:

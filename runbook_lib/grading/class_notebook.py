@@ -13,6 +13,8 @@ from pathlib import Path
 from runbook_lib.grading import class_view
 from runbook_lib.grading.grade import expand_roots, grade_class
 from runbook_lib.grading.model import FEEDBACK_NAME, ClassGrade
+from runbook_lib.findings.messages import bilingual
+from runbook_lib.steps.status import look, verdict
 
 
 class NoRoots(ValueError):
@@ -93,10 +95,9 @@ def picture(result: ClassGrade) -> None:
 
 def _grid_text(result: ClassGrade) -> str:
     steps, rows = class_view.matrix(result)
-    mark = {"passed": "✓", "failed": "✗", "blocked": "…", "skipped": "-", "missing": "?"}  # blocked: fix an earlier step first
     width = max([len(label) for label, _ in rows] + [7])
     lines = [f"{'student':<{width}}  " + " ".join(str(n)[:2].rjust(2) for _, n, _ in steps)]
-    lines += [f"{label:<{width}}  " + " ".join(mark[s].rjust(2) for s in states) for label, states in rows]
+    lines += [f"{label:<{width}}  " + " ".join(look(s).mark.rjust(2) for s in states) for label, states in rows]
     return "\n".join(lines)
 
 
@@ -104,7 +105,7 @@ def mistakes(result: ClassGrade) -> None:
     rows = class_view.common_mistakes(result)
     text = [f"{m.count:>3}  {m.step} {m.step_id}: {m.example.get('en', '')}\n     → {m.lesson.en}" for m in rows]
     _display({"text/html": class_view.mistakes_html(result),
-              "text/plain": "\n".join(text) or "no mistakes / 실수 없음"})
+              "text/plain": "\n".join(text) or bilingual(say("class_notebook.no_mistakes"))})
 
 
 def _base(result: ClassGrade) -> str:
@@ -125,11 +126,11 @@ def links(result: ClassGrade) -> None:
     base = _base(result)
     items = "".join(
         f'<li><a href="{html.escape(base + s.href(FEEDBACK_NAME))}">{html.escape(s.label)}</a> — '
-        f'{"통과 / passed" if s.ok else "실패 / failed"} · <a href="{html.escape(base + s.href("run.ipynb"))}">'
+        f'{html.escape(bilingual(verdict(s.ok)))} · <a href="{html.escape(base + s.href("run.ipynb"))}">'
         f"run.ipynb</a></li>" for s in result.students)
     head = say("class_notebook.each_student_s_feedback")
     text = "\n".join(f"{s.label}: {result.out / s.label / FEEDBACK_NAME}" for s in result.students)
-    _display({"text/html": f"<p>{head.ko} / {head.en}</p><ul>{items}</ul>"
+    _display({"text/html": f"<p>{html.escape(bilingual(head))}</p><ul>{items}</ul>"
                            f'<p><a href="{html.escape(base)}grades.json">grades.json</a> · '
                            f'<a href="{html.escape(base)}junit.xml">junit.xml</a> · '
                            f'<a href="{html.escape(base)}index.html">index.html</a></p>',

@@ -10,15 +10,13 @@ from dataclasses import dataclass
 
 from runbook_lib.findings.text import code
 from runbook_lib.grading.model import FEEDBACK_NAME, ClassGrade, root_causes
-from runbook_lib.steps.status import outcome
+from runbook_lib.steps.status import STATES, look, outcome, verdict
 from runbook_lib.lab.lessons import lesson
-from runbook_lib.findings.messages import Msg, display_width
+from runbook_lib.findings.messages import Msg, bilingual, display_width
 from runbook_lib.findings.catalog import say
 
 LEFT = "text-align:left"  # JupyterLab's and nbconvert's stylesheets right-align a rendered table's cells
-COLOURS = {"passed": "#2da44e", "failed": "#cf222e", "blocked": "#8c959f", "skipped": "#d4a72c", "missing": "#d0d7de"}
-LEGEND = {"passed": "class_view.passed", "failed": "class_view.failed", "blocked": "class_view.blocked",
-          "skipped": "class_view.skipped", "missing": "class_view.no_record"}  # catalog codes, said when shown
+# A state's mark, colour and words are its row of steps/status.py (look), the one table of them.
 
 
 def cell_state(status: str | None) -> str:
@@ -42,20 +40,20 @@ def _e(text) -> str:
 def table_html(result: ClassGrade, base: str = "") -> str:
     """The grid as an HTML table; each student's name links to the feedback page (``base`` goes in front)."""
     steps, rows = matrix(result)
-    head = "".join(f'<th style="{LEFT}" title="{_e(t.get("ko"))} / {_e(t.get("en"))}">{_e(n)}<br><small>{_e(i)}</small></th>'
+    head = "".join(f'<th style="{LEFT}" title="{_e(bilingual(t))}">{_e(n)}<br><small>{_e(i)}</small></th>'
                    for i, n, t in steps)
     out = ['<table style="border-collapse:collapse;word-break:keep-all">',
-           f'<tr><th style="{LEFT}">학생 / student</th>{head}<th style="{LEFT}">결과 / result</th></tr>']
+           f'<tr><th style="{LEFT}">{_e(bilingual(say("label.student")))}</th>{head}'
+           f'<th style="{LEFT}">{_e(bilingual(say("label.result")))}</th></tr>']
     for (label, states), s in zip(rows, result.students):
-        tds = "".join(f'<td style="background:{COLOURS[st]};width:2.2rem;text-align:center;color:#fff" '
-                      f'title="{st}">{"✓" if st == "passed" else "✗" if st == "failed" else "…" if st == "blocked" else "–"}</td>'
-                      for st in states)
-        verdict = "통과 / passed" if s.ok else "실패 / failed"
+        tds = "".join(f'<td style="background:{look(st).colour};width:2.2rem;text-align:center;color:#fff" '
+                      f'title="{st}">{look(st).mark}</td>' for st in states)
         link = f'<a href="{_e(base + s.href(FEEDBACK_NAME))}">{_e(label)}</a>'
-        out.append(f'<tr><td style="{LEFT};padding:2px 8px">{link}</td>{tds}<td style="{LEFT};padding:2px 8px">{verdict}</td></tr>')
+        out.append(f'<tr><td style="{LEFT};padding:2px 8px">{link}</td>{tds}'
+                   f'<td style="{LEFT};padding:2px 8px">{_e(bilingual(verdict(s.ok)))}</td></tr>')
     out.append("</table>")
-    legend = " ".join(f'<span style="background:{COLOURS[k]};color:#fff;padding:0 .4rem">{_e(m.ko)} / {_e(m.en)}</span>'
-                      for k, m in ((k, say(code)) for k, code in LEGEND.items()))
+    legend = " ".join(f'<span style="background:{look(st).colour};color:#fff;padding:0 .4rem">'
+                      f'{_e(bilingual(look(st).said))}</span>' for st in STATES)
     return "".join(out) + f"<p>{legend}</p>"
 
 
@@ -86,7 +84,7 @@ def svg(result: ClassGrade) -> str:
         parts.append(f'<text class="row" x="{left - 8}" y="{y + size * 0.7}" text-anchor="end">{_e(label)}</text>')
         for c, st in enumerate(states):
             x = left + c * (size + gap)
-            parts.append(f'<rect x="{x}" y="{y}" width="{size}" height="{size}" rx="3" fill="{COLOURS[st]}">'
+            parts.append(f'<rect x="{x}" y="{y}" width="{size}" height="{size}" rx="3" fill="{look(st).colour}">'
                          f'<title>{_e(label)} · {_e(steps[c][0])}: {st}</title></rect>')
     parts.append("</svg>")
     return "".join(parts)
@@ -129,11 +127,12 @@ def common_mistakes(result: ClassGrade) -> list[Mistake]:
 def mistakes_html(result: ClassGrade) -> str:
     rows = common_mistakes(result)
     if not rows:
-        return "<p>실수가 없습니다: 모두 통과했습니다. / No mistakes: everyone passed.</p>"
+        return f"<p>{_e(bilingual(say('class_view.no_mistakes')))}</p>"
     th = f'<th style="{LEFT}">'
     td = f'<td style="{LEFT};vertical-align:top">'
-    out = [f'<table style="border-collapse:collapse;word-break:keep-all"><tr>{th}학생 수 / students</th>'
-           f"{th}단계 / step</th>{th}예 / example</th>{th}배울 것 / lesson</th></tr>"]
+    heads = ("label.students", "label.step", "label.example", "label.lesson")
+    out = ['<table style="border-collapse:collapse;word-break:keep-all"><tr>'
+           + "".join(f"{th}{_e(bilingual(say(code)))}</th>" for code in heads) + "</tr>"]
     for m in rows:
         out.append(f"<tr>{td}{m.count}</td>{td}{_e(m.step)} {_e(m.step_id)}</td>"
                    f"{td}{_e(m.example.get('ko'))}<br><small>{_e(m.example.get('en'))}</small><br>"
@@ -153,11 +152,12 @@ def counts_line(result: ClassGrade) -> Msg:
 
 def page(result: ClassGrade) -> str:
     """DIR/index.html: the class picture, the common mistakes and the links, in one self-contained page."""
-    line = counts_line(result)
+    line, title = counts_line(result), say("class_view.title")
+    heading = lambda code: _e(bilingual(say(code)))  # noqa: E731
     return ('<!DOCTYPE html>\n<html lang="ko">\n<head>\n<meta charset="utf-8">\n'
-            "<title>반 전체 채점 / class grades</title>\n"
+            f"<title>{_e(bilingual(title))}</title>\n"
             '<style>body{font-family:system-ui,"Noto Sans KR",sans-serif;margin:2rem;word-break:keep-all}'
             "td,th{border:1px solid #d0d7de;padding:2px 6px}</style>\n</head>\n<body>\n"
-            f"<h1>반 전체 채점 / Class grades</h1><p>{_e(line.ko)}<br>{_e(line.en)}</p>\n"
-            f"<h2>한눈에 보기 / At a glance</h2>{svg(result)}\n{table_html(result)}\n"
-            f"<h2>자주 한 실수 / The most common mistakes</h2>{mistakes_html(result)}\n</body>\n</html>\n")
+            f"<h1>{_e(bilingual(title.capitalized()))}</h1><p>{_e(line.ko)}<br>{_e(line.en)}</p>\n"
+            f"<h2>{heading('class_view.at_a_glance')}</h2>{svg(result)}\n{table_html(result)}\n"
+            f"<h2>{heading('class_view.common_mistakes')}</h2>{mistakes_html(result)}\n</body>\n</html>\n")

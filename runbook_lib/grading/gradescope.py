@@ -13,13 +13,15 @@ from __future__ import annotations
 from runbook_lib.findings.text import code, step_name, step_text, where
 from runbook_lib.grading.model import BLOCKED, GRADES_SCHEMA, NOT_SCORED, PASSING, ClassGrade, Student, blocked_words
 from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.catalog import say
+from runbook_lib.findings.messages import bilingual
+from runbook_lib.steps.status import verdict
 
 POINTS = 1.0
 
 
 def _skipped_text() -> str:
-    said = Problem.of("feedback.skipped").what
-    return f"{said.ko}\n{said.en}"
+    return str(Problem.of("feedback.skipped").what)
 
 
 def _test(rec: dict) -> dict:
@@ -30,7 +32,7 @@ def _test(rec: dict) -> dict:
     output = step_text(rec) if status != "skipped" else _skipped_text()  # a skipped step's reason is the operator's
     if status == BLOCKED:  # not counted: the earlier step it waits for is
         said = blocked_words(rec)
-        output = f"{said['ko']} / {said['en']}\n{output}"
+        output = f"{bilingual(said)}\n{output}"
     return {
         "name": step_name(rec),
         "number": str(rec.get("step")),
@@ -52,17 +54,16 @@ def student_results(s: Student) -> dict:
     """One student's results.json (Gradescope's format)."""
     tests = [_test(r) for r in s.steps]
     if s.error:  # the notebook stopped before its summary: one failed test says why, worth what is missing
-        tests.append({"name": "notebook: 실행이 끝나지 않았습니다 / the grading did not finish", "score": 0.0,
+        tests.append({"name": f"notebook: {bilingual(say('gradescope.unfinished'))}", "score": 0.0,
                       "max_score": POINTS, "status": "failed", "tags": ["notebook"],
                       "output": f"{s.error.get('ename')}: {s.error.get('evalue')}",
                       "extra_data": {"id": "notebook", "runbook_status": "error", "findings": []}})
     score = sum(t["score"] for t in tests)
     top = sum(t["max_score"] for t in tests)
-    verdict = "통과 / passed" if s.ok else "실패 / failed"
     return {
         "score": score,
         "max_score": top,
-        "output": f"{s.label}: {verdict} ({score:g}/{top:g})",
+        "output": f"{s.label}: {bilingual(verdict(s.ok))} ({score:g}/{top:g})",
         "tests": tests,
         "extra_data": {"label": s.label, "root": s.root, "ok": s.ok, "feedback": s.link(),
                        "notebook": s.link("run.ipynb")},

@@ -18,6 +18,7 @@ import xml.etree.ElementTree as ET
 from runbook_lib.findings.text import step_name, step_text
 from runbook_lib.grading.model import BLOCKED, NOT_SCORED, ClassGrade, Student, blocked_words
 from runbook_lib.steps.status import outcome
+from runbook_lib.findings.messages import bilingual
 
 
 def _case(suite: ET.Element, s: Student, rec: dict) -> str:
@@ -25,14 +26,14 @@ def _case(suite: ET.Element, s: Student, rec: dict) -> str:
     status = rec.get("status")
     if status in NOT_SCORED:  # a blocked step is skipped with "fix step N first"
         said = blocked_words(rec) if status == BLOCKED else (rec.get("message") or {})
-        msg = f"{said.get('ko', '')} / {said.get('en', '')}" if status == BLOCKED else said.get("en", "")
+        msg = bilingual(said) if status == BLOCKED else said.get("en", "")
         ET.SubElement(case, "skipped", message=msg)
         return "skipped"
     if outcome(status).passes:
         return "passed"
     problems = rec.get("problems") or []
     first = (problems[0].get("what") if problems else rec.get("message")) or {}
-    failure = ET.SubElement(case, "failure", message=f"{first.get('ko', '')} / {first.get('en', '')}",
+    failure = ET.SubElement(case, "failure", message=bilingual(first),
                             type=str((problems[0].get("code") if problems else None) or rec.get("id")))
     failure.text = step_text(rec)
     return "failed"

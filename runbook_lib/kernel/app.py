@@ -63,16 +63,18 @@ def install(argv: list[str]) -> int:
 
     from jupyter_client.kernelspec import KernelSpecManager
 
+    from runbook_lib.findings.catalog import say
+    from runbook_lib.findings.messages import bilingual
+
     ap = argparse.ArgumentParser(prog="python -m runbook_lib.kernel install",
-                                 description=f"{NAME} 커널 정의를 설치합니다 (기본: 이 환경) / install the {NAME} "
-                                             "kernelspec (default: into this environment)")
+                                 description=bilingual(say("kernel.install.description", name=NAME)))
     where_to = ap.add_mutually_exclusive_group()
-    where_to.add_argument("--user", action="store_true", help="사용자의 Jupyter 폴더에 / into the user's Jupyter folder")
-    where_to.add_argument("--prefix", help="PREFIX/share/jupyter/kernels 에 / into PREFIX/share/jupyter/kernels")
+    where_to.add_argument("--user", action="store_true", help=bilingual(say("kernel.install.user")))
+    where_to.add_argument("--prefix", help=bilingual(say("kernel.install.prefix")))
     args = ap.parse_args(argv)
     prefix = None if args.user else (args.prefix or sys.prefix)
     where = KernelSpecManager().install_kernel_spec(str(spec_dir()), NAME, user=args.user, prefix=prefix)
-    print(f"커널 정의를 설치했습니다 / installed the kernelspec: {NAME} → {where}")
+    print(f"{bilingual(say('kernel.install.done'))}: {NAME} → {where}")
     return 0
 
 

@@ -8,6 +8,7 @@ safe-write path as the runbook itself (atomic, confined to the root, backed up w
 
 from __future__ import annotations
 from runbook_lib.findings.catalog import say
+from runbook_lib.findings.messages import bilingual
 
 import os
 from importlib.resources import files
@@ -38,8 +39,8 @@ def lab_init(root: str, *, force: bool = False) -> str:
     if plan.old is not None and plan.changed and not force:
         raise ValueError(str(say("lab.init_root.different_fixture_already_exists", host_path=plan.host_path)))
     done = commit(plan)
-    state = ("새로 썼습니다 / written" if done.written else "이미 같은 내용입니다 / already up to date")
-    backup = f"\n백업 / backup: {done.backup}" if done.backup else ""
+    state = bilingual(say("lab.init_root.written" if done.written else "lab.init_root.up_to_date"))
+    backup = f"\n{bilingual(say('label.backup'))}: {done.backup}" if done.backup else ""
     return f"{plan.host_path}: {state}{backup}\n" + guidance("lab.next", str(target.root))
 
 
@@ -54,7 +55,7 @@ def guidance(code: str, root: str) -> str:
 
     p = Problem.of(code, root=root, notebook=student_notebook())
     steps = [f"  {part}" for fix in (p.fix.ko, p.fix.en) for part in fix.split("  ")]  # one numbered step a line
-    return "\n".join(["다음 / next:", f"  {p.what.ko}", f"  {p.what.en}", *steps])
+    return "\n".join([f"{bilingual(say('label.next'))}:", f"  {p.what.ko}", f"  {p.what.en}", *steps])
 
 
 def finish_lab(root: str) -> None:
@@ -77,8 +78,8 @@ def finished_lab(root: str) -> str:
     """`runbook lab-init --finished ROOT`: the fixture and the correctly finished lab (an answer key)."""
     report = lab_init(root)
     finish_lab(root)
-    return (f"{report.splitlines()[0]}\n실습을 끝낸 상태입니다 / the lab is finished: {os.path.abspath(root)}\n"
-            f"다음 / next: runbook grade --out grades {os.path.abspath(root)}")
+    return (f"{report.splitlines()[0]}\n{bilingual(say('lab.init_root.finished'))}: {os.path.abspath(root)}\n"
+            f"{bilingual(say('label.next'))}: runbook grade --out grades {os.path.abspath(root)}")
 
 
 def _remove(target, lab_path: str) -> bool:
@@ -126,9 +127,9 @@ def add_mistakes(root: str, kinds: str) -> str:
                 raise ValueError(str(say("lab.init_root.no_place_mistake_folder", at=e.path, kind=m.kind)))
             commit(plan_write(target, e.path, new.encode("utf-8")), backup=False)
         done.append(m)
-    lines = [f"실습 루트 / lab root: {target.root}"]
-    lines += [f"  + {m.kind}: {m.name.ko} / {m.name.en}" for m in done]
-    lines += [f"  = {m.kind}: 이미 들어 있습니다 / already there" for m in already]
+    lines = [f"{bilingual(say('label.lab_root'))}: {target.root}"]
+    lines += [f"  + {m.kind}: {bilingual(m.name)}" for m in done]
+    lines += [f"  = {m.kind}: {bilingual(say('lab.init_root.mistake_already_there'))}" for m in already]
     return "\n".join(lines) + "\n" + guidance("lab.next_mistakes", str(target.root))
 
 

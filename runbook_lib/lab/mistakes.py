@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.messages import Msg, bilingual
 from runbook_lib.findings.catalog import say
 
 CONFIG = "/etc/containerd/config.toml"
@@ -164,8 +164,9 @@ def listing() -> str:
     from runbook_lib.lab.lessons import LESSONS  # noqa: F401 - step ids are the lessons' keys
 
     width = max(len(m.kind) for m in MISTAKES)
-    lines = ["실수 종류 / mistake kinds (runbook lab-init --mistake KIND[,KIND...] ROOT):"]
+    step = bilingual(say("label.step"))
+    lines = [f"{bilingual(say('lab.mistakes.kinds'))} (runbook lab-init --mistake KIND[,KIND...] ROOT):"]
     for m in MISTAKES:
         lines.append(f"  {m.kind:<{width}}  {m.name.ko}")
-        lines.append(f"  {'':<{width}}  {m.name.en}  → 단계 / step: {m.step}")
+        lines.append(f"  {'':<{width}}  {m.name.en}  → {step}: {m.step}")
     return "\n".join(lines)

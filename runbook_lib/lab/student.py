@@ -19,6 +19,9 @@ from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.lab.init_root import FIXTURE
 from runbook_lib.notebook import StepFailed, _display
 from runbook_lib.engine.result import BLOCKED, FAILED, STEP_MIME, StepResult, record_text
+from runbook_lib.steps.status import outcome
+
+FAILED_MARK = outcome(FAILED).mark + " "  # before a finding that stops the student's cell (steps/status.py)
 
 LAB_STEPS = ("prepare", "runtime", "options", "default", "parse", "cdi", "runtimeclass", "report")  # the lab's eight
 
@@ -54,18 +57,18 @@ class Lab:
 
 def _next(result: StepResult) -> str:
     p = Problem.of("lab.step_failed", step=result.step)
-    return "\n".join(finding_lines(p, "✗ "))
+    return "\n".join(finding_lines(p, FAILED_MARK))
 
 
 def start(**params) -> Lab:
     """The student edition's first cell: the root checked (not created), and what to do next."""
     root = params.get("root") or ""
     if not root:
-        raise StepFailed("root is empty", "\n".join(finding_lines(Problem.of("lab.root_empty"), "✗ ")))
+        raise StepFailed("root is empty", "\n".join(finding_lines(Problem.of("lab.root_empty"), FAILED_MARK)))
     rb = Lab(params)
     if not os.path.isfile(rb.path(FIXTURE)):
         raise StepFailed("no lab fixture", "\n".join(finding_lines(
-            Problem.of("lab.no_fixture", root=rb.root, fixture=FIXTURE), "✗ ")))
+            Problem.of("lab.no_fixture", root=rb.root, fixture=FIXTURE), FAILED_MARK)))
     p = Problem.of("lab.started", root=rb.root)
     _display({"text/plain": "\n".join(finding_lines(p))})
     return rb

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import posixpath
 
+from runbook_lib.findings.catalog import say
+from runbook_lib.findings.messages import bilingual
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.safe_write import BACKUP_INFIX
 
@@ -75,7 +77,7 @@ def _backups(run) -> list[str]:
 
 
 def text(problems: list[Problem]) -> str:
-    lines = ["되돌린 결과 / what the removal did"]
+    lines = [bilingual(say("remove_report.heading"))]
     for p in problems:  # what, then the command that undoes or cleans it (no "fix": nothing here is wrong)
         lines += [f"  • {p.what.ko}", f"    {p.what.en}", f"    {p.fix.ko}", f"    {p.fix.en}"]
     return "\n".join(lines)

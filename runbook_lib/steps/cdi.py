@@ -11,7 +11,6 @@ from runbook_lib.steps import toolkit
 from runbook_lib.cdi.neighbours import conflicting_specs, spec_elsewhere
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import WARNING, Problem
-from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.steps.lines import Rule
 from runbook_lib.findings.catalog import say
@@ -22,7 +21,7 @@ from runbook_lib.containerd.cdi_config import plan_cdi
 from runbook_lib.containerd.cdi_config import cdi_findings, cdi_settings
 
 NUMBER, ID = 6, "cdi"
-TITLE = Msg("CDI 스펙 (cdi-keys.txt)", "CDI spec (cdi-keys.txt)")
+TITLE = say("title.cdi")
 FILE = "cdi-keys.txt"
 RULE = Rule(unordered=True)  # "its list of top-level keys": any order
 

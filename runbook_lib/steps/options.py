@@ -8,14 +8,13 @@ from runbook_lib.containerd.render import value
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtime_path
 from runbook_lib.findings.problem import Problem
-from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.findings.catalog import say
 from runbook_lib.steps.runtime import foreign_problem
 from runbook_lib.steps._show import runtime_evidence
 
 NUMBER, ID = 3, "options"
-TITLE = Msg("런타임 옵션 (BinaryName, SystemdCgroup)", "Runtime options (BinaryName, SystemdCgroup)")
+TITLE = say("title.options")
 
 
 def plan(run) -> Plan:

@@ -9,7 +9,6 @@ from runbook_lib.containerd.edit import default_runtime_name
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import of, runtimes_path
 from runbook_lib.findings.problem import Problem
-from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.steps.lines import Rule
 from runbook_lib.findings.catalog import say
@@ -17,7 +16,7 @@ from runbook_lib.steps._files import expected_text, file_problems
 from runbook_lib.steps._show import file_evidence
 
 NUMBER, ID = 5, "parse"
-TITLE = Msg("TOML 파싱 검증 (parsed.txt)", "Prove the TOML parses (parsed.txt)")
+TITLE = say("title.parse")
 FILE = "parsed.txt"
 RULE = Rule(lists=("RUNTIMES",))  # the lab asks for "the list of registered runtime names": any order
 DEPENDS = ("runtime", "options")

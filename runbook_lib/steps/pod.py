@@ -30,7 +30,7 @@ from runbook_lib.containerd.smoke.show import lines
 
 NUMBER = ID = "pod"
 CDI_DEVICE = "all"  # what nvidia-ctk names the device of every GPU: the GPU Operator asks for nvidia.com/gpu=all
-TITLE = words("pod.title")[0]
+TITLE = say("title.pod")
 
 
 def _said(code: str, **values) -> Msg:

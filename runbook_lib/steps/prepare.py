@@ -7,14 +7,13 @@ from importlib import resources
 
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
-from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.findings.catalog import say
 from runbook_lib.fs.bounded_read import names_in
 from runbook_lib.k8s.names import closest
 
 NUMBER, ID = 1, "prepare"
-TITLE = Msg("폴더 준비와 기본 설정 복사", "Prepare folders and the base config")
+TITLE = say("title.prepare")
 PACKAGED_BASE = "runbook_lib/data/config.toml.base"
 
 

@@ -22,7 +22,7 @@ from runbook_lib.fs import applied_record
 from runbook_lib.findings.problem import words
 
 NUMBER = ID = "remove"
-TITLE = Msg("런북이 더한 것 되돌리기", "Remove what the runbook added")
+TITLE = say("title.remove")
 TOOLKIT_FILES = ("default", "default.txt"), ("parse", "parsed.txt"), ("cdi", "cdi-keys.txt"), \
     ("runtimeclass", "runtimeclass.yaml"), ("report", "report.txt")
 

@@ -9,12 +9,13 @@ from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtimes_path
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.steps._files import expected_text, file_problems
 from runbook_lib.steps._show import file_evidence
 
 NUMBER, ID = 8, "report"
-TITLE = Msg("검증 보고서 (report.txt)", "Verification report (report.txt)")
+TITLE = say("title.report")
 FILE = "report.txt"
 DEPENDS = ("runtime", "options", "runtimeclass")
 KEYS = ("CONFIG_VERSION", "RUNTIME", "RUNTIME_TYPE", "SYSTEMD_CGROUP", "HANDLER")  # the lab's five lines

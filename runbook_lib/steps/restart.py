@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from runbook_lib.containerd import restart as service
 from runbook_lib.findings.problem import Problem
-from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.catalog import say
 from runbook_lib.steps.base import CHANGED, FAILED, SKIPPED, UNCHANGED
 from runbook_lib.steps.base import Plan, Step
 
 NUMBER = ID = "restart"
-TITLE = Msg("containerd 재시작", "Restart containerd")
+TITLE = say("title.restart")
 CONFIG_STEPS = ("prepare", "runtime", "remove")  # the steps whose writes change what containerd reads
 
 

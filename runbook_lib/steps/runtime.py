@@ -11,7 +11,6 @@ from runbook_lib.containerd.load import load_toml
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import RUNTIME_TYPE, runtime_path, runtimes_path
 from runbook_lib.findings.problem import Problem, words
-from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.findings.catalog import say
 from runbook_lib.containerd.variants import runtime_variants
@@ -22,7 +21,7 @@ from runbook_lib.containerd.owner import RuntimeOwnedElsewhere
 from runbook_lib.steps._show import runtime_evidence
 
 NUMBER, ID = 2, "runtime"
-TITLE = Msg("nvidia 런타임 테이블 추가", "Add the nvidia runtime table")
+TITLE = say("title.runtime")
 
 
 def table_path(run) -> str:

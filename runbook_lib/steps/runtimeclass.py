@@ -6,7 +6,6 @@ from runbook_lib.k8s import runtimeclass
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.versions import runtimes_path
 from runbook_lib.findings.problem import Problem
-from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.catalog import say
 from runbook_lib.fs.yamldoc import yaml_line
 from runbook_lib.steps.base import Plan, Step
@@ -14,7 +13,7 @@ from runbook_lib.steps._show import file_evidence
 from runbook_lib.steps.runtime import variants
 
 NUMBER, ID = 7, "runtimeclass"
-TITLE = Msg("RuntimeClass 작성", "Write the RuntimeClass")
+TITLE = say("title.runtimeclass")
 FILE = "runtimeclass.yaml"
 
 

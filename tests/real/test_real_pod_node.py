@@ -51,7 +51,7 @@ def test_a_container_through_the_handler_lists_a_gpu(node):
     calls = node.record.read_text()
     assert f"create --bundle" in calls and sandbox in calls and facts["container_id"] in calls
     (shown,) = result.evidence.values()
-    assert f"$ /bin/busybox echo '{GPU}'    exit / 종료 코드: 0" in shown and f"  {GPU}" in shown
+    assert f"$ /bin/busybox echo '{GPU}'    종료 코드 / exit: 0" in shown and f"  {GPU}" in shown
 
 
 def test_a_container_that_lists_no_gpu_fails(node):

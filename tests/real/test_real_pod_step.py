@@ -68,7 +68,7 @@ def test_apply_with_smoke_sandbox_passes_and_shows_the_pod(lab, tmp_path):
     (shown,) = pod["evidence"].values()
     sandbox = shown.splitlines()[0].rsplit(" ", 1)[1]
     assert len(sandbox) == 64 and sandbox[:13] in pod["message"]["en"] and sandbox[:13] in pod["message"]["ko"]
-    assert "handler / 핸들러: nvidia" in shown and "BinaryName: /usr/bin/nvidia-container-runtime → " in shown
+    assert "핸들러 / handler: nvidia" in shown and "BinaryName: /usr/bin/nvidia-container-runtime → " in shown
     assert f"--systemd-cgroup create {sandbox[:12]}…" in shown and f"--systemd-cgroup start {sandbox[:12]}…" in shown
     assert "left behind: 없음 / nothing" in shown
     check_cell = [c for c in nb.cells if c.cell_type == "code" and 'rb.expect("pod")' in c.source][0]

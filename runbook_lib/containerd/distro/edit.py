@@ -15,7 +15,7 @@ import tomllib
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.fs.tomldoc import loads as toml_loads
 from runbook_lib.containerd import render
-from runbook_lib.containerd.dropin import render_document
+from runbook_lib.containerd.dropin import mark_line, render_document
 from runbook_lib.containerd.edit import EditPlan, RuntimeWanted, plan_runtime, template_runtime
 from runbook_lib.containerd.distro.detect import BASE_INCLUDE, Route
 from runbook_lib.containerd.distro.render import placeholders, render_microk8s, render_rancher_template
@@ -28,7 +28,7 @@ from runbook_lib.containerd.versions import RUNTIME_TYPE, of, runtime_path, runt
 from runbook_lib.containerd.distro.render import rendered_error
 
 PLACEHOLDER_NAME = "distro.placeholder_as_name"
-DROPIN_COMMENT = "# runbook (layout=dropin) 이 쓴 파일입니다 / written by the runbook (layout=dropin)\n"
+DROPIN_COMMENT = mark_line() + "\n"  # the first line of the drop-in, as every drop-in the runbook writes starts
 
 
 def _runtime_table(wanted: RuntimeWanted, cgroup: object) -> dict:

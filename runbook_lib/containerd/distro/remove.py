@@ -14,7 +14,8 @@ from runbook_lib.findings.catalog import say
 from runbook_lib.fs.safe_write import plan_write, read_bytes
 from runbook_lib.fs.target import Target
 from runbook_lib.containerd.distro.detect import EDIT_DROPIN_DIR, EDIT_GO_TEMPLATE, Route
-from runbook_lib.containerd.distro.edit import DROPIN_COMMENT, template_block
+from runbook_lib.containerd.distro.edit import template_block
+from runbook_lib.containerd.dropin import DROPIN_MARK
 from runbook_lib.containerd.edit import RuntimeWanted
 from runbook_lib.containerd.remove import plan_remove, with_retired
 from runbook_lib.fs.plan import Plan
@@ -36,7 +37,7 @@ def _remove_dropin(target: Target, lab_path: str) -> Plan:
     raw = read_bytes(target.resolve(lab_path), shown=lab_path)
     if raw is None:
         plan.notes.append(say("distro.remove.nothing_runbook_added_there"))
-    elif raw.decode("utf-8", "replace").startswith(DROPIN_COMMENT):
+    elif raw.decode("utf-8", "replace").startswith(DROPIN_MARK):  # the runbook's, as dropin.py and remove.py tell
         plan.retire.append(lab_path)
         plan.notes.append(say("distro.remove.retiring_drop_runbook_wrote", lab_path=lab_path))
     else:

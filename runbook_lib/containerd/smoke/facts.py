@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.problem import Problem, say
 
 GPU_LINE = re.compile(r"^GPU \d+:", re.M)
 # 2.x: "toml: cannot decode TOML string into struct field options.Options.SystemdCgroup of type bool"
@@ -30,10 +30,8 @@ class Smoke:
 
 
 def flag_words(flag: bool) -> dict[str, str]:
-    """How the binary was called, for a finding's {..._ko} and {..._en} values."""
-    if flag:
-        return {"ko": "--systemd-cgroup 을 붙여", "en": "with --systemd-cgroup"}
-    return {"ko": "--systemd-cgroup 없이", "en": "without --systemd-cgroup"}
+    """How the binary was called, as a finding's value: {ko, en}."""
+    return say("pod.flag.with" if flag else "pod.flag.without").as_dict()
 
 
 def judge(smoke: Smoke, p) -> list[Problem]:

@@ -73,11 +73,6 @@ from runbook_lib.findings.catalog import render  # noqa: E402
 from runbook_lib.findings.messages import Msg  # noqa: E402
 
 CATALOG_API = {LIB / "findings" / "messages.py", LIB / "findings" / "catalog.py"}  # Msg itself and the loader
-# Being converted (issue 38) by the engineers who own these modules right now; the lead removes this list once
-# their branches are merged. Until then their Korean strings, hand-made "ko / en" joins and step TITLEs stand.
-BEING_CONVERTED = {LIB / name for name in (
-    "notebook/__init__.py", "notebook/expect.py", "notebook/cells.py", "engine/run.py", "engine/params.py",
-    "cli/args.py", "steps/default_runtime.py", "steps/ask_containerd.py")}
 NOTEBOOK_BUILDER = LIB.parent / "tools" / "build_notebook.py"  # the cells' own text names codes too
 
 
@@ -102,17 +97,15 @@ def _literal_text(node) -> str | None:
 
 
 def test_no_inline_bilingual_message():
-    """Msg("ko", "en") only in the catalog's loader (a step's TITLE is the catalog's title.<id>, but in the modules
-    still being converted); never a "ko\\nen" string."""
+    """Msg("ko", "en") only in the catalog's loader (a step's TITLE is the catalog's title.<id>); never a "ko\\nen"
+    string."""
     found = []
     for path, tree in _trees():
-        titles = {id(n.value) for n in tree.body if isinstance(n, ast.Assign) and path in BEING_CONVERTED
-                  and any(isinstance(t, ast.Name) and t.id == "TITLE" for t in n.targets)}
         docs = _docstrings(tree)
         for node in ast.walk(tree):
             where = f"{path.relative_to(LIB.parent)}:{getattr(node, 'lineno', '?')}"
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Msg" \
-                    and path not in CATALOG_API and id(node) not in titles:
+                    and path not in CATALOG_API:
                 found.append(f"{where}: an inline Msg(...): give it a code in runbook_lib/data/findings.yaml")
             text = _literal_text(node)
             if text is None or id(node) in docs or "<html" in text:
@@ -148,8 +141,6 @@ def test_no_korean_string_outside_the_catalog():
     "ko / en" pair, the form the "ko\\nen" check above does not see."""
     korean, pairs = [], []
     for path, tree in _trees():
-        if path in BEING_CONVERTED:
-            continue
         for line, text in _strings(tree):
             where = f"{path.relative_to(LIB.parent)}:{line}: {text[:60]!r}"
             if ONE_LINE_PAIR.search(text):
@@ -179,7 +170,7 @@ def test_the_two_languages_are_joined_in_one_place():
     no f"{m.ko} / {m.en}", no " / ".join(m.as_dict().values())."""
     found = []
     for path, tree in _trees():
-        if path in BEING_CONVERTED or path == LIB / "findings" / "messages.py":
+        if path == LIB / "findings" / "messages.py":
             continue
         for node in ast.walk(tree):
             where = f"{path.relative_to(LIB.parent)}:{getattr(node, 'lineno', '?')}"

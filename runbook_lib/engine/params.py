@@ -13,6 +13,7 @@ from pathlib import Path
 from runbook_lib.cdi.spec import CDI_EXTENSIONS
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.errors import ParameterError
+from runbook_lib.findings.messages import bilingual
 from runbook_lib.k8s.names import dns1123_label_problem, quoted
 from runbook_lib.findings.problem import words
 
@@ -37,7 +38,7 @@ class Parameter:
         return self.kind if self.kind in ("bool", "int") else "str"
 
     def cell_line(self) -> str:
-        return f"{self.name} = {self.default!r}  # {self.type_name}: {self.ko} / {self.en}"
+        return f"{self.name} = {self.default!r}  # {self.type_name}: {bilingual(self)}"
 
 
 @lru_cache(maxsize=1)
@@ -75,8 +76,8 @@ def markdown_table() -> str:
     def default(p: Parameter) -> str:
         return '`""` → `lab-root/`' if p.name == "root" else f"`{p.default}`" if p.default != "" else '`""`'
     heads = [say(code) for code in ("parameter.table.name", "parameter.table.default", "parameter.table.meaning")]
-    rows = [f"| `{p.name}` | {default(p)} | {p.ko} / {p.en} |" for p in PARAMETERS]
-    return "\n".join(["| " + " | ".join(f"{h.ko} / {h.en}" for h in heads) + " |", "|---|---|---|", *rows])
+    rows = [f"| `{p.name}` | {default(p)} | {bilingual(p)} |" for p in PARAMETERS]
+    return "\n".join(["| " + " | ".join(bilingual(h) for h in heads) + " |", "|---|---|---|", *rows])
 
 
 def _keeps_default(self) -> bool:

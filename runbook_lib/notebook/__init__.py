@@ -21,6 +21,7 @@ from runbook_lib.engine.result import STEP_MIME, StepResult  # noqa: F401 - the 
 from runbook_lib.engine.run import Run
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.errors import RunbookError
+from runbook_lib.findings.messages import bilingual
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.notebook.feedback import Feedback, OutOfOrder, Refused, StepFailed  # noqa: F401
@@ -92,7 +93,7 @@ def refusal_text(rb: Run) -> str:
         if any(p.same(q) for q in shown):
             continue  # one unreadable file refuses several steps: say it once
         shown.append(p)
-        lines += [f"✗ {step.NUMBER}. {step.TITLE.ko} / {step.TITLE.en}"] + finding_lines(p, indent="  ")
+        lines += [f"✗ {step.NUMBER}. {bilingual(step.TITLE)}"] + finding_lines(p, indent="  ")
     return "\n".join(lines)
 
 
@@ -100,11 +101,11 @@ def _plans_bundle(rb: Run, given: dict) -> dict:
     """The parameters' line, then every step's plan in one line each (the plans themselves are in the steps'
     cells): shown under the status box, in its output (one output: each output costs every later save of
     the notebook, and this one is near the top)."""
-    text = ["계획 / the plan" + (" (check 모드: 쓰지 않음 / check mode: nothing is written)" if rb.p.check_only else "")]
+    text = [bilingual(say("label.the_plan_check_mode" if rb.p.check_only else "label.the_plan"))]
     for s in rb.steps:
         p = rb.plans[s.ID]
         mark = "✗" if p.refusals else ("~" if p.changed else "=")
-        text.append(f"  {mark} {s.NUMBER:>2}. {p.message.ko} / {p.message.en}")
+        text.append(f"  {mark} {s.NUMBER:>2}. {bilingual(p.message)}")
     plans = "\n".join(text)
     # the HTML on one line (<br> in the <pre>): this output is near the top, in every one of papermill's saves,
     # where each line of a text output is one more JSON string to encode
@@ -127,7 +128,7 @@ def finish(rb: Run) -> None:
     if failed:
         numbers = ", ".join(str(r.step) for r in failed)
         _status(rb, "failed", say("notebook.run_reached_end_but", numbers=numbers), failed=failed[0])
-        text = [f"실패한 단계 / failed steps: {numbers}", ""] + [r.text() for r in failed]
+        text = [f"{bilingual(say('label.failed_steps'))}: {numbers}", ""] + [r.text() for r in failed]
         raise StepFailed(f"failed steps: {numbers}", "\n\n".join(text))
     _status(rb, "finished", say("notebook.every_step_ran_passed"))
 

@@ -8,6 +8,7 @@ import uuid
 
 from runbook_lib.engine.run import Plan
 from runbook_lib.findings.catalog import say
+from runbook_lib.findings.messages import bilingual
 from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.notebook.session import SESSION, _display, _hold, _shell
 
@@ -104,19 +105,19 @@ class PlanView:
     def _lines(self) -> list[str]:
         if self.step is _NotInThisMode:  # no plan of its own to show: only why
             return [_NotInThisMode.TITLE.ko, _NotInThisMode.TITLE.en]
-        head = "계획 / plan" if not self.rb.p.check_only else "apply 모드라면 / apply mode would"
-        lines = [f"{head} — {self.step.NUMBER}. {self.step.TITLE.ko} / {self.step.TITLE.en}",
+        head = bilingual(say("label.plan" if not self.rb.p.check_only else "label.apply_would"))
+        lines = [f"{head} — {self.step.NUMBER}. {bilingual(self.step.TITLE)}",
                  f"  {self.plan.message.ko}", f"  {self.plan.message.en}"]
         if self.rb.p.check_only:  # said here, in the plan's own output, not as one more output of the write
-            lines.append("  " + " / ".join(say("notebook.check_mode_writes_nothing").as_dict().values()))
+            lines.append("  " + bilingual(say("notebook.check_mode_writes_nothing")))
         if self.plan.subject:
-            lines.append(f"  대상 / target: {self.plan.subject}")
+            lines.append(f"  {bilingual(say('label.target'))}: {self.plan.subject}")
         for w in self.plan.writes:
-            lines.append(f"  {'바꿀 파일 / to change' if w.changed else '그대로 / unchanged'}: {w.lab_path}")
+            lines.append(f"  {bilingual(say('label.to_change' if w.changed else 'label.unchanged'))}: {w.lab_path}")
         for n in self.plan.notes:
             lines += [f"  - {n.ko}", f"    {n.en}"]
         for p in self.plan.refusals:
-            lines += finding_lines(p, "✗ 거부 / refused: ", indent="  ")
+            lines += finding_lines(p, f"✗ {bilingual(say('label.refused'))}: ", indent="  ")
         return lines
 
     def __repr__(self) -> str:

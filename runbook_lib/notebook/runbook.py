@@ -10,6 +10,7 @@ from runbook_lib.engine.result import StepResult
 from runbook_lib.engine.run import Plan, Run, judge
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.errors import RunbookError
+from runbook_lib.findings.messages import bilingual
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.notebook.feedback import OutOfOrder, StepFailed
@@ -74,7 +75,7 @@ class Runbook(Run):
         p = Problem.of("notebook.out_of_order", step=pending.NUMBER, title=pending.TITLE)
         lines = finding_lines(p, "✗ ")
         if checks and checks.checks:  # what the disk holds now, as the cell's assertions read it
-            lines = ["확인 / checks (지금 디스크에 있는 것 / what the disk holds now)", checks.text(), ""] + lines
+            lines = [bilingual(say("label.checks_on_disk")), checks.text(), ""] + lines
         return OutOfOrder(f"run step {pending.NUMBER} first", "\n".join(lines))
 
     # --- the plan and the write --------------------------------------------------------------------
@@ -113,11 +114,12 @@ class Runbook(Run):
         done = [f["path"] for f in result.files if f["action"] == "written" and f not in before]
         backup = [f["path"] for f in result.files if f["action"] == "backup" and f not in before]
         made = [d for d in made if self.is_dir(d)]
-        lines = ([f"만든 폴더 / created: {', '.join(made)}"] if made else []) + \
-                [f"썼습니다 / written: {p}" for p in done] + [f"백업 / backup: {p}" for p in backup]
+        created, written, backed = (bilingual(say(code)) for code in ("label.created", "label.written", "label.backup"))
+        lines = ([f"{created}: {', '.join(made)}"] if made else []) + \
+                [f"{written}: {p}" for p in done] + [f"{backed}: {p}" for p in backup]
         for p in (p for p in result.problems if p.is_a("write.failed")):  # the check cell below stops the run
-            lines += finding_lines(p, "✗ 쓰지 못했습니다 / not written: ")
-        lines = lines or [" / ".join(say("notebook.nothing_to_change").as_dict().values())]
+            lines += finding_lines(p, f"✗ {bilingual(say('label.not_written'))}: ")
+        lines = lines or [bilingual(say("notebook.nothing_to_change"))]
         if not plan.add_lines(lines):  # the plan shown in this cell: in its output; else (not shown, a script) here
             _display({"text/plain": "\n".join(lines)})
 

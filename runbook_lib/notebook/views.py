@@ -7,7 +7,8 @@ import uuid
 
 from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME, StepResult, record_text, summary_html, summary_text
 from runbook_lib.engine.run import Run
-from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.catalog import say
+from runbook_lib.findings.messages import Msg, bilingual
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.notebook.session import SESSION, _display, _take_notes
@@ -22,7 +23,7 @@ def show(result: StepResult, checks: Expect | None = None, shown: tuple[Msg, ...
     output above already says, not said again in the text (the record keeps all of it)."""
     text = result.text(shown)
     if checks and checks.checks:
-        text = "확인 / checks\n" + checks.text() + "\n" + text
+        text = bilingual(say("label.checks")) + "\n" + checks.text() + "\n" + text
     _display({STEP_MIME: record_text(result.as_record()), "text/plain": "\n".join(_take_notes() + [text])})
 
 
@@ -38,7 +39,7 @@ def summary(rb: Run, *, final: bool = True) -> None:
     if missing:
         record["not_run"] = missing
     text = summary_text(results)
-    head = "요약 / summary" if final else "멈추기 전까지의 요약 / summary up to the stop"
+    head = bilingual(say("label.summary" if final else "label.summary_until_stop"))
     late = ""
     if missing:  # the summary cell run early (JupyterLab): this table is not the end of the run
         p = Problem.of("notebook.not_run", steps=", ".join(map(str, missing)))

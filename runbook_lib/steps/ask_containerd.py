@@ -22,7 +22,7 @@ from runbook_lib.steps.runtime import foreign_problem
 from runbook_lib.containerd.distro import detect as distro
 
 NUMBER, ID = 9, "containerd"
-TITLE = Msg("containerd 에게 직접 확인", "Ask containerd itself")
+TITLE = say("title.containerd")
 
 
 BEFORE = ID + ".before"  # containerd's whole reading before apply writes, for the invariant (containerd/invariant.py)

@@ -6,14 +6,13 @@ from runbook_lib.steps import toolkit
 from runbook_lib.containerd import diagnose
 from runbook_lib.containerd.edit import default_runtime_name
 from runbook_lib.findings.problem import Problem
-from runbook_lib.findings.messages import Msg
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.findings.catalog import say
 from runbook_lib.steps._files import expected_text, file_problems
 from runbook_lib.steps._show import file_evidence
 
 NUMBER, ID = 4, "default"
-TITLE = Msg("기본 런타임 확인 (default.txt)", "Check the default runtime (default.txt)")
+TITLE = say("title.default")
 FILE = "default.txt"
 SAFE_DEFAULT = "runc"
 

@@ -20,10 +20,18 @@ import posixpath
 from runbook_lib.containerd.render import value as toml_value
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.steps import lines
-from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.messages import Msg, bilingual
 from runbook_lib.findings.problem import Problem, catalog, say
 
 MISSING = object()
+
+
+def _missing() -> str:
+    return f"({bilingual(say('label.missing'))})"
+
+
+def _any_order() -> str:
+    return f" ({bilingual(say('label.any_order'))})"
 
 
 def dig(table, key: str):
@@ -38,7 +46,7 @@ def dig(table, key: str):
 
 def shown(v) -> str:
     if v is MISSING:
-        return "(없음 / missing)"
+        return _missing()
     if v is None:  # YAML's null (`kind:` with nothing after it): as the file spells it, not Python's None
         return "null"
     try:
@@ -117,7 +125,7 @@ class Expect:
         try:
             return self.run.read_text(lab_path), None
         except RunbookError as exc:
-            return None, f"{exc.what.ko} / {exc.what.en}"
+            return None, bilingual(exc.what)
 
     def file(self, lab_path: str) -> bool:
         """The toolkit file holds the lines the plan derived, compared by the step's rule (steps/lines.py: a list
@@ -127,12 +135,12 @@ class Expect:
         expected = planned.decode() if planned is not None else ""
         # the step's rule; a mode that does not run the step (mode=remove) compares exactly
         rule = next((s.rule for s in self.run.steps if s.id == self.step_id), lines.EXACT)
-        text = f"{lab_path} == {expected.strip().replace(chr(10), ' / ')}" + (" (순서 무관 / any order)" if rule.unordered else "")
+        text = f"{lab_path} == {expected.strip().replace(chr(10), ' / ')}" + (_any_order() if rule.unordered else "")
         got, unreadable = self._read(lab_path)
         if unreadable:
             return self._add(text, False, lab_path, None, MISSING, actual_text=unreadable)
         return self._add(text, lines.same(rule, got, expected), lab_path, got, MISSING,
-                         actual_text="(없음 / missing)" if got is None else got.strip().replace("\n", " / "))
+                         actual_text=_missing() if got is None else got.strip().replace("\n", " / "))
 
     def line(self, lab_path: str, key: str, expected) -> bool:
         """The file's line ``KEY=value`` holds ``expected``, written as the lab writes it (a list as its names with
@@ -143,8 +151,8 @@ class Expect:
         rule = lines.Rule(lists=(key,)) if listed else lines.EXACT
         got, unreadable = self._read(lab_path)
         value = lines.value_of(got, key)
-        said = f"{posixpath.basename(lab_path)}: {key}={want}" + (" (순서 무관 / any order)" if listed else "")
-        actual = unreadable or ("(없음 / missing)" if got is None else
+        said = f"{posixpath.basename(lab_path)}: {key}={want}" + (_any_order() if listed else "")
+        actual = unreadable or (_missing() if got is None else
                                 f"{key}={value}" if value is not None else f"(no {key}= line)")
         return self._add(said, lines.value_matches(rule, key, value, want), f"{lab_path}:{key}", value, MISSING,
                          actual_text=actual)
@@ -156,12 +164,12 @@ class Expect:
         said = f"tomllib.load(open({lab_path!r}, 'rb'))"
         raw = self.run.read_bytes(lab_path)
         if raw is None:
-            self._add(said, False, lab_path, None, MISSING, actual_text="(없음 / missing)")
+            self._add(said, False, lab_path, None, MISSING, actual_text=_missing())
             return {}
         try:
             data = load_toml(raw, lab_path).data
         except RunbookError as exc:  # shown failed here, and raised: the verdict's finding, with line and column
-            self._add(said, False, lab_path, None, MISSING, actual_text=f"{exc.what.ko} / {exc.what.en}")
+            self._add(said, False, lab_path, None, MISSING, actual_text=bilingual(exc.what))
             raise
         self._add(said, True, lab_path, None, MISSING, actual_text="")
         return data
@@ -183,4 +191,4 @@ class Expect:
 
 
 def _both(text: str | Msg) -> str:
-    return f"{text.ko} / {text.en}" if isinstance(text, Msg) else text
+    return bilingual(text) if isinstance(text, Msg) else text

@@ -92,3 +92,14 @@ def test_step_sections_name_the_action_and_show_the_assertions():
     assert sum("rb.try_pod(plan)" in s and "display(plan)" in s for s in sources) == 1
     assert any("expect.boolean(" in s and "SystemdCgroup" in s for s in sources)
     assert any("tomllib" in s for s in sources)
+
+
+def test_each_step_section_is_headed_by_the_steps_own_title():
+    """One title a step: the notebook's headings are the step's title (the catalog's title.<id>) in each language,
+    the words its record, the summary and the class page show."""
+    from runbook_lib.steps import STEPS
+    headings = [line for c in cells() if c["cell_type"] == "markdown" for line in "".join(c["source"]).split("\n")
+                if line.startswith("## ")]
+    for step in (s for s in STEPS if isinstance(s.number, int)):
+        assert f"## {step.number}단계 — {step.title.ko}" in headings, step.id
+        assert f"## Step {step.number} — {step.title.en}" in headings, step.id

@@ -178,6 +178,22 @@ STEPS = {
 **Why:** every check so far used our own parsers. containerd, however, silently drops misplaced tables and typo'd keys, and keeps a string such as `SystemdCgroup = "true"` until a pod starts. A file that looks right is not the same as a file containerd reads that way, so the last word goes to the consumer. When containerd rejects the file, the step fails with containerd's own words.""",
 }
 
+def _titled(n: int, md: str) -> str:
+    """A step's narrative with its two headings made from the step's own title (the catalog's title.<id>), the
+    one the records, the summary and the class page show: the heading line of each language, replaced."""
+    step = next(st for st in STEP_LIST if st.number == n)
+    lines = md.split("\n")
+    for k, line in enumerate(lines):
+        if line.startswith(f"## {n}단계 — "):
+            lines[k] = f"## {n}단계 — {step.title.ko}"
+        elif line.startswith(f"## Step {n} — "):
+            lines[k] = f"## Step {n} — {step.title.en}"
+    return "\n".join(lines)
+
+
+STEPS = {n: _titled(n, md) for n, md in STEPS.items()}
+
+
 RESTART_MD = """## containerd 재시작 — 실제 노드에서, 요청받았을 때만
 
 **무엇을:** containerd 는 시작할 때 한 번만 설정을 읽습니다. 그래서 이번 실행에서 설정이 바뀌었다면, 재시작하기 전까지 새 런타임은 Kubernetes 에게 보이지 않습니다. 실제 노드(`root` 가 `/`)에서는 재시작이 필요한지 알려 주고, `restart_containerd` 를 `True` 로 주었을 때만 `systemctl restart containerd` 를 실행한 뒤 `systemctl is-active containerd`(그리고 `ctr` 이 있으면 `ctr version`)로 containerd 가 다시 동작하는지 확인합니다. 실습 루트에서는 재시작하지 않습니다. 실습 루트는 폴더일 뿐 노드가 아니기 때문입니다.

@@ -557,11 +557,11 @@ def test_a_file_that_is_not_utf8_is_read_as_text_with_its_bad_bytes_replaced(tmp
 def test_the_effective_config_is_read_once_until_one_of_its_files_changes(tmp_path, monkeypatch):
     """Every step reads containerd's effective config, most of them more than once: a run reads the files again
     only when one changed (a new inode, size or mtime), from its first reading on."""
-    from runbook_lib.engine import run as run_module
+    from runbook_lib.containerd.consumer import Containerd  # the run's consumer reads the config
 
     reads = []
-    real = run_module.load_effective
-    monkeypatch.setattr(run_module, "load_effective", lambda *a, **kw: reads.append(a) or real(*a, **kw))
+    real = Containerd.read
+    monkeypatch.setattr(Containerd, "read", lambda self, *a, **kw: reads.append(a) or real(self, *a, **kw))
     root = _empty_lab_root(tmp_path)
     rb = Run(validate(root=str(root)))
     first = rb.effective()

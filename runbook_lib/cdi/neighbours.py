@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import posixpath
 
-from runbook_lib.containerd.cdi_config import DEFAULT_SPEC_DIRS
 from runbook_lib.fs import bounded_read
 from runbook_lib.findings.errors import ConfinementError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.cdi.spec import CDI_EXTENSIONS as READ  # the only files the registry reads
 from runbook_lib.fs.yamldoc import safe_load
 
-# The registry's default folders, and /run/cdi: where /var/run/cdi is on a node whose /var/run links to /run
-# (a lab root may hold them as two folders).
-SPEC_DIRS = DEFAULT_SPEC_DIRS + ("/run/cdi",)
+
+
+def spec_dirs(run) -> tuple[str, ...]:
+    """The registry's default folders (the run's consumer knows its own), and /run/cdi: where /var/run/cdi is on
+    a node whose /var/run links to /run (a lab root may hold them as two folders)."""
+    return run.consumer.cdi_spec_dirs() + ("/run/cdi",)
 
 
 def _specs(run, folder: str, suffixes: tuple[str, ...]) -> list[tuple[str, dict]]:
@@ -64,7 +66,7 @@ def conflicting_specs(run, spec: str, doc: dict) -> list[Problem]:
 
 def spec_elsewhere(run, spec: str, kind: str) -> Problem | None:
     """A missing spec written under another name or in another spec folder: where it is, and the mv."""
-    for folder in dict.fromkeys((posixpath.dirname(spec),) + SPEC_DIRS):
+    for folder in dict.fromkeys((posixpath.dirname(spec),) + spec_dirs(run)):
         for other, doc in _specs(run, folder, READ + (".yml",)):
             if other != spec and doc.get("kind") == kind:
                 code = "cdi.spec_unread_name" if not other.endswith(READ) else "cdi.spec_elsewhere"

@@ -9,6 +9,8 @@ import re
 
 import tomlkit
 
+from runbook_lib.fs.tomlvalue import value  # noqa: F401 - a value as tomlkit writes it, below the domains
+
 BARE = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -19,22 +21,6 @@ def key(name: str, quote: str = '"') -> str:
     if quote == "'" and "'" not in name and "\n" not in name:
         return f"'{name}'"  # containerd 2.0's docs quote keys with single quotes; tomlkit only writes double
     return tomlkit.key(name).as_string()
-
-
-def value(v, *, literal: bool = False) -> str:
-    """The value as tomlkit writes it; with ``literal``, a string in single quotes when it can be one."""
-    if isinstance(v, str):
-        if literal:
-            try:
-                return tomlkit.string(v, literal=True).as_string()
-            except tomlkit.exceptions.InvalidStringError:
-                pass  # a quote or control character a literal string cannot hold: a basic string can
-        return tomlkit.string(v).as_string()
-    if isinstance(v, dict):
-        t = tomlkit.inline_table()
-        t.update(v)
-        return t.as_string()
-    return tomlkit.item(v).as_string()
 
 
 def header(parts: list[str], *, array: bool = False) -> str:

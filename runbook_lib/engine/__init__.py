@@ -2,5 +2,6 @@
 of every step before any write and the commit after it (run), the distribution route a run configures (route),
 and the one result type every view is built from (result).
 
-May import: findings, fs, k8s, containerd, cdi, steps.
+May import: findings, fs, k8s, cdi, consumer, steps (never containerd/ or another consumer's package: the run
+gets its consumer by name from runbook_lib/consumer/registry.py).
 """

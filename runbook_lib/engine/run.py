@@ -18,7 +18,6 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from runbook_lib.fs import bounded_read
-from runbook_lib.containerd.edit import RuntimeWanted
 from runbook_lib.findings.errors import ParameterError, RunbookError
 from runbook_lib.findings.problem import Problem, unique, words
 from runbook_lib.fs import writable
@@ -31,13 +30,10 @@ from runbook_lib.fs.target import Target
 from runbook_lib.steps import REMOVE_STEPS, STEPS
 from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, Plan, Step, blocked_by
 from runbook_lib.fs.applied_record import RECORD
-from runbook_lib.containerd.effective import load_effective
-from runbook_lib.engine import check_cells, containerd_guard, route
+from runbook_lib.engine import check_cells, containerd_guard
 from runbook_lib.engine import expected
-from runbook_lib.containerd.tables import get_in
-from runbook_lib.containerd.effective import read_version
-from runbook_lib.containerd.versions import containerd_table, format_path, runtime_path, runtimes_path
-from runbook_lib.containerd.distro.detect import EDIT_CONFIG
+from runbook_lib.consumer import registry
+from runbook_lib.consumer.protocol import Consumer
 from runbook_lib.fs import applied_record
 
 
@@ -50,10 +46,14 @@ class Committed(NamedTuple):
 
 
 class Run:
-    def __init__(self, params: Params):
+    def __init__(self, params: Params, *, consumer: str = registry.DEFAULT):
         self.p = params
         self.target = Target(params.root)
-        self.wanted = RuntimeWanted(params.runtime_name, params.binary_name, params.systemd_cgroup)
+        # the runtime whose config the run registers the NVIDIA runtime with (runbook_lib/consumer/registry.py):
+        # the steps and the engine reach it only through it
+        self.consumer_name = consumer
+        self.consumer: Consumer = registry.load(consumer)
+        self.wanted = self.consumer.wanted(params)
         self.steps = REMOVE_STEPS if params.removing else STEPS
         self.plans: dict[str, Plan] = {}
         self.results: dict[str, StepResult] = {}    # by step id, as the plans are
@@ -65,7 +65,7 @@ class Run:
         self._cache: tuple | None = None
         self.readings: dict[str, object] = {}   # what a step learnt from a program (containerd's own reading)
         self.asked = params                     # the parameters as given (self.p may follow the distribution)
-        self.route = None                       # the distribution's route (containerd/distro.py), once planned
+        self.route = None                       # the distribution's route (the consumer's), once planned
         self.route_refusal: Problem | None = None
         self._expected = None                   # what this run decided must hold (engine/expected.py), once
         self.quiet = False                      # set while the check cells run on the planned state: they show nothing
@@ -132,10 +132,10 @@ class Run:
         files changed: every step reads it, most of them more than once."""
         rendered = self.rendered()
         if self._overlay is not None or rendered:
-            return load_effective(self.target, self.p.config_path, overlay={**(self._overlay or {}), **rendered})
+            return self.consumer.read(self.target, self.p.config_path, overlay={**(self._overlay or {}), **rendered})
         if self._cache is not None and self._cache[0] == self._fingerprint(self._cache[1]):
             return self._cache[1]
-        eff = load_effective(self.target, self.p.config_path)
+        eff = self.consumer.read(self.target, self.p.config_path)
         self._cache = (self._fingerprint(eff), eff)
         return eff
 
@@ -200,31 +200,30 @@ class Run:
     def version(self, cfg: dict) -> int | None:
         """cfg's config version as containerd reads it (no version line: 1)."""
         try:
-            return read_version(cfg, path=self.p.config_path, empty=not cfg)
+            return self.consumer.version(cfg, path=self.p.config_path)
         except RunbookError:
             return None
 
-    def _table(self, cfg: dict, path_of) -> dict:
+    def _table(self, cfg: dict, table_of) -> dict:
         version = self.version(cfg)
         if version is None:
             return {}
-        path = path_of(version)
-        self.note(f"version {version} → {format_path(path)}")
-        table = get_in(cfg, path)
+        table, where = table_of(version)
+        self.note(f"version {version} → {where}")
         return table if isinstance(table, dict) else {}
 
     def runtime_table(self, cfg: dict, name: str) -> dict:
         """cfg's table for the runtime, at the path of the config's version (shown)."""
-        return self._table(cfg, lambda version: runtime_path(version, name))
+        return self._table(cfg, lambda version: self.consumer.runtime_table(cfg, version, name))
 
     def containerd_table(self, cfg: dict) -> dict:
         """cfg's containerd table of the CRI plugin (default_runtime_name, runtimes), at the version's path."""
-        return self._table(cfg, containerd_table)
+        return self._table(cfg, lambda version: self.consumer.main_table(cfg, version))
 
     def runtime_names(self, cfg: dict) -> list[str]:
         """The names of the runtimes in cfg at its version's path, in the order tomllib gives them."""
         version = self.version(cfg)
-        table = get_in(cfg, runtimes_path(version)) if version is not None else None
+        table = self.consumer.runtimes(cfg, version)[0] if version is not None else None
         return list(table) if isinstance(table, dict) else []
 
     def load_yaml(self, lab_path: str) -> dict:
@@ -256,30 +255,31 @@ class Run:
     # --- one plan ------------------------------------------------------------------------------------
 
     def choose_route(self) -> None:
-        """Which distribution's containerd this is, and the file it really reads (runbook_lib/engine/route.py)."""
-        self.route, self.route_refusal, self.p = route.choose(self)
+        """Which distribution's containerd this is, and the file it really reads (the consumer's route:
+        runbook_lib/containerd/consumer/locating.py)."""
+        self.route, self.route_refusal, self.p = self.consumer.route(self)
 
     @property
     def on_distro(self) -> bool:
         """A distribution's route other than a containerd config the runbook edits itself."""
-        return self.route is not None and self.route.edit != EDIT_CONFIG
+        return self.consumer.on_distro(self)
 
     def rendered(self) -> dict[str, bytes]:
         """A distribution's generated config as the distribution would render it from the planned template."""
-        return route.rendered(self)
+        return self.consumer.rendered(self)
 
     def empty_config_version(self) -> int:
         """The version an empty config is written for: the node's containerd decides, when there is one to ask."""
-        return route.empty_config_version(self)
+        return self.consumer.empty_config_version(self)
 
     def effective_with(self, changes: dict[str, bytes]):
         """The effective config with ``changes`` (lab path -> bytes) over the state planned so far."""
-        return load_effective(self.target, self.p.config_path, overlay={**(self._overlay or {}), **changes})
+        return self.consumer.read(self.target, self.p.config_path, overlay={**(self._overlay or {}), **changes})
 
     def mirror(self, **changes) -> "Run":
         """Another run on the same root with some parameters changed, not started: to plan what such a run would
         write (mode=remove asks what an apply with or without the variants wrote)."""
-        return Run(replace(self.p, **changes))
+        return Run(replace(self.p, **changes), consumer=self.consumer_name)
 
     def preflight(self) -> dict[str, Plan]:
         """Plan every step before anything is written; each plan sees the earlier plans' writes."""

@@ -188,7 +188,6 @@ class Runbook(Run):
         """The pod step's action cell: start the pod through the handler (`smoke`; nothing is written under the
         root), show what it did, and return its facts for the check cell (only `left`, empty, when the step is
         skipped: no pod was made)."""
-        from runbook_lib.containerd.smoke.show import lines
         from runbook_lib.steps import pod
         _show_held()  # the plan, before a pod that may take seconds
         self.ensure_current()
@@ -206,7 +205,7 @@ class Runbook(Run):
             if reason is not None and reason != plan.plan.message:  # the plan's output above already says it
                 _display({"text/plain": f"{reason.ko}\n{reason.en}"})
             return {"left": []}  # no pod was made: nothing can be left of it
-        _display({"text/plain": "\n".join(lines(pod.facts(self)))})
+        _display({"text/plain": "\n".join(self.consumer.pod_lines(pod.facts(self)))})
         return pod.facts(self)
 
     def restart(self) -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from runbook_lib.steps import toolkit
-from runbook_lib.containerd import diagnose
-from runbook_lib.containerd.edit import default_runtime_name
 from runbook_lib.findings.problem import Problem
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.findings.catalog import say
@@ -19,8 +17,8 @@ SAFE_DEFAULT = "runc"
 
 def plan(run) -> Plan:
     eff = run.effective()
-    default = default_runtime_name(eff.data, eff.version)
-    problem = diagnose.default_problem(eff, run.p, run.expected.default)
+    default = run.consumer.default_runtime(eff.data, eff.version)
+    problem = run.consumer.default_problem(run, eff)
     # The file says what the default will be once the config is right, even when this plan refuses.
     content = toolkit.default_txt(SAFE_DEFAULT if problem else default)
     out = Plan(say("default_runtime.default_runtime_not_changed", default=default),
@@ -33,8 +31,8 @@ def plan(run) -> Plan:
 
 def verdict(run) -> list[Problem]:
     eff = run.effective()
-    problems = [p for p in [diagnose.default_problem(eff, run.p, run.expected.default)] if p]
-    default = SAFE_DEFAULT if problems else default_runtime_name(eff.data, eff.version)  # what it is once fixed
+    problems = [p for p in [run.consumer.default_problem(run, eff)] if p]
+    default = SAFE_DEFAULT if problems else run.consumer.default_runtime(eff.data, eff.version)  # what it is once fixed
     expected = expected_text(run, ID, run.tk(FILE), lambda: toolkit.default_txt(default))
     return problems + file_problems(run, run.tk(FILE), expected)
 

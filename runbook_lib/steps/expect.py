@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import posixpath
 
-from runbook_lib.containerd.render import value as toml_value
+from runbook_lib.fs.tomlvalue import value as toml_value
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.steps import lines
 from runbook_lib.findings.messages import Msg, bilingual
@@ -93,16 +93,14 @@ class Expect:
         return self._add(f"{key} != {shown(unwanted)}", not same, key, actual, MISSING)
 
     def default_runtime(self, cfg: dict, rule) -> bool:
-        """The run's rule for the default runtime (containerd/default_rule.py, the one step 4's verdict and step 9's
-        comparison judge by) on ``cfg`` as read: tomllib's config, or containerd's own dump."""
-        from runbook_lib.containerd.effective import read_version
-        from runbook_lib.containerd.tables import get_in
-        from runbook_lib.containerd.versions import containerd_table
+        """The run's rule for the default runtime (the consumer's: containerd/default_rule.py, the one step 4's
+        verdict and step 9's comparison judge by) on ``cfg`` as read: tomllib's config, or containerd's own dump."""
+        consumer = self.run.consumer
         try:
-            version = read_version(cfg, path="-", empty=not cfg)
+            version = consumer.version(cfg, path="-")
         except RunbookError:
             version = None
-        node = get_in(cfg, containerd_table(version)) if version else None
+        node = consumer.main_table(cfg, version)[0] if version else None
         raw = node.get("default_runtime_name", MISSING) if isinstance(node, dict) else MISSING
         actual = "runc" if raw is MISSING and version else raw  # unset: containerd's default, runc
         return self._add(rule.said(), rule.holds(cfg, version), "default_runtime_name", actual, MISSING)
@@ -160,14 +158,13 @@ class Expect:
     def toml(self, lab_path: str) -> dict:
         """tomllib.load(open(path, "rb")), as the lab does it: a syntax error is this step's finding (raised inside
         the `with` block, where the step's verdict records it with its line and column), never an empty {}."""
-        from runbook_lib.containerd.load import load_toml
         said = f"tomllib.load(open({lab_path!r}, 'rb'))"
         raw = self.run.read_bytes(lab_path)
         if raw is None:
             self._add(said, False, lab_path, None, MISSING, actual_text=_missing())
             return {}
         try:
-            data = load_toml(raw, lab_path).data
+            data = self.run.consumer.parse(raw, lab_path)
         except RunbookError as exc:  # shown failed here, and raised: the verdict's finding, with line and column
             self._add(said, False, lab_path, None, MISSING, actual_text=bilingual(exc.what))
             raise

@@ -4,10 +4,6 @@ version and runtimes go to parsed.txt."""
 from __future__ import annotations
 
 from runbook_lib.steps import toolkit
-from runbook_lib.containerd import diagnose
-from runbook_lib.containerd.edit import default_runtime_name
-from runbook_lib.containerd.tables import get_in
-from runbook_lib.containerd.versions import of, runtimes_path
 from runbook_lib.findings.problem import Problem
 from runbook_lib.steps.base import Plan, Step
 from runbook_lib.steps.lines import Rule
@@ -24,7 +20,7 @@ DEPENDS = ("runtime", "options")
 
 def parsed(run) -> tuple[str, list[str]]:
     eff = run.effective()
-    runtimes = sorted((get_in(eff.data, runtimes_path(eff.version)) or {}).keys())
+    runtimes = sorted((run.consumer.runtimes(eff.data, eff.version)[0] or {}).keys())
     return toolkit.parsed_txt(eff.version, runtimes), runtimes
 
 
@@ -40,8 +36,8 @@ def verdict(run) -> list[Problem]:
     eff = run.effective()
     # containerd 1.x forgets its built-in runc once any runtime table is written, so the default must be listed
     # there; containerd 2.x (config version 3 and 4) keeps its built-in runc beside the tables of the file.
-    needed = (run.p.runtime_name,) if of(eff.version).keeps_builtin_runc else (default_runtime_name(eff.data, eff.version), run.p.runtime_name)
-    wrong_default = diagnose.default_problem(eff, run.p, run.expected.default)
+    needed = (run.p.runtime_name,) if run.consumer.builtin_default_kept(eff.version) else (run.consumer.default_runtime(eff.data, eff.version), run.p.runtime_name)
+    wrong_default = run.consumer.default_problem(run, eff)
     if wrong_default is not None and wrong_default.code == "default.not_a_runtime":  # step 4's verdict says it
         needed = (run.p.runtime_name,)
     if any(run.results[s].failed for s in DEPENDS if s in run.results):

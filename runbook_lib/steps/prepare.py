@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import posixpath
-from importlib import resources
-
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.steps.base import Plan, Step
@@ -14,7 +12,6 @@ from runbook_lib.k8s.names import closest
 
 NUMBER, ID = 1, "prepare"
 TITLE = say("title.prepare")
-PACKAGED_BASE = "runbook_lib/data/config.toml.base"
 
 
 def folders(run) -> tuple[str, ...]:
@@ -28,7 +25,7 @@ def base_config(run) -> tuple[bytes, str]:
     source = run.read_bytes(run.p.base_config)
     if source is not None:
         return source, run.p.base_config
-    return (resources.files("runbook_lib") / "data" / "config.toml.base").read_bytes(), PACKAGED_BASE
+    return run.consumer.packaged_base()
 
 
 def plan(run) -> Plan:

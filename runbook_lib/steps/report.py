@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from runbook_lib.k8s import runtimeclass
 from runbook_lib.steps import toolkit
-from runbook_lib.containerd.tables import get_in
-from runbook_lib.containerd.versions import runtimes_path
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.catalog import say
@@ -27,7 +25,7 @@ def report(run) -> str:
     text = run.read_text(rc)
     doc = runtimeclass.load_runtimeclass(text, rc) if text is not None else {}  # no RuntimeClass: no handler
     handler = doc.get("handler")
-    runtimes = get_in(eff.data, runtimes_path(eff.version)) or {}
+    runtimes = run.consumer.runtimes(eff.data, eff.version)[0] or {}
     name = handler if handler in runtimes else run.p.runtime_name
     table = runtimes.get(name) if isinstance(runtimes.get(name), dict) else {}
     options = table.get("options") if isinstance(table.get("options"), dict) else {}

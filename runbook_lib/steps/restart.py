@@ -1,9 +1,8 @@
 """After the steps: restart containerd so that it reads the new config — on a real node, and only when asked
-(runbook_lib/containerd/restart.py decides and confirms that containerd came back)."""
+(the consumer decides and confirms that it came back: containerd's is runbook_lib/containerd/restart.py)."""
 
 from __future__ import annotations
 
-from runbook_lib.containerd import restart as service
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.catalog import say
 from runbook_lib.steps.base import CHANGED, FAILED, SKIPPED, UNCHANGED
@@ -14,9 +13,8 @@ TITLE = say("title.restart")
 CONFIG_STEPS = ("prepare", "runtime", "remove")  # the steps whose writes change what containerd reads
 
 
-def decision(run, *, changed: bool) -> service.Decision:
-    return service.decide(real_node=run.target.is_host, check_only=run.p.check_only, config_changed=changed,
-                          asked=run.p.restart_containerd)
+def decision(run, *, changed: bool):
+    return run.consumer.restart_decision(run, changed=changed)
 
 
 def plan(run) -> Plan:
@@ -34,17 +32,9 @@ def config_written(run) -> bool:
 def act(run, result, runner=None) -> None:
     """Called by Run.commit in apply mode: restart when the decision says so, and confirm."""
     chosen = decision(run, changed=config_written(run))
+    chosen, problems = run.consumer.restart(run, chosen, runner=runner)
     result.message = chosen.message
     result.status = {"lab": SKIPPED, "check": SKIPPED, "not-needed": UNCHANGED, "needed": SKIPPED}.get(chosen.action, CHANGED)
-    problems: list[Problem] = []
-    command = tuple(run.route.restart) if run.route is not None and run.route.restart else tuple(service.RESTART)
-    if run.route is not None and not run.route.restart and chosen.action in ("needed", "restart"):
-        chosen = service.Decision("not-needed", say("steps.restart.watches_config_folder_reloads", distro=run.route.distro))
-        result.message, result.status = chosen.message, UNCHANGED
-    if chosen.action == "restart":
-        problems = service.restart_and_confirm(runner or service.run_command, command=command)
-        if not problems:
-            result.message = service.BACK
     run.readings[ID] = problems
 
 

@@ -6,7 +6,7 @@ only say what the files really say.
 
 from __future__ import annotations
 
-from runbook_lib.containerd.render import value as toml_value
+from runbook_lib.fs.tomlvalue import value as toml_value
 
 WHY = "runtimeclass"  # GPU pods opt in through a RuntimeClass; the default runtime stays as it is
 

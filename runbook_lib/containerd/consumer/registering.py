@@ -1,0 +1,211 @@
+"""Steps 2 and 3 as containerd has them (moved from runbook_lib/steps/runtime.py and options.py): the runtime's
+table under the path of the config's version, written together with its options (one atomic edit, in place, as a
+drop-in, or on a distribution's route), and both read back. Every existing line, comment and key order is kept.
+"""
+
+from __future__ import annotations
+
+from runbook_lib.containerd import diagnose, dropin, repair
+from runbook_lib.containerd.distro import detect as distro
+from runbook_lib.containerd.owner import require_not_foreign
+from runbook_lib.containerd.edit import RuntimeWanted, default_runtime_name, plan_runtime, template_runtime
+from runbook_lib.containerd.load import load_toml
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.versions import RUNTIME_TYPE, runtime_path, runtimes_path
+from runbook_lib.findings.problem import Problem, words
+from runbook_lib.fs.plan import Plan
+from runbook_lib.findings.catalog import say
+from runbook_lib.containerd.variants import runtime_variants
+from runbook_lib.containerd.distro.plan import plan_route
+from runbook_lib.containerd import ask
+from runbook_lib.containerd.versions import newest_version_read_by, read_by
+from runbook_lib.containerd.owner import RuntimeOwnedElsewhere
+
+
+def table_path(run) -> str:
+    """The runtime's table header for this config's version, as containerd looks it up."""
+    eff = run.effective()
+    return diagnose.header_text(eff, runtime_path(eff.version, run.p.runtime_name))
+
+
+def variants(run) -> list[RuntimeWanted]:
+    """nvidia-cdi and nvidia-legacy beside the runtime, when the variants parameter asks for them."""
+    return runtime_variants(run.wanted) if run.p.variants else []
+
+
+def variant_params(run) -> list:
+    """The parameters as each variant is judged: its own name and binary, everything else the same."""
+    from dataclasses import replace
+    return [replace(run.p, runtime_name=v.name, binary_name=v.binary) for v in variants(run)]
+
+
+def plan(run) -> Plan:
+    p = run.p
+    if run.route_refusal is not None:
+        return Plan(run.route_refusal.what, refusals=[run.route_refusal])
+    if p.variants and (run.on_distro or p.layout == "dropin"):
+        problem = Problem.of("variants.inplace_only", p.config_path, layout=p.layout,
+                             route=run.route.distro if run.route else "containerd")
+        return Plan(problem.what, refusals=[problem])
+    if run.on_distro:
+        return _route(run)
+    eff = run.effective()
+    moved = repair.move_stray_runtime(eff, p.runtime_name) if p.layout != "dropin" else None
+    out = Plan(say("runtime.runtime_already_registered", runtime_name=p.runtime_name),
+               subject=diagnose.header_text(eff, runtime_path(eff.version, p.runtime_name)))
+    out.refusals = _blockers(eff, p, strays=moved is None) + _newer_than_containerd(run, eff)
+    generated = distro.generated_finding(eff.main.text, eff.main.lab_path)
+    if generated is not None and run.route.distro == distro.PLAIN:  # a file a distribution rewrites at every start: an edit there is lost
+        out.refusals.insert(0, generated)
+    if out.refusals:
+        out.message = out.refusals[0].what
+        return out
+    if diagnose.default_is_the_runtime(eff, p):  # the node's default already is it (EKS GPU, DGX): left as it is
+        out.message = words("runtime.is_the_kept_default", runtime=p.runtime_name)[0]
+        return out
+    if moved:  # the rest of the step works on the moved text: one write, one diff, one backup
+        eff = run.effective_with({moved.lab_path: eff.file(moved.lab_path).encode(moved.text)})
+        out.notes += moved.notes
+    if p.layout == "dropin":
+        return _dropin(run, eff, out)
+    require_not_foreign(eff, p.runtime_name, p.binary_name, replace_runtime=p.replace_runtime, target=run.target)
+    owner = diagnose.owner_file(eff, p.runtime_name)
+    version = eff.version
+    text, data = owner.text, owner.data
+    if owner is eff.main and eff.main.empty and "version" not in data:
+        version = run.empty_config_version()  # the node's containerd decides, when there is one to ask
+        text = f"version = {version}\n\n" + text  # say which version the tables are written for
+        data = {"version": version, **data}
+    template, source = template_runtime(eff.data, version, run.wanted)
+    default = default_runtime_name(eff.data, version)
+    if default == "runc" and not get_in(eff.data, runtimes_path(version)):
+        # No runtimes in the config means containerd's built-in runc; once any runtime table exists, the
+        # built-in one is gone (containerd 1.6, tests/fixtures/broken), so the default is written too.
+        base = plan_runtime(text, data, version, RuntimeWanted(default, "", False), {"runtime_type": RUNTIME_TYPE},
+                            lab_path=owner.lab_path)
+        text, data = base.text, load_toml(base.text.encode(), owner.lab_path).data
+        out.notes += [say("runtime.config_no_runtimes_containerd", default=default)]
+    edit = plan_runtime(text, data, version, run.wanted, template, lab_path=owner.lab_path, source_name=source,
+                        replace_runtime=p.replace_runtime)
+    for extra in variants(run):  # the GPU Operator-style runtimes, in the same edit, each copied from the default
+        require_not_foreign(eff, extra.name, extra.binary, replace_runtime=p.replace_runtime, target=run.target)
+        extra_template, extra_source = template_runtime(eff.data, version, extra)
+        more = plan_runtime(edit.text, load_toml(edit.text.encode(), owner.lab_path).data, version, extra,
+                            extra_template, lab_path=owner.lab_path, source_name=extra_source,
+                            replace_runtime=p.replace_runtime)
+        edit.text, edit.notes, edit.repairs = more.text, edit.notes + more.notes, edit.repairs + more.repairs
+    write = run.plan_write(owner.lab_path, owner.encode(edit.text))
+    if write.changed or moved:
+        after = run.effective_with({owner.lab_path: write.new})
+        diagnose.require_runtime(after, p, owner.lab_path)
+        out.message = (out.notes[:1] if moved else []) + edit.notes + edit.repairs + [out.message]
+        out.message = out.message[0]
+        out.notes += [m for m in edit.notes + edit.repairs if m != out.message]
+        if source and get_in(eff.data, runtime_path(eff.version, p.runtime_name)) is None:
+            out.notes.append(say("runtime.new_runtime_starts_copy", source=source))
+    out.writes.append(write)
+    return out
+
+
+def _route(run) -> Plan:
+    """k3s, RKE2, microk8s, k0s: the runtime goes where the distribution reads it (its template or its drop-in
+    folder, containerd/distro_plan.py), checked as the distribution will render it."""
+    route = run.route
+    newer = _newer_than_containerd(run, run.effective())  # a version-3 k3s file under a containerd 1.x named by containerd_bin
+    if newer:
+        return Plan(newer[0].what, refusals=newer)
+    planned = plan_route(run.target, route, run.wanted, replace_runtime=run.p.replace_runtime)
+    out = Plan(say("runtime.runtime_already_s_route", runtime_name=run.p.runtime_name, distro=route.distro, at=route.path),
+               subject=route.path, notes=list(planned.notes))
+    if planned.changed:
+        out.message = say("runtime.write_runtime", distro=route.distro, at=route.path, runtime_name=run.p.runtime_name)
+        if planned.folder:
+            out.dirs += run.missing_dirs(planned.folder)
+    out.writes += [run.plan_write(w.lab_path, w.new, mode=w.mode) for w in planned.writes]
+    return out
+
+
+def _dropin(run, eff, out: Plan) -> Plan:
+    """layout=dropin (containerd/dropin.py): the planned files are verified on the effective config first."""
+    from runbook_lib.containerd import dropin
+    planned = dropin.plan_dropin(run.target, run.p, eff, run.wanted)
+    out.notes += planned.notes
+    if planned.changed or not planned.writes:
+        out.message = planned.message
+    if planned.changed:
+        out.dirs += run.missing_dirs(planned.folder)
+    out.writes += [run.plan_write(w.lab_path, w.new, mode=w.mode) for w in planned.writes]
+    return out
+
+
+def _newer_than_containerd(run, eff) -> list[Problem]:
+    """A config in a version the node's containerd does not know (version 3 under containerd 1.x): its CRI
+    tables are dropped without an error, so a runtime written there is never read. Asked only where step 9
+    asks (containerd_bin, or containerd on PATH on a real node), from `containerd --version`."""
+    if eff.main.empty:
+        return []
+    binary, _ = ask.choose_binary(run.p, run.target)
+    if binary is None:
+        return []
+    version = ask.containerd_version(binary)
+    known = newest_version_read_by(version)
+    if known is None or eff.version <= known:
+        return []
+    return [Problem.of("config.version_newer_than_containerd", eff.main.lab_path, diagnose.version_line(eff),
+                       file_version=eff.version, known=known, containerd_version=version, binary=binary,
+                       read_by=read_by(eff.version))]
+
+
+def foreign_problem(run, eff) -> Problem | None:
+    """Another owner's runtime of that name (owner.py): apply's plan refuses it, and check says the same."""
+    if run.on_distro:
+        return None  # the distribution's route judges its own runtimes (distro_plan.py)
+    try:
+        require_not_foreign(eff, run.p.runtime_name, run.p.binary_name, replace_runtime=run.p.replace_runtime,
+                            target=run.target)
+    except RuntimeOwnedElsewhere as exc:
+        return Problem.from_error(exc)
+    return None
+
+
+def runtime_verdict(run) -> list[Problem]:
+    eff = run.effective()
+    foreign = foreign_problem(run, eff)
+    problems = (_blockers(eff, run.p) + _newer_than_containerd(run, eff) + ([foreign] if foreign else [])
+                + diagnose.runtime_problems(eff, run.p, part="runtime"))
+    for pv in variant_params(run):  # each variant is a runtime of its own, judged by the same rules
+        problems += diagnose.runtime_problems(eff, pv, part="runtime") + diagnose.runtime_problems(eff, pv, part="options")
+    return problems
+
+
+def _blockers(eff, p, *, strays: bool = True) -> list:
+    """What stops the write, for the plan and the verdict alike: diagnose's, and with layout=dropin another
+    tool's file where the drop-in goes."""
+    return diagnose.blockers(eff, p, strays=strays) + (dropin.foreign_dropin_problems(eff, p) if p.layout == "dropin" else [])
+
+
+
+
+def options_subject(run) -> str | None:
+    p = run.p
+    try:
+        eff = run.effective()
+        subject = diagnose.header_text(eff, runtime_path(eff.version, p.runtime_name) + ("options",))
+    except Exception:  # noqa: BLE001 - an unreadable config is step 2's refusal, said there
+        subject = None
+    return subject
+
+
+def options_verdict(run) -> list[Problem]:
+    eff = run.effective()
+    table = get_in(eff.data, runtime_path(eff.version, run.p.runtime_name))
+    foreign = foreign_problem(run, eff)
+    if foreign is not None:  # another owner's options are theirs: no fix here may overwrite them
+        return [Problem.of("depends.earlier", foreign.path, foreign.line, step=2, what=foreign.what)]
+    if isinstance(table, dict):
+        return diagnose.runtime_problems(eff, run.p, part="options")
+    problems = [Problem.of("depends.runtime_table", eff.main.lab_path, step=2, runtime=run.p.runtime_name)]
+    for stray, _, _ in diagnose.stray_runtime_tables(eff, run.p.runtime_name):  # misplaced: its options count too
+        if isinstance(get_in(eff.data, stray), dict):
+            problems += diagnose.runtime_problems(eff, run.p, part="options", path=stray)
+    return problems

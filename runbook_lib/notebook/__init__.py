@@ -28,6 +28,8 @@ from runbook_lib.notebook.feedback import Feedback, OutOfOrder, Refused, StepFai
 from runbook_lib.notebook.plan_view import PlanView, colour_diff, diff_stat  # noqa: F401
 from runbook_lib.notebook.runbook import Runbook
 from runbook_lib.notebook.session import SESSION, _display, _hook, _shell
+from runbook_lib.steps.base import CHANGED, FAILED, UNCHANGED
+from runbook_lib.steps.status import outcome
 from runbook_lib.notebook.views import STATUS_MIME, _status, in_order, not_run, show, summary  # noqa: F401
 
 
@@ -104,7 +106,7 @@ def _plans_bundle(rb: Run, given: dict) -> dict:
     text = [bilingual(say("label.the_plan_check_mode" if rb.p.check_only else "label.the_plan"))]
     for s in rb.steps:
         p = rb.plans[s.ID]
-        mark = "✗" if p.refusals else ("~" if p.changed else "=")
+        mark = outcome(FAILED if p.refusals else CHANGED if p.changed else UNCHANGED).mark  # steps/status.py's marks
         text.append(f"  {mark} {s.NUMBER:>2}. {bilingual(p.message)}")
     plans = "\n".join(text)
     # the HTML on one line (<br> in the <pre>): this output is near the top, in every one of papermill's saves,

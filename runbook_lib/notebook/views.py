@@ -12,7 +12,9 @@ from runbook_lib.findings.messages import Msg, bilingual
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.notebook.session import SESSION, _display, _take_notes
+from runbook_lib.steps.base import FAILED, PASSED, SKIPPED
 from runbook_lib.steps.expect import Expect
+from runbook_lib.steps.status import outcome
 
 STATUS_MIME = "application/vnd.runbook.status+json"
 
@@ -75,7 +77,8 @@ def _status(rb: Run, state: str, message: Msg, *, failed: StepResult | None = No
     text = [f"[{state.upper()}] {ko}", f"         {en}"]
     if failed:
         text += ["", failed.text()]
-    colour = {"failed": "#cf222e", "finished": "#1a7f37"}.get(state, "#9a6700")
+    # the status table's colours (steps/status.py): a failed run as a failed step, a finished one as a passed step
+    colour = outcome({"failed": FAILED, "finished": PASSED}.get(state, SKIPPED)).colour
     body = (f"<div style='border:2px solid {colour};padding:6px 10px'><b style='color:{colour}'>{html.escape(ko)}<br>"
             f"{html.escape(en)}</b>" + (f"<pre>{html.escape(failed.text())}</pre>" if failed else ""))
     if done:

@@ -11,14 +11,10 @@ from __future__ import annotations
 import pytest
 
 from grading_helpers import GOOD, SPEC, check, failed_steps, lab_root, run_all, tree, verdict
+from helpers import other_spec
 
 KINDS = ["amd.com/gpu", "intel.com/gpu", "habana.ai/gaudi", "xilinx.com/fpga", "example.com/nvidia"]
 FOLDERS = ["etc/cdi", "var/run/cdi"]
-
-
-def other_spec(kind: str, devices=("all", "0")) -> str:
-    names = "".join(f"  - name: {d}\n    containerEdits:\n      env: [VENDOR_DEVICE={d}]\n" for d in devices)
-    return f'cdiVersion: "0.5.0"\nkind: {kind}\ndevices:\n{names}'
 
 
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])

@@ -9,29 +9,12 @@ tests/real/test_real_default_without_key.py asks containerd 1.6 itself which def
 
 from __future__ import annotations
 
-import re
 
 import pytest
 
-from grading_helpers import GOOD
-from layouts import fixture, make_root, run_steps
+from layouts import CONFIGS, CONTAINERD_DEFAULT, KEY_LINE, make_root, run_steps, without_default_name
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
-
-CONTAINERD_DEFAULT = "runc"  # containerd's built-in default_runtime_name (1.6 to 2.x)
-CONFIGS = {
-    "lab (version 2)": GOOD,
-    "containerd 1.6 defaults (version 2)": fixture("containerd-1.6.20-default.toml"),
-    "containerd 2.0 docs (version 3)": fixture("containerd-2.0-docs-config-v3.toml"),
-    "no version line (version 1)": fixture("v1-no-version-line.toml"),
-}
-KEY_LINE = re.compile(rb"^[ \t]*default_runtime_name[ \t]*=.*\n", re.MULTILINE)
-
-
-def without_default_name(path) -> bytes:
-    data = path.read_bytes()
-    return KEY_LINE.sub(b"", data)
-
 
 def test_the_configs_really_lack_the_key():
     for name, path in CONFIGS.items():

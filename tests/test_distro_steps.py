@@ -4,31 +4,10 @@ is never touched, check mode agrees with apply, and a second run changes nothing
 
 import pytest
 
-from distro_helpers import distro_fixture, write_root
+from distro_helpers import CASES, K3S, distro_fixture, write_root
 from grading_helpers import check, run_all
 from helpers import tree_state
-from runbook_lib.containerd.distro.render import render_microk8s
 
-K3S = "var/lib/rancher/k3s/agent/etc/containerd"
-MK8S = "var/snap/microk8s/current/args"
-
-CASES = {
-    # k3s with containerd 2.x: the generated file imports config-v3.toml.d/*.toml, so a drop-in goes there
-    # (k3s added its own nvidia runtime, for the GPU Operator's binary: replacing it is asked for)
-    "k3s-dropin": ({f"{K3S}/config.toml": distro_fixture("k3s-v3-dropin/config.toml")},
-                   f"{K3S}/config-v3.toml.d/99-nvidia.toml", f"{K3S}/config.toml"),
-    # k3s without drop-in folders: the Go template, created with the base included
-    "k3s-template": ({f"{K3S}/config.toml": distro_fixture("k3s-v3/config.toml")},
-                     f"{K3S}/config-v3.toml.tmpl", f"{K3S}/config.toml"),
-    # microk8s: the placeholder template, never args/containerd.toml
-    # (microk8s has started once: its generated containerd.toml is there, rendered from the template)
-    "microk8s": ({f"{MK8S}/containerd-template.toml": distro_fixture("microk8s/containerd-template.toml"),
-                  f"{MK8S}/containerd.toml": render_microk8s(distro_fixture("microk8s/containerd-template.toml"))},
-                 f"{MK8S}/containerd-template.toml", f"{MK8S}/containerd.toml"),
-    # k0s-managed: a drop-in in /etc/k0s/containerd.d
-    "k0s": ({"etc/k0s/containerd.toml": distro_fixture("k0s/containerd.toml"), "etc/k0s/containerd.d/.keep": ""},
-            "etc/k0s/containerd.d/nvidia.toml", "etc/k0s/containerd.toml"),
-}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

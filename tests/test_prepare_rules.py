@@ -138,7 +138,7 @@ def test_a_config_of_blanks_is_replaced_by_the_base_and_any_other_is_kept(tmp_pa
 
 def test_on_a_distribution_only_the_toolkit_folder_is_made_and_its_config_is_read_as_it_is(tmp_path):
     from distro_helpers import write_root
-    from test_distro_steps import CASES
+    from distro_helpers import CASES
 
     files, _, generated = CASES["k3s-template"]
     root = write_root(tmp_path, files)

@@ -4,15 +4,10 @@ services are never touched."""
 
 import pytest
 
+from helpers import fake_bin
 from layouts import fixture, make_root, run_steps
 from runbook_lib.containerd import restart
 from runbook_lib.engine.result import CHANGED, SKIPPED
-
-
-def fake_bin(folder, name, script):
-    path = folder / name
-    path.write_text("#!/bin/sh\n" + f'echo "{name} $*" >> "{folder}/calls.log"\n' + script)
-    path.chmod(0o755)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 from distro_helpers import distro_fixture, write_root
 from layouts import fixture, make_root
 from helpers import node_root
-from test_restart import fake_bin
+from helpers import fake_bin
 from runbook_lib.containerd import restart as service
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.result import CHANGED, FAILED, SKIPPED, UNCHANGED

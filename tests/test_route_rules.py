@@ -16,7 +16,7 @@ from grading_helpers import lab_root, run_all
 from runbook_lib.containerd.distro.plan import plan_route
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
-from test_distro_steps import CASES, K3S
+from distro_helpers import CASES, K3S
 
 
 def _params(case: str) -> dict:

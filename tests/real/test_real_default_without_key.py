@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 
 import realenv
-from layouts import make_root, run_steps
+from layouts import CONFIGS, make_root, run_steps, without_default_name
 from runbook_lib.containerd.verify import containerd_reading
-from test_config_without_the_key import CONFIGS, without_default_name
 
 pytestmark = pytest.mark.real
 READ_BY_1_6 = sorted(name for name in CONFIGS if "version 3" not in name)

@@ -19,7 +19,7 @@ from helpers import node_root
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
 
-sys.path.insert(0, str(Path(__file__).parent / "real"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "real"))
 import realenv  # noqa: E402 - tests/real's helpers: skip, or fail under RUNBOOK_REQUIRE_REAL=1
 from pod_traces import traces_of  # noqa: E402 - a pod step's leftovers, looked for by the test
 

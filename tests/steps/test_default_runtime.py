@@ -11,7 +11,7 @@ from helpers import finished_run
 
 from runbook_lib.engine.params import validate
 
-REALWORLD = Path(__file__).parent / "fixtures" / "realworld"
+REALWORLD = Path(__file__).parents[1] / "fixtures" / "realworld"
 CONFIG = "etc/containerd/config.toml"
 
 

@@ -22,7 +22,7 @@ from runbook_lib.containerd.ask import containerd_version
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
 
-sys.path.insert(0, str(Path(__file__).parent / "real"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "real"))
 import realenv  # noqa: E402 - tests/real's helpers: skip, or fail under RUNBOOK_REQUIRE_REAL=1
 
 pytestmark = pytest.mark.real
@@ -210,7 +210,7 @@ def test_a_config_containerd_refuses_is_named_with_the_command_that_asks_contain
 
 # --- what step 9 compares containerd's reading with: the file's runtime table, its default runtime, its version ---
 
-BROKEN = Path(__file__).parent / "fixtures" / "broken"
+BROKEN = Path(__file__).parents[1] / "fixtures" / "broken"
 
 
 def test_a_key_the_file_gives_the_runtime_that_containerd_does_not_read_is_named(tmp_path):
@@ -316,7 +316,7 @@ def test_a_runtime_containerd_misses_because_it_knows_no_such_version_is_said_by
     fix, a misplaced table, would send the reader the wrong way)."""
     root = tmp_path / "root"
     (root / "etc/containerd").mkdir(parents=True)
-    (root / CONFIG).write_bytes((Path(__file__).parent / "fixtures/containerd/containerd-2.0-docs-config-v3.toml")
+    (root / CONFIG).write_bytes((Path(__file__).parents[1] / "fixtures/containerd/containerd-2.0-docs-config-v3.toml")
                                 .read_bytes())
     applied = finished_run(root, mode="apply")
     assert not [r.id for r in applied.failed_steps()], [r.text() for r in applied.failed_steps()]

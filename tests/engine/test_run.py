@@ -127,7 +127,7 @@ def test_a_plan_that_changes_what_containerd_reads_beside_the_runtime_is_refused
     9's refusal, with the root left as it was (tests/real/test_real_plan_guard.py asks every containerd)."""
     import sys
     from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).parent / "real"))
+    sys.path.insert(0, str(Path(__file__).parents[1] / "real"))
     import realenv
     from test_real_plan_guard import _files, _planting, _root
 

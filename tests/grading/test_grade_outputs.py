@@ -14,7 +14,7 @@ from runbook_lib.grading import class_view, feedback, junit
 from runbook_lib.grading.gradescope import class_grades, student_results
 from runbook_lib.grading.model import ClassGrade, Student
 
-JUNIT_XSD = Path(__file__).resolve().parent / "fixtures" / "junit" / "JUnit.xsd"
+JUNIT_XSD = Path(__file__).resolve().parents[1] / "fixtures" / "junit" / "JUnit.xsd"
 
 
 def rec(step, sid, status, problems=()):

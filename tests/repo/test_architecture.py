@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "runbook_lib"
+PACKAGE = Path(__file__).resolve().parents[2] / "runbook_lib"
 
 # Bottom to top; a module may import its own package and any package below it. docs/ARCHITECTURE.md gives each
 # a paragraph, and each package's __init__.py states its rule.

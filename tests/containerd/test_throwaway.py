@@ -6,7 +6,7 @@ from pathlib import Path
 
 from runbook_lib.containerd.throwaway import sandbox_config, shims_beside
 
-V4 = Path(__file__).parent / "fixtures" / "distro" / "containerd-2.3-config-v4.toml"
+V4 = Path(__file__).parents[1] / "fixtures" / "distro" / "containerd-2.3-config-v4.toml"
 
 
 def test_a_version_4_copy_serves_from_the_server_plugins_in_the_temp_folder(tmp_path):

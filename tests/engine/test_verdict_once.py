@@ -6,7 +6,7 @@ from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
 from helpers import run_numbered
 
-BROKEN = Path(__file__).parent / "fixtures/broken/toml-syntax-error.toml"
+BROKEN = Path(__file__).parents[1] / "fixtures/broken/toml-syntax-error.toml"
 
 
 def test_toml_error_explained_once_then_referenced(tmp_path):

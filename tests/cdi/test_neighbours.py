@@ -3,7 +3,7 @@ ours was counted as a conflict, and step 6 failed a good node; no test had a sec
 
 The CDI registry keys a device by kind and name (amd.com/gpu=all is not nvidia.com/gpu=all), so a spec of another
 kind is never a conflict, whatever its device names, file suffix or folder; nor is it taken for ours when ours
-is missing. Only a spec of our kind that defines one of our devices is (tests/test_student_cdi.py), and podman
+is missing. Only a spec of our kind that defines one of our devices is (tests/cdi/test_student_cdi.py), and podman
 agrees (tests/real/test_real_podman_cdi.py)."""
 
 from __future__ import annotations

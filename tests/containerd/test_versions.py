@@ -109,7 +109,7 @@ from pathlib import Path  # noqa: E402
 from runbook_lib.containerd import versions  # noqa: E402
 from runbook_lib.findings.catalog import catalog  # noqa: E402
 
-LIB = Path(__file__).resolve().parents[1] / "runbook_lib"
+LIB = Path(__file__).resolve().parents[2] / "runbook_lib"
 VERSIONS_PY = LIB / "containerd" / "versions.py"
 # String literals that name a CRI plugin table outside versions.py, and why each stays as it is.
 PLUGIN_NAMES_KEPT = {

@@ -12,7 +12,7 @@ import pytest
 import hostile_roots
 from runbook_lib.findings.problem import words
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPO / "notebooks" / "run.ipynb"
 PAPERMILL = [sys.executable, "-m", "papermill"]
 

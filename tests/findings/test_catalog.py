@@ -7,7 +7,7 @@ from pathlib import Path
 
 from runbook_lib.findings.problem import Problem, catalog
 
-LIB = Path(__file__).resolve().parents[1] / "runbook_lib"
+LIB = Path(__file__).resolve().parents[2] / "runbook_lib"
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 TEMPLATED_PARTICLE = re.compile(r"이\(가\)|을\(를\)|은\(는\)|와\(과\)|\(으\)로")
 

@@ -2,7 +2,7 @@
 
 remove undoes what a run recorded (runbook_lib/fs/applied_record.py). The record is written before the run's
 first write, with every write the run plans, so no kill point can leave a file the run wrote that the record
-does not know of: at every gap between two changes of a whole run (the kill points of tests/test_crash.py),
+does not know of: at every gap between two changes of a whole run (the kill points of tests/fs/test_crash.py),
 remove gives every file back its bytes from before the run and takes out every file the run created."""
 
 from __future__ import annotations

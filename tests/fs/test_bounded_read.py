@@ -19,7 +19,7 @@ from runbook_lib.fs.bounded_read import LIMITS, MAX_FILES, FileTooLarge, Special
 from runbook_lib.fs.yamldoc import MAX_ALIAS_NODES, load_mapping
 from runbook_lib.findings.messages import Msg
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SPEC_NAME = Msg("CDI 스펙", "the CDI spec")
 
 

@@ -219,7 +219,7 @@ def test_the_diff_of_a_file_without_a_final_newline_says_so_as_diff_does(tmp_pat
 
 
 # -------------------------------------------------------------------------------------------------------------------
-# From tests/test_safe_write_rules.py (merged here):
+# From tests/fs/test_safe_write.py (merged here):
 # runbook_lib/fs/safe_write.py's rules, in process so that mutation testing sees them: a backup is made as every
 # write is (a temporary file in the file's own folder, named after the file, docs/GUARANTEES.md), its name is the
 # UTC moment it stands for and never collides; a folder that cannot be made is said with its cause and its fix.

@@ -60,7 +60,7 @@ def test_lab_path_roundtrip(tmp_path):
 
 
 # -------------------------------------------------------------------------------------------------------------------
-# From tests/test_target_remembering.py (merged here):
+# From tests/fs/test_target.py (merged here):
 # Target.remembering() (runbook_lib/fs/target.py): while a run plans, each lab path is walked once. What the
 # walk finds is the same as without it; a path that cannot be walked still raises every time; once the planning
 # ends, every walk looks at the disk again (a link changed since is followed where it points now).

@@ -1,5 +1,5 @@
 """The class page (DIR/index.html) as an instructor sees it, whole: for the class of
-tests/test_every_count_a_page_shows.py (a student who passed, a failed step, a stopped notebook, a refused plan,
+tests/grading/test_every_count_a_page_shows.py (a student who passed, a failed step, a stopped notebook, a refused plan,
 a run that raised), every character of the counts line, the picture, the grid and the common mistakes. A changed
 colour, square, link, count or word fails here."""
 

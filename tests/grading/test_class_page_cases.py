@@ -1,6 +1,6 @@
 """The class page's rules on the records a class hands in beside the usual ones: a failed step that recorded no
 findings (an older notebook, a step that failed on its own message), one finding met twice by one student, a
-step recorded without a title, and a class whose names are all short or all Korean. tests/test_class_page.py
+step recorded without a title, and a class whose names are all short or all Korean. tests/grading/test_class_page.py
 pins the whole page of an ordinary class; these pin the part each case changes."""
 
 from __future__ import annotations

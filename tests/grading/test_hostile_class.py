@@ -19,7 +19,7 @@ import pytest
 import hostile_roots
 from runbook_lib.evidence.archive import records
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 RUNBOOK = [sys.executable, "-m", "runbook_lib.cli"]
 GIB_KB = 1024 * 1024  # ru_maxrss is in KiB
 

@@ -1,6 +1,6 @@
 """What one student's grading run says, field by field (grade.student_from), for each way a run ends: the
 verdict, the steps shown, why it stopped, when it started and how long it took. Every page and file of the
-grading folder is made from these (tests/test_every_count_a_page_shows.py counts them)."""
+grading folder is made from these (tests/grading/test_every_count_a_page_shows.py counts them)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """runbook_lib/kernel/manager.py leans on jupyter_client internals; pyproject pins the release they were read
 from. These checks fail, rather than the early kernel silently going unused, when the installed jupyter_client
 is outside the pin or no longer has what the manager overrides and sets (the behaviour itself is tested in
-tests/test_kernel_start.py, against this same installed version)."""
+tests/kernel/test_early.py, against this same installed version)."""
 
 import inspect
 import re

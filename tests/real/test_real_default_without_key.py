@@ -1,5 +1,5 @@
 """A config without default_runtime_name, read by the real containerd 1.6: the default it reads is the one
-default.txt names (tests/test_config_without_the_key.py has the same roots without containerd). Version 3 is
+default.txt names (tests/containerd/test_default_rule.py has the same roots without containerd). Version 3 is
 left out: containerd 1.6 does not know it."""
 
 from __future__ import annotations

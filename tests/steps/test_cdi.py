@@ -73,12 +73,12 @@ def test_without_enable_cdi_a_node_is_warned_that_containerd_will_not_use_the_sp
 
 
 # -------------------------------------------------------------------------------------------------------------------
-# From tests/test_enable_cdi_rules.py (merged here):
+# From tests/steps/test_cdi.py (merged here):
 # The rules of step 6 with enable_cdi=True (runbook_lib/steps/cdi.py, `_enable_cdi`): the config is among
 # its writes only when the CDI settings change it, what the plan noted about the spec is kept beside what it says
 # about the settings, a config it cannot edit is refused naming that file, and check mode points a CDI setting
 # that is off at the config. In process (the plan as the
-# notebook's first cell computes it), so `make mutate` sees them (tests/test_enable_cdi.py runs the whole step).
+# notebook's first cell computes it), so `make mutate` sees them (tests/steps/test_cdi.py runs the whole step).
 
 
 SPEC = "etc/cdi/nvidia.yaml"

@@ -2,7 +2,7 @@
 comparing by `==`, `SystemdCgroup = 1` showed a ✓ while the step's verdict failed it).
 
 An assertion holds only for the one value of the one type it names: 1 is not true, 1.0 is not 1, "true" is not
-true, [true] is not true. tests/test_check_cells_agree_with_the_verdict.py runs the notebook's own check cells
+true, [true] is not true. tests/engine/test_check_cells.py runs the notebook's own check cells
 on configs holding each of these values."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 writes the file differently: the finding names the file, the line and what to write instead, and a difference
 is named for what it is (line endings, Python's booleans, an invisible character), never for what it is not.
 
-In process, through a real check run on a lab root, so `make mutate` sees them (tests/test_student_files.py
+In process, through a real check run on a lab root, so `make mutate` sees them (tests/lab/test_student_files.py
 holds the mistakes students make; these are the rules behind every one of them)."""
 
 from __future__ import annotations

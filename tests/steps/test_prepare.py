@@ -1,7 +1,7 @@
 """The rules of step 1 (runbook_lib/steps/prepare.py): a missing folder or config that a neighbour nearly names
 is found and named with the `mv` that fixes it, a name only somewhat alike is not taken for a typo, and a missing
 config is copied from the lab's base config under the root when it is there, else from the package's copy.
-In process, so `make mutate` sees them (tests/test_student_config.py has the students' own typos)."""
+In process, so `make mutate` sees them (tests/containerd/test_student_config.py has the students' own typos)."""
 
 from __future__ import annotations
 

@@ -336,7 +336,7 @@ def test_each_file_remove_takes_away_is_named_as_the_backup_it_became_with_the_h
 
 
 # -------------------------------------------------------------------------------------------------------------------
-# From tests/test_mode_remove.py (merged here):
+# From tests/steps/test_remove.py (merged here):
 # mode=remove takes out exactly what the runbook added (issue 14): the config comes back byte for byte, the
 # toolkit files and the minimal CDI spec it wrote go (kept as backups), a file a person wrote stays, a second run
 # changes nothing, and the same holds through papermill.

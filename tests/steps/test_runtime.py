@@ -259,7 +259,7 @@ def test_a_variant_spelling_of_an_option_is_noted_at_its_file_and_line(tmp_path)
 
 
 # -------------------------------------------------------------------------------------------------------------------
-# From tests/test_route_rules.py (merged here):
+# From tests/steps/test_runtime.py (merged here):
 # The rules of step 2's plan on a distribution's route (runbook_lib/steps/runtime.py, `_route`): for every
 # layout a distribution has, the plan puts the runtime where that distribution's containerd reads it, says so
 # naming the runtime, the distribution and the file, keeps what the route planner noted, and on a second run says

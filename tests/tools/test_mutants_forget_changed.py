@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-TOOL = Path(__file__).resolve().parents[1] / "tools" / "mutants_forget_changed.py"
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "mutants_forget_changed.py"
 
 
 @pytest.fixture

@@ -65,7 +65,7 @@ class Run:
         self._cache: tuple | None = None
         self.readings: dict[str, object] = {}   # what a step learnt from a program (containerd's own reading)
         self.asked = params                     # the parameters as given (self.p may follow the distribution)
-        self.route = None                       # the distribution's route (containerd/distro.py), once planned
+        self.route = None                       # the distribution's route (containerd/distro/plan.py), once planned
         self.route_refusal: Problem | None = None
         self._expected = None                   # what this run decided must hold (engine/expected.py), once
         self.quiet = False                      # set while the check cells run on the planned state: they show nothing

@@ -1,4 +1,4 @@
-"""Distributions (runbook_lib/containerd/distro*.py): detected under a root; for each, the file really edited,
+"""Distributions (runbook_lib/containerd/distro/): detected under a root; for each, the file really edited,
 the service restarted and the check of containerd's view; a generated file never edited; a Go template never
 parsed as TOML; microk8s placeholders kept; results rendered the way each distribution renders them and read
 by tomllib, by our containerd-2.x merge, and by containerd 1.6 where it can read them (version 2)."""

@@ -1,4 +1,4 @@
-"""The early kernel and our kernel manager (runbook_lib/kernel/early.py, kernel_manager.py), with real kernels.
+"""The early kernel and our kernel manager (runbook_lib/kernel/early.py, manager.py), with real kernels.
 
 What must hold: the kernel started before papermill is the one that runs the cells when nothing differs;
 when anything differs (working directory, kernel name) it is stopped and jupyter_client's own launch runs

@@ -1,4 +1,4 @@
-"""A class graded with kernels forked from one zygote (runbook_lib/kernel_pool.py, runbook_lib/grade_runner.py):
+"""A class graded with kernels forked from one zygote (runbook_lib/kernel/pool.py, runbook_lib/grading/runner.py):
 nothing of one student reaches the next, and a kernel that dies or hangs costs only its own student.
 
 The notebooks here are small and made for the purpose: each student's notebook first reports what it finds

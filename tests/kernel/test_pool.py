@@ -39,7 +39,7 @@ display({{"{PROBE}": {{
     "left_import": "wave" in sys.modules,
     "left_module": getattr(findings, "LEFT_BY_STUDENT", None),
     "left_cache": findings.catalog().get("left.by.student"),
-    "left_run": None if nbapi._run is None else str(nbapi._run.target.root),
+    "left_run": None if nbapi.SESSION.run is None else str(nbapi.SESSION.run.target.root),
     "left_files": [f for f in fds if "left-by-" in f],
 }}}}, raw=True)
 '''
@@ -52,7 +52,7 @@ findings.LEFT_BY_STUDENT = root
 findings.catalog()["left.by.student"] = {"what": {"ko": root, "en": root}}
 kept_open = open(os.path.join(root, "left-by-" + os.path.basename(root)), "w")
 os.chdir(root)
-nbapi.start(root=root, mode="check")  # this kernel's run, with its plan and findings (nbapi._run)
+nbapi.start(root=root, mode="check")  # this kernel's run, with its plan and findings (nbapi.SESSION.run)
 '''
 
 DIE_OR_HANG = '''

@@ -39,10 +39,10 @@ test: $(STAMP)
 	@if command -v go >/dev/null; then scripts/install-containerd2.sh; fi  # real containerd 2.x for tests/real
 	$(BIN)/python -m pytest -q
 
-# The fuzzing run of tests/test_fuzz.py at length: fresh random inputs, 1500 per parser and 200 whole roots
+# The fuzzing run of tests/engine/test_fuzz.py at length: fresh random inputs, 1500 per parser and 200 whole roots
 # (`make test` runs a fixed 25 and 8 of them). FUZZ_ROOTS=N for another number of roots.
 fuzz: $(STAMP)
-	RUNBOOK_FUZZ=fuzz RUNBOOK_FUZZ_ROOTS=$(or $(FUZZ_ROOTS),200) $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_fuzz.py
+	RUNBOOK_FUZZ=fuzz RUNBOOK_FUZZ_ROOTS=$(or $(FUZZ_ROOTS),200) $(BIN)/python -m pytest -q -p no:cacheprovider tests/engine/test_fuzz.py
 
 notebook: $(STAMP)
 	$(BIN)/python tools/build_notebook.py

@@ -1,7 +1,7 @@
 """A soak run, not a test: SIGKILL a separate process running every step at random moments, then check the
-same invariants as tests/test_crash.py (every target old or new, backups first, the next run recovers).
+same invariants as tests/fs/test_crash.py (every target old or new, backups first, the next run recovers).
 
-tests/test_crash.py kills before every file-system change, deterministically; this adds kills that land
+tests/fs/test_crash.py kills before every file-system change, deterministically; this adds kills that land
 anywhere (mid-syscall, in the interpreter), which no test can make repeatable. Prints one JSON object:
 how many kills landed before the run finished. Usage: python bench/crash_soak.py [ROUNDS] [SEED]"""
 

@@ -1,6 +1,6 @@
 """How long RunbookKernelManager takes to stop a kernel that hangs on its way out (an atexit handler that
 sleeps), against jupyter_client's own AsyncKernelManager. Prints one JSON object (seconds).
-The test (tests/test_kernel_start.py, whose helper this uses) only checks that the kernel is ended by a signal;
+The test (tests/kernel/test_early.py, whose helper this uses) only checks that the kernel is ended by a signal;
 the time is measured here."""
 
 from __future__ import annotations

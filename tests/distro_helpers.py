@@ -7,6 +7,7 @@ import tomllib
 from pathlib import Path
 
 from runbook_lib.containerd.edit import RuntimeWanted, plan_runtime, template_runtime
+from runbook_lib.containerd.distro.render import render_microk8s
 from runbook_lib.containerd.versions import detect_version
 
 DISTRO = Path(__file__).parent / "fixtures" / "distro"
@@ -44,3 +45,27 @@ def write_root(tmp_path: Path, files: dict[str, str | bytes]) -> Path:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(content.encode() if isinstance(content, str) else content)
     return root
+
+
+# The distributions as the runbook's steps meet them (tests/containerd/test_distro_steps.py, step 2's route rules):
+# for each, the files under the root, the file step 2 writes and the file containerd is given.
+K3S = "var/lib/rancher/k3s/agent/etc/containerd"
+MK8S = "var/snap/microk8s/current/args"
+
+CASES = {
+    # k3s with containerd 2.x: the generated file imports config-v3.toml.d/*.toml, so a drop-in goes there
+    # (k3s added its own nvidia runtime, for the GPU Operator's binary: replacing it is asked for)
+    "k3s-dropin": ({f"{K3S}/config.toml": distro_fixture("k3s-v3-dropin/config.toml")},
+                   f"{K3S}/config-v3.toml.d/99-nvidia.toml", f"{K3S}/config.toml"),
+    # k3s without drop-in folders: the Go template, created with the base included
+    "k3s-template": ({f"{K3S}/config.toml": distro_fixture("k3s-v3/config.toml")},
+                     f"{K3S}/config-v3.toml.tmpl", f"{K3S}/config.toml"),
+    # microk8s: the placeholder template, never args/containerd.toml
+    # (microk8s has started once: its generated containerd.toml is there, rendered from the template)
+    "microk8s": ({f"{MK8S}/containerd-template.toml": distro_fixture("microk8s/containerd-template.toml"),
+                  f"{MK8S}/containerd.toml": render_microk8s(distro_fixture("microk8s/containerd-template.toml"))},
+                 f"{MK8S}/containerd-template.toml", f"{MK8S}/containerd.toml"),
+    # k0s-managed: a drop-in in /etc/k0s/containerd.d
+    "k0s": ({"etc/k0s/containerd.toml": distro_fixture("k0s/containerd.toml"), "etc/k0s/containerd.d/.keep": ""},
+            "etc/k0s/containerd.d/nvidia.toml", "etc/k0s/containerd.toml"),
+}

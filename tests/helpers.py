@@ -139,3 +139,16 @@ def node_root(root) -> Target:
         def is_host(self) -> bool:
             return True
     return NodeRoot(str(root))
+
+
+def fake_bin(folder, name, script):
+    """A harmless program ``name`` in ``folder`` that logs its arguments to calls.log, then runs ``script``."""
+    path = folder / name
+    path.write_text("#!/bin/sh\n" + f'echo "{name} $*" >> "{folder}/calls.log"\n' + script)
+    path.chmod(0o755)
+
+
+def other_spec(kind: str, devices=("all", "0")) -> str:
+    """A CDI spec of another vendor's ``kind`` defining ``devices`` (never a conflict with ours)."""
+    names = "".join(f"  - name: {d}\n    containerEdits:\n      env: [VENDOR_DEVICE={d}]\n" for d in devices)
+    return f'cdiVersion: "0.5.0"\nkind: {kind}\ndevices:\n{names}'

@@ -3,10 +3,12 @@ the same Runbook the notebook uses, and containerd's own reading of the result."
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
 
+from grading_helpers import GOOD
 from helpers import CONFORMANCE, FIXTURES
 from runbook_lib.containerd.effective import load_effective
 from runbook_lib.containerd.versions import runtimes_path
@@ -79,3 +81,20 @@ def toml(root: Path, rel: str) -> dict:
 
 def fixture(name: str) -> Path:
     return FIXTURES / name
+
+
+# Every layout the runbook knows with default_runtime_name taken out (tests/containerd/test_default_rule.py,
+# tests/real/test_real_default_without_key.py)
+CONTAINERD_DEFAULT = "runc"  # containerd's built-in default_runtime_name (1.6 to 2.x)
+CONFIGS = {
+    "lab (version 2)": GOOD,
+    "containerd 1.6 defaults (version 2)": fixture("containerd-1.6.20-default.toml"),
+    "containerd 2.0 docs (version 3)": fixture("containerd-2.0-docs-config-v3.toml"),
+    "no version line (version 1)": fixture("v1-no-version-line.toml"),
+}
+KEY_LINE = re.compile(rb"^[ \t]*default_runtime_name[ \t]*=.*\n", re.MULTILINE)
+
+
+def without_default_name(path) -> bytes:
+    data = path.read_bytes()
+    return KEY_LINE.sub(b"", data)

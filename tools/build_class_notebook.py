@@ -1,6 +1,6 @@
 """Write notebooks/class.ipynb, the instructor's view of a whole class: one place to edit its cells.
 
-Run `python tools/build_class_notebook.py` (or `make notebook`) after editing; tests/test_class_notebook.py
+Run `python tools/build_class_notebook.py` (or `make notebook`) after editing; tests/grading/test_class_notebook.py
 fails when the committed notebook differs from what this script writes.
 """
 

@@ -2,7 +2,7 @@
 steps (their headings and their "why"; the student's tasks are in tools/lab_tasks.py): one place to edit the
 narrative and the cells.
 
-Run `python tools/build_notebook.py` after editing; tests/test_notebook_hygiene.py fails when a committed
+Run `python tools/build_notebook.py` after editing; tests/notebook/test_committed_notebook.py fails when a committed
 notebook differs from what this script writes.
 """
 

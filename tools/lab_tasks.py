@@ -1,5 +1,5 @@
 """The student edition's words (notebooks/lab.ipynb): the lab's task for each step, in both languages, and what
-the student's cells say. A task says what to make, never the lines that make it: tests/test_lab_notebook.py greps
+the student's cells say. A task says what to make, never the lines that make it: tests/lab/test_lab_notebook.py greps
 the notebook for the runtime's table, the report's values and the RuntimeClass. The headings and the "why" of
 every step come from tools/build_notebook.py's STEPS, the narrative run.ipynb has too."""
 

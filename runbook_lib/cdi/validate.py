@@ -59,7 +59,7 @@ DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 
 @lru_cache(maxsize=1)
 def schema_documents() -> tuple[dict, dict]:
-    """The shipped upstream schema and its defs.json, parsed (the validators and cdi_strict.py read them)."""
+    """The shipped upstream schema and its defs.json, parsed (the validators and strict.py read them)."""
     data = resources.files("runbook_lib") / "data" / "cdi"
     return (json.loads((data / "schema.json").read_text(encoding="utf-8")),
             json.loads((data / "defs.json").read_text(encoding="utf-8")))

@@ -15,7 +15,7 @@ def as_papermill_reads(text: str):
     (papermill.cli._resolve_type: True, False, None, a whole number, a decimal, else the text as given), not a
     copy of its rules. Nothing is judged here: the notebook's validation (runbook_lib/engine/params.py: validate)
     judges the value as it does papermill's, so papermill, `runbook` and the Python API accept and refuse the same
-    values with the same words (tests/test_params_one_parser.py)."""
+    values with the same words (tests/engine/test_params_one_parser.py)."""
     from runbook_lib.cdi import format_extras
 
     format_extras.skip_for_this_process()  # before papermill, as the runner does (runbook_lib/cli/runner.py)

@@ -1,4 +1,4 @@
-"""The `runbook` command's refusal, in a module of its own: `python -m runbook_lib.cli` runs cli.py as
+"""The `runbook` command's refusal, in a module of its own: `python -m runbook_lib.cli` runs its
 `__main__`, so a class defined there would not be the one the sub-command modules import and raise."""
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ def without_ours(dump: dict, runtimes: tuple[str, ...], *, imports: bool = False
         out.pop("imports", None)
     elif isinstance(out.get("imports"), list):
         # the files containerd read, in no order of its own: containerd 1.6 lists them from a Go map, so two dumps
-        # of the same files list them in either order (tests/test_invariant.py)
+        # of the same files list them in either order (tests/containerd/test_invariant.py)
         out["imports"] = sorted(out["imports"], key=str)
     for version in dumped_cri_plugins():  # 1.x's CRI plugin, 2.x's runtime plugin
         table = out.get("plugins", {}).get(version.plugin_id)

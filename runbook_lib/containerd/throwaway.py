@@ -6,7 +6,7 @@ puts shim sockets and runc state under the fixed /run/containerd, so the daemon 
 namespace with a tmpfs on /run: nothing of it reaches the host's /run. It is stopped by its PID, and every
 shim it started (found by our socket's address in its command line) is stopped by PID too.
 
-The pod step's `sandbox` mode (runbook_lib/containerd/smoke_sandbox.py) and the tests use it.
+The pod step's `sandbox` mode (runbook_lib/containerd/smoke/sandbox.py) and the tests use it.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """containerd config versions: one record (`ConfigVersion`) per version in `VERSIONS`, the one place the runbook
 keeps what differs between them (where the CRI runtimes are, which containerd reads the version, what 2.x does
 with it). Every module reads a record's fields through `of(version)`; none compares a version with a number or
-names a plugin table itself (tests/test_versions.py holds both), so adding a version is adding one record.
+names a plugin table itself (tests/containerd/test_versions.py holds both), so adding a version is adding one record.
 
 containerd reads the ``version`` key; a file without it is version 1, whatever its tables look like. Which
 containerd reads which version (containerd's cmd/containerd/server/config/config.go, `migrations`, and
@@ -41,7 +41,7 @@ NO_VERSION_LINE = 1
 @dataclass(frozen=True)
 class ConfigVersion:
     """Everything the runbook knows of one config version. Every module reads these fields (`of(version)`), none
-    compares a version with a number: a new version is one more record in VERSIONS (tests/test_versions.py holds
+    compares a version with a number: a new version is one more record in VERSIONS (tests/containerd/test_versions.py holds
     it; tests/real/test_real_versions.py holds each record against the real containerd releases)."""
 
     number: int

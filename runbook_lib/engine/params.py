@@ -24,7 +24,7 @@ KINDS = {"str": str, "path": str, "choice": str, "bool": bool, "int": int}  # a 
 class Parameter:
     """One notebook parameter, defined once in runbook_lib/data/parameters.yaml: the parameters cell, the
     validation, the Params fields, the README table and the docs are all written from this
-    (tools/build_notebook.py; tests/test_notebook_hygiene.py checks)."""
+    (tools/build_notebook.py; tests/notebook/test_committed_notebook.py checks)."""
     name: str
     default: object
     kind: str          # str | bool | path | choice | int
@@ -130,7 +130,7 @@ def _error(code: str, **values) -> ParameterError:
 # papermill's (runbook_lib/cli/args.py), a YAML -f file gives YAML's types, the Python API whatever its caller
 # passes. validate judges each kind so that a value and the text it was read from are the same to it ("600" and
 # 600, "True" and True, "42" and 42): every way in accepts and refuses the same values, with the same words
-# (tests/test_params_one_parser.py runs papermill, `runbook run` and validate on the same texts).
+# (tests/engine/test_params_one_parser.py runs papermill, `runbook run` and validate on the same texts).
 
 def _text(value) -> str | None:
     """A text parameter's value as text: a string as it is; a number, True, False or None as the word papermill's

@@ -8,7 +8,7 @@ Why not nbconvert: its first export in a process costs ~1.2 s (importing it, the
 templates, Pygments' lexer and BeautifulSoup's selectors), as much as the rest of `runbook run`, and a helper
 process that prepares it in advance pushed a run's memory over its budget (docs/BENCHMARKS.md). This page
 takes a few milliseconds. `jupyter nbconvert --to html run.ipynb` still renders an archived notebook the
-JupyterLab way at any time; tests/test_notebook_html.py checks that this page keeps every text that
+JupyterLab way at any time; tests/evidence/test_html.py checks that this page keeps every text that
 nbconvert's page shows.
 
 Outputs are chosen the way nbconvert chooses them (the first MIME type of `DISPLAY_PRIORITY` that an output

@@ -2,7 +2,7 @@
 (`make run`, `python -m runbook_lib.runner`, `runbook run`), instead of papermill's exception name or a
 traceback.
 
-The status box (runbook_lib/notebook.py) says which step stopped the run and why, in both languages; a run
+The status box (runbook_lib/notebook/views.py) says which step stopped the run and why, in both languages; a run
 that stopped before it had one (a parameter refused by the validation cell) stopped with the runbook's own
 error, whose text is already the bilingual reason and its fix.
 """

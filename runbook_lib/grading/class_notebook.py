@@ -55,7 +55,7 @@ def _display(bundle: dict) -> None:
 
 def _import_papermill() -> None:
     """papermill as `runbook grade` imports it: without jsonschema's format-only extras, whose RFC 3987 grammar
-    took 4 s of this kernel's grading cell (runbook_lib/format_extras.py); only while it is imported, so the
+    took 4 s of this kernel's grading cell (runbook_lib/cdi/format_extras.py); only while it is imported, so the
     instructor's own imports in this kernel still find them."""
     from runbook_lib.cdi import format_extras
 

@@ -8,7 +8,7 @@ The notebook names this kernelspec (`nvidia-runbook`, installed with the package
   it) only to offer JupyterLab's visual debugger; a runbook run never uses it. ipykernel imports debugpy
   inside `try: ... except ImportError`, so marking it absent (`sys.modules["debugpy"] = None`, the import
   system's documented way) leaves a kernel that says it has no debugger. ipykernel is bounded in
-  pyproject.toml to the major versions that do this; tests/test_kernel.py checks it. (ipykernel's occasional
+  pyproject.toml to the major versions that do this; tests/kernel/test_app.py checks it. (ipykernel's occasional
   2.5 s hang on its way out came with debugpy too: docs/BENCHMARKS.md, "What is left".)
 - no `-Xfrozen_modules=off`: the stock kernelspec turns frozen modules off for debugpy's sake.
 - once the kernel has answered its first `kernel_info`, a background thread imports what the runbook's first

@@ -4,7 +4,7 @@
   fork of it, so a student's kernel costs a fork and ipykernel's set-up instead of a Python start-up and ~0.6 s of
   imports. A kernel serves one student and is then killed: nothing of one student (a module a cell imported, a
   variable, an environment variable, the current folder, an open file) can reach the next, whose kernel never
-  ran anything but its own cells (tests/test_kernel_pool.py proves it with a notebook that leaves all of those
+  ran anything but its own cells (tests/kernel/test_pool.py proves it with a notebook that leaves all of those
   behind).
 - **Started ahead**: while a student's notebook runs, the next student's kernel is forked, set up and answering
   (jupyter_client's `wait_for_ready` includes 0.2 s of silence per kernel): it is ready when that student starts.

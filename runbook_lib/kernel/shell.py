@@ -28,7 +28,7 @@ docs/BENCHMARKS.md run H), each is a per-cell or per-display cost the `pass` flo
   whose first statements do not compile together (or await) is run statement by statement, as before, so
   what ran before a broken statement still runs.
 
-tests/test_kernel_shell.py checks each against ipykernel's and IPython's own behaviour, and that the internals
+tests/kernel/test_shell.py checks each against ipykernel's and IPython's own behaviour, and that the internals
 used here still exist in the pinned versions.
 """
 

@@ -2,7 +2,7 @@
 
 Each kind is one edit of a correctly finished lab, the way a student really gets it wrong (the diagnoses in
 runbook_lib/containerd/diagnose.py know every one), and names the step the grader must fail for it. This table
-is the one place that says so: tests/fleet/test_mistakes.py grades every kind and checks `step`, and `code`
+is the one place that says so: tests/fleet/test_grade.py grades every kind and checks `step`, and `code`
 (the finding code the grader must give) is checked against it too.
 """
 

@@ -97,7 +97,7 @@ def test_params_file_then_p_then_flags_later_wins_and_values_are_read_as_papermi
     assert proc.returncode == 0, proc.stderr
     man = manifest(run_dirs(archive, "t")[0])
     # -p 123 is the number 123, as papermill's own -p gives it (the notebook's validation reads it as the text
-    # "123": tests/test_params_one_parser.py); mode from --mode beats the file
+    # "123": tests/engine/test_params_one_parser.py); mode from --mode beats the file
     assert man["parameters"] == {"runtime_name": 123, "fail_step": 0, "mode": "apply", "root": str(lab_root)}
 
 

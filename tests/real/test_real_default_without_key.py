@@ -1,5 +1,5 @@
 """A config without default_runtime_name, read by the real containerd 1.6: the default it reads is the one
-default.txt names (tests/test_config_without_the_key.py has the same roots without containerd). Version 3 is
+default.txt names (tests/containerd/test_default_rule.py has the same roots without containerd). Version 3 is
 left out: containerd 1.6 does not know it."""
 
 from __future__ import annotations
@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 
 import realenv
-from layouts import make_root, run_steps
+from layouts import CONFIGS, make_root, run_steps, without_default_name
 from runbook_lib.containerd.verify import containerd_reading
-from test_config_without_the_key import CONFIGS, without_default_name
 
 pytestmark = pytest.mark.real
 READ_BY_1_6 = sorted(name for name in CONFIGS if "version 3" not in name)

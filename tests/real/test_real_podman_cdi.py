@@ -181,9 +181,9 @@ def test_podman_4_3_skips_a_spec_of_a_newer_cdi_version(tmp_path, version):
 
 
 def test_another_vendors_spec_beside_ours_leaves_our_device_resolvable(tmp_path):
-    """tests/test_cdi_other_vendors.py: a spec of another kind that also names a device `all` (amd.com/gpu=all)
+    """tests/cdi/test_neighbours.py: a spec of another kind that also names a device `all` (amd.com/gpu=all)
     is no conflict; the registry resolves nvidia.com/gpu=all beside it, as the runbook says."""
-    from test_cdi_other_vendors import other_spec
+    from helpers import other_spec
     proc = run_in_podman(tmp_path, null_copy(written_spec()), "--device", "nvidia.com/gpu=all", IMAGE,
                          "/bin/sh", "-c", "stat -c %F /dev/nvidia0", others={"amd.yaml": other_spec("amd.com/gpu")})
     assert proc.returncode == 0 and "character special file" in proc.stdout, proc.stderr

@@ -1,5 +1,5 @@
 """What containerd 1.6.20 itself reads of the configs in tests/fixtures/wild/, next to the runbook's verdicts
-(tests/test_wild_configs.py): a relative import glob it expands from its working directory, inline tables it
+(tests/containerd/test_wild_configs.py): a relative import glob it expands from its working directory, inline tables it
 reads like [section] tables, and a version-3 config it silently drops."""
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""The runbook's edit on each distribution's route (distro.py): a k3s/RKE2 Go template, a microk8s
+"""The runbook's edit on each distribution's route (detect.py): a k3s/RKE2 Go template, a microk8s
 placeholder template, a drop-in in a folder the generated config imports (k3s/RKE2 newer releases, k0s).
 
 Each planner returns an EditPlan (new text, notes) and checks its result the way the distribution will use it
-(distro_render.py): the rendered config must read as the base plus the runtime, nothing lost, no table
+(render.py): the rendered config must read as the base plus the runtime, nothing lost, no table
 defined twice. Another owner's runtime (k3s/RKE2 add `nvidia` themselves) is refused through owner.py.
 """
 

@@ -1,5 +1,5 @@
-"""One call for the step layer: the writes that register the runtime on a distribution's route (distro.py),
-planned in memory and checked as the distribution will read them (distro_edit.py); safe_write commits them.
+"""One call for the step layer: the writes that register the runtime on a distribution's route (detect.py),
+planned in memory and checked as the distribution will read them (edit.py); safe_write commits them.
 
 A plain containerd config (route.edit == EDIT_CONFIG) is not handled here: the existing in-place / drop-in
 planners (edit.py, dropin.py) do it, on route.path.

@@ -1,4 +1,4 @@
-"""mode=remove on a distribution's route (distro.py): what distro_edit.py added comes out, nothing else.
+"""mode=remove on a distribution's route (detect.py): what edit.py added comes out, nothing else.
 
 - plain containerd, a user-managed k0s config, microk8s's template (TOML with placeholders): remove.py's
   plan on that file (the runtime tables, the conf.d drop-in and its imports entry).

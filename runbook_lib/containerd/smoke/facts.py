@@ -1,6 +1,6 @@
 """What a pod through the handler proved, and the one verdict on it (the pod step's and its check cell's).
 
-`sandbox` and `node` (smoke_sandbox.py, smoke_node.py) each return a Smoke: the facts a person reads in the
+`sandbox` and `node` (sandbox.py, node.py) each return a Smoke: the facts a person reads in the
 notebook (the handler, the sandbox id, the binary's calls, the container's output), the findings the run
 itself met (containerd's refusals, quoted), and what was left behind after the cleanup. ``judge`` turns the
 facts into findings by the same rules the check cell states as its assertions.

@@ -1,0 +1,125 @@
+"""Every run bounded (runbook_lib/engine/limits.py): the time and memory limits stop a cell in the kernel with
+the finding's words, under plain papermill as under `runbook grade`; other roots are still graded."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hostile_roots
+from runbook_lib.findings.problem import words
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOK = REPO / "notebooks" / "run.ipynb"
+PAPERMILL = [sys.executable, "-m", "papermill"]
+
+
+@pytest.fixture
+def kernel():
+    """A runbook kernel, as papermill starts it, and a way to run a cell in it: (status, ename, evalue)."""
+    from jupyter_client.manager import KernelManager
+
+    km = KernelManager(kernel_name="nvidia-runbook")
+    km.start_kernel()
+    kc = km.client()
+    kc.start_channels()
+    kc.wait_for_ready(timeout=60)
+
+    def run(code: str, timeout: float = 120):
+        reply = kc.execute_interactive(code, timeout=timeout, output_hook=lambda msg: None)["content"]
+        return reply["status"], reply.get("ename"), reply.get("evalue", "")
+
+    run.manager = km
+    yield run
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+
+
+def test_a_cell_beyond_the_time_limit_stops_with_the_words(kernel):
+    assert kernel("from runbook_lib.engine import limits; assert limits.arm(1, 768)") == ("ok", None, "")
+    status, ename, evalue = kernel("while True:\n    n = 1")
+    assert (status, ename) == ("error", "RunStopped")
+    assert "stopped: took longer than 1 s" in evalue and "1초보다 오래 걸렸습니다" in evalue
+
+
+def test_a_cell_that_catches_the_stop_is_stopped_again(kernel):
+    kernel("from runbook_lib.engine import limits; limits.arm(1, 768)")
+    # (a loop with a body: CPython 3.11 does not deliver an exception to the handler of a bare `while True: pass`)
+    status, ename, _ = kernel("n = caught = 0\ntry:\n    while True:\n        n += 1\nexcept BaseException:\n"
+                              "    caught = 1\nwhile True:\n    n += 1")
+    assert (status, ename) == ("error", "RunStopped")
+    assert kernel("assert caught == 1") == ("ok", None, ""), "the first stop was caught, the second one was not"
+
+
+def test_a_cell_stuck_in_c_code_ends_the_kernel(kernel):
+    """A regular expression backtracking for ever never returns to Python, so no signal handler can stop it:
+    GRACE seconds after the limit, the watchdog ends the kernel (papermill then reports a dead kernel)."""
+    import time
+
+    kernel("from runbook_lib.engine import limits; limits.arm(1, 768)")
+    with pytest.raises(TimeoutError):
+        kernel("import re; re.match(r'(a+)+$', 'a' * 64 + 'b')", timeout=30)
+    deadline = time.monotonic() + 30
+    while kernel.manager.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not kernel.manager.is_alive()
+
+
+def test_a_cell_beyond_the_memory_limit_stops_with_the_words(kernel):
+    kernel("from runbook_lib.engine import limits; limits.arm(300, int(limits.rss_mib()) + 100)")
+    status, ename, evalue = kernel("x = []\nwhile True: x.append(bytearray(1 << 20))")
+    assert (status, ename) == ("error", "RunStopped")
+    assert "stopped: used more than" in evalue and "MiB" in evalue and "메모리를" in evalue
+    assert kernel("del x") == ("ok", None, "")
+
+
+def test_time_between_cells_does_not_count(kernel):
+    """In JupyterLab a notebook waits between cells for as long as its student likes."""
+    import time
+
+    kernel("from runbook_lib.engine import limits; limits.arm(1, 768)")
+    time.sleep(1.5)  # the kernel idle, between two cells
+    assert kernel("import time; time.sleep(0.3)") == ("ok", None, "")
+
+
+def test_plain_papermill_stops_on_the_memory_limit_with_the_same_words(tmp_path):
+    """The notebook arms the limits itself (the validation cell): no runbook command is needed."""
+    root = hostile_roots.make(tmp_path, "big-spec")
+    out = tmp_path / "out.ipynb"
+    proc = subprocess.run([*PAPERMILL, "--log-level", "WARNING", str(NOTEBOOK), str(out), "-p", "root", str(root),
+                           "-p", "mode", "check", "-p", "memory_limit", "40"], capture_output=True, text=True)
+    assert proc.returncode != 0
+    errors = [o for c in json.loads(out.read_text())["cells"] for o in c.get("outputs", [])
+              if o.get("output_type") == "error"]
+    assert [e["ename"] for e in errors] == ["RunStopped"]
+    what = words("run.memory", mib=40, reading="X")[0]
+    assert what.en.split("X")[0] in errors[0]["evalue"] and what.ko.split("X")[0] in errors[0]["evalue"]
+
+
+def test_grade_with_a_memory_limit_stops_one_root_and_grades_the_other(tmp_path):
+    """A CDI spec just under its size limit needs ~100 MiB to judge, a correct root ~60 MiB: with --memory 80
+    the first is that student's result, "used more than 80 MiB", and the second still passes."""
+    roots = [hostile_roots.make(tmp_path / "class", name) for name in ("big-spec", "correct")]
+    out = tmp_path / "grades"
+    proc = subprocess.run([sys.executable, "-m", "runbook_lib.cli", "grade", "--jobs", "2", "--memory", "80",
+                           "--out", str(out), *map(str, roots)], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    manifest = json.loads((out / "big-spec" / "manifest.json").read_text())
+    assert manifest["error"]["ename"] == "RunStopped"
+    assert "used more than 80 MiB" in manifest["error"]["evalue"]
+    assert "/etc/cdi/nvidia.yaml" in manifest["error"]["evalue"], "it says what was being read"
+    assert json.loads((out / "correct" / "manifest.json").read_text())["ok"] is True
+    assert "used more than 80 MiB" in proc.stdout, "the command says why the student's run stopped"
+
+
+def test_a_limit_below_one_is_refused_before_anything_runs(tmp_path):
+    (tmp_path / "student").mkdir()
+    proc = subprocess.run([sys.executable, "-m", "runbook_lib.cli", "grade", "--timeout", "0", "--out",
+                           str(tmp_path / "o"), str(tmp_path / "student")], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "--timeout must be a positive whole number; got 0" in proc.stderr
+    assert "양의 정수여야 하는 파라미터입니다: --timeout" in proc.stderr
+    assert not (tmp_path / "o").exists()

@@ -1,0 +1,157 @@
+"""The one reader of a root's files (runbook_lib/fs/bounded_read.py) and the bounded parsers: a file above its
+kind's limit, a folder of too many files, YAML aliases and nesting, all findings, never a hang."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hostile_roots
+from grading_helpers import check
+from runbook_lib.containerd.load import load_toml
+from runbook_lib.fs.tomldoc import MAX_DEPTH
+from runbook_lib.findings.errors import ConfigError
+from runbook_lib.fs import bounded_read
+from runbook_lib.fs.bounded_read import LIMITS, MAX_FILES, FileTooLarge, SpecialFile, TooManyFiles
+from runbook_lib.fs.yamldoc import MAX_ALIAS_NODES, load_mapping
+from runbook_lib.findings.messages import Msg
+
+REPO = Path(__file__).resolve().parents[2]
+SPEC_NAME = Msg("CDI 스펙", "the CDI spec")
+
+
+def test_a_file_at_its_limit_is_read_and_one_byte_more_is_a_finding(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"#" * LIMITS["config"])
+    assert len(bounded_read.read(path, "config")) == LIMITS["config"]
+    path.write_bytes(b"#" * (LIMITS["config"] + 1))
+    with pytest.raises(FileTooLarge) as caught:
+        bounded_read.read(path, "config", "/etc/containerd/config.toml")
+    assert caught.value.code == "read.too_large" and caught.value.path == "/etc/containerd/config.toml"
+    assert "1.0 MiB" in caught.value.what.en and "1.0 MiB" in caught.value.what.ko
+
+
+def test_a_sparse_file_counts_by_its_size_before_a_byte_is_read(tmp_path):
+    path = tmp_path / "report.txt"
+    with open(path, "wb") as f:
+        f.truncate(3 * 1024 ** 3)
+    with pytest.raises(FileTooLarge) as caught:
+        bounded_read.read(path, "toolkit")
+    assert "3072.0 MiB" in caught.value.what.en
+
+
+def test_a_file_whose_size_lies_is_read_no_further_than_its_limit(monkeypatch):
+    """/proc files say they are empty and hold more: /proc/self/maps of a Python process is kilobytes."""
+    proc = Path("/proc/self/maps")
+    if not proc.exists():
+        pytest.skip("no /proc on this system")
+    assert proc.stat().st_size == 0
+    monkeypatch.setitem(LIMITS, "params", 100)
+    with pytest.raises(FileTooLarge) as caught:
+        bounded_read.read(proc, "params")
+    assert "> 100 bytes" in caught.value.what.en
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "config.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(SpecialFile):
+        bounded_read.read(fifo, "config")
+
+
+def test_a_folder_of_too_many_files_is_a_finding(tmp_path):
+    for i in range(MAX_FILES + 1):
+        (tmp_path / f"{i}.toml").write_bytes(b"")
+    with pytest.raises(TooManyFiles) as caught:
+        bounded_read.names_in(tmp_path, "/etc/containerd/conf.d")
+    assert caught.value.code == "read.too_many_files" and caught.value.path == "/etc/containerd/conf.d"
+    (tmp_path / "0.toml").unlink()
+    assert len(bounded_read.names_in(tmp_path, "/etc/containerd/conf.d")) == MAX_FILES
+
+
+def test_only_the_files_a_glob_matches_count(tmp_path):
+    """The runbook's own backups (config.toml.runbook-backup-...) pile up beside the drop-ins a glob reads."""
+    for i in range(MAX_FILES + 50):
+        (tmp_path / f"99-nvidia.toml.runbook-backup-{i}").write_bytes(b"")
+    (tmp_path / "99-nvidia.toml").write_bytes(b"")
+    assert bounded_read.names_in(tmp_path, "/etc/containerd/conf.d", lambda n: n.endswith(".toml")) == ["99-nvidia.toml"]
+
+
+def test_billion_laughs_is_refused_at_its_line():
+    text = hostile_roots.LAUGHS + "laughs: *l8\n"
+    with pytest.raises(ConfigError) as caught:
+        load_mapping(text, "/etc/cdi/nvidia.yaml", name=SPEC_NAME, keys="kind")
+    assert caught.value.code == "yaml.too_many_aliases"
+    line = caught.value.line
+    assert "*l" in text.split("\n")[line - 1], "the finding is at a line of aliases"
+    assert str(MAX_ALIAS_NODES) in caught.value.what.en
+
+
+def test_a_few_aliases_are_read_as_yaml_means_them():
+    doc = load_mapping("a: &x [1, 2]\nb: *x\n", "/etc/cdi/nvidia.yaml", name=SPEC_NAME, keys="kind")
+    assert doc == {"a": [1, 2], "b": [1, 2]}
+
+
+def test_yaml_nested_too_deep_is_a_finding_at_its_line():
+    text = "kind: x\ndeep:\n" + "".join(" " * (2 * i) + "-\n" for i in range(1, 150))
+    with pytest.raises(ConfigError) as caught:
+        load_mapping(text, "/etc/cdi/nvidia.yaml", name=SPEC_NAME, keys="kind")
+    assert caught.value.code == "input.too_deep"
+    assert caught.value.line > 100
+
+
+@pytest.mark.parametrize("value", ["[" * 50_000 + "]" * 50_000, "{a = " * 500 + "1" + "}" * 500])
+def test_toml_nested_too_deep_is_a_finding_at_its_line(value):
+    raw = f'version = 2\n\ndeep = {value}\n'.encode()
+    with pytest.raises(ConfigError) as caught:
+        load_toml(raw, "/etc/containerd/config.toml")
+    assert caught.value.code == "input.too_deep" and caught.value.line == 3
+    assert str(MAX_DEPTH) in caught.value.what.en
+
+
+def test_brackets_in_strings_and_comments_are_no_nesting():
+    raw = ('a = "' + "[" * 500 + '"  # ' + "{" * 500 + "\nb = '''" + "[" * 500 + "'''\n").encode()
+    assert load_toml(raw, "/etc/containerd/config.toml").data["a"] == "[" * 500
+
+
+def test_the_parameters_file_is_read_within_its_limit(tmp_path):
+    params = tmp_path / "params.yaml"
+    params.write_text("mode: check\n" + "# " + "x" * LIMITS["params"] + "\n")
+    proc = subprocess.run([sys.executable, "-m", "runbook_lib.cli", "run", "--root", str(tmp_path), "-f", str(params),
+                           "--archive", str(tmp_path / "a")], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert "too large" in proc.stderr and "너무 큽니다" in proc.stderr
+
+
+@pytest.mark.parametrize("name", ["sparse-report", "imports-20000", "laughs"])
+def test_check_mode_judges_every_step_of_a_hostile_root(tmp_path, name):
+    """Only the step whose file is hostile (and the steps that follow from it) fails; the finding is its."""
+    root = hostile_roots.make(tmp_path, name)
+    results = check(root)
+    failed = [r for r in results.values() if r.failed]
+    assert failed and failed[0].problems[0].code == hostile_roots.HOSTILE[name][1]
+
+
+def test_a_text_parsed_once_still_gives_every_reader_a_config_of_its_own():
+    from runbook_lib.fs import tomldoc
+
+    text = 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\ndefault_runtime_name = "runc"\nx = [1, [2]]\n'
+    first = tomldoc.loads(text)
+    first["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["default_runtime_name"] = "nvidia"  # a reader edits
+    first["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["x"][1].append(3)
+    again = tomldoc.loads(text)
+    assert again == {"version": 2, "plugins": {"io.containerd.grpc.v1.cri": {"containerd": {
+        "default_runtime_name": "runc", "x": [1, [2]]}}}}
+    assert again is not first
+
+
+def test_a_text_too_deep_is_refused_at_every_read_not_only_the_first():
+    from runbook_lib.fs import tomldoc
+
+    deep = "x = " + "[" * (tomldoc.MAX_DEPTH + 1) + "]" * (tomldoc.MAX_DEPTH + 1) + "\n"
+    for _ in range(2):
+        with pytest.raises(tomldoc.TooDeep):
+            tomldoc.loads(deep)

@@ -1,0 +1,104 @@
+"""The grading outputs built from step records alone: a step id added later, a finding code, a student whose
+notebook stopped early, and Korean labels all go through the JUnit file, the results, the feedback page and the
+class picture (fast: no notebook runs here; tests/fleet/test_grade.py grades real roots)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import xmlschema
+
+from runbook_lib.grading import class_view, feedback, junit
+from runbook_lib.grading.gradescope import class_grades, student_results
+from runbook_lib.grading.model import ClassGrade, Student
+
+JUNIT_XSD = Path(__file__).resolve().parents[1] / "fixtures" / "junit" / "JUnit.xsd"
+
+
+def rec(step, sid, status, problems=()):
+    return {"step": step, "id": sid, "title": {"ko": f"{sid} 단계", "en": f"the {sid} step"}, "status": status,
+            "message": {"ko": "메시지", "en": "message"}, "problems": list(problems)}
+
+
+FINDING = {"what": {"ko": "값이 틀렸습니다", "en": "the value is wrong"}, "fix": {"ko": "고치세요", "en": "fix it"},
+           "why": None, "path": "/etc/x.toml", "line": 3, "col": 7, "excerpt": None, "code": "value.wrong"}
+
+
+def a_class(tmp_path) -> ClassGrade:
+    steps = [rec(1, "prepare", "passed"), rec(2, "runtime", "failed", [FINDING]), rec(9, "containerd", "skipped"),
+             rec(10, "verify", "failed", [{**FINDING, "code": None, "what": {"ko": "새 단계", "en": "new step"}}])]
+    students = [Student("김민준", "/srv/김민준", False, steps, None, tmp_path / "김민준", "2026-01-01T00:00:00+00:00", 1.5),
+                Student("lee", "/srv/lee", True, [rec(1, "prepare", "passed"), rec(2, "runtime", "passed")],
+                        None, tmp_path / "lee"),
+                Student("dead", "/srv/dead", False, [], {"ename": "DeadKernelError", "evalue": "Kernel died"},
+                        tmp_path / "dead")]
+    return ClassGrade(tmp_path, students)
+
+
+def test_an_added_step_id_and_a_finding_code_reach_every_output(tmp_path):
+    result = a_class(tmp_path)
+    steps, rows = class_view.matrix(result)
+    assert [i for i, _, _ in steps] == ["prepare", "runtime", "containerd", "verify"]
+    assert rows[1] == ("lee", ["passed", "passed", "missing", "missing"])
+    mistakes = {m.key: m for m in class_view.common_mistakes(result)}
+    assert mistakes["value.wrong"].students == ["김민준"] and mistakes["verify"].count == 1
+    assert "the verify step" in mistakes["verify"].lesson.en  # an unknown step still points to a lesson
+    xml = junit.render(result)
+    xmlschema.XMLSchema(str(JUNIT_XSD)).validate(xml.decode())
+    failure = ET.fromstring(xml).find("testsuite/testcase/failure")
+    assert failure.get("type") == "value.wrong" and "[/etc/x.toml:3:7]" in failure.text
+    assert ET.fromstring(xml).find("testsuite[@name='dead']/testcase/error").get("type") == "DeadKernelError"
+
+
+def test_results_count_points_and_a_stopped_notebook_is_a_failed_test(tmp_path):
+    result = a_class(tmp_path)
+    kim = student_results(result.students[0])
+    assert (kim["score"], kim["max_score"]) == (1.0, 3.0)  # prepare passed; the skipped step is out of 0
+    assert kim["tests"][1]["extra_data"]["findings"][0]["code"] == "value.wrong"
+    dead = student_results(result.students[2])
+    assert [t["name"] for t in dead["tests"]] == ["notebook: 실행이 끝나지 않았습니다 / the grading did not finish"]
+    assert "DeadKernelError: Kernel died" in dead["tests"][0]["output"]
+    assert json.loads(json.dumps(class_grades(result)))["ok"] is False
+
+
+def test_the_feedback_page_escapes_and_holds_no_traceback(tmp_path):
+    s = a_class(tmp_path).students[0]
+    s.steps[1]["problems"][0] = {**FINDING, "excerpt": "<script>alert(1)</script>"}
+    page = feedback.render(s)
+    assert "<script>alert" not in page and "&lt;script&gt;" in page
+    assert "/etc/x.toml:3:7" in page and "고치세요" in page and "fix it" in page
+    dead = feedback.render(a_class(tmp_path).students[2])
+    assert "The grading did not finish" in dead and "Traceback" not in dead
+
+
+def test_a_student_folder_named_with_hash_question_mark_or_space_still_links_to_its_own_page(tmp_path):
+    """`kim#2` was written into href as is: the browser opened `kim` with the fragment `2/feedback.html`."""
+    from html.parser import HTMLParser
+    from urllib.parse import unquote
+
+    names = ["kim#2", "lee?x", "Park Ji", "100%", "김민준"]
+    result = ClassGrade(tmp_path, [Student(n, f"/srv/{n}", True, [rec(1, "prepare", "passed")], None, tmp_path / n)
+                                   for n in names])
+    hrefs = []
+
+    class Links(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag == "a":
+                hrefs.append(dict(attrs)["href"])
+
+    Links().feed(class_view.page(result))
+    assert [unquote(h) for h in hrefs] == [f"{n}/feedback.html" for n in names]
+    assert not any(c in h for h in hrefs for c in "#? ")  # the whole href is the path: no fragment, no query
+
+
+def test_a_control_character_in_a_student_s_file_leaves_junit_xml_well_formed(tmp_path):
+    """A terminal colour code pasted into report.txt reached a failure's text as is: XML 1.0 cannot hold it, so
+    no consumer could read the class's junit.xml at all."""
+    what = {"ko": "다른 값: RUNTIME=nv\x07idia\x1b[31m", "en": "differs: RUNTIME=nv\x07idia\x1b[31m"}
+    steps = [rec(8, "report", "failed", [{**FINDING, "what": what, "excerpt": "RUNTIME=nv\x07idia\x1b[31m\x00"}])]
+    xml = junit.render(ClassGrade(tmp_path, [Student("kim", "/srv/kim", False, steps, None, tmp_path / "kim")]))
+    xmlschema.XMLSchema(str(JUNIT_XSD)).validate(xml.decode())
+    failure = ET.fromstring(xml).find("testsuite/testcase/failure")
+    assert "RUNTIME=nv\\x07idia\\x1b[31m" in failure.get("message") and "\\x1b[31m" in failure.text

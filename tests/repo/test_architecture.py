@@ -1,0 +1,154 @@
+"""The layers of docs/ARCHITECTURE.md, held by the code: no import circle between modules (an import inside a
+function counts as much as one at the top), and no package importing a package above its own layer."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "runbook_lib"
+
+# Bottom to top; a module may import its own package and any package below it. docs/ARCHITECTURE.md gives each
+# a paragraph, and each package's __init__.py states its rule.
+LAYERS = ["findings", "fs", "k8s", "containerd", "cdi", "consumer", "steps", "engine", "notebook", "kernel", "evidence",
+          "lab", "grading", "cli"]
+# The packages that reach a container runtime only through runbook_lib/consumer/protocol.py (``run.consumer``):
+# none of them imports containerd/, the one consumer today, so a second consumer is one package and one line of
+# runbook_lib/consumer/registry.py (docs/ARCHITECTURE.md). The registry names it as a string, never an import.
+THROUGH_THE_SEAM = ("consumer", "steps", "engine", "notebook")
+# Modules of those packages still allowed to import containerd/, each with the reason: none.
+SEAM_ALLOWED: dict[str, str] = {}
+ENTRY_POINTS = {"runbook_lib.runner", "runbook_lib.show"}  # `python -m` names kept from before the packages
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts).removesuffix(".__init__")
+        found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """Every runbook_lib module `name` imports, wherever in the file the import statement is."""
+    is_pkg = path.name == "__init__.py"
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name in MODULES)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = name.split(".") if is_pkg else name.split(".")[:-1]
+                parts = parts[:len(parts) - node.level + 1]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                if sub in MODULES:
+                    out.add(sub)
+                elif base in MODULES:
+                    out.add(base)
+    out.discard(name)
+    return out
+
+
+GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _layer(name: str) -> int:
+    parts = name.split(".")
+    if name == "runbook_lib":
+        return -1
+    if name in ENTRY_POINTS:
+        return len(LAYERS)
+    assert parts[1] in LAYERS, f"{name}: a module outside every declared layer (docs/ARCHITECTURE.md)"
+    return LAYERS.index(parts[1])
+
+
+def _cycles() -> list[list[str]]:
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(GRAPH[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(GRAPH):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_graph_is_read():
+    # the walk must see the package's real edges, or every test below would pass on nothing
+    assert "runbook_lib.findings.problem" in GRAPH["runbook_lib.engine.run"]
+    assert len(MODULES) > 60
+
+
+def test_no_import_circle():
+    assert _cycles() == []
+
+
+def test_every_module_belongs_to_a_layer():
+    for name in MODULES:
+        _layer(name)
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_no_package_imports_a_layer_above_its_own(layer):
+    upward = sorted(f"{name} -> {dep}" for name, deps in GRAPH.items() if name.split(".")[1:2] == [layer]
+                    for dep in deps if _layer(dep) > _layer(name))
+    assert upward == []
+
+
+@pytest.mark.parametrize("package", THROUGH_THE_SEAM)
+def test_the_steps_engine_and_notebook_reach_containerd_only_through_the_consumer_seam(package):
+    through = sorted(f"{name} -> {dep}" for name, deps in GRAPH.items() if name.split(".")[1:2] == [package]
+                     and name not in SEAM_ALLOWED for dep in deps if dep.split(".")[1:2] == ["containerd"])
+    assert through == []
+
+
+def test_the_registry_names_containerd_once_as_a_string():
+    from runbook_lib.consumer import registry
+    assert registry.CONSUMERS == {"containerd": "runbook_lib.containerd.consumer:Containerd"}
+    assert registry.DEFAULT == "containerd"
+    text = (PACKAGE / "consumer" / "registry.py").read_text(encoding="utf-8")
+    assert text.count("runbook_lib.containerd") == 1
+
+
+def test_the_cdi_neighbours_ask_the_consumer_for_its_spec_folders():
+    assert not [d for d in GRAPH["runbook_lib.cdi.neighbours"] if d.startswith("runbook_lib.containerd")]
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_each_package_states_its_rule(layer):
+    doc = ast.get_docstring(ast.parse((PACKAGE / layer / "__init__.py").read_text(encoding="utf-8")))
+    assert doc and "May import" in doc, f"runbook_lib/{layer}/__init__.py: say what the layer may import"

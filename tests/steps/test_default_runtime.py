@@ -1,0 +1,117 @@
+"""The default_runtime parameter (issue 21): the node's default runtime is the node's. `keep` reports it and
+never changes it nor advises against it; `runc` is the lab's graded rule; `auto` is keep on a real node (root
+/) and runc in a lab root. A default that already is the wanted runtime (EKS GPU AMI, DGX, nvidia-ctk
+--set-as-default) is found and left alone, byte for byte. And check and apply agree on another owner's runtime
+(Talos): both refuse step 2, and no fix tells the user to overwrite that owner's binary."""
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import finished_run
+
+from runbook_lib.engine.params import validate
+
+REALWORLD = Path(__file__).parents[1] / "fixtures" / "realworld"
+CONFIG = "etc/containerd/config.toml"
+
+
+def _root(tmp_path, name):
+    root = tmp_path / name
+    shutil.copytree(REALWORLD / name, root)
+    return root
+
+
+def _run(root, **params):
+    return finished_run(root, **params)
+
+
+@pytest.mark.parametrize("rule, root, keeps", [("auto", "/", True), ("auto", "/srv/lab1", False),
+                                               ("keep", "/srv/lab1", True), ("runc", "/", False)])
+def test_auto_keeps_on_a_real_node_and_is_the_lab_rule_in_a_lab_root(rule, root, keeps):
+    assert validate(root=root, default_runtime=rule).keeps_default is keeps
+
+
+@pytest.mark.parametrize("name", ["eks-al2023-gpu", "dgx", "nvidia-ctk-default"])
+def test_a_default_that_already_is_nvidia_is_left_alone(tmp_path, name):
+    root = _root(tmp_path, name)
+    original = (root / CONFIG).read_bytes()
+    for mode in ("apply", "check"):
+        rb = _run(root, mode=mode, default_runtime="keep")
+        assert rb.results["runtime"].failed is False and rb.results["default"].failed is False, mode
+        assert (root / CONFIG).read_bytes() == original
+        fixes = [p.fix.en for r in rb.results.values() for p in r.problems if p.fix]
+        assert not [f for f in fixes if "default_runtime_name" in f], fixes
+
+
+def test_the_lab_rule_still_refuses_a_default_that_is_nvidia(tmp_path):
+    rb = _run(_root(tmp_path, "eks-al2023-gpu"), default_runtime="runc")
+    assert [p.code for _, p in rb.refusals()] == ["default.is_runtime"]
+
+
+def test_aks_gpu_keeps_its_nvidia_default_and_gets_the_runtime_beside_it(tmp_path):
+    root = _root(tmp_path, "aks-gpu")
+    rb = _run(root, default_runtime="keep")
+    assert rb.ok(), [(n, p.code) for n, r in rb.results.items() for p in r.problems]
+    text = (root / CONFIG).read_text()
+    assert 'default_runtime_name = "nvidia-container-runtime"' in text
+    assert '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia]' in text  # where 2.x reads it
+
+
+def test_check_and_apply_agree_on_another_owners_runtime(tmp_path):
+    root = _root(tmp_path, "talos")
+    applied, checked = _run(root), _run(root, mode="check")
+    assert [p.code for p in applied.results["runtime"].problems] == ["runtime.other_binary"]
+    assert [p.code for p in checked.results["runtime"].problems] == ["runtime.other_binary"]
+    assert [p.code for p in checked.results["options"].problems] == ["depends.earlier"]
+    fixes = [p.fix.en for r in checked.results.values() for p in r.problems if p.fix]
+    assert not [f for f in fixes if 'BinaryName = "/usr/bin/nvidia-container-runtime"' in f], fixes
+
+
+# --- default.txt judged by what the config gives once every step is right (in process, for `make mutate`) ------
+
+def _lab_with_default(tmp_path, default: str):
+    from grading_helpers import GOOD, TOOLKIT, lab_root
+
+    config = GOOD.read_text().replace('default_runtime_name = "runc"', f'default_runtime_name = "{default}"')
+    if default not in ("runc", "nvidia"):  # a default of its own needs its own table (step 5)
+        config = config.replace("runtimes.runc]", f"runtimes.{default}]").replace(
+            "runtimes.runc.options]", f"runtimes.{default}.options]")
+    root = lab_root(tmp_path, config.encode())
+    return root, root / TOOLKIT / "default.txt"
+
+
+@pytest.mark.parametrize("default, says", [("crun", "crun"), ("nvidia", "runc")])
+def test_a_default_txt_made_by_hand_after_its_plan_failed_is_judged_by_the_configs_default(tmp_path, default, says):
+    """`mkdir default.txt` by mistake, then the file written by hand and the check cell run again: it is judged
+    against the default the config keeps (crun, the node's own) or, where step 4 fails (nvidia made the
+    default), the one it has once fixed (runc)."""
+    from grading_helpers import a_folder_in_its_place, check_cell_run_twice, written_by_hand
+
+    root, path = _lab_with_default(tmp_path, default)
+    first, again = check_cell_run_twice(root, "default", written_by_hand(a_folder_in_its_place(path),
+                                                                        "DEFAULT=other\nWHY=runtimeclass\n"))
+    assert "write.failed.folder_stands_where_file" in first
+    (wrong,) = [p for p in again.problems if p.is_a("file.differs")]
+    assert wrong.values["expected"] == f"DEFAULT={says} / WHY=runtimeclass"
+    _, again = check_cell_run_twice(root, "default", written_by_hand(a_folder_in_its_place(path),
+                                                                    f"DEFAULT={says}\nWHY=runtimeclass\n"))
+    assert not any(p.code.startswith("file.") for p in again.problems), again.text()
+
+
+def test_an_empty_config_is_judged_by_the_base_step_1_copies_into_it(tmp_path):
+    """The config is empty (step 1 fails: it copies the lab's base into it); the base keeps crun as its
+    default, so default.txt saying crun is right: step 4 judges the config as step 1 leaves it, not the empty
+    file's built-in runc."""
+    from grading_helpers import CONFIG, GOOD, TOOLKIT, check, lab_root
+    from runbook_lib.engine.params import DEFAULTS
+
+    root = lab_root(tmp_path)
+    base = root / DEFAULTS["base_config"].lstrip("/")
+    base.parent.mkdir(parents=True, exist_ok=True)
+    base.write_text(GOOD.read_text().replace('default_runtime_name = "runc"', 'default_runtime_name = "crun"')
+                    .replace("runtimes.runc]", "runtimes.crun]").replace("runtimes.runc.options]", "runtimes.crun.options]"))
+    (root / CONFIG).write_text("")
+    (root / TOOLKIT / "default.txt").write_text("DEFAULT=crun\nWHY=runtimeclass\n")
+    results = check(root)
+    assert [p.code for p in results[1].problems] == ["prepare.config_empty"]
+    assert results[4].problems == [] and not results[4].failed, results[4].text()

@@ -1,0 +1,353 @@
+"""The rules a toolkit file's verdict keeps (runbook_lib/steps/_files.py), each said once for every way a student
+writes the file differently: the finding names the file, the line and what to write instead, and a difference
+is named for what it is (line endings, Python's booleans, an invisible character), never for what it is not.
+
+In process, through a real check run on a lab root, so `make mutate` sees them (tests/lab/test_student_files.py
+holds the mistakes students make; these are the rules behind every one of them)."""
+
+from __future__ import annotations
+
+import pytest
+
+from grading_helpers import GOOD, TOOLKIT, check, lab_root, run_all
+
+DEFAULT = "/root/toolkit/default.txt"
+DEFAULT_SHOWN = "DEFAULT=runc / WHY=runtimeclass"  # the whole file, as a fix shows it
+REPORT = "/root/toolkit/report.txt"
+
+
+def _only_finding(results, step: int):
+    problems = [p for p in results[step].problems if p.is_error]
+    assert len(problems) == 1, results[step].text()
+    return problems[0]
+
+
+def _names_the_file_and_the_fix(p, lab_path: str, expected: str) -> None:
+    """Both languages: the file in what is wrong, the whole expected content in the fix, no value left out."""
+    assert p.path == lab_path
+    for said in (p.what.en, p.what.ko):
+        assert lab_path in said and "None" not in said and "{" not in said, said
+    for said in (p.fix.en, p.fix.ko):
+        assert expected in said and "None" not in said, said
+
+
+@pytest.mark.parametrize("written", [
+    b"DEFAULT=runc\r\nWHY=runtimeclass\r\n",  # Windows line endings
+    b"DEFAULT=runc\r\nWHY=runtimeclass",      # ... and no final newline, which alone is allowed
+    b"DEFAULT=runc\r\nWHY=runtimeclass\n",    # one line's ending only
+])
+def test_a_file_that_differs_only_by_its_line_endings_is_said_so(tmp_path, written):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "default.txt").write_bytes(written)
+    p = _only_finding(check(root), 4)
+    assert p.code == "file.line_endings", p
+    _names_the_file_and_the_fix(p, DEFAULT, DEFAULT_SHOWN)
+
+
+@pytest.mark.parametrize("systemd_cgroup, python, toml", [(True, "True", "true"), (False, "False", "false")])
+def test_a_boolean_as_python_prints_it_is_named_with_its_toml_spelling(tmp_path, systemd_cgroup, python, toml):
+    """print(f"SYSTEMD_CGROUP={value}") of a parsed boolean, either value: named as Python's spelling."""
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / "etc/containerd/config.toml").write_bytes(GOOD.read_bytes())
+    applied = run_all(root, systemd_cgroup=systemd_cgroup)
+    assert not any(r.failed for r in applied.values()), [r.text() for r in applied.values() if r.failed]
+    report = root / TOOLKIT / "report.txt"
+    assert f"SYSTEMD_CGROUP={toml}\n" in report.read_text()
+    shown = report.read_text().strip().replace("\n", " / ")  # the whole file as the fix shows it
+    report.write_text(report.read_text().replace(f"SYSTEMD_CGROUP={toml}", f"SYSTEMD_CGROUP={python}"))
+    p = _only_finding(check(root, systemd_cgroup=systemd_cgroup), 8)
+    assert p.code == "file.python_boolean", p
+    assert p.line == 4 and f"SYSTEMD_CGROUP={python}" in p.what.en
+    assert p.fix.en.startswith(f"write SYSTEMD_CGROUP={toml} (in Python")
+    # the file, the line and the whole fix, in both languages
+    assert p.what.en.startswith(f"line 4 of {REPORT} spells the boolean")
+    assert p.what.ko.startswith(f"{REPORT} 의 4번째 줄이")
+    _names_the_file_and_the_fix(p, REPORT, shown)
+
+
+@pytest.mark.parametrize("written, line, en, ko", [
+    # two wrong lines: each named with its number, what it holds and what it must hold, one after the other
+    ("DEFAULT=nvidia\nWHY=other\n", 1,
+     "line 1 DEFAULT=nvidia → DEFAULT=runc; line 2 WHY=other → WHY=runtimeclass",
+     "1번째 줄 DEFAULT=nvidia → DEFAULT=runc; 2번째 줄 WHY=other → WHY=runtimeclass"),
+    # a line too many: the fix says to delete it
+    ("DEFAULT=runc\nWHY=runtimeclass\nEXTRA=1\n", 3, "line 3 EXTRA=1 → (delete)", "3번째 줄 EXTRA=1 → (지울 줄)"),
+    # a line too few: said missing
+    ("DEFAULT=runc\n", 2, "line 2 (missing) → WHY=runtimeclass", "2번째 줄 (없음) → WHY=runtimeclass"),
+    # a wrong value in a \r\n file: the line as the student sees it, without the carriage return
+    ("DEFAULT=nvidia\r\nWHY=runtimeclass\r\n", 1, "line 1 DEFAULT=nvidia → DEFAULT=runc;",
+     "1번째 줄 DEFAULT=nvidia → DEFAULT=runc;"),
+])
+def test_a_file_that_differs_names_every_wrong_line_and_the_whole_fix(tmp_path, written, line, en, ko):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "default.txt").write_bytes(written.encode())
+    p = _only_finding(check(root), 4)
+    assert p.code == "file.differs", p
+    assert p.line == line
+    assert en in p.what.en and ko in p.what.ko, p.what
+    assert "\r" not in p.what.en + p.what.ko
+    _names_the_file_and_the_fix(p, DEFAULT, DEFAULT_SHOWN)
+
+
+SPACE_END, SPACE_START = ("a space at the end", "줄 끝에 공백"), ("a space at the start", "줄 앞에 공백")
+
+
+@pytest.mark.parametrize("char", [" ", "\t", "X", "s", "0", "\u00a0"])
+def test_a_space_is_named_only_where_there_is_one(tmp_path, char):
+    """A wrong line's invisible space is named, at its end or at its start; any other character there (a tab, a
+    letter, a digit, a no-break space) is not a space."""
+    root = lab_root(tmp_path)
+    for written, named in ((f"DEFAULT=runc{char}\nWHY=runtimeclass\n", SPACE_END),
+                           (f"{char}DEFAULT=runc\nWHY=runtimeclass\n", SPACE_START)):
+        (root / TOOLKIT / "default.txt").write_bytes(written.encode())
+        p = _only_finding(check(root), 4)
+        assert p.code == "file.differs" and p.line == 1, p
+        for lang, said in enumerate((p.what.en, p.what.ko)):
+            assert (named[lang] in said) == (char == " "), (repr(char), said)
+            other = SPACE_START if named is SPACE_END else SPACE_END
+            assert other[lang] not in said, (repr(char), said)
+
+
+def test_every_invisible_character_of_a_wrong_line_is_named_one_after_the_other(tmp_path):
+    """A line with a tab, a space at its end and one at its start: all three named, in that order, each once,
+    separated as a list is."""
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "default.txt").write_bytes(b" DEFAULT=runc\t \nWHY=runtimeclass\n")
+    p = _only_finding(check(root), 4)
+    assert p.code == "file.differs" and p.line == 1, p
+    assert "(a tab character, a space at the end, a space at the start) → DEFAULT=runc" in p.what.en, p.what.en
+    assert "(탭 문자, 줄 끝에 공백, 줄 앞에 공백) → DEFAULT=runc" in p.what.ko, p.what.ko
+
+
+def test_a_list_whose_names_hold_an_equals_sign_is_still_a_list_in_any_order():
+    """A runtime's name is any TOML key (`runtimes."gpu=a100"`): parsed.txt's RUNTIMES line is split at its first
+    "=", so its names, in another order and with spaces after the commas, are still right."""
+    from runbook_lib.steps.lines import Rule, same
+
+    rule = Rule(lists=("RUNTIMES",))
+    assert same(rule, "VERSION=2\nRUNTIMES=runc, gpu=a100, nvidia\n", "VERSION=2\nRUNTIMES=gpu=a100,nvidia,runc\n")
+    assert not same(rule, "VERSION=2\nRUNTIMES=runc, gpu=a100\n", "VERSION=2\nRUNTIMES=gpu=a100,nvidia,runc\n")
+
+
+def test_a_report_that_says_what_a_broken_option_gives_is_blocked_by_step_3(tmp_path):
+    """SystemdCgroup = false for nvidia fails step 3; a report.txt that reports that false is right for the
+    config as it is: step 8 is blocked by step 3, and says the lines it holds once step 3 is fixed. A report
+    that says neither is step 8's own failure."""
+    import tomlkit
+
+    from grading_helpers import CONFIG
+    from runbook_lib.engine.result import BLOCKED
+
+    root = lab_root(tmp_path)
+    doc = tomlkit.parse((root / CONFIG).read_text())
+    doc["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["nvidia"]["options"]["SystemdCgroup"] = False
+    (root / CONFIG).write_text(tomlkit.dumps(doc))
+    report = root / TOOLKIT / "report.txt"
+    right = report.read_text()
+    report.write_text(right.replace("SYSTEMD_CGROUP=true", "SYSTEMD_CGROUP=false"))
+    results = check(root)
+    assert results[3].failed
+    assert results[8].status == BLOCKED, results[8].text()
+    (p,) = results[8].problems
+    assert (p.code, p.values["step"], p.values["expected"]) == (
+        "file.after_earlier_step", 3, right.strip().replace("\n", " / "))
+
+    report.write_text(right.replace("SYSTEMD_CGROUP=true", "SYSTEMD_CGROUP=yes"))
+    assert [p.code for p in check(root)[8].problems] == ["file.differs"]
+
+
+def test_a_missing_report_whose_values_no_fix_can_give_says_where_to_read_them(tmp_path):
+    """Another owner's nvidia runtime without a runtime_type: no plan fixes it (it is theirs), so the report's
+    RUNTIME_TYPE has no value to show. A missing report.txt is then told to be made from the values read back
+    (step 8's check cell run before the earlier steps' cells, as JupyterLab allows), or, once step 2's verdict
+    is in, after step 2 is fixed."""
+    from grading_helpers import GOOD
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    theirs = GOOD.read_text().replace('runtimes.nvidia]\n          runtime_type = "io.containerd.runc.v2"\n',
+                                      'runtimes.nvidia]\n').replace(
+        'BinaryName = "/usr/bin/nvidia-container-runtime"',
+        'BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime"')
+    root = lab_root(tmp_path, theirs.encode())
+    (root / TOOLKIT / "report.txt").unlink()
+    rb = Run(validate(root=str(root), mode="check")).start()
+    try:
+        rb.preflight()
+        alone = rb.verdict(rb.step("report"))
+    finally:
+        rb.finish()
+    lab = f"/{TOOLKIT}/report.txt"
+    (p,) = alone.problems
+    assert (p.code, p.path, p.what.en) == ("file.missing.no_lines", lab, f"{lab} is missing.")
+    assert p.fix.en == "create it from the values read back from the config and the RuntimeClass."
+    (p,) = check(root)[8].problems
+    assert (p.code, p.path, p.values["step"]) == ("file.missing.after_earlier_step", lab, 2)
+    assert p.fix.en == "once step 2 is fixed, create it from the values read back from the corrected files."
+    (root / TOOLKIT / "report.txt").write_text("CONFIG_VERSION=2\n")  # there, but no lines can be shown
+    (p,) = check(root)[8].problems
+    assert (p.code, p.path, p.values["step"]) == ("file.after_earlier_step.no_lines", lab, 2)
+    assert p.what.en == f"step 2 failed, so {lab} cannot be checked yet; fix step 2 first."
+
+
+# --- the words of a file's findings: the file by its path, the step that blocks it -------------------------------
+
+def test_a_right_file_behind_a_failed_step_is_named_with_that_step(tmp_path):
+    """parsed.txt as it should be, while step 3 failed: step 5 cannot vouch for it yet, and says which file and
+    which step, in both languages."""
+    import tomlkit
+
+    from grading_helpers import CONFIG
+
+    root = lab_root(tmp_path)
+    doc = tomlkit.parse((root / CONFIG).read_text())
+    doc["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["nvidia"]["options"]["SystemdCgroup"] = False
+    (root / CONFIG).write_text(tomlkit.dumps(doc))
+    (p,) = check(root)[5].problems
+    lab = f"/{TOOLKIT}/parsed.txt"
+    assert (p.code, p.path, p.values["step"]) == ("file.after_earlier_step", lab, 3)
+    assert p.what.en == f"step 3 failed, so {lab} cannot be checked yet; fix step 3 first."
+    assert p.what.ko == f"3단계가 실패해서 이 파일을 확인할 수 없습니다: {lab}. 3단계를 먼저 고치세요."
+
+
+def test_a_missing_file_behind_a_failed_step_is_told_to_wait_for_that_step(tmp_path):
+    from grading_helpers import GOOD
+
+    theirs = GOOD.read_text().replace('runtimes.nvidia]\n          runtime_type = "io.containerd.runc.v2"\n',
+                                      'runtimes.nvidia]\n')
+    root = lab_root(tmp_path, theirs.encode())  # step 2 fails: no runtime_type
+    (root / TOOLKIT / "report.txt").unlink()
+    (p,) = check(root)[8].problems
+    lab = f"/{TOOLKIT}/report.txt"
+    assert (p.code, p.path) == ("file.missing", lab)  # the fixed config gives every line: they are shown
+    assert p.what.en == f"{lab} is missing."
+    assert p.fix.en.startswith("create it with: CONFIG_VERSION=2 / RUNTIME=nvidia / RUNTIME_TYPE=io.containerd.runc.v2")
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("CONFIG_VERSION=2\nRUNTIME=nvidia\n", True),
+    ("RUNTIME_TYPE=\n", False),                 # a value broken inputs leave unknown
+    ('SYSTEMD_CGROUP="true"\n', False),         # a string where TOML has a boolean
+    ("HANDLER='nvidia'\n", False),
+    ("HANDLER=Xnvidia\n", True),                # only a quote at the start makes a value a broken one
+    ("HANDLER=gpu=\n", True),                   # the value is what follows the first '='
+    ("no equals sign at all\n", True),
+    ("", True),
+])
+def test_the_lines_a_fix_may_show_have_every_value_known_and_unquoted(text, shown):
+    from runbook_lib.steps.lines import derivable
+
+    assert derivable(text) is shown
+
+
+# --- report.txt: the values of the runtime the RuntimeClass's handler names, read back from the config ----------
+
+NVIDIA_TABLE = ('        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n'
+                '          runtime_type = "io.containerd.runc.v2"\n\n'
+                '          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+                '            BinaryName = "/usr/bin/nvidia-container-runtime"\n'
+                '            SystemdCgroup = true\n')
+RC = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: nvidia\n"
+
+
+def _report_of(tmp_path, config: str, runtimeclass: str | None) -> str:
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+    from runbook_lib.steps.report import report
+
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / "etc/containerd/config.toml").write_text(config)
+    (root / TOOLKIT).mkdir(parents=True)
+    if runtimeclass is not None:
+        (root / TOOLKIT / "runtimeclass.yaml").write_text(runtimeclass)
+    rb = Run(validate(root=str(root), mode="check")).start()
+    try:
+        return report(rb)
+    finally:
+        rb.finish()
+
+
+def _good(old: str = "", new: str = "") -> str:
+    from grading_helpers import GOOD
+
+    text = GOOD.read_text()
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+@pytest.mark.parametrize("config, runtimeclass, lines", [
+    (_good(), RC + "handler: nvidia\n", ["2", "nvidia", "io.containerd.runc.v2", "true", "nvidia"]),
+    # the handler names another runtime of the config: its values, not nvidia's
+    (_good("SystemdCgroup = true", "SystemdCgroup = false"), RC + "handler: runc\n",
+     ["2", "runc", "io.containerd.runc.v2", "false", "runc"]),
+    # a handler naming no runtime: nvidia's values, and the handler as written
+    (_good(), RC + "handler: ghost\n", ["2", "nvidia", "io.containerd.runc.v2", "true", "ghost"]),
+    # no handler, or no RuntimeClass at all: nvidia's values, no handler
+    (_good(), RC, ["2", "nvidia", "io.containerd.runc.v2", "true", ""]),
+    (_good(), None, ["2", "nvidia", "io.containerd.runc.v2", "true", ""]),
+    # no nvidia table: nothing to report of it
+    (_good(NVIDIA_TABLE), RC + "handler: nvidia\n", ["2", "", "", "", "nvidia"]),
+    # options that are not a table, a runtime that is not a table
+    (_good(NVIDIA_TABLE, NVIDIA_TABLE.split("\n\n")[0] + '\n          options = "x"\n'), RC + "handler: nvidia\n",
+     ["2", "nvidia", "io.containerd.runc.v2", "", "nvidia"]),
+    (_good(NVIDIA_TABLE, '        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes]\n'
+                         '          nvidia = "x"\n').replace(
+        '      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes]\n\n', "", 1),
+     RC + "handler: nvidia\n", ["2", "nvidia", "", "", "nvidia"]),
+    # an empty string where a value goes: shown as TOML writes it, not as nothing
+    (_good('runtime_type = "io.containerd.runc.v2"\n\n          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]',
+           'runtime_type = ""\n\n          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]'),
+     RC + "handler: nvidia\n", ["2", "nvidia", '""', "true", "nvidia"]),
+    # a version-3 file (containerd 2.x): its own version and path
+    ('version = 3\n[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia]\n'
+     '  runtime_type = "io.containerd.runc.v2"\n'
+     '  [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.nvidia.options]\n'
+     '    SystemdCgroup = true\n', RC + "handler: nvidia\n", ["3", "nvidia", "io.containerd.runc.v2", "true", "nvidia"]),
+])
+def test_the_report_says_the_values_of_the_runtime_the_handler_names(tmp_path, config, runtimeclass, lines):
+    keys = ("CONFIG_VERSION", "RUNTIME", "RUNTIME_TYPE", "SYSTEMD_CGROUP", "HANDLER")
+    assert _report_of(tmp_path, config, runtimeclass) == "".join(f"{k}={v}\n" for k, v in zip(keys, lines))
+
+
+def test_a_report_without_a_handler_when_there_is_no_runtimeclass_is_blocked_by_step_7(tmp_path):
+    """No RuntimeClass (step 7 fails), and report.txt says HANDLER= as that gives: blocked by step 7, not wrong."""
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "runtimeclass.yaml").unlink()
+    report = root / TOOLKIT / "report.txt"
+    report.write_text(report.read_text().replace("HANDLER=nvidia", "HANDLER="))
+    results = check(root)
+    assert [p.code for p in results[7].problems] == ["runtimeclass.missing"]
+    assert [(p.code, p.values["step"]) for p in results[8].problems] == [("file.after_earlier_step", 7)]
+
+
+def test_a_file_may_lack_its_final_newline_and_an_empty_file_has_no_lines():
+    from runbook_lib.steps.lines import EXACT, canonical, same
+
+    assert canonical(EXACT, "DEFAULT=runc\nWHY=runtimeclass") == ["DEFAULT=runc", "WHY=runtimeclass"]
+    assert same(EXACT, "DEFAULT=runc\nWHY=runtimeclass", "DEFAULT=runc\nWHY=runtimeclass\n")
+    assert canonical(EXACT, "") == []
+
+
+def test_an_empty_toolkit_file_is_told_every_line_it_lacks(tmp_path):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "default.txt").write_text("")
+    (p,) = check(root)[4].problems
+    assert (p.code, p.values["lines"].en) == (
+        "file.differs", "line 1 (missing) → DEFAULT=runc; line 2 (missing) → WHY=runtimeclass")
+
+
+def test_the_report_check_run_again_after_a_runtimeclass_is_written_by_hand_names_that_files_yaml_error(tmp_path):
+    """A folder stood where runtimeclass.yaml should be when step 8 was planned; the student puts a file there by
+    hand, with a YAML slip, and runs step 8's check cell again: the report is derived from that RuntimeClass, so
+    the finding is its YAML error, at its own file and line."""
+    from grading_helpers import a_folder_in_its_place, check_cell_run_twice, written_by_hand
+
+    root = lab_root(tmp_path)
+    rc = root / TOOLKIT / "runtimeclass.yaml"
+    first, again = check_cell_run_twice(root, "report", written_by_hand(a_folder_in_its_place(rc),
+                                                                        "apiVersion: node.k8s.io/v1\nkind: [RuntimeClass\n"))
+    assert first == ["write.failed.folder_stands_where_file"]
+    p = _only_finding({8: again}, 8)
+    assert (p.code, p.path, p.line) == ("config.unreadable.yaml_syntax", "/root/toolkit/runtimeclass.yaml", 3)

@@ -50,7 +50,7 @@ def ours(run) -> list[str]:
 
 def _without_cdi_settings(run, planned: dict[str, bytes]) -> list[Msg]:
     """The runbook's minimal CDI spec goes, so the CDI settings an enable_cdi=True run wrote for it go too, when
-    the config holds them exactly where and as that run wrote them (containerd's: consumer/removing.py)."""
+    the config holds them exactly where and as that run wrote them (containerd's: containerd/consumer/removing.py)."""
     return run.consumer.plan_cdi_settings_removal(run, planned)
 
 

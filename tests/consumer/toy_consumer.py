@@ -241,7 +241,7 @@ class Toy(Consumer):
     def restart(self, run, chosen, *, runner=None) -> tuple:
         return chosen, []
 
-    # --- remove: not asked of the toy (mode=remove is containerd's, tests/test_mode_remove.py) ------------
+    # --- remove: not asked of the toy (mode=remove is containerd's, tests/steps/test_remove.py) ------------
 
     def plan_removals(self, run, planned: dict[str, bytes]):
         return iter(())

@@ -109,7 +109,7 @@ def plan(run) -> Plan:
 
 def _route(run) -> Plan:
     """k3s, RKE2, microk8s, k0s: the runtime goes where the distribution reads it (its template or its drop-in
-    folder, containerd/distro_plan.py), checked as the distribution will render it."""
+    folder, containerd/distro/plan.py), checked as the distribution will render it."""
     route = run.route
     newer = _newer_than_containerd(run, run.effective())  # a version-3 k3s file under a containerd 1.x named by containerd_bin
     if newer:
@@ -159,7 +159,7 @@ def _newer_than_containerd(run, eff) -> list[Problem]:
 def foreign_problem(run, eff) -> Problem | None:
     """Another owner's runtime of that name (owner.py): apply's plan refuses it, and check says the same."""
     if run.on_distro:
-        return None  # the distribution's route judges its own runtimes (distro_plan.py)
+        return None  # the distribution's route judges its own runtimes (containerd/distro/plan.py)
     try:
         require_not_foreign(eff, run.p.runtime_name, run.p.binary_name, replace_runtime=run.p.replace_runtime,
                             target=run.target)

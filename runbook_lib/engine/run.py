@@ -28,7 +28,8 @@ from runbook_lib.engine.result import StepResult
 from runbook_lib.fs.safe_write import WritePlan, commit, ensure_dir, read_bytes, retire, sha256, sweep_stale_temps
 from runbook_lib.fs.target import Target
 from runbook_lib.steps import REMOVE_STEPS, STEPS
-from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, Plan, Step, blocked_by
+from runbook_lib.fs.plan import Plan
+from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, Step, blocked_by
 from runbook_lib.fs.applied_record import RECORD
 from runbook_lib.engine import check_cells, containerd_guard
 from runbook_lib.engine import expected
@@ -37,7 +38,7 @@ from runbook_lib.consumer.protocol import Consumer
 from runbook_lib.fs import applied_record
 
 
-class Committed(NamedTuple):
+class StepCommit(NamedTuple):
     """A step as its commit left it; the problems are the commit's own (a write that failed, the record left
     unwritten), which every verdict after it keeps."""
     status: str
@@ -57,7 +58,7 @@ class Run:
         self.steps = REMOVE_STEPS if params.removing else STEPS
         self.plans: dict[str, Plan] = {}
         self.results: dict[str, StepResult] = {}    # by step id, as the plans are
-        self._committed: dict[str, Committed] = {}
+        self._committed: dict[str, StepCommit] = {}
         self.written: list[str] = []            # lab paths this run wrote (the restart decision reads it)
         self._recorded = False                  # whether the plans' writes are in the record (apply mode)
         self._overlay: dict[str, bytes] | None = None
@@ -415,7 +416,7 @@ class Run:
 
     def _keep(self, result: StepResult) -> None:
         self.results[result.id] = result
-        self._committed[result.id] = Committed(result.status, result.message, list(result.problems))
+        self._committed[result.id] = StepCommit(result.status, result.message, list(result.problems))
 
     def verdict(self, step) -> StepResult:
         """Read the outcome back from disk: the same rules in apply and check mode."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import uuid
 
-from runbook_lib.engine.run import Plan
+from runbook_lib.fs.plan import Plan
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.messages import bilingual
 from runbook_lib.findings.text import lines as finding_lines

@@ -7,7 +7,8 @@ import json
 from contextlib import contextmanager
 
 from runbook_lib.engine.result import StepResult
-from runbook_lib.engine.run import Plan, Run, judge
+from runbook_lib.engine.run import Run, judge
+from runbook_lib.fs.plan import Plan
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.messages import bilingual

@@ -8,7 +8,8 @@ from __future__ import annotations
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.catalog import say
-from runbook_lib.steps.base import Plan, Step
+from runbook_lib.fs.plan import Plan
+from runbook_lib.steps.base import Step
 
 NUMBER, ID = 9, "containerd"
 TITLE = say("title.containerd")

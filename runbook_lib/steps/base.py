@@ -1,10 +1,10 @@
-"""The contract between the engine and the steps: the one plan shape every planner returns (``Plan``, defined in
-runbook_lib/fs/plan.py so that the domain planners build it too), the statuses a step's result can have, and the
+"""The contract between the engine and the steps: the statuses a step's result can have, and the
 ``Step`` every step module declares (every hook named, none probed for).
 
 A step module ends with ``STEP = Step(...)``; runbook_lib/steps/__init__.py lists them in order. A step is keyed
 by its ``id`` (its module's name) everywhere: plans, results, the notebook's cells; its ``number`` is the lab's,
-for display only.
+for display only. Its plan is the one plan shape, ``Plan`` of runbook_lib/fs/plan.py (below the domains, which
+build it too), imported from there by every module.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from typing import Callable
 
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.problem import Problem
-from runbook_lib.fs.plan import Plan  # noqa: F401 - the one plan shape, below the domains that build it too
 from runbook_lib.steps.lines import EXACT, Rule
 
 CHANGED, UNCHANGED, PASSED, FAILED, SKIPPED = "changed", "unchanged", "passed", "failed", "skipped"

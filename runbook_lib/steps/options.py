@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from runbook_lib.fs.tomlvalue import value
 from runbook_lib.findings.problem import Problem
-from runbook_lib.steps.base import Plan, Step
+from runbook_lib.fs.plan import Plan
+from runbook_lib.steps.base import Step
 from runbook_lib.findings.catalog import say
 from runbook_lib.steps._show import runtime_evidence
 

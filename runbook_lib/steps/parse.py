@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from runbook_lib.steps import toolkit
 from runbook_lib.findings.problem import Problem
-from runbook_lib.steps.base import Plan, Step
+from runbook_lib.fs.plan import Plan
+from runbook_lib.steps.base import Step
 from runbook_lib.steps.lines import Rule
 from runbook_lib.findings.catalog import say
 from runbook_lib.steps._files import expected_text, file_problems

@@ -18,7 +18,8 @@ from runbook_lib.cdi import edits as cdi_edits
 from runbook_lib.findings.problem import Problem, words
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.catalog import say
-from runbook_lib.steps.base import CHANGED, Plan, Step
+from runbook_lib.fs.plan import Plan
+from runbook_lib.steps.base import CHANGED, Step
 from runbook_lib.steps import restart
 
 NUMBER = ID = "pod"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import posixpath
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
-from runbook_lib.steps.base import Plan, Step
+from runbook_lib.fs.plan import Plan
+from runbook_lib.steps.base import Step
 from runbook_lib.findings.catalog import say
 from runbook_lib.fs.bounded_read import names_in
 from runbook_lib.k8s.names import closest

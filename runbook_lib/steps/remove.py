@@ -10,7 +10,8 @@ from runbook_lib.cdi import spec as cdi
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
-from runbook_lib.steps.base import Plan, Step
+from runbook_lib.fs.plan import Plan
+from runbook_lib.steps.base import Step
 from runbook_lib.findings.catalog import say
 from runbook_lib.fs import applied_record
 from runbook_lib.findings.problem import words

@@ -6,7 +6,8 @@ from __future__ import annotations
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.catalog import say
 from runbook_lib.steps.base import CHANGED, FAILED, SKIPPED, UNCHANGED
-from runbook_lib.steps.base import Plan, Step
+from runbook_lib.fs.plan import Plan
+from runbook_lib.steps.base import Step
 
 NUMBER = ID = "restart"
 TITLE = say("title.restart")

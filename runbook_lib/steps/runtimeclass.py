@@ -6,7 +6,8 @@ from runbook_lib.k8s import runtimeclass
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.catalog import say
 from runbook_lib.fs.yamldoc import yaml_line
-from runbook_lib.steps.base import Plan, Step
+from runbook_lib.fs.plan import Plan
+from runbook_lib.steps.base import Step
 from runbook_lib.steps._show import file_evidence
 from runbook_lib.steps.runtime import variants
 

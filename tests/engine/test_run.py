@@ -450,7 +450,8 @@ def test_every_step_judged_on_the_plan_is_judged_wherever_it_stands_among_the_ot
     the run before any write."""
     from runbook_lib.findings.messages import Msg
     from runbook_lib.findings.problem import Problem
-    from runbook_lib.steps.base import Plan, Step
+    from runbook_lib.fs.plan import Plan
+    from runbook_lib.steps.base import Step
 
     said = Problem.of("write.failed.name_too_long", "/x", lab="/x", size=300, limit=255)
     late = Step(99, "late", Msg("늦은 단계", "a late step"), lambda run: Plan(Msg("계획", "plan")), lambda run: [said])
@@ -469,7 +470,8 @@ def test_a_step_with_a_finding_is_failed_whatever_it_would_say_of_itself(tmp_pat
     with a finding, it is failed and says the finding."""
     from runbook_lib.findings.messages import Msg
     from runbook_lib.findings.problem import Problem
-    from runbook_lib.steps.base import Plan, Step
+    from runbook_lib.fs.plan import Plan
+    from runbook_lib.steps.base import Step
 
     said = Problem.of("write.failed.name_too_long", "/x", lab="/x", size=300, limit=255)
     odd = Step(99, "odd", Msg("단계", "a step"), lambda run: Plan(Msg("계획", "plan")), lambda run: [said],

@@ -13,7 +13,8 @@ import pytest
 import realenv
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
-from runbook_lib.steps.base import Plan, Step
+from runbook_lib.fs.plan import Plan
+from runbook_lib.steps.base import Step
 from runbook_lib.findings.messages import Msg
 
 pytestmark = pytest.mark.real

@@ -3,7 +3,9 @@
 mutmut keeps what it judged under mutants/ (not committed: copies of the whole package, mutated), so each new
 machine started from nothing, and a full run (about 5,000 mutants on two cores) takes longer than a working
 session. The record (`docs/mutation-record.json`) holds, for each mutated module, what mutmut needs to trust an
-old result: the hash of each function's source when it was judged, and each mutant's exit code.
+old result: the hash of each function's source when it was judged, and each mutant's exit code; and, for each
+survivor, its change (``change_of``: the lines it removes and adds), by which docs/TESTING.md may explain it whatever
+number mutmut gives it next time (the numbers follow the covered lines, so they move when coverage grows).
 
     python tools/mutation_record.py restore   # before `mutmut run`: the record's results, where mutants/ has none
     python tools/mutation_record.py save      # after it: every result under mutants/ into the record
@@ -16,6 +18,8 @@ source it was judged on.
 
 from __future__ import annotations
 
+import ast
+import difflib
 import json
 import sys
 import time
@@ -24,6 +28,31 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = ROOT / "mutants"
 RECORD = ROOT / "docs" / "mutation-record.json"
+KILLED = {1, 3, 37}  # a failing test, pytest's internal error, the type check (mutmut's stats.py)
+NOT_CHECKED = {None}
+
+
+def survived(code) -> bool:
+    """A judged mutant no test killed (a timeout or "suspicious" too: it proves nothing)."""
+    return code not in KILLED | NOT_CHECKED
+
+
+def change_of(mutated_source: str, mutant: str) -> str | None:
+    """The change a mutant makes, as the lines it removes and adds, stripped: `return a + 0 → return a - 0` (several
+    lines joined by " / "). Read from mutmut's mutated copy of the module, which holds the original of each function
+    (`x_f__mutmut_orig`) beside each of its mutants (`x_f__mutmut_3`); None when either is not there."""
+    fn, _, number = mutant.rpartition("__mutmut_")
+    fn = fn.rpartition(".")[2]
+    bodies = {}
+    for node in ast.walk(ast.parse(mutated_source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in (f"{fn}__mutmut_orig", f"{fn}__mutmut_{number}"):
+            lines = ast.get_source_segment(mutated_source, node, padded=True).splitlines()[1:]  # the body, not its name
+            bodies["orig" if node.name.endswith("_orig") else "mutant"] = [line.strip() for line in lines]
+    if len(bodies) != 2:
+        return None
+    diff = list(difflib.ndiff(bodies["orig"], bodies["mutant"]))
+    removed, added = [d[2:] for d in diff if d[:2] == "- "], [d[2:] for d in diff if d[:2] == "+ "]
+    return f"{' / '.join(removed)} → {' / '.join(added)}"
 
 
 def _meta_files(mutants: Path) -> dict[str, Path]:
@@ -72,6 +101,9 @@ def save(mutants: Path = MUTANTS, record: Path = RECORD) -> int:
     for module, meta in _meta_files(mutants).items():
         entry = merged(out.get(module, {}), _read_meta(meta))
         if entry["hashes"]:  # a module with no function to mutate (an __init__.py) has nothing to keep
+            changes = _changes(mutants / module, entry, out.get(module, {}).get("changes", {}))
+            if changes:  # a module whose mutants were all killed has none to explain
+                entry["changes"] = changes
             out[module] = entry
     out = dict(sorted(out.items()))
     record.parent.mkdir(parents=True, exist_ok=True)
@@ -80,6 +112,18 @@ def save(mutants: Path = MUTANTS, record: Path = RECORD) -> int:
     partial.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     partial.replace(record)
     return sum(code is not None for entry in out.values() for code in entry["results"].values())
+
+
+def _changes(mutated: Path, entry: dict, before: dict) -> dict[str, str]:
+    """{survivor: its change}: read from the mutated copy when there is one, else kept from the record."""
+    source = mutated.read_text(encoding="utf-8") if mutated.is_file() else None
+    out = {}
+    for mutant, code in entry["results"].items():
+        if survived(code):
+            change = change_of(source, mutant) if source is not None else None
+            if change or mutant in before:
+                out[mutant] = change or before[mutant]
+    return dict(sorted(out.items()))
 
 
 def restore(mutants: Path = MUTANTS, record: Path = RECORD) -> list[str]:

@@ -4,8 +4,9 @@
     python tools/mutation_report.py --check    # ... and exit 1 when a survivor is not explained in docs/TESTING.md
 
 A survivor is a change to a module that decides verdicts or writes that no test noticed: it is either killed by a
-new test or named in docs/TESTING.md (its mutant name, in backticks) with why it is equivalent, that is, why no
-behaviour can tell it from the original. A mutant mutmut could not judge (a timeout, "suspicious") counts as a
+new test or named in docs/TESTING.md with why it is equivalent, that is, why no behaviour can tell it from the
+original. It is named by its mutant name in backticks, or, so that the explanation survives mutmut numbering the
+function's mutants anew, by its function and its change: `pkg.mod.x_f`: `return a + 0` → `return a - 0`. A mutant mutmut could not judge (a timeout, "suspicious") counts as a
 survivor too: it proves nothing.
 """
 
@@ -21,8 +22,7 @@ import mutation_record  # tools/, beside this file
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = ROOT / "mutants"
 DOC = ROOT / "docs" / "TESTING.md"
-KILLED = {1, 3, 37}  # a failing test, pytest's internal error, the type check (mutmut's stats.py)
-NOT_CHECKED = {None}
+KILLED, NOT_CHECKED = mutation_record.KILLED, mutation_record.NOT_CHECKED
 
 
 def results() -> dict[str, dict[str, int | None]]:
@@ -42,10 +42,35 @@ def survivors(found) -> list[str]:
                   if code not in KILLED | NOT_CHECKED)
 
 
-def unexplained(found, doc: str) -> list[str]:
-    """The survivors docs/TESTING.md does not name (in backticks) under its "## Equivalent mutants"."""
+def changes() -> dict[str, str]:
+    """{survivor: its change}: from mutmut's mutated copies under mutants/, or the record's."""
+    out = {}
+    for module, entry in mutation_record.load().items():
+        out.update(entry.get("changes", {}))
+    for meta in sorted(MUTANTS.rglob("*.py.meta")):
+        mutated = meta.with_name(meta.name[: -len(".meta")])
+        if mutated.is_file():
+            codes = json.loads(meta.read_text()).get("exit_code_by_key", {})
+            source = mutated.read_text(encoding="utf-8")
+            for name, code in codes.items():
+                if mutation_record.survived(code):
+                    out[name] = mutation_record.change_of(source, name) or out.get(name)
+    return {k: v for k, v in out.items() if v}
+
+
+def by_change(name: str, change: str) -> str:
+    """How docs/TESTING.md names a survivor by its function and its change."""
+    removed, _, added = change.partition(" → ")
+    return f"`{name.rpartition('__mutmut_')[0]}`: `{removed}` → `{added}`"
+
+
+def unexplained(found, doc: str, diffs: dict[str, str] | None = None) -> list[str]:
+    """The survivors docs/TESTING.md does not name under its "## Equivalent mutants", by their mutant name in
+    backticks or by their function and change (``diffs``: {survivor: change})."""
     explained = doc.split("## Equivalent mutants", 1)[-1]
-    return [name for name in survivors(found) if f"`{name}`" not in explained]
+    diffs = diffs or {}
+    return [name for name in survivors(found) if f"`{name}`" not in explained
+            and not (name in diffs and by_change(name, diffs[name]) in explained)]
 
 
 def unchecked(found) -> list[str]:
@@ -83,12 +108,13 @@ def main(argv: list[str]) -> int:
         return 2
     print(report(found))
     if "--check" in argv:
-        left, open_ = unexplained(found, DOC.read_text(encoding="utf-8")), unchecked(found)
+        left, open_ = unexplained(found, DOC.read_text(encoding="utf-8"), changes()), unchecked(found)
         if left or open_:
             print(f"\n{len(left)} survivors not explained in docs/TESTING.md (## Equivalent mutants), "
                   f"{len(open_)} not checked:", file=sys.stderr)
+            diffs = changes()
             for name in left:
-                print(f"  {name}", file=sys.stderr)
+                print(f"  {name}" + (f"   (or {by_change(name, diffs[name])})" if name in diffs else ""), file=sys.stderr)
             return 1
     return 0
 

@@ -93,3 +93,42 @@ def test_a_save_while_mutmut_rewrites_a_meta_reads_it_once_it_is_whole(tmp_path)
     assert json.loads(record.read_text()) == {"pkg/m.py": {"hashes": {"x_f": "aa"},
                                                            "results": {"pkg.m.x_f__mutmut_1": 1}}}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mutants", "record.json"]  # no partial file left
+
+
+def test_a_survivor_explained_by_its_change_stays_explained_when_mutmut_numbers_it_anew(tmp_path):
+    """docs/TESTING.md may name a survivor by its function and its change: that survives the renumbering that a
+    grown function (or grown coverage) brings, where its mutant name would name another mutant, or none."""
+    import mutation_report
+    root = tmp_path / "p"
+    (root / "pkg").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["pkg"]\n'
+                                         'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q"]\n')
+    (root / "pkg/__init__.py").write_text("")
+    (root / "pkg/m.py").write_text("def g(a):\n    return a + 0\n")  # `a - 0`: the same, so its mutant survives
+    (root / "tests/test_m.py").write_text("from pkg.m import g\n\n\ndef test_g():\n    assert g(2) == 2\n")
+    record = tmp_path / "record.json"
+    first = _mutmut_run(root)
+    assert first == {"pkg.m.x_g__mutmut_1": 0, "pkg.m.x_g__mutmut_2": 1}
+    mutation_record.save(root / "mutants", record)
+    changes = mutation_record.load(record)["pkg/m.py"]["changes"]
+    assert changes == {"pkg.m.x_g__mutmut_1": "return a + 0 → return a - 0"}
+    doc = ("## Equivalent mutants\n\n- " + mutation_report.by_change("pkg.m.x_g__mutmut_1", changes["pkg.m.x_g__mutmut_1"])
+           + ": adding and subtracting 0 are the same\n")
+    assert doc.splitlines()[2].startswith("- `pkg.m.x_g`: `return a + 0` → `return a - 0`")
+    found = {"pkg/m.py": first}
+    assert mutation_report.unexplained(found, doc, changes) == []
+
+    # the function grows a line before it: its mutants are numbered anew, the equivalent one is no longer number 1
+    (root / "pkg/m.py").write_text("def g(a):\n    b = a * 1\n    return a + 0\n")
+    shutil.rmtree(root / "mutants")
+    again = _mutmut_run(root)
+    moved = [name for name, code in again.items() if code == 0 and
+             mutation_record.change_of((root / "mutants/pkg/m.py").read_text(), name) == "return a + 0 → return a - 0"]
+    assert moved and moved != ["pkg.m.x_g__mutmut_1"]
+    mutation_record.save(root / "mutants", record)
+    now = mutation_record.load(record)["pkg/m.py"]["changes"]
+    left = mutation_report.unexplained({"pkg/m.py": again}, doc, now)
+    assert moved[0] not in left  # explained by its change, under its new number
+    by_name = "## Equivalent mutants\n\n- `pkg.m.x_g__mutmut_1`: adding and subtracting 0 are the same\n"
+    assert moved[0] in mutation_report.unexplained({"pkg/m.py": again}, by_name, now)  # by number it would be lost

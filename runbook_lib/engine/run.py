@@ -31,7 +31,7 @@ from runbook_lib.steps import REMOVE_STEPS, STEPS
 from runbook_lib.fs.plan import Plan
 from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, Step, blocked_by
 from runbook_lib.fs.applied_record import RECORD
-from runbook_lib.engine import check_cells, containerd_guard
+from runbook_lib.engine import check_cells
 from runbook_lib.engine import expected
 from runbook_lib.consumer import registry
 from runbook_lib.consumer.protocol import Consumer
@@ -311,9 +311,10 @@ class Run:
         return self.plans
 
     def _ask_containerd_of_plan(self) -> None:
-        """containerd's own reading of the planned state against the node's as it is (engine/containerd_guard.py):
-        a plan that would make it read anything else differently refuses here, before the first write."""
-        found = containerd_guard.refusal(self)
+        """The runtime's own reading of the planned state against the node's as it is (the consumer's guard;
+        containerd's: containerd/consumer/guard.py): a plan that would make it read anything else differently
+        refuses here, before the first write."""
+        found = self.consumer.plan_refusal(self)
         if found is not None:
             self.plans["containerd"].refusals.append(found)  # step 9 asks containerd; apply and remove both run it
 

@@ -384,26 +384,26 @@ def _preflight_asks(tmp_path, monkeypatch, config: bytes, mode: str) -> dict[str
     """How many times the preflight asked each question of the plan: the room on disk, containerd's reading,
     the notebook's own judgement (judge_on_plan, which the notebook's run context fills in); and what even root
     could not write, where the plan's writes go."""
-    from runbook_lib.engine import containerd_guard
+    from runbook_lib.containerd.consumer import Containerd
     from runbook_lib.fs import writable
 
     asked = {"space": 0, "containerd": 0, "judge": 0}
-    real_space, real_guard = writable.refuse_when_short_of_space, containerd_guard.refusal
+    real_space, real_guard = writable.refuse_when_short_of_space, Containerd.plan_refusal
 
     def space(*args, **kw):
         asked["space"] += 1
         return real_space(*args, **kw)
 
-    def guard(run):
+    def guard(consumer, run):
         asked["containerd"] += 1
-        return real_guard(run)
+        return real_guard(consumer, run)
 
     class Judged(Run):
         def judge_on_plan(self):
             asked["judge"] += 1
 
     monkeypatch.setattr(writable, "refuse_when_short_of_space", space)
-    monkeypatch.setattr(containerd_guard, "refusal", guard)
+    monkeypatch.setattr(Containerd, "plan_refusal", guard)
     root = tmp_path / f"{mode}-{len(list(tmp_path.iterdir()))}" / "root"
     (root / "etc/containerd").mkdir(parents=True)
     (root / CONFIG).write_bytes(config)

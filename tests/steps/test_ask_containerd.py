@@ -47,6 +47,26 @@ def test_a_verdict_again_after_containerd_refuses_the_file_shows_no_earlier_read
     assert again.evidence == {}, again.evidence  # nothing containerd read before is shown as read now
 
 
+def test_the_check_cells_answer_is_the_verdicts_only_while_the_files_are_the_ones_it_was_asked_of(tmp_path):
+    """Step 9's cell asks containerd (rb.ask_containerd) and its verdict reads that answer instead of asking
+    twice; an answer asked before the files changed (a cell run before its write, a fix by hand since) is not
+    taken for the files as they are: the verdict asks again."""
+    binary = realenv.need_program("containerd")
+    realenv.need_root()
+    root = lab_root(tmp_path)
+    rb = Run(validate(root=str(root), mode="check", containerd_bin=binary)).start()
+    try:
+        rb.preflight()
+        asked = rb.ask_containerd()
+        assert asked is not None and "nvidia" in rb.runtime_names(asked)
+        config = root / CONFIG
+        config.write_text(config.read_text().replace("containerd.runtimes.nvidia", "containerd.runtimes.gpu"))
+        result = rb.verdict(rb.step("containerd"))
+    finally:
+        rb.finish()
+    assert [p.code for p in result.problems] == ["containerd.reads.runtime_missing"], result.text()
+
+
 # --- what step 9 adds to containerd's reading: apply's promise, another owner's values, a pending template -----
 
 

@@ -72,18 +72,27 @@ def _ask(run, binary: str) -> dict:
     return tomllib.loads(verify.containerd_dump(binary, run.path(run.p.config_path), run.target.root))
 
 
+def _files_now(run) -> tuple | None:
+    """The files containerd reads, as they are now: an answer asked of other bytes is not this one's."""
+    try:
+        return tuple((f.lab_path, f.text) for f in run.effective().files)
+    except RunbookError:
+        return None
+
+
 def ask_now(run) -> dict | None:
     """The check cell's question: the config as containerd reads it (the whole dump), or None when there is no
-    containerd to ask or it could not be had (the verdict then says why, from the same answer)."""
+    containerd to ask or it could not be had (the verdict then says why, from the same answer, as long as the
+    files are still the ones it was asked of)."""
     binary, _ = ask.choose_binary(run.p, run.target)
     if binary is None:
         return None
     try:
-        run.readings[ASKED] = _ask(run, binary)
+        answer = _ask(run, binary)
     except (verify.ContainerdRejected, OSError, ValueError, subprocess.SubprocessError) as exc:
-        run.readings[ASKED] = exc
-        return None
-    return run.readings[ASKED]
+        answer = exc
+    run.readings[ASKED] = (_files_now(run), answer)
+    return None if isinstance(answer, BaseException) else answer
 
 
 def skipped(run) -> Msg | None:
@@ -96,7 +105,9 @@ def verdict(run) -> list[Problem]:
     run.readings.pop(ID, None)
     if binary is None:
         return []
-    asked = run.readings.pop(ASKED, None)  # the check cell's question, asked just before: not asked twice
+    asked_of, asked = run.readings.pop(ASKED, (None, None))  # the check cell's question: not asked twice
+    if asked is not None and asked_of != _files_now(run):
+        asked = None  # asked of other bytes (a cell run before its write, a fix by hand since): ask again
     try:
         if isinstance(asked, BaseException):
             raise asked

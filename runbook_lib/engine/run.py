@@ -33,6 +33,7 @@ from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UN
 from runbook_lib.fs.applied_record import RECORD
 from runbook_lib.engine import check_cells
 from runbook_lib.engine import expected
+from runbook_lib.engine import profile
 from runbook_lib.consumer import registry
 from runbook_lib.consumer.protocol import Consumer
 from runbook_lib.fs import applied_record
@@ -48,6 +49,10 @@ class StepCommit(NamedTuple):
 
 class Run:
     def __init__(self, params: Params, *, consumer: str = registry.DEFAULT):
+        # lab or node, decided once with its reason (engine/profile.py); what follows it is resolved in the params
+        self.profile = profile.decide(params)
+        params = profile.resolved(params, self.profile)
+        self.layout_reason = None               # why layout=auto chose what it chose (choose_route)
         self.p = params
         self.target = Target(params.root)
         # the runtime whose config the run registers the NVIDIA runtime with (runbook_lib/consumer/registry.py):
@@ -259,6 +264,9 @@ class Run:
         """Which distribution's containerd this is, and the file it really reads (the consumer's route:
         runbook_lib/containerd/consumer/locating.py)."""
         self.route, self.route_refusal, self.p = self.consumer.route(self)
+        layout, self.layout_reason = profile.layout_for(self)  # layout=auto follows the profile and the config
+        if layout != self.p.layout:
+            self.p = replace(self.p, layout=layout)
 
     @property
     def on_distro(self) -> bool:

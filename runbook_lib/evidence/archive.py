@@ -138,6 +138,7 @@ def build_manifest(*, label: str, notebook: Path, parameters: dict, started: _dt
         "result": "passed" if ok else "failed",
         "mode": (summary or {}).get("mode", parameters.get("mode")),
         "root": (summary or {}).get("root", parameters.get("root")),
+        "profile": (summary or {}).get("profile"),  # lab or node, and why (runbook_lib/engine/profile.py)
         "runbook_version": version,
         "notebook_runbook_version": (summary or {}).get("runbook_version"),
         "notebook": str(notebook),

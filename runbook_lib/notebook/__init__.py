@@ -54,9 +54,7 @@ def start(**params) -> Runbook:
     if shell is not None:  # in a kernel: from this cell on, each cell walks a path once (_cell_started)
         _hook(shell)
         rb.target.remember()
-    given = {"text/plain": f"root = {rb.target.root}  mode = {rb.p.mode}  runtime = {rb.p.runtime_name}",
-             "text/html": f"<p><b>root</b> <code>{html.escape(str(rb.target.root))}</code> · <b>mode</b> {rb.p.mode} · "
-                          f"<b>runtime</b> {html.escape(rb.p.runtime_name)}</p>"}
+    given = _given(rb)
     try:
         with rb.target.remembering():  # every path of the plan walked once (fs/target.py)
             rb.preflight()
@@ -64,6 +62,7 @@ def start(**params) -> Runbook:
         _display(given)  # what was asked, above why it stopped
         rb.finish()
         raise
+    given = _given(rb)  # the plan decided layout=auto too
     head = _plans_bundle(rb, given)  # what was asked, then the plan: under the status box, in its output
     if rb.refused:
         for step in rb.steps:
@@ -85,6 +84,19 @@ def start(**params) -> Runbook:
         show(result)
         _display({"text/plain": remove_report.text(remove_report.report(rb, result))})
     return rb
+
+
+def _given(rb: Run) -> dict:
+    """What was asked, and the world the run decided it is in, with why (engine/profile.py): the first lines of
+    the run's output."""
+    label = bilingual(say("label.profile"))
+    said = [rb.profile.reason] + ([rb.layout_reason] if rb.layout_reason is not None else [])
+    text = [f"root = {rb.target.root}  mode = {rb.p.mode}  runtime = {rb.p.runtime_name}"]
+    text += [f"{label}: {m.ko}" + "\n" + " " * (len(label) + 2) + m.en for m in said]
+    rows = "".join(f"<br><b>{html.escape(label)}</b> {html.escape(m.ko)} / {html.escape(m.en)}" for m in said)
+    return {"text/plain": "\n".join(text),
+            "text/html": f"<p><b>root</b> <code>{html.escape(str(rb.target.root))}</code> · <b>mode</b> {rb.p.mode} · "
+                         f"<b>runtime</b> {html.escape(rb.p.runtime_name)}{rows}</p>"}
 
 
 def refusal_text(rb: Run) -> str:

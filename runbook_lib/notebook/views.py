@@ -37,7 +37,7 @@ def summary(rb: Run, *, final: bool = True) -> None:
     missing = not_run(rb) if final else []
     record = {"ok": rb.ok() and not rb.refused and not missing, "final": final, "mode": rb.p.mode,
               "root": str(rb.target.root), "refused": rb.refused, "runbook_version": __import__("runbook_lib").__version__,
-              "params": rb.p.as_dict(), "steps": [r.as_record() for r in results]}
+              "params": rb.p.as_dict(), "profile": rb.profile.as_dict(), "steps": [r.as_record() for r in results]}
     if missing:
         record["not_run"] = missing
     text = summary_text(results)

@@ -15,6 +15,7 @@ from runbook_lib.containerd import restart as service
 from runbook_lib.containerd.cdi_config import DEFAULT_SPEC_DIRS, cdi_findings, cdi_settings, plan_cdi
 from runbook_lib.containerd.consumer import asking, guard, locating, pod, registering, removing
 from runbook_lib.containerd.default_rule import DefaultRule
+from runbook_lib.containerd.dropin import dropin_imported
 from runbook_lib.containerd.distro.detect import EDIT_CONFIG
 from runbook_lib.containerd.edit import RuntimeWanted, default_runtime_name
 from runbook_lib.containerd.effective import load_effective, read_version
@@ -55,6 +56,9 @@ class Containerd:
 
     def empty_config_version(self, run) -> int:
         return locating.empty_config_version(run)
+
+    def dropin_imported(self, run) -> str | None:
+        return dropin_imported(run.target, run.p.config_path, run.p.runtime_name)
 
     def packaged_base(self) -> tuple[bytes, str]:
         return (resources.files("runbook_lib") / "data" / "config.toml.base").read_bytes(), PACKAGED_BASE

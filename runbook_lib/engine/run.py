@@ -70,6 +70,8 @@ class Run:
         self._lock: RootLock | None = None
         self._cache: tuple | None = None
         self.readings: dict[str, object] = {}   # what a step learnt from a program (containerd's own reading)
+        # the node profile's answer files (default.txt, ...): never written on the node, read from here instead
+        self.evidence_files: dict[str, bytes] = {}
         self.asked = params                     # the parameters as given (self.p may follow the distribution)
         self.route = None                       # the distribution's route (the consumer's), once planned
         self.route_refusal: Problem | None = None
@@ -106,6 +108,24 @@ class Run:
     def tk(self, name: str) -> str:
         return f"{self.p.toolkit_dir.rstrip('/')}/{name}"
 
+    @property
+    def answer_files(self) -> bool:
+        """The lab's answer files under toolkit_dir are written (the lab profile); a node gets none of them,
+        their facts are the run's evidence (evidence_files, each step's record)."""
+        return self.p.profile != profile.NODE
+
+    def _keep_as_evidence(self, plan: Plan) -> None:
+        """The node profile: the plan's answer files become evidence, never written (step 1 makes no toolkit
+        folder for them either: steps/prepare.py)."""
+        mine = [w for w in plan.writes if w.lab_path.startswith(self.tk(""))]
+        if not mine:
+            return
+        plan.writes = [w for w in plan.writes if w not in mine]
+        plan.evidence += mine
+        for w in mine:
+            self.evidence_files[w.lab_path] = w.new
+        plan.notes.append(say("profile.node.evidence_only", files=", ".join(posixpath.basename(w.lab_path) for w in mine)))
+
     def path(self, lab_path: str):
         """The file on this machine that a lab path names (resolved under the root, links as in a chroot)."""
         return self.target.resolve(lab_path)
@@ -113,6 +133,8 @@ class Run:
     def read_bytes(self, lab_path: str) -> bytes | None:
         if self._overlay is not None and lab_path in self._overlay:
             return self._overlay[lab_path]
+        if lab_path in self.evidence_files:
+            return self.evidence_files[lab_path]
         return read_bytes(self.target.resolve(lab_path), self.kind_of(lab_path), lab_path)
 
     def kind_of(self, lab_path: str) -> str:
@@ -303,6 +325,8 @@ class Run:
                     plan = step.plan(self)
                 except RunbookError as exc:
                     plan = Plan(exc.what, refusals=[Problem.from_error(exc)])
+                if not self.answer_files:
+                    self._keep_as_evidence(plan)
                 self.plans[step.id] = plan
                 folders |= {self.target.resolve(d) for d in plan.dirs}
                 # what cannot be written (a link out of the root, a read-only mount, chattr +i): refused now
@@ -503,7 +527,7 @@ class Run:
     def withdraw_report(self) -> str | None:
         """After a failed apply run, no report.txt may claim a success that did not happen: an earlier run's
         report is moved to a backup (its bytes kept). Check mode and a refused run write nothing."""
-        if self.p.check_only or self.refused:
+        if self.p.check_only or self.refused or not self.answer_files:
             return None
         from runbook_lib.fs.safe_write import retire
         backup = retire(self.target, self.tk("report.txt"))

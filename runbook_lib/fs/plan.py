@@ -32,6 +32,8 @@ class Plan:
     # the state the earlier steps leave (Run.missing_dirs) and puts those in ``dirs``
     folder: str | None = None
     kept: list[Msg] = field(default_factory=list)            # what was found but is not the runbook's: left alone
+    # the node profile's answer files: planned as the lab's are, never written; their bytes are the run's evidence
+    evidence: list[WritePlan] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -56,4 +58,4 @@ class Plan:
         return out
 
     def new(self, lab_path: str) -> bytes | None:
-        return next((w.new for w in self.writes if w.lab_path == lab_path), None)
+        return next((w.new for w in self.writes + self.evidence if w.lab_path == lab_path), None)

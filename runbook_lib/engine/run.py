@@ -29,7 +29,8 @@ from runbook_lib.fs.safe_write import WritePlan, commit, ensure_dir, read_bytes,
 from runbook_lib.fs.target import Target
 from runbook_lib.steps import REMOVE_STEPS, STEPS
 from runbook_lib.fs.plan import Plan
-from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED, Step, blocked_by
+from runbook_lib.steps.base import (BLOCKED, CHANGED, FAILED, PASSED, RESTART_CODES, RESTART_NEEDED, SKIPPED,
+                                    UNCHANGED, Step, blocked_by)
 from runbook_lib.fs.applied_record import RECORD
 from runbook_lib.engine import check_cells
 from runbook_lib.engine import expected
@@ -481,6 +482,9 @@ class Run:
         reason = step.skipped(self) if not errors else None
         if reason is not None:
             result.status, result.message = SKIPPED, reason
+        pending = next((q for q in result.problems if q.code in RESTART_CODES), None)
+        if pending is not None and not errors:  # containerd reads the old config until a restart: never passed
+            result.status = RESTART_NEEDED  # its message stays what containerd reads now; the finding says why
         try:  # evidence only shows what the files hold: one that cannot be read is the verdict's finding
             result.evidence = step.evidence(self)
         except RunbookError:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.messages import Msg
-from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED
+from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, RESTART_NEEDED, SKIPPED, UNCHANGED
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,8 @@ OUTCOMES: dict[str, Outcome] = {
     SKIPPED: Outcome("skipped", False, "skip", SKIPPED, "–", "#9a6700", "status.word.skipped"),
     # an earlier step's failure is the one counted: a blocked step is neither passed nor failed ("fix step N first")
     BLOCKED: Outcome("skipped", False, "blocked", BLOCKED, "…", "#8c959f", "status.word.blocked"),
+    # the config is written, containerd reads it after a restart the run did not do: not a pass (yet), no failure
+    RESTART_NEEDED: Outcome("skipped", False, "restart", SKIPPED, "↻", "#bc4c00", "status.word.restart_needed"),
 }
 # a record without a status the runbook knows (an older or damaged record): counted as not passed, shown as such
 UNKNOWN = Outcome("failed", True, "?", MISSING, "–", "#d0d7de", "status.word.missing")

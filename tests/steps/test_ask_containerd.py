@@ -179,6 +179,7 @@ def test_on_a_k3s_template_before_k3s_restarts_containerd_still_reads_the_old_fi
     rb = finished_run(root, containerd_bin=binary)
     nine = rb.results["containerd"].problems
     assert [(p.code, p.is_error) for p in nine] == [("containerd.reads.not_regenerated", False)]
+    assert rb.results["containerd"].status == "restart-needed"  # its own status, never passed (steps/status.py)
     values = {k: nine[0].values[k] for k in ("distro", "template", "generated", "restart", "runtime", "runtimes")}
     assert values == {"distro": "k3s", "template": f"/{K3S}/config.toml.tmpl", "generated": f"/{K3S}/config.toml",
                       "restart": "systemctl restart k3s", "runtime": "nvidia", "runtimes": "crun, runc"}

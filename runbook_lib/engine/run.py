@@ -389,7 +389,7 @@ class Run:
         plan = self.plans[step.id]
         result = StepResult(step.number, step.id, step.title, UNCHANGED, plan.message, notes=list(plan.notes))
         result.diff = plan.diff or None
-        if self.p.check_only and plan.changed:  # check mode speaks of what apply *would* do
+        if self.p.check_only and plan.changed and not plan.others_repair:  # check mode: what apply *would* do
             result.message = say("run.apply_mode_would", message=plan.message)
         if self.p.check_only or self.refused:
             self._keep(result)

@@ -118,7 +118,8 @@ def _plans_bundle(rb: Run, given: dict) -> dict:
     text = [bilingual(say("label.the_plan_check_mode" if rb.p.check_only else "label.the_plan"))]
     for s in rb.steps:
         p = rb.plans[s.ID]
-        mark = outcome(FAILED if p.refusals else CHANGED if p.changed else UNCHANGED).mark  # steps/status.py's marks
+        changes = p.changed and not p.others_repair  # another step's repair is that step's to say
+        mark = outcome(FAILED if p.refusals else CHANGED if changes else UNCHANGED).mark  # steps/status.py's marks
         text.append(f"  {mark} {s.NUMBER:>2}. {bilingual(p.message)}")
     plans = "\n".join(text)
     # the HTML on one line (<br> in the <pre>): this output is near the top, in every one of papermill's saves,

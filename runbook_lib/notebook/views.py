@@ -59,7 +59,8 @@ TERMINAL = "RUNBOOK_TERMINAL_SUMMARY"  # "0": the runbook's own executors (runbo
 def terminal_lines(rb: Run, results: list[StepResult], *, ok: bool) -> list[str]:
     """The run in a few lines for the terminal of a plain `papermill` (which shows no cell's output): the
     profile and why, one line per step (its mark, number, status and message), the result."""
-    lines = [f"{bilingual(say('label.profile'))}: {bilingual(rb.profile.reason)}"]
+    said = [rb.profile.reason] + ([rb.layout_reason] if rb.layout_reason is not None else [])
+    lines = [f"{bilingual(say('label.profile'))}: {bilingual(m)}" for m in said]
     for r in results:
         said = outcome(r.status)
         lines.append(f"  {said.mark} {str(r.step):>7}  {bilingual(said.said)}: {bilingual(r.message)}")

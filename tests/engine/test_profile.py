@@ -87,6 +87,10 @@ def test_a_node_writes_no_answer_file_and_keeps_their_facts_as_evidence(tmp_path
     assert results["default"].evidence == {"default.txt": "DEFAULT=runc\nWHY=runtimeclass\n"}
     assert "report.txt" in results["report"].evidence
     assert all(not f["path"].startswith("/root/") for r in results.values() for f in r.files)
+    # the drop-in is written and this machine's containerd is not the node's: a restart is pending, never passed
+    assert results["restart"].status == "restart-needed"
+    assert results["restart"].message.en.endswith("restart it on the node (systemctl restart containerd).")
+    assert "lab" not in results["containerd"].message.en + results["restart"].message.en
 
 
 def test_a_node_without_nvidia_ctk_is_refused_before_any_write(tmp_path):

@@ -166,7 +166,7 @@ class Containerd:
 
     def restart_decision(self, run, *, changed: bool):
         return service.decide(real_node=run.target.is_host, check_only=run.p.check_only, config_changed=changed,
-                              asked=run.p.restart_containerd)
+                              asked=run.p.restart_containerd, node=run.p.profile == "node", root=str(run.target.root))
 
     def restart(self, run, chosen, *, runner=None) -> tuple:
         """The distribution's own restart command (k3s, RKE2, microk8s restart their service), or none when it

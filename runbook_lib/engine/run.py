@@ -302,13 +302,29 @@ class Run:
                 for write in plan.writes:
                     self._overlay[write.lab_path] = write.new
             if not self.p.check_only and not self.refusals():  # all the writes must fit, or none is made
-                writable.refuse_when_short_of_space(self.target, [self.plans[s.id] for s in self.steps])
+                writable.refuse_when_short_of_space(self.target, [self.plans[s.id] for s in self.steps],
+                                                    self._record_needs())
             self._judge_planned_state()
             if not self.p.check_only and not self.refusals():
                 self._ask_containerd_of_plan()
             if not self.p.check_only and not self.refusals():
                 self.judge_on_plan()
         return self.plans
+
+    def _record_needs(self) -> list:
+        """What the record of an apply run takes beside the plans' writes (its folders, its file), counted with
+        them so that a disk too short for both refuses before the first write (fs/writable.py)."""
+        if self.p.mode != "apply":
+            return []
+        writes = [w for s in self.steps for w in self.plans[s.id].writes if w.changed]
+        if not writes:
+            return []
+        try:
+            record = applied_record.planned(self.target, writes)
+            needs = [(self.target.resolve(d), 0, 1) for d in applied_record.folders_to_make(self.target)]
+        except (RunbookError, OSError):
+            return []  # a record that cannot be written is the first write's warning (_record), not a refusal
+        return needs + (writable.write_needs(record, backup=False) if record.changed else [])
 
     def _ask_containerd_of_plan(self) -> None:
         """The runtime's own reading of the planned state against the node's as it is (the consumer's guard;

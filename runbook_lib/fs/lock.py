@@ -98,7 +98,11 @@ class RootLock:
         except FileNotFoundError:
             raise _Gone() from None
         except OSError as exc:
+            self._unmake()  # nothing of a lock that could not be taken stays
             lab = self.target.lab_path(path)
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise WriteError(say("lock.cannot_open_lock_file", strerror=exc.strerror, lab=lab),
+                                 say("lock.free_space", probe=path.parent), path=lab) from None
             if exc.errno == errno.ELOOP:
                 what = say("lock.lock_file_symbolic_link", lab=lab)
             else:
@@ -121,6 +125,9 @@ class RootLock:
             os.unlink(self.path)
         except OSError:
             return  # a read-only folder: the file stays, harmless (the flock is what locks)
+        self._unmake()
+
+    def _unmake(self) -> None:
         for lab in reversed(self.made):
             try:
                 os.rmdir(self.target.resolve(lab))

@@ -297,15 +297,26 @@ def ensure_dir(target: Target, lab_path: str, *, dry_run: bool = False) -> list[
     if probe.exists() and not probe.is_dir():
         raise WriteError.of("write.failed.file_stands_where_folder", path=str(probe), probe=probe)
     _refuse_names_too_long(target, probe, missing)
+    made: list[Path] = []
     for folder in reversed(missing):
         if not dry_run:
             target.ensure_inside(folder.parent)
             try:
                 folder.mkdir(mode=0o755, exist_ok=True)
             except OSError as exc:
+                _unmake(made)  # a chain stopped halfway (ENOSPC) leaves none of its folders behind
                 raise _mkdir_failed(target, folder, exc) from None
+            made.append(folder)
         created.append(target.lab_path(folder))
     return created
+
+
+def _unmake(made: list[Path]) -> None:
+    for folder in reversed(made):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _exists(path: Path) -> bool:

@@ -289,16 +289,19 @@ class Run:
         self.choose_route()
         self._expected = expected.decide(self)  # on the config as it is, before any plan: the node's default is the node's
         folders: set = set()  # the folders the plans so far create, resolved once each
+        unplanned = None  # the first step whose plan refused: the folders it would make are not planned
         with self.planning():
             for step in self.steps:
                 try:
                     plan = step.plan(self)
                 except RunbookError as exc:
                     plan = Plan(exc.what, refusals=[Problem.from_error(exc)])
+                    unplanned = step.number if unplanned is None else unplanned
                 self.plans[step.id] = plan
                 folders |= {self.target.resolve(d) for d in plan.dirs}
                 # what cannot be written (a link out of the root, a read-only mount, chattr +i): refused now
-                plan.refusals += writable.refusals(self.target, plan, folders, check_only=self.p.check_only)
+                plan.refusals += writable.refusals(self.target, plan, folders, check_only=self.p.check_only,
+                                                   after_refusal=unplanned)
                 for write in plan.writes:
                     self._overlay[write.lab_path] = write.new
             if not self.p.check_only and not self.refusals():  # all the writes must fit, or none is made

@@ -161,10 +161,13 @@ def unwritable(plan, *, will_exist: set[Path] = frozenset()) -> WriteError | Non
         path=plan.lab_path)
 
 
-def refusals(target, plan, will_exist: set[Path], *, check_only: bool) -> list[Problem]:
+def refusals(target, plan, will_exist: set[Path], *, check_only: bool, after_refusal=None) -> list[Problem]:
     """A plan's writes that could not happen, as refusals now instead of errors halfway through the run:
     a link out of the root, a folder that will not exist (``will_exist``: the folders every plan so far, this
-    one included, creates, resolved); in apply mode also what even root cannot write (the first such reason)."""
+    one included, creates, resolved); in apply mode also what even root cannot write (the first such reason).
+    ``after_refusal``: the number of an earlier step whose plan refused, so the folders it would have made are
+    not in ``will_exist``: a folder missing for that reason only follows from its refusal, and says so (the
+    step is blocked, and no fix names a folder the earlier step makes)."""
     out = []
     for write in plan.writes:
         if not write.changed:
@@ -172,8 +175,11 @@ def refusals(target, plan, will_exist: set[Path], *, check_only: bool) -> list[P
         try:
             problem = unwritable(write, will_exist=will_exist)
         except RunbookError as exc:
-            problem = exc
-        if problem:
+            out.append(Problem.from_error(exc))
+            continue
+        if problem and after_refusal is not None and not target.walk(write.lab_path)[1]:
+            out.append(Problem.of("depends.earlier", write.lab_path, step=after_refusal, what=problem.what))
+        elif problem:
             out.append(Problem.from_error(problem))
     if not check_only:
         out += _root_cannot(target, plan, will_exist)

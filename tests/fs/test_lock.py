@@ -229,5 +229,8 @@ def test_a_lock_removed_at_release_is_never_held_by_two_runs(tmp_path):
     lines = log.read_text().splitlines()
     assert len(lines) == 4 * 40 * 2
     pairs = list(zip(lines[::2], lines[1::2]))
-    assert [(a, b) for a, b in pairs if a.split()[1] != b.split()[1] or a.split()[0] != "in"] == []
+    assert [a.split()[0] for a, _ in pairs] == ["in"] * len(pairs)
+    assert [b.split()[0] for _, b in pairs] == ["out"] * len(pairs)
+    assert [(a, b) for a, b in pairs if a.split()[1] != b.split()[1]] == []  # its own 'out', before any other 'in'
+
     assert not (root / "run/lock" / LOCK_NAME).exists()  # the folders stay when runs overlapped (GUARANTEES, 3)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runbook_lib.fs import bounded_read
+from runbook_lib.findings.catalog import say
 from runbook_lib.findings.errors import WriteError
 from runbook_lib.fs.target import Target
 from runbook_lib.fs.writable import folder_blocked, unwritable  # planned there; the write is guarded here too
@@ -286,9 +287,25 @@ def sweep_stale_temps(folder: Path) -> list[Path]:
 
 
 def ensure_dir(target: Target, lab_path: str, *, dry_run: bool = False) -> list[str]:
-    """Create a folder (and its parents) under the root; returns the lab paths it created."""
+    """Create a folder (and its parents) under the root; returns the lab paths it created. A folder at the end of
+    a symbolic link whose target does not exist under the root (a link out of the root, read inside it, or a
+    dangling one) is never made: the link is someone's, and so is where it goes; the error shows the link."""
+    for _ in range(20):
+        try:
+            return _ensure_dir(target, lab_path, dry_run)
+        except _ParentGone:
+            continue  # a folder above was removed meanwhile (another run's lock folder going): look again
+    return _ensure_dir(target, lab_path, dry_run)
+
+
+class _ParentGone(Exception):
+    pass
+
+
+def _ensure_dir(target: Target, lab_path: str, dry_run: bool) -> list[str]:
     created = []
-    host = target.resolve(lab_path)
+    host, links = target.walk(lab_path)
+    _refuse_missing_link_targets(target, lab_path, host, links)
     missing = []
     probe = host
     while not _exists(probe):
@@ -303,6 +320,9 @@ def ensure_dir(target: Target, lab_path: str, *, dry_run: bool = False) -> list[
             target.ensure_inside(folder.parent)
             try:
                 folder.mkdir(mode=0o755, exist_ok=True)
+            except FileNotFoundError:
+                _unmake(made)
+                raise _ParentGone() from None
             except OSError as exc:
                 _unmake(made)  # a chain stopped halfway (ENOSPC) leaves none of its folders behind
                 raise _mkdir_failed(target, folder, exc) from None
@@ -317,6 +337,15 @@ def _unmake(made: list[Path]) -> None:
             folder.rmdir()
         except OSError:
             return
+
+
+def _refuse_missing_link_targets(target: Target, lab_path: str, host: Path, links: list) -> None:
+    for link, text in links:
+        if _exists(target.resolve(link)):
+            continue
+        raise WriteError(say("target.goes_through_symbolic_links", lab_path=lab_path, shown=f"{link} -> {text}",
+                             host=target.lab_path(host), folder=target.lab_path(target.resolve(link))),
+                         say("writable.folder_link_fix", link=link), path=link)
 
 
 def _exists(path: Path) -> bool:

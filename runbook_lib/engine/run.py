@@ -320,28 +320,47 @@ class Run:
         self.choose_route()
         self._expected = expected.decide(self)  # on the config as it is, before any plan: the node's default is the node's
         folders: set = set()  # the folders the plans so far create, resolved once each
+        unplanned = None  # the first step whose plan refused: the folders it would make are not planned
         with self.planning():
             for step in self.steps:
                 try:
                     plan = step.plan(self)
                 except RunbookError as exc:
                     plan = Plan(exc.what, refusals=[Problem.from_error(exc)])
+                    unplanned = step.number if unplanned is None else unplanned
                 if not self.answer_files:
                     self._keep_as_evidence(plan)
                 self.plans[step.id] = plan
                 folders |= {self.target.resolve(d) for d in plan.dirs}
                 # what cannot be written (a link out of the root, a read-only mount, chattr +i): refused now
-                plan.refusals += writable.refusals(self.target, plan, folders, check_only=self.p.check_only)
+                plan.refusals += writable.refusals(self.target, plan, folders, check_only=self.p.check_only,
+                                                   after_refusal=unplanned)
                 for write in plan.writes:
                     self._overlay[write.lab_path] = write.new
             if not self.p.check_only and not self.refusals():  # all the writes must fit, or none is made
-                writable.refuse_when_short_of_space(self.target, [self.plans[s.id] for s in self.steps])
+                writable.refuse_when_short_of_space(self.target, [self.plans[s.id] for s in self.steps],
+                                                    self._record_needs())
             self._judge_planned_state()
             if not self.p.check_only and not self.refusals():
                 self._ask_containerd_of_plan()
             if not self.p.check_only and not self.refusals():
                 self.judge_on_plan()
         return self.plans
+
+    def _record_needs(self) -> list:
+        """What the record of an apply run takes beside the plans' writes (its folders, its file), counted with
+        them so that a disk too short for both refuses before the first write (fs/writable.py)."""
+        if self.p.mode != "apply":
+            return []
+        writes = [w for s in self.steps for w in self.plans[s.id].writes if w.changed]
+        if not writes:
+            return []
+        try:
+            record = applied_record.planned(self.target, writes)
+            needs = [(self.target.resolve(d), 0, 1) for d in applied_record.folders_to_make(self.target)]
+        except (RunbookError, OSError):
+            return []  # a record that cannot be written is the first write's warning (_record), not a refusal
+        return needs + (writable.write_needs(record, backup=False) if record.changed else [])
 
     def _ask_containerd_of_plan(self) -> None:
         """The runtime's own reading of the planned state against the node's as it is (the consumer's guard;

@@ -204,7 +204,8 @@ def _pause_before_rename(host: Path) -> None:
         return
     if host.name not in names:
         return
-    (signal / "paused").write_text(str(host))
+    (signal / "paused.part").write_text(str(host))
+    os.replace(signal / "paused.part", signal / "paused")  # whole when it appears: the test reads it at once
     deadline = time.monotonic() + 60
     while not (signal / "go").exists() and time.monotonic() < deadline:
         time.sleep(0.01)

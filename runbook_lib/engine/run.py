@@ -67,6 +67,7 @@ class Run:
         self._committed: dict[str, StepCommit] = {}
         self.written: list[str] = []            # lab paths this run wrote (the restart decision reads it)
         self._recorded = False                  # whether the plans' writes are in the record (apply mode)
+        self._record_before = None              # the record as earlier runs left it (what they created)
         self._overlay: dict[str, bytes] | None = None
         self._lock: RootLock | None = None
         self._cache: tuple | None = None
@@ -465,16 +466,23 @@ class Run:
             entries = applied_record.load(self.target)
         except RunbookError:
             return True
-        return not applied_record.created_by_a_run(entries, lab_path, old)
+        # the record as the runs before this one left it, too: a file an earlier run created holds its bytes
+        return not any(applied_record.created_by_a_run(e, lab_path, old) for e in (entries, self._record_before))
 
     def _record(self, result: StepResult) -> None:
         """Every write the run plans, recorded once before the first (fs/applied_record.py): a run stopped at any
         point has recorded all it wrote."""
         self._recorded = True
+        try:
+            self._record_before = applied_record.load(self.target)
+        except RunbookError:
+            self._record_before = None
         writes = [w for s in self.steps for w in self.plans[s.id].writes if w.changed]
         folders = [d for s in self.steps for d in self.plans[s.id].dirs]
+        runtimes = [self.wanted.name] + ([f"{self.wanted.name}/{v.name}" for v in self.consumer.variants(self.wanted)]
+                                         if self.p.variants else [])
         try:
-            applied_record.note_planned(self.target, writes, folders)
+            applied_record.note_planned(self.target, writes, folders, runtimes)
         except (RunbookError, OSError) as exc:
             reason = exc.what if isinstance(exc, RunbookError) else str(exc)  # each language its own words
             result.problems.append(Problem.of("remove.record_unwritten", applied_record.RECORD,

@@ -471,3 +471,66 @@ def test_apply_and_remove_twenty_times_leave_the_config_its_pruned_backups_and_n
     assert left == sorted(["etc", "etc/containerd", "etc/cdi", "etc/containerd/config.toml", *backups])
     assert len(backups) == 1 + 3
     assert all(name.startswith("etc/containerd/config.toml.runbook-backup-") for name in backups)
+
+
+def _remove_named(root, **params):
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    rb = Run(validate(root=str(root), mode="remove", **params)).start()
+    try:
+        rb.preflight()
+        return {step.id: rb.run(step) for step in rb.steps}
+    finally:
+        rb.finish()
+
+
+def test_remove_by_name_takes_out_that_runtime_only_and_says_so_and_the_last_remove_gives_the_original_back(tmp_path):
+    """Issue 42: nodes keep several NVIDIA runtimes (nvidia, nvidia-cdi). `mode=remove -p runtime_name nvidia-cdi`
+    used to give config.toml its bytes from before the first apply, taking nvidia out too, and said only the
+    runbook's lines were taken out. Now it takes out nvidia-cdi's table only, from the record, and says which
+    runtimes stay; the remove of nvidia after it gives the config its original bytes back."""
+    import tomllib
+
+    from reliability_helpers import BASE, run_apply
+
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    config = root / CONFIG.lstrip("/")
+    config.write_bytes(BASE)
+    run_apply(root)
+    cdi = {"runtime_name": "nvidia-cdi", "binary_name": "/usr/bin/nvidia-container-runtime.cdi"}
+    run_apply(root, **cdi)
+    results = _remove_named(root, **cdi)
+    assert results["remove"].status == "changed" and not results["remove"].failed, results["remove"].text()
+    runtimes = tomllib.loads(config.read_text())["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
+    assert sorted(runtimes) == ["nvidia", "runc"]
+    said = [n for n in results["remove"].notes if "nvidia-cdi" in n.en and "(nvidia)" in n.en]
+    assert len(said) == 1 and "nvidia-cdi" in said[0].ko and "(nvidia)" in said[0].ko
+    assert (root / "root/toolkit/runtimeclass.yaml").exists()  # shared files stay for the runtime that stays
+    again = _remove_named(root, **cdi)
+    assert again["remove"].status == "unchanged", again["remove"].text()
+    last = _remove_named(root)
+    assert not last["remove"].failed, last["remove"].text()
+    assert config.read_bytes() == BASE
+
+
+def test_remove_by_name_takes_the_variants_its_own_run_added_and_not_a_runtime_of_the_same_name_added_alone(tmp_path):
+    """nvidia applied with its variants (nvidia-cdi, nvidia-legacy), and a runtime named like another's variant
+    added on its own: removing the one asked for takes out its variants too, and the lone runtime stays."""
+    import tomllib
+
+    from reliability_helpers import BASE, run_apply
+
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    config = root / CONFIG.lstrip("/")
+    config.write_bytes(BASE)
+    run_apply(root, variants=True)
+    run_apply(root, runtime_name="gpu", binary_name="/usr/bin/gpu-container-runtime")
+    results = _remove_named(root)
+    assert not results["remove"].failed, results["remove"].text()
+    runtimes = tomllib.loads(config.read_text())["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
+    assert sorted(runtimes) == ["gpu", "runc"]
+    _remove_named(root, runtime_name="gpu", binary_name="/usr/bin/gpu-container-runtime")
+    assert config.read_bytes() == BASE

@@ -152,3 +152,12 @@ def test_grading_into_a_folder_the_class_glob_picks_up_says_why(tmp_path):
     assert "picked up an earlier grading's output folder as a student" in said
     assert "put the grades outside the class folder" in said and "반 폴더 밖에" in said
     assert not (tmp_path / "grades" / "grades.json").exists()
+
+
+def test_grading_md_shows_this_class_as_its_example():
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "GRADING.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\w+) \| (.*?) \| (\d+)/(\d+) \| .*\|$", doc, re.M)
+    assert {label: (int(a), int(b)) for label, _, a, b in rows} == SCORES
+    kinds = {label: re.findall(r"`([a-z,-]+)`", said) for label, said, _, _ in rows}
+    assert {label: found[0] for label, found in kinds.items() if CLASS[label]} == \
+        {label: kind for label, kind in CLASS.items() if kind}

@@ -79,7 +79,7 @@ def table_html(result: ClassGrade, base: str = "") -> str:
         out.append(f'<tr><td style="{LEFT};padding:2px 8px">{link}</td>{tds}'
                    f'<td style="{LEFT};padding:2px 8px" class="score">{score_text(s)}</td>'
                    f'<td style="{LEFT};padding:2px 8px">{_e(bilingual(verdict(s.ok)))}</td>'
-                   f'<td style="{LEFT};padding:2px 8px">{student_links(s, base)}</td></tr>')
+                   f'<td style="{LEFT};padding:2px 8px;white-space:nowrap">{student_links(s, base)}</td></tr>')
     out.append("</table>")
     return "".join(out) + legend_html(result)
 

@@ -61,8 +61,9 @@ def _differs(rule: Rule, lab_path: str, got: str, expected: str, shown: str) -> 
     if got.replace("\r\n", "\n") == expected or got.replace("\r\n", "\n") + "\n" == expected:
         return [Problem.of("file.line_endings", lab_path, file=lab_path, expected=shown)]
     got_lines, want_lines = canonical(rule, got), canonical(rule, expected)
-    raw = got.split("\n")
-    wrong = [(i + 1, raw[i] if g is not None else None, e)
+    raw, want_raw = got.split("\n"), expected.split("\n")
+    # compared as the rule reads them; shown as written (the expected line in the config's order, not sorted)
+    wrong = [(i + 1, raw[i] if g is not None else None, want_raw[i] if e is not None and i < len(want_raw) else e)
              for i, (g, e) in enumerate(itertools.zip_longest(got_lines, want_lines)) if g != e]
     if all(g is not None and e is not None and g.replace("True", "true").replace("False", "false") == e
            for _, g, e in wrong):  # print(f"...={value}") of a parsed boolean

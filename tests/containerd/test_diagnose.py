@@ -170,3 +170,17 @@ def test_every_verdict_is_bilingual_with_a_fix(tmp_path):
         for p in all_verdicts(check(lab_root(tmp_path / name, broken(name)))):
             assert p.what.ko != p.what.en and any("\uac00" <= c <= "\ud7a3" for c in p.what.ko), p
             assert p.fix is not None and p.fix.ko and p.fix.en, p
+
+
+def test_a_version_3_header_in_a_version_2_file_is_one_finding_at_its_line(tmp_path):
+    """Issue 41: the nvidia table under version 3's plugin name in a version-2 lab file got two findings at one
+    line, the second ("tables under both names") advising to delete the tables the node's containerd does not read,
+    which a student could take for runc's. The stray table is the one finding."""
+    old, new = '"io.containerd.grpc.v1.cri".containerd.runtimes.nvidia', '"io.containerd.cri.v1.runtime".containerd.runtimes.nvidia'
+    root = lab_root(tmp_path)
+    config = root / "etc/containerd/config.toml"
+    config.write_text(config.read_text().replace(f"[plugins.{old}]", f"[plugins.{new}]")
+                      .replace(f"[plugins.{old}.options]", f"[plugins.{new}.options]"))
+    results = check(root)
+    assert [(p.code, p.line) for p in results[2].problems if p.is_error] == [("runtime.misplaced", 30)]
+    assert not [p for p in all_verdicts(results) if p.code == "config.v2_holds_both_names"]

@@ -119,9 +119,13 @@ def started_kernel(name: str, cwd: str | None = None):
 
 
 def held(root: Path) -> bool:
-    """Whether some process or open file holds the root's lock (the kernel's flock), tried from a file of its own."""
+    """Whether some process or open file holds the root's lock (the kernel's flock), tried from a file of its own.
+    No lock file: no run holds it (a run removes the file, still holding the lock, before it lets go)."""
     import fcntl
-    fd = os.open(Path(root) / "run/lock/nvidia-runtime-runbook.lock", os.O_RDONLY)
+    try:
+        fd = os.open(Path(root) / "run/lock/nvidia-runtime-runbook.lock", os.O_RDONLY)
+    except FileNotFoundError:
+        return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return False

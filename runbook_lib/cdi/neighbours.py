@@ -72,3 +72,13 @@ def spec_elsewhere(run, spec: str, kind: str) -> Problem | None:
                 code = "cdi.spec_unread_name" if not other.endswith(READ) else "cdi.spec_elsewhere"
                 return Problem.of(code, spec, spec=spec, other=other, kind=kind)
     return None
+
+
+def node_spec(run, spec: str, kind: str) -> str | None:
+    """A node's own spec of ``kind`` in a CDI folder the registry reads (/etc/cdi, /var/run/cdi, /run/cdi), by a
+    name the registry reads, other than ``spec``; None when there is none."""
+    for folder in dict.fromkeys((posixpath.dirname(spec),) + spec_dirs(run)):
+        for other, doc in _specs(run, folder, READ):
+            if other != spec and doc.get("kind") == kind:
+                return other
+    return None

@@ -54,9 +54,10 @@ REGENERATE = say("cdi.spec.gpu_node_regenerating_nvidia")
 _FIXES = {"/kind": f"kind: {KIND}", "/cdiVersion": f'cdiVersion: "{CDI_VERSION}"'}
 
 
-def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Problem]:
+def spec_problems(doc: dict, lab_path: str, text: str | None = None, *, node: bool = False) -> list[Problem]:
     """Verdicts for the spec: the kind the runbook needs, then the CDI rules (schema and reference library),
-    each with the line it is on when ``text`` is given."""
+    each with the line it is on when ``text`` is given. ``node``: a node's spec, whose surest fix is its own
+    nvidia-ctk making it again (a lab has no nvidia-ctk: its fixes are the lines to write)."""
     problems = []
     for key, line, first in duplicate_keys(text or ""):
         problems.append(Problem.of("cdi.duplicate_key", lab_path, line, key=key, first=first, second=line))
@@ -81,7 +82,7 @@ def spec_problems(doc: dict, lab_path: str, text: str | None = None) -> list[Pro
             f"cdi.{f['rule']}", lab_path, yaml_line(text, f["path"]), pointer=f["path"] or "/", at=f["path"] or "/",
             message={"ko": f["message_ko"], "en": f["message_en"]},
             fixed=say("cdi.spec.write_line", line=fix) if fix else written or
-            say("cdi.spec.correct_described", at=f["path"]) + REGENERATE))
+            say("cdi.spec.correct_described", at=f["path"]) + (REGENERATE if node else Msg.verbatim(""))))
     return problems
 
 

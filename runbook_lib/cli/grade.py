@@ -5,10 +5,11 @@ Exit codes: 0 every student passed, 1 at least one did not, 2 the request was re
 """
 
 from __future__ import annotations
-from runbook_lib.findings.catalog import say
 
 import os
 from pathlib import Path
+
+from runbook_lib.findings.catalog import say
 
 
 def grade_parameters(args, declared: dict) -> dict:
@@ -72,6 +73,7 @@ def cmd_grade(args) -> int:
     format_extras.skip_for_this_process()  # before jupyter_client and papermill: see runbook_lib/cdi/format_extras.py
     from runbook_lib.grading.runner import EarlyZygote
 
+    os.environ["RUNBOOK_TERMINAL_SUMMARY"] = "0"  # the students' kernels print nothing here (notebook/views.py)
     early = EarlyZygote()  # the kernels' zygote imports beside this process's imports below, not after them
     try:
         import papermill as pm

@@ -16,7 +16,7 @@ from pathlib import Path
 from runbook_lib.cli.args import collect_parameters, refuse_same_root_twice
 from runbook_lib.cli.refused import EXIT_FAILED, EXIT_OK, EXIT_REFUSED, Refused  # noqa: F401 - re-exported
 from runbook_lib.findings.catalog import say
-from runbook_lib.findings.messages import bilingual
+from runbook_lib.findings.messages import Msg, bilingual
 
 
 class _Roots(argparse.Action):
@@ -248,6 +248,9 @@ def render_run(manifest: dict, run_dir: Path | None = None) -> str:
     from runbook_lib.steps.status import verdict
 
     lines = []
+    decided = manifest.get("profile") or {}
+    if decided.get("reason"):  # the world the run decided it is in, first (runbook_lib/engine/profile.py)
+        lines.append(f"{bilingual(say('label.profile'))}: {bilingual(Msg.of_dict(decided['reason']))}")
     for rec in manifest["steps"]:
         title = (rec.get("title") or {}).get("en", "")
         number = "" if str(rec.get("step")) == str(rec.get("id")) else f"[{rec.get('step')}]"  # restart, pod: no number

@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None, *, process_ends: bool = False) -> int:
     show = bool(args) and args[0] == "--show"
     if show:
         args = args[1:]
+        os.environ["RUNBOOK_TERMINAL_SUMMARY"] = "0"  # shown below from the notebook: the kernel says nothing
     notebooks = [a for a in args if a.endswith(".ipynb")]
     if len(notebooks) >= 2:  # the kernel's cells may link to files beside it (notebooks/class.ipynb does)
         os.environ[OUTPUT_NOTEBOOK] = os.path.abspath(notebooks[1])

@@ -51,6 +51,10 @@ class Consumer(Protocol):
     def empty_config_version(self, run) -> int:
         """The config version an empty config is written in."""
 
+    def dropin_imported(self, run) -> str | None:
+        """The entry of the config's own imports that already reads the runtime's drop-in (layout=auto on a node
+        writes one there), or None."""
+
     def packaged_base(self) -> tuple[bytes, str]:
         """(bytes, where): the base config step 1 copies when there is none and the lab root holds no fixture."""
 

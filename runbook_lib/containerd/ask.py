@@ -39,6 +39,8 @@ def choose_binary(p, target) -> tuple[str | None, Msg | None]:
         if found:
             return found, None
         return None, say("ask.skipped_real_node_root")
+    if getattr(p, "profile", "lab") == "node":  # the node's root mounted here: its containerd is not this machine's
+        return None, say("ask.skipped_node_root_elsewhere", root=target.root)
     return None, say("ask.skipped_root_lab_sandbox", root=target.root)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import posixpath
 
-from runbook_lib.findings.errors import ConfigError
+from runbook_lib.findings.errors import ConfigError, RunbookError
 from runbook_lib.findings.messages import Msg, bilingual
 from runbook_lib.fs.plan import Plan
 from runbook_lib.fs.safe_write import plan_write
@@ -40,6 +40,23 @@ DROPIN_DIR = "conf.d"
 
 def dropin_path(config_path: str, runtime_name: str) -> str:
     return posixpath.join(posixpath.dirname(config_path), DROPIN_DIR, f"99-{runtime_name}.toml")
+
+
+def dropin_imported(target: Target, config_path: str, runtime_name: str) -> str | None:
+    """The entry of the config's imports that reads the runtime's drop-in path (containerd 2.x's own default
+    config imports "/etc/containerd/conf.d/*.toml"), or None: a config that cannot be read imports nothing."""
+    import fnmatch
+    path = dropin_path(config_path, runtime_name)
+    try:
+        eff = load_effective(target, config_path, overlay={path: b""})
+    except RunbookError:
+        return None
+    if path not in [f.lab_path for f in eff.files]:
+        return None
+    entries = [i for i in (eff.main.data.get("imports") or []) if isinstance(i, str)]
+    return next((i for i in entries if fnmatch.fnmatchcase(path, i if i.startswith("/") else
+                                                           posixpath.join(posixpath.dirname(config_path), i))),
+                entries[0] if entries else path)
 
 
 def plan_dropin(target: Target, p, eff: Effective, wanted: RuntimeWanted, *,

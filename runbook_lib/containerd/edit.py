@@ -49,6 +49,7 @@ class EditPlan:
     text: str                                     # the new text ('\n' line endings)
     notes: list[Msg] = field(default_factory=list)  # what was done, for the notebook
     repairs: list[Msg] = field(default_factory=list)  # wrong values that were corrected
+    options: list[Msg] = field(default_factory=list)  # which of the notes and repairs are the options' (step 3's)
 
     def changed_from(self, old: str) -> bool:
         return self.text != old
@@ -284,7 +285,7 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
     expected = copy.deepcopy(data)
     patches: list[tuple[int, int, str]] = []   # (start offset, end offset, replacement)
     inserts: dict[int, list[str]] = {}          # after line index -> lines
-    notes, repairs = [], []
+    notes, repairs, options = [], [], []
     header = layout.header_for(path)
     quote = render.quote_style(layout.text)
     for rel, want in wanted.settings().items():
@@ -299,6 +300,8 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
             patches.append((kv.value_start, kv.value_end, render.value(want, literal=layout.value_text(kv).startswith("'"))))
             fixed = say("containerd.edit.correct_line", rel='.'.join(rel), kv=layout.value_text(kv), want=render.value(want), value=kv.line + 1)
             repairs.append(fixed)
+            if rel[0] == OPTIONS:
+                options.append(fixed)
             continue
         _require_open_tables(layout.text, full, lab_path, shown)  # no key can be added to an inline table
         table_path = path + rel[:-1]
@@ -327,6 +330,8 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
         else:
             raise ConfigError.of("config.unreadable.not_written_section_tables", path=lab_path, at='.'.join(path), shown=shown)
         notes.append(say("containerd.edit.add", shown=shown))
+        if rel[0] == OPTIONS:
+            options.append(notes[-1])
     text = replace_spans(layout.text, patches)
     if inserts:
         lines = lines_of(text)
@@ -334,4 +339,4 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
         for after in sorted(inserts, reverse=True):
             lines[after + 1:after + 1] = [ln + "\n" for ln in inserts[after]]
         text = keep_last_line(text, "".join(lines), last_untouched)
-    return text, expected, EditPlan(text, notes=notes, repairs=repairs)
+    return text, expected, EditPlan(text, notes=notes, repairs=repairs, options=options)

@@ -44,13 +44,18 @@ class Decision:
     message: Msg
 
 
-def decide(*, real_node: bool, check_only: bool, config_changed: bool, asked: bool) -> Decision:
-    if not real_node:
+def decide(*, real_node: bool, check_only: bool, config_changed: bool, asked: bool, node: bool = False,
+           root: str = "/") -> Decision:
+    """``real_node``: the root is this machine's /; ``node``: the node profile, whose root may be the node's /
+    mounted elsewhere (a DaemonSet's /host), where a changed config still waits for a restart of its containerd."""
+    if not real_node and not node:
         return Decision("lab", say("containerd.restart.containerd_not_restarted_lab"))
     if check_only:
         return Decision("check", say("containerd.restart.check_mode_changes_nothing"))
     if not config_changed:
         return Decision("not-needed", say("containerd.restart.config_unchanged"))
+    if not real_node:  # not this machine's containerd: the node restarts it
+        return Decision("needed", say("containerd.restart.needed_on_the_node", root=root))
     if not asked:
         return Decision("needed", say("containerd.restart.containerd_config_changed_containerd"))
     return Decision("restart", say("containerd.restart.config_changed_restart_asked"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from runbook_lib.cdi.spec import KIND as CDI_KIND
+from runbook_lib.steps.cdi import judged_spec
 from runbook_lib.steps.runtime import foreign_problem
 from runbook_lib.findings.errors import RunbookError
 
@@ -21,6 +22,7 @@ class Expected:
     default: object         # the default runtime's rule (the consumer's): the lab's, or the node's own kept
     removing: bool = False  # mode=remove: the runtime is gone unless the file still has it (a node's own)
     cdi_kind: str = CDI_KIND  # the devices' kind in the CDI spec, as pods ask for them (nvidia.com/gpu=all)
+    cdi_spec: str = ""        # the spec judged: cdi_spec, or a node's own where it is (steps/cdi.py judged_spec)
 
 
 def decide(run) -> Expected:
@@ -39,5 +41,9 @@ def decide(run) -> Expected:
             binary, systemd = options.get("BinaryName", binary), options.get("SystemdCgroup", systemd)
     except RunbookError:  # no config yet, or one that cannot be read: step 1 or 2 says why
         node_default = None
+    try:
+        spec = judged_spec(run)
+    except RunbookError:  # a CDI folder that cannot be read: step 6 says why
+        spec = p.cdi_spec
     return Expected(p.runtime_name, runtime_type, binary, systemd, run.consumer.default_rule(p, node_default),
-                    removing=p.removing)
+                    removing=p.removing, cdi_spec=spec)

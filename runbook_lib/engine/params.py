@@ -64,7 +64,8 @@ _BY_NAME = {p.name: p for p in PARAMETERS}
 MODES = _BY_NAME["mode"].choices
 DISTROS = _BY_NAME["distro"].choices
 LAYOUTS = _BY_NAME["layout"].choices
-DEFAULT_RUNTIMES = _BY_NAME["default_runtime"].choices  # auto: keep on a real node (root /), runc in a lab root
+DEFAULT_RUNTIMES = _BY_NAME["default_runtime"].choices  # auto: keep in the node profile, runc in the lab profile
+PROFILES = _BY_NAME["profile"].choices  # auto | lab | node (runbook_lib/engine/profile.py)
 SMOKE = _BY_NAME["smoke"].choices  # the pod step (runbook_lib/steps/pod.py)
 
 # The lab's absolute paths, resolved under `root` at run time.
@@ -81,10 +82,13 @@ def markdown_table() -> str:
 
 
 def _keeps_default(self) -> bool:
-    """The node's default runtime is the node's (default_runtime keep, or auto on a real node): reported, never
-    changed, never advised against; in a lab root (auto) or with runc, the lab's rule: it must be runc."""
+    """The node's default runtime is the node's (default_runtime keep, or auto in the node profile): reported,
+    never changed, never advised against; in the lab profile (auto) or with runc, the lab's rule: it must be runc.
+    A run decides its profile once (engine/profile.py) and resolves auto; these parameters alone, unresolved,
+    decide it the same way."""
     if self.default_runtime == "auto":
-        return os.path.realpath(self.root) == "/"
+        from runbook_lib.engine.profile import NODE, decide
+        return decide(self).name == NODE
     return self.default_runtime == "keep"
 
 

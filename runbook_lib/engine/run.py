@@ -29,10 +29,12 @@ from runbook_lib.fs.safe_write import WritePlan, commit, ensure_dir, read_bytes,
 from runbook_lib.fs.target import Target
 from runbook_lib.steps import REMOVE_STEPS, STEPS
 from runbook_lib.fs.plan import Plan
-from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SAME_CAUSE, SKIPPED, UNCHANGED, Step, blocked_by
+from runbook_lib.steps.base import (BLOCKED, CHANGED, FAILED, PASSED, RESTART_CODES, RESTART_NEEDED, SAME_CAUSE,
+                                    SKIPPED, UNCHANGED, Step, blocked_by)
 from runbook_lib.fs.applied_record import RECORD
 from runbook_lib.engine import check_cells
 from runbook_lib.engine import expected
+from runbook_lib.engine import profile
 from runbook_lib.consumer import registry
 from runbook_lib.consumer.protocol import Consumer
 from runbook_lib.fs import applied_record
@@ -48,6 +50,10 @@ class StepCommit(NamedTuple):
 
 class Run:
     def __init__(self, params: Params, *, consumer: str = registry.DEFAULT):
+        # lab or node, decided once with its reason (engine/profile.py); what follows it is resolved in the params
+        self.profile = profile.decide(params)
+        params = profile.resolved(params, self.profile)
+        self.layout_reason = None               # why layout=auto chose what it chose (choose_route)
         self.p = params
         self.target = Target(params.root)
         # the runtime whose config the run registers the NVIDIA runtime with (runbook_lib/consumer/registry.py):
@@ -65,6 +71,8 @@ class Run:
         self._lock: RootLock | None = None
         self._cache: tuple | None = None
         self.readings: dict[str, object] = {}   # what a step learnt from a program (containerd's own reading)
+        # the node profile's answer files (default.txt, ...): never written on the node, read from here instead
+        self.evidence_files: dict[str, bytes] = {}
         self.asked = params                     # the parameters as given (self.p may follow the distribution)
         self.route = None                       # the distribution's route (the consumer's), once planned
         self.route_refusal: Problem | None = None
@@ -101,6 +109,24 @@ class Run:
     def tk(self, name: str) -> str:
         return f"{self.p.toolkit_dir.rstrip('/')}/{name}"
 
+    @property
+    def answer_files(self) -> bool:
+        """The lab's answer files under toolkit_dir are written (the lab profile); a node gets none of them,
+        their facts are the run's evidence (evidence_files, each step's record)."""
+        return self.p.profile != profile.NODE
+
+    def _keep_as_evidence(self, plan: Plan) -> None:
+        """The node profile: the plan's answer files become evidence, never written (step 1 makes no toolkit
+        folder for them either: steps/prepare.py)."""
+        mine = [w for w in plan.writes if w.lab_path.startswith(self.tk(""))]
+        if not mine:
+            return
+        plan.writes = [w for w in plan.writes if w not in mine]
+        plan.evidence += mine
+        for w in mine:
+            self.evidence_files[w.lab_path] = w.new
+        plan.notes.append(say("profile.node.evidence_only", files=", ".join(posixpath.basename(w.lab_path) for w in mine)))
+
     def path(self, lab_path: str):
         """The file on this machine that a lab path names (resolved under the root, links as in a chroot)."""
         return self.target.resolve(lab_path)
@@ -108,6 +134,8 @@ class Run:
     def read_bytes(self, lab_path: str) -> bytes | None:
         if self._overlay is not None and lab_path in self._overlay:
             return self._overlay[lab_path]
+        if lab_path in self.evidence_files:
+            return self.evidence_files[lab_path]
         return read_bytes(self.target.resolve(lab_path), self.kind_of(lab_path), lab_path)
 
     def kind_of(self, lab_path: str) -> str:
@@ -259,6 +287,9 @@ class Run:
         """Which distribution's containerd this is, and the file it really reads (the consumer's route:
         runbook_lib/containerd/consumer/locating.py)."""
         self.route, self.route_refusal, self.p = self.consumer.route(self)
+        layout, self.layout_reason = profile.layout_for(self)  # layout=auto follows the profile and the config
+        if layout != self.p.layout:
+            self.p = replace(self.p, layout=layout)
 
     @property
     def on_distro(self) -> bool:
@@ -289,26 +320,47 @@ class Run:
         self.choose_route()
         self._expected = expected.decide(self)  # on the config as it is, before any plan: the node's default is the node's
         folders: set = set()  # the folders the plans so far create, resolved once each
+        unplanned = None  # the first step whose plan refused: the folders it would make are not planned
         with self.planning():
             for step in self.steps:
                 try:
                     plan = step.plan(self)
                 except RunbookError as exc:
                     plan = Plan(exc.what, refusals=[Problem.from_error(exc)])
+                    unplanned = step.number if unplanned is None else unplanned
+                if not self.answer_files:
+                    self._keep_as_evidence(plan)
                 self.plans[step.id] = plan
                 folders |= {self.target.resolve(d) for d in plan.dirs}
                 # what cannot be written (a link out of the root, a read-only mount, chattr +i): refused now
-                plan.refusals += writable.refusals(self.target, plan, folders, check_only=self.p.check_only)
+                plan.refusals += writable.refusals(self.target, plan, folders, check_only=self.p.check_only,
+                                                   after_refusal=unplanned)
                 for write in plan.writes:
                     self._overlay[write.lab_path] = write.new
             if not self.p.check_only and not self.refusals():  # all the writes must fit, or none is made
-                writable.refuse_when_short_of_space(self.target, [self.plans[s.id] for s in self.steps])
+                writable.refuse_when_short_of_space(self.target, [self.plans[s.id] for s in self.steps],
+                                                    self._record_needs())
             self._judge_planned_state()
             if not self.p.check_only and not self.refusals():
                 self._ask_containerd_of_plan()
             if not self.p.check_only and not self.refusals():
                 self.judge_on_plan()
         return self.plans
+
+    def _record_needs(self) -> list:
+        """What the record of an apply run takes beside the plans' writes (its folders, its file), counted with
+        them so that a disk too short for both refuses before the first write (fs/writable.py)."""
+        if self.p.mode != "apply":
+            return []
+        writes = [w for s in self.steps for w in self.plans[s.id].writes if w.changed]
+        if not writes:
+            return []
+        try:
+            record = applied_record.planned(self.target, writes)
+            needs = [(self.target.resolve(d), 0, 1) for d in applied_record.folders_to_make(self.target)]
+        except (RunbookError, OSError):
+            return []  # a record that cannot be written is the first write's warning (_record), not a refusal
+        return needs + (writable.write_needs(record, backup=False) if record.changed else [])
 
     def _ask_containerd_of_plan(self) -> None:
         """The runtime's own reading of the planned state against the node's as it is (the consumer's guard;
@@ -356,7 +408,7 @@ class Run:
         plan = self.plans[step.id]
         result = StepResult(step.number, step.id, step.title, UNCHANGED, plan.message, notes=list(plan.notes))
         result.diff = plan.diff or None
-        if self.p.check_only and plan.changed:  # check mode speaks of what apply *would* do
+        if self.p.check_only and plan.changed and not plan.others_repair:  # check mode: what apply *would* do
             result.message = say("run.apply_mode_would", message=plan.message)
         if self.p.check_only or self.refused:
             self._keep(result)
@@ -449,6 +501,9 @@ class Run:
         reason = step.skipped(self) if not errors else None
         if reason is not None:
             result.status, result.message = SKIPPED, reason
+        pending = next((q for q in result.problems if q.code in RESTART_CODES), None)
+        if pending is not None and not errors:  # containerd reads the old config until a restart: never passed
+            result.status = RESTART_NEEDED  # its message stays what containerd reads now; the finding says why
         try:  # evidence only shows what the files hold: one that cannot be read is the verdict's finding
             result.evidence = step.evidence(self)
         except RunbookError:
@@ -496,7 +551,7 @@ class Run:
     def withdraw_report(self) -> str | None:
         """After a failed apply run, no report.txt may claim a success that did not happen: an earlier run's
         report is moved to a backup (its bytes kept). Check mode and a refused run write nothing."""
-        if self.p.check_only or self.refused:
+        if self.p.check_only or self.refused or not self.answer_files:
             return None
         from runbook_lib.fs.safe_write import retire
         backup = retire(self.target, self.tk("report.txt"))

@@ -138,6 +138,7 @@ def build_manifest(*, label: str, notebook: Path, parameters: dict, started: _dt
         "result": "passed" if ok else "failed",
         "mode": (summary or {}).get("mode", parameters.get("mode")),
         "root": (summary or {}).get("root", parameters.get("root")),
+        "profile": (summary or {}).get("profile"),  # lab or node, and why (runbook_lib/engine/profile.py)
         "runbook_version": version,
         "notebook_runbook_version": (summary or {}).get("runbook_version"),
         "notebook": str(notebook),
@@ -176,6 +177,7 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
 
     register()  # private IPC sockets, the early kernel when one was started, a quick stop
     engine_kwargs.setdefault("engine_name", ENGINE_NAME)
+    os.environ["RUNBOOK_TERMINAL_SUMMARY"] = "0"  # its caller prints the run itself (notebook/views.py: to_terminal)
     started = utc_now()
     if run_dir is None:
         run_dir = new_run_dir(archive_root, label, started)

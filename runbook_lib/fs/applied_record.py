@@ -64,17 +64,28 @@ def _plan(target: Target, entries: dict[str, Entry]) -> WritePlan:
     return plan_write(target, RECORD, (json.dumps(body, indent=1) + "\n").encode())
 
 
-def note_planned(target: Target, writes: list) -> None:
-    """Before an apply run's first write: every write it plans (``writes``: lab_path, old, new, in the order the
-    run makes them). A file's ``before`` is its bytes before the first run that wrote it: a later run keeps it."""
+def planned(target: Target, writes: list) -> WritePlan:
+    """The record as an apply run with these planned ``writes`` (lab_path, old, new, in the order the run makes
+    them) writes it before its first write. A file's ``before`` is its bytes before the first run that wrote
+    it: a later run keeps it."""
     entries = load(target) or {}
-    planned: dict[str, tuple[bytes | None, list[str]]] = {}
+    by_file: dict[str, tuple[bytes | None, list[str]]] = {}
     for w in writes:
-        planned.setdefault(w.lab_path, (w.old, []))[1].append(sha256(w.new))
-    for lab, (old, versions) in planned.items():
+        by_file.setdefault(w.lab_path, (w.old, []))[1].append(sha256(w.new))
+    for lab, (old, versions) in by_file.items():
         first = entries.get(lab)
         entries[lab] = Entry(first.before if first else old, versions[-1], tuple(versions))
-    write = _plan(target, entries)
+    return _plan(target, entries)
+
+
+def folders_to_make(target: Target) -> list[str]:
+    """The record's folders that do not exist yet (lab paths, outermost first)."""
+    return ensure_dir(target, posixpath.dirname(RECORD), dry_run=True)
+
+
+def note_planned(target: Target, writes: list) -> None:
+    """Before an apply run's first write: every write it plans (planned())."""
+    write = planned(target, writes)
     if write.changed:
         ensure_dir(target, posixpath.dirname(RECORD))
         commit(write, backup=False)

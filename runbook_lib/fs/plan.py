@@ -32,6 +32,11 @@ class Plan:
     # the state the earlier steps leave (Run.missing_dirs) and puts those in ``dirs``
     folder: str | None = None
     kept: list[Msg] = field(default_factory=list)            # what was found but is not the runbook's: left alone
+    # check mode: the plan's only changes are another step's repairs (step 2's write of step 3's options): planned
+    # for the state the later steps judge, but neither said nor shown here (that step says it)
+    others_repair: bool = False
+    # the node profile's answer files: planned as the lab's are, never written; their bytes are the run's evidence
+    evidence: list[WritePlan] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -45,6 +50,8 @@ class Plan:
         """(lab path, unified diff) of every file the plan changes, then of every file it retires. Computed once
         for the bytes the plan holds (a plan is shown, as text and as HTML, and committed: difflib each time
         was ~0.3 ms a file), again if a write's bytes are replaced."""
+        if self.others_repair:
+            return []
         files = [w for w in self.writes if w.changed] + list(self.retired)
         held = self.__dict__.get("_diffs")
         if held is not None and len(held[0]) == len(files) and all(
@@ -56,4 +63,4 @@ class Plan:
         return out
 
     def new(self, lab_path: str) -> bytes | None:
-        return next((w.new for w in self.writes if w.lab_path == lab_path), None)
+        return next((w.new for w in self.writes + self.evidence if w.lab_path == lab_path), None)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from runbook_lib.fs import bounded_read
+from runbook_lib.findings.catalog import say
 from runbook_lib.findings.errors import WriteError
 from runbook_lib.fs.target import Target
 from runbook_lib.fs.writable import folder_blocked, unwritable  # planned there; the write is guarded here too
@@ -81,25 +82,95 @@ def plan_write(target: Target, lab_path: str, new: bytes, *, mode: int | None = 
 
 
 def commit(plan: WritePlan, *, backup: bool = True) -> Committed:
-    """Write the plan atomically. An unchanged plan writes nothing at all."""
+    """Write the plan atomically. An unchanged plan writes nothing at all.
+
+    Another writer's edit is never lost: the file is compared with the plan before anything is written, and again
+    once the temporary file is synced and the backup made, immediately before the rename (its bytes, and its
+    inode, size and mtime_ns; for a new file, that none has appeared). An edit seen either time stops the
+    write: the edit stays in place, and the temporary file and the backup made for it are taken away. What remains is the time between the last look and the
+    rename itself (docs/GUARANTEES.md, 1)."""
     if not plan.changed:
         return Committed(plan.host_path, None, sha256(plan.new), written=False)
     problem = unwritable(plan)
     if problem:
         raise problem
     host = plan.host_path
+    seen = _identity(host)
     current = read_bytes(host)
     if current != plan.old:
-        lab = plan.lab_path  # the path the user knows (the host path is under the root)
-        raise WriteError.of("write.failed.file_changed_after_plan", path=lab, lab=lab)
+        raise _changed(plan, "write.failed.file_changed_after_plan")
+    backup_path = None
     try:
         st = os.stat(host) if current is not None else None
         mode = stat.S_IMODE(st.st_mode) if st else (plan.mode if plan.mode is not None else 0o644)
-        backup_path = _write_backup(host, current, mode) if (backup and current is not None) else None
-        _atomic_replace(host, plan.new, mode, st)
+        tmp = _write_temp(host.parent, host.name, plan.new, mode, st)
+        try:
+            if st is not None:
+                _copy_xattrs(host, tmp)
+            backup_path = _write_backup(host, current, mode) if (backup and current is not None) else None
+            _pause_before_rename(host)
+            if read_bytes(host) != current or _identity(host) != seen:  # the last look: an edit made meanwhile
+                _drop(backup_path)
+                backup_path = None
+                raise _changed(plan, "write.failed.file_changed_while_writing")
+            os.replace(tmp, host)
+        finally:
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+    except WriteError:
+        raise
     except OSError as exc:
+        _drop(backup_path)
         raise WriteError.of("write.failed.could_not_write_file", path=str(host), value=exc.strerror or exc, host=host) from exc
+    _fsync_dir(host.parent)
     return Committed(host, backup_path, sha256(plan.new))
+
+
+def _identity(host: Path) -> tuple | None:
+    """What a rename or an in-place write by another program changes: the inode, the size and the mtime."""
+    try:
+        st = os.stat(host)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _changed(plan: WritePlan, code: str) -> WriteError:
+    lab = plan.lab_path  # the path the user knows (the host path is under the root)
+    return WriteError.of(code, path=lab, lab=lab)
+
+
+def _drop(backup_path: Path | None) -> None:
+    """A backup made for a write that did not happen: it holds nothing the file does not hold."""
+    if backup_path is not None:
+        try:
+            os.unlink(backup_path)
+        except OSError:
+            pass
+
+
+PAUSE_ENV = "RUNBOOK_TEST_PAUSE_BEFORE_RENAME"  # a test hook: a folder, see _pause_before_rename
+
+
+def _pause_before_rename(host: Path) -> None:
+    """A test hook that makes the window between the plan's compare and the rename as wide as a test needs:
+    with RUNBOOK_TEST_PAUSE_BEFORE_RENAME set to a folder, a write whose file's name is in that folder's
+    ``files`` (one a line) writes ``paused`` (the file's path) there and waits until ``go`` exists (at most
+    a minute), so that a test edits the file in the window, even through plain papermill."""
+    folder = os.environ.get(PAUSE_ENV)
+    if not folder:
+        return
+    signal = Path(folder)
+    try:
+        names = (signal / "files").read_text().split()
+    except OSError:
+        return
+    if host.name not in names:
+        return
+    (signal / "paused").write_text(str(host))
+    deadline = time.monotonic() + 60
+    while not (signal / "go").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def sync_folder(folder: Path) -> None:
@@ -216,9 +287,25 @@ def sweep_stale_temps(folder: Path) -> list[Path]:
 
 
 def ensure_dir(target: Target, lab_path: str, *, dry_run: bool = False) -> list[str]:
-    """Create a folder (and its parents) under the root; returns the lab paths it created."""
+    """Create a folder (and its parents) under the root; returns the lab paths it created. A folder at the end of
+    a symbolic link whose target does not exist under the root (a link out of the root, read inside it, or a
+    dangling one) is never made: the link is someone's, and so is where it goes; the error shows the link."""
+    for _ in range(20):
+        try:
+            return _ensure_dir(target, lab_path, dry_run)
+        except _ParentGone:
+            continue  # a folder above was removed meanwhile (another run's lock folder going): look again
+    return _ensure_dir(target, lab_path, dry_run)
+
+
+class _ParentGone(Exception):
+    pass
+
+
+def _ensure_dir(target: Target, lab_path: str, dry_run: bool) -> list[str]:
     created = []
-    host = target.resolve(lab_path)
+    host, links = target.walk(lab_path)
+    _refuse_missing_link_targets(target, lab_path, host, links)
     missing = []
     probe = host
     while not _exists(probe):
@@ -227,15 +314,38 @@ def ensure_dir(target: Target, lab_path: str, *, dry_run: bool = False) -> list[
     if probe.exists() and not probe.is_dir():
         raise WriteError.of("write.failed.file_stands_where_folder", path=str(probe), probe=probe)
     _refuse_names_too_long(target, probe, missing)
+    made: list[Path] = []
     for folder in reversed(missing):
         if not dry_run:
             target.ensure_inside(folder.parent)
             try:
                 folder.mkdir(mode=0o755, exist_ok=True)
+            except FileNotFoundError:
+                _unmake(made)
+                raise _ParentGone() from None
             except OSError as exc:
+                _unmake(made)  # a chain stopped halfway (ENOSPC) leaves none of its folders behind
                 raise _mkdir_failed(target, folder, exc) from None
+            made.append(folder)
         created.append(target.lab_path(folder))
     return created
+
+
+def _unmake(made: list[Path]) -> None:
+    for folder in reversed(made):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+
+
+def _refuse_missing_link_targets(target: Target, lab_path: str, host: Path, links: list) -> None:
+    for link, text in links:
+        if _exists(target.resolve(link)):
+            continue
+        raise WriteError(say("target.goes_through_symbolic_links", lab_path=lab_path, shown=f"{link} -> {text}",
+                             host=target.lab_path(host), folder=target.lab_path(target.resolve(link))),
+                         say("writable.folder_link_fix", link=link), path=link)
 
 
 def _exists(path: Path) -> bool:

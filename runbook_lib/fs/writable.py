@@ -120,23 +120,24 @@ def nearest_existing(path: Path) -> Path:
     return path
 
 
-def short_of_space(target, needs: list[tuple[Path, int]]) -> WriteError | None:
-    """Why the planned writes would not fit: (folder, bytes) pairs, summed per file system and compared with
-    what its free blocks and inodes allow (a full / or /var is a common node state). At its peak a write holds
-    the old bytes twice (the file and its backup copy) and the new bytes once; each file takes whole blocks."""
+def short_of_space(target, needs: list[tuple[Path, int, int]]) -> WriteError | None:
+    """Why the planned writes would not fit: (folder, bytes, inodes) triples, each file in whole blocks and a
+    block more for each new inode (a folder's first block, or the block its folder may grow by), summed
+    per file system and compared with what a process may use of it: f_bavail and f_favail (f_bfree counts
+    ext4's blocks reserved for root, which the kernel keeps for its own use first: a run counted on them can
+    fail halfway). A full / or /var is a common node state."""
     totals: dict[int, list] = {}
-    for folder, size in needs:
+    for folder, size, inodes in needs:
         probe = nearest_existing(folder)
         try:
             st, fs = os.stat(probe), os.statvfs(probe)
         except OSError:
             continue
         entry = totals.setdefault(st.st_dev, [probe, fs, 0, 0])
-        entry[2] += -(-size // (fs.f_frsize or 4096)) if size else 1  # a new folder or empty file: a block
-        entry[3] += 1
+        entry[2] += -(-size // (fs.f_frsize or 4096)) + inodes  # a block for each new name: its folder may grow
+        entry[3] += inodes
     for probe, fs, blocks, inodes in totals.values():
-        free = fs.f_bfree if os.geteuid() == 0 else fs.f_bavail
-        files = fs.f_ffree if os.geteuid() == 0 else fs.f_favail
+        free, files = fs.f_bavail, fs.f_favail
         if blocks <= free and (fs.f_files == 0 or inodes <= files):  # f_files 0: no inode limit (btrfs)
             continue
         need_kib, free_kib = blocks * fs.f_frsize // 1024, free * fs.f_frsize // 1024
@@ -160,10 +161,13 @@ def unwritable(plan, *, will_exist: set[Path] = frozenset()) -> WriteError | Non
         path=plan.lab_path)
 
 
-def refusals(target, plan, will_exist: set[Path], *, check_only: bool) -> list[Problem]:
+def refusals(target, plan, will_exist: set[Path], *, check_only: bool, after_refusal=None) -> list[Problem]:
     """A plan's writes that could not happen, as refusals now instead of errors halfway through the run:
     a link out of the root, a folder that will not exist (``will_exist``: the folders every plan so far, this
-    one included, creates, resolved); in apply mode also what even root cannot write (the first such reason)."""
+    one included, creates, resolved); in apply mode also what even root cannot write (the first such reason).
+    ``after_refusal``: the number of an earlier step whose plan refused, so the folders it would have made are
+    not in ``will_exist``: a folder missing for that reason only follows from its refusal, and says so (the
+    step is blocked, and no fix names a folder the earlier step makes)."""
     out = []
     for write in plan.writes:
         if not write.changed:
@@ -171,8 +175,11 @@ def refusals(target, plan, will_exist: set[Path], *, check_only: bool) -> list[P
         try:
             problem = unwritable(write, will_exist=will_exist)
         except RunbookError as exc:
-            problem = exc
-        if problem:
+            out.append(Problem.from_error(exc))
+            continue
+        if problem and after_refusal is not None and not target.walk(write.lab_path)[1]:
+            out.append(Problem.of("depends.earlier", write.lab_path, step=after_refusal, what=problem.what))
+        elif problem:
             out.append(Problem.from_error(problem))
     if not check_only:
         out += _root_cannot(target, plan, will_exist)
@@ -200,17 +207,34 @@ def _root_cannot(target, plan, will_exist: set) -> list[Problem]:
     return [Problem.from_error(e) for e in found if e is not None][:1]
 
 
-def refuse_when_short_of_space(target, plans: list) -> None:
+def write_needs(write, *, backup: bool = True) -> list[tuple[Path, int, int]]:
+    """What one changed file takes while it is written (fs/safe_write.py's commit), counted as if nothing were
+    freed before the run ends: the temporary file that becomes the file (its bytes, an inode, a name), and for a
+    file that exists its backup (the old bytes, an inode, a name). The old file's blocks are freed only after
+    the rename, so they are never counted on."""
+    folder = write.host_path.parent
+    out = [(folder, len(write.new), 1)]
+    if backup and write.old is not None:
+        out.append((folder, len(write.old), 1))
+    return out
+
+
+def refuse_when_short_of_space(target, plans: list, extra: list | None = None) -> None:
     """All the planned writes of a run (``plans``, in step order) must fit on their file systems, or the first
-    plan that writes refuses, instead of the run failing with ENOSPC after step 1 has created folders."""
+    plan that writes refuses, instead of the run failing with ENOSPC after step 1 has created folders.
+    Counted: every folder the plans make (an inode, a block), every write (write_needs), every file mode=remove
+    retires (its backup), and ``extra``, what the run itself writes beside the plans (the record of what apply
+    changes, with its folders: engine/run.py)."""
     needs, first = [], None
     for plan in plans:
-        mine = [(target.resolve(d), 0) for d in plan.dirs]
-        mine += [(w.host_path.parent, len(w.new) + len(w.old or b"")) for w in plan.writes if w.changed]
-        mine += [(w.host_path.parent, len(w.old or b"")) for w in plan.retired]
+        mine = [(target.resolve(d), 0, 1) for d in plan.dirs]  # its inode, and its first block
+        mine += [n for w in plan.writes if w.changed for n in write_needs(w)]
+        mine += [(w.host_path.parent, len(w.old or b""), 1) for w in plan.retired]
         if mine and first is None:
             first = plan
         needs += mine
-    problem = short_of_space(target, needs) if needs else None
+    if first is None:
+        return
+    problem = short_of_space(target, needs + list(extra or []))
     if problem is not None:
         first.refusals.append(Problem.from_error(problem))

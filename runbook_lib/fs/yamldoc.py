@@ -67,7 +67,11 @@ def check_bounds(text: str) -> None:
                     raise Excessive("yaml.too_many_aliases", event.start_mark, nodes=MAX_ALIAS_NODES)
     except Excessive:
         raise
-    except yaml.YAMLError:
+    except yaml.YAMLError as exc:
+        # libyaml's own bound (1000 flow levels, met by its scanner before the parser hands out the 101st
+        # level: [[[... 100,000 deep) is the same finding as ours, not a syntax error with an indentation hint
+        if "maximum nesting depth" in str(getattr(exc, "problem", "") or exc):
+            raise Excessive("input.too_deep", getattr(exc, "problem_mark", None), limit=MAX_DEPTH) from None
         return
 
 

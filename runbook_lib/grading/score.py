@@ -21,8 +21,7 @@ from pathlib import Path
 from runbook_lib.findings.catalog import say
 from runbook_lib.lab.student import LAB_STEPS
 from runbook_lib.steps import STEPS
-from runbook_lib.steps.base import SKIPPED
-from runbook_lib.steps.status import PASSING
+from runbook_lib.steps.status import OUTCOMES, PASSING
 
 POINTS = 1.0
 NOT_REACHED = "not_reached"  # the status of a lab step the notebook never recorded
@@ -57,8 +56,8 @@ def scored(steps: list[dict], points: dict | None = None) -> list[Scored]:
     by_id = {str(r.get("id")): r for r in steps}
     out = []
     for rec in steps:
-        if rec.get("status") == SKIPPED:
-            continue  # does not apply here: out of the total for everyone
+        if rec.get("status") in OUTCOMES and not OUTCOMES[rec["status"]].scored:
+            continue  # skipped: does not apply here, out of the total for everyone (steps/status.py's `scored`)
         worth = points_of(points, rec)
         out.append(Scored(rec, worth if rec.get("status") in PASSING else 0.0, worth))
     for step in STEPS:

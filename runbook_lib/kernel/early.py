@@ -119,6 +119,52 @@ def _format(argv: list[str], connection_file: str, resource_dir: str) -> list[st
     return out
 
 
+FOLDER_PREFIX = "runbook-kernel-"
+
+
+def private_folder() -> str:
+    """A kernel's private folder (mode 0700: its connection file and IPC sockets), named for the process that
+    makes it (runbook-kernel-<pid>-<random>), after sweeping the folders of makers that no longer exist: a
+    grader killed with SIGKILL never removed its own, and the next start removes them."""
+    sweep_dead_folders()
+    return tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-")
+
+
+def sweep_dead_folders(tmp: str | None = None) -> list[str]:
+    """Remove the kernel folders (ours: this user's, named runbook-kernel-<pid>-...) whose maker is gone. A
+    folder whose pid is alive, or that another user owns, or that has no pid in its name, is left alone."""
+    tmp = tmp or tempfile.gettempdir()
+    removed = []
+    try:
+        names = os.listdir(tmp)
+    except OSError:
+        return removed
+    for name in names:
+        pid = name[len(FOLDER_PREFIX):].split("-", 1)[0] if name.startswith(FOLDER_PREFIX) else ""
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        path = os.path.join(tmp, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if st.st_uid != os.geteuid() or not os.path.isdir(path) or os.path.islink(path):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
 def spawn(kernel_name: str, cwd: str | None = None,
           extra_arguments: list[str] = KERNEL_EXTRA_ARGUMENTS) -> EarlyKernel | None:
     """Start ``kernel_name`` now and keep it for the kernel manager to adopt; None when that is not safe.
@@ -131,7 +177,7 @@ def spawn(kernel_name: str, cwd: str | None = None,
     if not spec or not spec.get("argv") or spec.get("env") or (spec.get("metadata") or {}).get("kernel_provisioner"):
         return None
     try:
-        folder = tempfile.mkdtemp(prefix="runbook-kernel-")
+        folder = private_folder()
     except OSError:  # no writable temporary folder: jupyter_client's own launch says what is wrong
         return None
     ip = os.path.join(folder, "kernel")

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
@@ -73,7 +72,7 @@ class RunbookKernelManager(AsyncKernelManager):
                 self._connection_file_written = True
             else:
                 try:
-                    self._private_folder = tempfile.mkdtemp(prefix="runbook-kernel-")
+                    self._private_folder = kernel_early.private_folder()
                 except OSError:  # no writable temporary folder: jupyter_client's defaults (TCP, runtime dir)
                     self._private_folder = ""
                 if self._private_folder:

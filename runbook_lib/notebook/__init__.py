@@ -54,9 +54,7 @@ def start(**params) -> Runbook:
     if shell is not None:  # in a kernel: from this cell on, each cell walks a path once (_cell_started)
         _hook(shell)
         rb.target.remember()
-    given = {"text/plain": f"root = {rb.target.root}  mode = {rb.p.mode}  runtime = {rb.p.runtime_name}",
-             "text/html": f"<p><b>root</b> <code>{html.escape(str(rb.target.root))}</code> · <b>mode</b> {rb.p.mode} · "
-                          f"<b>runtime</b> {html.escape(rb.p.runtime_name)}</p>"}
+    given = _given(rb)
     try:
         with rb.target.remembering():  # every path of the plan walked once (fs/target.py)
             rb.preflight()
@@ -64,6 +62,7 @@ def start(**params) -> Runbook:
         _display(given)  # what was asked, above why it stopped
         rb.finish()
         raise
+    given = _given(rb)  # the plan decided layout=auto too
     head = _plans_bundle(rb, given)  # what was asked, then the plan: under the status box, in its output
     if rb.refused:
         for step in rb.steps:
@@ -87,6 +86,19 @@ def start(**params) -> Runbook:
     return rb
 
 
+def _given(rb: Run) -> dict:
+    """What was asked, and the world the run decided it is in, with why (engine/profile.py): the first lines of
+    the run's output."""
+    label = bilingual(say("label.profile"))
+    said = [rb.profile.reason] + ([rb.layout_reason] if rb.layout_reason is not None else [])
+    text = [f"root = {rb.target.root}  mode = {rb.p.mode}  runtime = {rb.p.runtime_name}"]
+    text += [f"{label}: {m.ko}" + "\n" + " " * (len(label) + 2) + m.en for m in said]
+    rows = "".join(f"<br><b>{html.escape(label)}</b> {html.escape(m.ko)} / {html.escape(m.en)}" for m in said)
+    return {"text/plain": "\n".join(text),
+            "text/html": f"<p><b>root</b> <code>{html.escape(str(rb.target.root))}</code> · <b>mode</b> {rb.p.mode} · "
+                         f"<b>runtime</b> {html.escape(rb.p.runtime_name)}{rows}</p>"}
+
+
 def refusal_text(rb: Run) -> str:
     refused = say("notebook.run_refused_nothing_written")
     lines = [refused.ko, refused.en, ""]
@@ -106,7 +118,8 @@ def _plans_bundle(rb: Run, given: dict) -> dict:
     text = [bilingual(say("label.the_plan_check_mode" if rb.p.check_only else "label.the_plan"))]
     for s in rb.steps:
         p = rb.plans[s.ID]
-        mark = outcome(FAILED if p.refusals else CHANGED if p.changed else UNCHANGED).mark  # steps/status.py's marks
+        changes = p.changed and not p.others_repair  # another step's repair is that step's to say
+        mark = outcome(FAILED if p.refusals else CHANGED if changes else UNCHANGED).mark  # steps/status.py's marks
         text.append(f"  {mark} {s.NUMBER:>2}. {bilingual(p.message)}")
     plans = "\n".join(text)
     # the HTML on one line (<br> in the <pre>): this output is near the top, in every one of papermill's saves,

@@ -14,7 +14,7 @@ from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.notebook.session import SESSION, _display, _take_notes
 from runbook_lib.steps.base import FAILED, PASSED, SKIPPED
 from runbook_lib.steps.expect import Expect
-from runbook_lib.steps.status import outcome
+from runbook_lib.steps.status import outcome, verdict
 
 STATUS_MIME = "application/vnd.runbook.status+json"
 
@@ -37,7 +37,7 @@ def summary(rb: Run, *, final: bool = True) -> None:
     missing = not_run(rb) if final else []
     record = {"ok": rb.ok() and not rb.refused and not missing, "final": final, "mode": rb.p.mode,
               "root": str(rb.target.root), "refused": rb.refused, "runbook_version": __import__("runbook_lib").__version__,
-              "params": rb.p.as_dict(), "steps": [r.as_record() for r in results]}
+              "params": rb.p.as_dict(), "profile": rb.profile.as_dict(), "steps": [r.as_record() for r in results]}
     if missing:
         record["not_run"] = missing
     text = summary_text(results)
@@ -50,6 +50,42 @@ def summary(rb: Run, *, final: bool = True) -> None:
     _display({SUMMARY_MIME: record_text(record), "text/plain": f"{head}\n{text}",
               "text/html": f"<h4>{head}</h4>" + summary_html(results, ok=record["ok"], mode=rb.p.mode)
               + (f"<pre>{html.escape(late)}</pre>" if late else "")})
+    to_terminal(rb, results, ok=record["ok"])
+
+
+TERMINAL = "RUNBOOK_TERMINAL_SUMMARY"  # "0": the runbook's own executors (runbook run, grade) say it themselves
+
+
+def terminal_lines(rb: Run, results: list[StepResult], *, ok: bool) -> list[str]:
+    """The run in a few lines for the terminal of a plain `papermill` (which shows no cell's output): the
+    profile and why, one line per step (its mark, number, status and message), the result."""
+    said = [rb.profile.reason] + ([rb.layout_reason] if rb.layout_reason is not None else [])
+    lines = [f"{bilingual(say('label.profile'))}: {bilingual(m)}" for m in said]
+    for r in results:
+        said = outcome(r.status)
+        lines.append(f"  {said.mark} {str(r.step):>7}  {bilingual(said.said)}: {bilingual(r.message)}")
+    lines.append(f"{bilingual(say('label.result'))}: {bilingual(verdict(ok))} (mode={rb.p.mode})")
+    return lines
+
+
+def to_terminal(rb: Run, results: list[StepResult], *, ok: bool) -> None:
+    """In a kernel, the summary also goes to the kernel's own standard output, which a plain `papermill`
+    run's terminal is (papermill starts the kernel with its own stdout): the one place such a run says what it
+    did. Never into the notebook (that is the summary above), and not when the runbook's own command runs the
+    notebook and prints its summary itself (TERMINAL=0)."""
+    import os
+    import sys
+    if _shell_of_kernel() is None or os.environ.get(TERMINAL, "1") == "0" or sys.__stdout__ is None:
+        return
+    try:
+        print("\n".join(terminal_lines(rb, results, ok=ok)), file=sys.__stdout__, flush=True)
+    except (OSError, ValueError):  # a closed stdout: the notebook still holds the summary
+        pass
+
+
+def _shell_of_kernel():
+    from runbook_lib.notebook.session import _shell
+    return _shell()
 
 
 def in_order(rb: Run) -> list[StepResult]:

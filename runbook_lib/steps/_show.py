@@ -29,6 +29,6 @@ def file_evidence(run, *names: str) -> dict[str, str]:
             text = run.read_text(run.tk(name))
         except RunbookError:  # a folder (or a FIFO) where the file should be: the step's verdict says so
             continue
-        if text is not None:
-            out[run.tk(name)] = text
+        if text is not None:  # a node's answer files are only evidence: shown by name, never at a path they are not
+            out[run.tk(name) if run.answer_files else name] = text
     return out

@@ -20,7 +20,13 @@ CHANGED, UNCHANGED, PASSED, FAILED, SKIPPED = "changed", "unchanged", "passed", 
 # A step whose findings only follow from an earlier step's failure: scored as neither pass nor fail, shown as
 # "fix step N first" (the catalog's status.blocked). Its result's problems hold the one finding that says so.
 BLOCKED = "blocked"
-STATUSES = (CHANGED, UNCHANGED, PASSED, FAILED, SKIPPED, BLOCKED)
+# containerd reads the new config only once it restarts, and the run did not restart it (not asked to, or a
+# distribution that regenerates its file at start): neither passed nor failed, said as such ("restart needed")
+RESTART_NEEDED = "restart-needed"
+STATUSES = (CHANGED, UNCHANGED, PASSED, FAILED, SKIPPED, BLOCKED, RESTART_NEEDED)
+# The findings that say what containerd reads now is the config before a restart that is still to come: a step
+# whose only findings beside warnings are these is "restart needed", never passed.
+RESTART_CODES = frozenset({"containerd.reads.not_regenerated"})
 
 # The findings that say "an earlier step failed, so this cannot be judged": a step whose only errors are these
 # is blocked, not failed, and the class page does not count them as mistakes of their own.

@@ -1,14 +1,18 @@
-"""Step 6: the CDI spec. A missing one is written (minimal and valid); an existing one is never guessed at: it
-is kept byte for byte, or, when it is not a valid spec of the right kind, the run refuses. Its top-level keys
-go to cdi-keys.txt."""
+"""Step 6: the CDI spec. A missing one is written: in a lab, the lab's minimal one; on a node, the node's own,
+made by its nvidia-ctk (cdi/generate.py; without one, refused before any write), or, when the node already has
+an nvidia.com/gpu spec in another CDI folder, none: that one is judged where it is. An existing one is never
+guessed at: it is kept byte for byte, or, when it is not a valid spec of the right kind, the run refuses. Its
+top-level keys go to cdi-keys.txt (a node's evidence)."""
 
 from __future__ import annotations
 
 import posixpath
+import shlex
 
 from runbook_lib.cdi import spec as cdi
 from runbook_lib.steps import toolkit
-from runbook_lib.cdi.neighbours import conflicting_specs, spec_elsewhere
+from runbook_lib.cdi import generate
+from runbook_lib.cdi.neighbours import conflicting_specs, node_spec, spec_elsewhere
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.plan import Plan
@@ -24,25 +28,53 @@ FILE = "cdi-keys.txt"
 RULE = Rule(unordered=True)  # "its list of top-level keys": any order
 
 
-def spec_problems(run, text: str) -> list[Problem]:
+def spec_problems(run, text: str, spec: str | None = None) -> list[Problem]:
+    spec = spec or run.p.cdi_spec
     try:
-        doc = cdi.load_spec(text, run.p.cdi_spec)
+        doc = cdi.load_spec(text, spec)
     except RunbookError as exc:
         return [Problem.from_error(exc)]
-    return cdi.spec_problems(doc, run.p.cdi_spec, text)
+    return cdi.spec_problems(doc, spec, text, node=not run.answer_files)
+
+
+def judged_spec(run) -> str:
+    """The spec this run judges: cdi_spec; on a node without one there, the node's own nvidia.com/gpu spec in
+    another CDI folder (/var/run/cdi, where the toolkit's nvidia-cdi-refresh and the GPU Operator write it),
+    judged where it is and never given a twin."""
+    spec = run.p.cdi_spec
+    if run.answer_files or run.read_text(spec) is not None:
+        return spec
+    return node_spec(run, spec, cdi.KIND) or spec
 
 
 def plan(run) -> Plan:
-    spec = run.p.cdi_spec
+    spec = judged_spec(run)
     text = run.read_text(spec)
     out = Plan(say("steps.cdi.cdi_spec_already_exists", spec=spec), subject=spec)
-    if text is None:
+    if text is None and run.answer_files:  # the lab: "if it is missing, make one"
         text = cdi.build_minimal_spec()
         out.message = say("steps.cdi.write_minimal_cdi_spec", spec=spec)
         out.dirs += run.missing_dirs(posixpath.dirname(spec))
         out.writes.append(run.plan_write(spec, text.encode(), mode=0o644))
-    else:
+    elif text is None:  # a node: its own spec, from its own nvidia-ctk (refused, before any write, without one)
+        try:
+            text, cmd = generate.generate(run.p, run.target.root, spec)
+        except RunbookError as exc:
+            out.refusals.append(Problem.from_error(exc))
+            out.message = exc.what
+            return out
+        out.message = say("steps.cdi.write_generated_spec", spec=spec, cmd=shlex.join(cmd))
         found = spec_problems(run, text)
+        out.refusals = [p for p in found if p.is_error]
+        if out.refusals:
+            out.message = out.refusals[0].what
+            return out
+        out.dirs += run.missing_dirs(posixpath.dirname(spec))
+        out.writes.append(run.plan_write(spec, text.encode(), mode=0o644))
+    else:
+        if spec != run.p.cdi_spec:
+            out.message = say("steps.cdi.node_spec_where_it_is", spec=spec, asked=run.p.cdi_spec)
+        found = spec_problems(run, text, spec)
         out.refusals = [p for p in found if p.is_error]
         out.notes += [p.what for p in found if not p.is_error]  # a warning (a newer cdiVersion) stops nothing
         if out.refusals:
@@ -67,11 +99,13 @@ def containerd_cdi(run) -> list[Problem]:
 
 
 def verdict(run) -> list[Problem]:
-    spec = run.p.cdi_spec
+    spec = judged_spec(run)
     text = run.read_text(spec)
     if text is None:
+        if not run.answer_files:
+            return [Problem.of("cdi.spec_missing.node", spec, spec=spec)]
         return [spec_elsewhere(run, spec, cdi.KIND) or Problem.of("cdi.spec_missing", spec, spec=spec)]
-    problems = spec_problems(run, text)
+    problems = spec_problems(run, text, spec)
     if any(p.is_error for p in problems):
         return problems
     problems += conflicting_specs(run, spec, cdi.load_spec(text, spec))
@@ -88,7 +122,7 @@ def evidence(run) -> dict[str, str]:
 
 # The check cell (notebooks/run.ipynb): the files read back as a student would, and what must hold, stated with
 # the values this run decided (rb.expected); the plan runs it on the planned state before the first write.
-CHECK = """spec = rb.load_yaml(cdi_spec)     # yaml.safe_load; the verdict also checks the CDI schema
+CHECK = """spec = rb.load_yaml(rb.expected.cdi_spec)  # cdi_spec (a node's own spec where it is); the verdict checks the schema
 with rb.expect("cdi") as expect:
     expect.equal(spec, "kind", rb.expected.cdi_kind)
     expect.file(rb.tk("cdi-keys.txt"))"""

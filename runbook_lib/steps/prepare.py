@@ -16,9 +16,12 @@ TITLE = say("title.prepare")
 
 
 def folders(run) -> tuple[str, ...]:
-    if run.on_distro:  # the distribution owns its containerd folder
-        return (run.p.toolkit_dir,)
-    return posixpath.dirname(run.p.config_path), run.p.toolkit_dir
+    """The folders step 1 makes: containerd's (the distribution owns its own), and the lab's toolkit folder
+    (a node gets no answer files: engine/run.py's answer_files)."""
+    toolkit = (run.p.toolkit_dir,) if run.answer_files else ()
+    if run.on_distro:
+        return toolkit
+    return (posixpath.dirname(run.p.config_path),) + toolkit
 
 
 def base_config(run) -> tuple[bytes, str]:
@@ -87,7 +90,8 @@ def _misnamed(run, lab_path: str, *, dirs: bool) -> Problem | None:
 # The check cell (notebooks/run.ipynb): the files read back as a student would, and what must hold, stated with
 # the values this run decided (rb.expected); the plan runs it on the planned state before the first write.
 CHECK = """with rb.expect("prepare") as expect:
-    expect.true(rb.is_dir(toolkit_dir), "expect.toolkit_dir_exists")
+    if rb.answer_files:                    # the lab's answer files (a node keeps their facts in the evidence)
+        expect.true(rb.is_dir(toolkit_dir), "expect.toolkit_dir_exists")
     expect.true((rb.read(rb.config_path) or "").strip(), "expect.config_not_empty")"""
 
 STEP = Step(NUMBER, ID, TITLE, plan, verdict, check=CHECK)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.catalog import say
-from runbook_lib.steps.base import CHANGED, FAILED, SKIPPED, UNCHANGED
+from runbook_lib.steps.base import CHANGED, FAILED, RESTART_NEEDED, SKIPPED, UNCHANGED
 from runbook_lib.fs.plan import Plan
 from runbook_lib.steps.base import Step
 
@@ -35,7 +35,7 @@ def act(run, result, runner=None) -> None:
     chosen = decision(run, changed=config_written(run))
     chosen, problems = run.consumer.restart(run, chosen, runner=runner)
     result.message = chosen.message
-    result.status = {"lab": SKIPPED, "check": SKIPPED, "not-needed": UNCHANGED, "needed": SKIPPED}.get(chosen.action, CHANGED)
+    result.status = {"lab": SKIPPED, "check": SKIPPED, "not-needed": UNCHANGED, "needed": RESTART_NEEDED}.get(chosen.action, CHANGED)
     run.readings[ID] = problems
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.messages import Msg
-from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, SKIPPED, UNCHANGED
+from runbook_lib.steps.base import BLOCKED, CHANGED, FAILED, PASSED, RESTART_NEEDED, SKIPPED, UNCHANGED
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,8 @@ OUTCOMES: dict[str, Outcome] = {
     # an earlier step's failure is its cause: neither passed nor failed ("fix step N first"), yet worth its points,
     # 0 until the earlier fix is made (runbook_lib/grading/score.py: every student out of the same total)
     BLOCKED: Outcome("skipped", True, "blocked", BLOCKED, "…", "#8c959f", "status.word.blocked"),
+    # the config is written, containerd reads it after a restart the run did not do: not a pass (yet), no failure
+    RESTART_NEEDED: Outcome("skipped", False, "restart", SKIPPED, "↻", "#bc4c00", "status.word.restart_needed"),
 }
 # a record without a status the runbook knows (an older or damaged record): counted as not passed, shown as such
 # (its own mark and colour: never the grey of blocked, nor the dash of skipped, so the legend tells them apart)

@@ -107,6 +107,9 @@ class Toy(Consumer):
     def empty_config_version(self, run) -> int:
         return 1
 
+    def dropin_imported(self, run) -> str | None:
+        return None  # the toy's config imports nothing
+
     def packaged_base(self) -> tuple[bytes, str]:
         return BASE.encode(), "tests/consumer/toy_consumer.py"
 

@@ -89,11 +89,12 @@ def test_variants_already_written_are_the_runbooks_own_a_second_apply_changes_no
     assert not again.refusals and not again.changed, again.refusals
     text = (root / CONFIG).read_text()
     (root / CONFIG).write_text(text.replace("/usr/bin/nvidia-container-runtime.cdi", "/opt/other/runtime.cdi"))
-    assert [p.code for p in _plan_of_step_2(root).refusals] == [OTHER_BINARY]
-    replaced = _plan_of_step_2(root, replace_runtime=True)
+    # another owner's runtime is a node's notion (in a lab the binary is the student's, step 3's to name)
+    assert [p.code for p in _plan_of_step_2(root, profile="node").refusals] == [OTHER_BINARY]
+    replaced = _plan_of_step_2(root, profile="node", replace_runtime=True)
     assert not replaced.refusals and b'BinaryName = "/usr/bin/nvidia-container-runtime.cdi"' in replaced.writes[0].new
     monkeypatch.setattr(Target, "is_host", property(lambda self: True))  # a sandbox root that answers as '/' does
-    assert [p.code for p in _plan_of_step_2(root, replace_runtime=True).refusals] == [BINARY_MISSING]
+    assert [p.code for p in _plan_of_step_2(root, profile="node", replace_runtime=True).refusals] == [BINARY_MISSING]
 
 
 def _plan_of_step_2(root, **params):

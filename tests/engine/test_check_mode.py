@@ -67,8 +67,10 @@ def test_check_mode_writes_nothing_where_folders_are_missing(tmp_path, kind, how
 
 
 def test_check_mode_with_a_lock_file_present_does_not_touch_it(tmp_path):
-    root = lab_root(tmp_path)  # apply mode left its lock file under run/lock
-    assert any("lock" in k for k in tree(root))
+    root = lab_root(tmp_path)
+    lock = root / "run" / "lock" / "nvidia-runtime-runbook.lock"  # another run's lock, or one an older version left
+    lock.parent.mkdir(parents=True)
+    lock.write_text("")
     before = tree(root)
     check(root)
     assert tree(root) == before
@@ -90,12 +92,23 @@ def test_two_mistakes_in_one_step_are_both_reported(tmp_path):
     verdict(results, 3, "is not an absolute path")
 
 
-def test_check_mode_shows_the_change_apply_would_make_in_the_future_tense(tmp_path):
+def test_check_mode_never_states_another_steps_repair(tmp_path):
+    """A wrong option is step 3's finding: step 2 (which writes the options with the runtime table in apply mode)
+    says neither the repair nor its diff in check mode, so the student meets the mistake at step 3."""
     results = check(lab_root(tmp_path, broken("systemdcgroup-string.toml")))
     r = results[2]
     assert r.status == "passed"  # the runtime table is there; the wrong option is step 3's verdict
-    assert '+            SystemdCgroup = true' in r.diff
-    assert "would" in r.message.en and not any("corrected" in n.en for n in r.notes)
+    assert r.diff is None
+    assert r.message.en == "the nvidia runtime is already registered."
+    assert not any("SystemdCgroup" in n.en for n in r.notes)
+    assert results[3].failed and results[3].problems[0].code == "options.systemd_cgroup.string"
+
+
+def test_check_mode_shows_the_diff_apply_would_make_for_the_steps_own_repair(tmp_path):
+    text = broken("runtimetype-typo.toml").decode()
+    r = check(lab_root(tmp_path, text.replace('runtimetype = "io.containerd.runc.v2"', 'runtime_type = "io.containerd.runc"').encode()))[2]
+    assert '+          runtime_type = "io.containerd.runc.v2"' in r.diff
+    assert r.failed and r.problems[0].code == "runtime.type_wrong"
 
 
 def test_check_mode_shows_the_move_of_a_stray_table(tmp_path):

@@ -14,7 +14,8 @@ from fleet_helpers import REPO
 
 K8S = REPO / "deploy" / "kubernetes"
 MANIFESTS = sorted(K8S.glob("*.yaml"))
-GPU_LABEL = "nvidia.com/gpu.present"
+# node-feature-discovery's PCI vendor label, set without the GPU Operator (its nvidia.com/gpu.present is not)
+GPU_LABEL = "feature.node.kubernetes.io/pci-10de.present"
 
 
 def validate(*files: Path, version: str = "1.30.0") -> subprocess.CompletedProcess:
@@ -99,6 +100,10 @@ def test_runs_on_gpu_nodes_with_the_host_root_at_host(name, doc):
     assert args.command == "run" and args.root == "/host"
     assert args.archive.startswith("/host/") and args.label == "$(NODE_NAME)"
     assert args.smoke == "off"  # the pod through the handler is one switch away (docs/FLEET.md)
+    params = dict(args.params)
+    assert params["profile"] == "node"  # /host is the node's own /: a node, never the lab (engine/profile.py)
+    assert params["nvidia_ctk"].startswith("/host/")
+    assert "nvidia.com/gpu.present" not in (K8S / name).read_text()  # the GPU Operator's label: none without it
     env = {e["name"]: e for e in runbook["env"]}
     assert env["NODE_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "spec.nodeName"
     images = {c["image"] for c in spec.get("initContainers", []) + spec["containers"]}

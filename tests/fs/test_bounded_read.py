@@ -103,6 +103,19 @@ def test_yaml_nested_too_deep_is_a_finding_at_its_line():
     assert caught.value.line > 100
 
 
+@pytest.mark.parametrize("flow", ["[" * 100_000 + "]" * 100_000, "{a: " * 100_000 + "1" + "}" * 100_000,
+                                  "[" * 1_001 + "]" * 1_001], ids=["100000-lists", "100000-maps", "1001-lists"])
+def test_a_cdi_spec_nested_100000_deep_in_flow_style_is_too_deep_not_a_syntax_error(flow):
+    """libyaml stops a flow 1000 levels deep with a scanner error of its own, before our bound's level 101 is
+    handed out: it is the same finding (too deep, the limit said), not a syntax error with an indentation hint."""
+    text = f'cdiVersion: "0.5.0"\nkind: nvidia.com/gpu\ndevices: {flow}\n'
+    with pytest.raises(ConfigError) as caught:
+        load_mapping(text, "/etc/cdi/nvidia.yaml", name=SPEC_NAME, keys="kind")
+    assert caught.value.code == "input.too_deep"
+    assert str(MAX_DEPTH) in caught.value.what.en and str(MAX_DEPTH) in caught.value.what.ko
+    assert caught.value.line == 3
+
+
 @pytest.mark.parametrize("value", ["[" * 50_000 + "]" * 50_000, "{a = " * 500 + "1" + "}" * 500])
 def test_toml_nested_too_deep_is_a_finding_at_its_line(value):
     raw = f'version = 2\n\ndeep = {value}\n'.encode()

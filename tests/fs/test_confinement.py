@@ -88,19 +88,22 @@ def test_config_symlink_out_of_the_root_never_writes_outside(tmp_path, decoy, ki
 @pytest.mark.parametrize("kind", ["absolute", "dotdot"])
 def test_symlinked_parent_folder_out_of_the_root(tmp_path, decoy, kind):
     """<root>/etc -> <decoy> (the shape of <root>/etc -> /etc on a host mounted at <root>): inside a chroot the
-    link names a folder under the root, so everything is written there and the decoy never changes."""
+    link names a folder under the root that does not exist; the runbook never makes the folder a link points
+    at (issue 42: it used to, and wrote a fresh config there), so step 1 stops showing the link, and neither
+    the root nor the decoy changes."""
+    from helpers import tree_state
+
     root = tmp_path / "root"
     root.mkdir()
     link = str(decoy) if kind == "absolute" else "../decoy-etc"
     os.symlink(link, root / "etc")
-    before = _outside(tmp_path, root)
+    before, inside_before = _outside(tmp_path, root), tree_state(root)
     results = run_apply(root)
-    assert FAILED not in statuses(results), [(r.step, r.status, r.message.en) for r in results]
-    inside = root / (str(decoy).lstrip("/") if kind == "absolute" else "decoy-etc")
-    assert (inside / "containerd/config.toml").read_bytes().count(b"runtimes.nvidia") == 2
+    assert (results[0].id, results[0].status) == ("prepare", FAILED)
+    assert f"/etc -> {link}" in results[0].message.en and f"/etc -> {link}" in results[0].message.ko
+    assert tree_state(root) == inside_before
     assert os.readlink(root / "etc") == link
     _outside_untouched(tmp_path, root, before)
-    assert_containerd_registered(root)
 
 
 def test_parent_link_to_itself_is_a_clear_error(tmp_path):
@@ -113,7 +116,7 @@ def test_parent_link_to_itself_is_a_clear_error(tmp_path):
         run_apply(root)
     assert_bilingual(err.value.what.ko + " " + err.value.what.en)
     assert "<root>/etc -> /etc" in err.value.fix.en
-    assert {p.name for p in root.iterdir()} == {"etc", "run"}, "only the lock was created"
+    assert {p.name for p in root.iterdir()} == {"etc"}, "nothing was left, not even the lock"
     # the failed start released the lock: a second attempt is refused at once, not after the lock timeout
     with pytest.raises(ConfinementError):
         run_apply(root)
@@ -196,10 +199,35 @@ def test_lock_file_symlinked_outside_is_refused_clearly(tmp_path, decoy):
 
 
 def test_lock_folder_symlinked_outside_stays_under_the_root(tmp_path, decoy):
+    """<root>/run/lock -> <decoy> (outside, read inside the root: a folder that does not exist there): the lock's
+    folder is never made at the end of the link; the run stops before anything, showing the link."""
     root = make_root(tmp_path, BASE)
     (root / "run").mkdir()
     os.symlink(decoy, root / "run/lock")
     before = _outside(tmp_path, root)
-    assert FAILED not in statuses(run_apply(root))
-    assert (root / str(decoy).lstrip("/") / "nvidia-runtime-runbook.lock").is_file()
+    with pytest.raises(WriteError) as raised:
+        run_apply(root)
+    assert f"/run/lock -> {decoy}" in raised.value.what.en
+    assert not (root / str(decoy).lstrip("/")).exists()
     _outside_untouched(tmp_path, root, before)
+
+
+@pytest.mark.parametrize("to", ["/elsewhere", "../gone"], ids=["out-of-the-root", "dangling"])
+def test_a_folder_link_out_of_the_root_or_dangling_stops_the_step_before_any_write_showing_the_link(tmp_path, to):
+    """<root>/etc/containerd -> /elsewhere (read inside the root: <root>/elsewhere, which does not exist) or a
+    dangling relative link: the runbook never makes the folder a link points at; step 1 stops, showing the
+    link in both languages, and the root is byte for byte as it was."""
+    from helpers import tree_state
+
+    root = tmp_path / "root"
+    (root / "etc").mkdir(parents=True)
+    os.symlink(to, root / "etc/containerd")
+    before = tree_state(root)
+    results = run_apply(root)
+    assert tree_state(root) == before
+    first = results[0]
+    assert (first.id, first.status) == ("prepare", FAILED)
+    shown = f"/etc/containerd -> {to}"
+    [problem] = [p for p in first.problems if p.path == "/etc/containerd"]
+    assert shown in problem.what.en and shown in problem.what.ko
+    assert "ls -l /etc/containerd" in problem.fix.en and "ls -l /etc/containerd" in problem.fix.ko

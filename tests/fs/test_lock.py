@@ -188,3 +188,49 @@ def test_leftover_lock_file_with_junk_does_not_block(tmp_path):
     os.chmod(lock_file, 0o400)
     RootLock(Target(root), timeout=0.2).acquire().release()
     assert FAILED not in statuses(run_apply(root))
+
+
+def test_no_lock_or_folder_of_it_is_left_after_a_run_and_a_folder_the_node_had_stays(tmp_path):
+    """A run removes its lock file, still holding the lock, and the folders it made for it; a node's own
+    /run/lock is the node's and stays."""
+    lab = make_root(tmp_path, BASE, name="lab")
+    run_apply(lab)
+    assert not (lab / "run").exists()
+    node = make_root(tmp_path, BASE, name="node")
+    (node / "run/lock").mkdir(parents=True)
+    run_apply(node)
+    assert sorted(p.name for p in (node / "run").rglob("*")) == ["lock"]
+
+
+LOCKER = r"""
+import os, sys, time
+sys.path.insert(0, sys.argv[3])
+from runbook_lib.fs.lock import RootLock
+from runbook_lib.fs.target import Target
+root, log = sys.argv[1], sys.argv[2]
+for _ in range(40):
+    with RootLock(Target(root)):
+        fd = os.open(log, os.O_WRONLY | os.O_APPEND)
+        os.write(fd, b"in %d\n" % os.getpid()); time.sleep(0.001); os.write(fd, b"out %d\n" % os.getpid())
+        os.close(fd)
+"""
+
+
+def test_a_lock_removed_at_release_is_never_held_by_two_runs(tmp_path):
+    """Four processes take and release the lock 40 times each while its file and folders come and go: every
+    'in' is followed by its own 'out' before anyone else's 'in' (a waiter that got the lock on a removed file
+    takes it again on the file as it is)."""
+    root = make_root(tmp_path)
+    log = tmp_path / "log"
+    log.write_text("")
+    procs = [subprocess.Popen([sys.executable, "-c", LOCKER, str(root), str(log), str(REPO / "tests")])
+             for _ in range(4)]
+    assert [p.wait(timeout=300) for p in procs] == [0, 0, 0, 0]
+    lines = log.read_text().splitlines()
+    assert len(lines) == 4 * 40 * 2
+    pairs = list(zip(lines[::2], lines[1::2]))
+    assert [a.split()[0] for a, _ in pairs] == ["in"] * len(pairs)
+    assert [b.split()[0] for _, b in pairs] == ["out"] * len(pairs)
+    assert [(a, b) for a, b in pairs if a.split()[1] != b.split()[1]] == []  # its own 'out', before any other 'in'
+
+    assert not (root / "run/lock" / LOCK_NAME).exists()  # the folders stay when runs overlapped (GUARANTEES, 3)

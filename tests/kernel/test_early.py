@@ -201,3 +201,32 @@ def test_a_kernel_that_hangs_on_its_way_out_is_stopped_by_a_signal(tmp_path):
     _, km, returncode = asyncio.run(stop_a_kernel_that_hangs(RunbookKernelManager))
     assert returncode is not None and returncode < 0  # stopped by a signal, not by finishing its 600 s
     assert km.shutdown_wait_time == 1.0  # 0.5 s for the request, 0.5 s after SIGTERM (jupyter_client: 5.0)
+
+
+def test_the_kernel_folders_of_a_killed_maker_are_swept_at_the_next_start_and_a_live_ones_stay(tmp_path, monkeypatch):
+    """A grader killed with SIGKILL never removes its kernel folders (connection file, IPC sockets); the next
+    kernel folder made on the machine removes the folders whose maker no longer exists, and only those."""
+    import signal
+    import subprocess
+    import sys
+    import tempfile
+
+    from runbook_lib.kernel import early as kernel_early
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    maker = subprocess.Popen([sys.executable, "-c", "import sys, time\n"
+                              "from runbook_lib.kernel.early import private_folder\n"
+                              "print(private_folder(), flush=True); time.sleep(600)"],
+                             stdout=subprocess.PIPE, text=True, env=env)
+    killed = maker.stdout.readline().strip()
+    assert os.path.basename(killed).startswith(f"runbook-kernel-{maker.pid}-")
+    os.kill(maker.pid, signal.SIGKILL)
+    maker.wait()
+    live = tmp_path / f"runbook-kernel-{os.getpid()}-live"
+    live.mkdir()
+    unnamed = tmp_path / "runbook-kernel-abcdef"  # an older name, no pid: whose it is cannot be told
+    unnamed.mkdir()
+    made = kernel_early.private_folder()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, unnamed.name, os.path.basename(made)])
+    os.rmdir(made)

@@ -117,3 +117,28 @@ def need_own_shim(containerd: Containerd, environ: Mapping[str, str] = os.enviro
         missing(f"containerd {containerd.label} 옆에 containerd-shim-runc-v2 가 없습니다 (scripts/install-containerd2.sh) / "
                 f"containerd {containerd.label} has no containerd-shim-runc-v2 beside it: run scripts/install-containerd2.sh",
                 environ)
+
+
+_NVIDIA_CTK_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "install-nvidia-ctk.sh"
+
+
+def nvidia_ctk_version() -> str:
+    """The nvidia-ctk release scripts/install-nvidia-ctk.sh pins (its `version=` line)."""
+    for line in _NVIDIA_CTK_SCRIPT.read_text().splitlines():
+        if line.startswith("version="):
+            return line.split("=", 1)[1].split()[0]
+    raise AssertionError("scripts/install-nvidia-ctk.sh pins no version")
+
+
+def need_nvidia_ctk(environ: Mapping[str, str] = os.environ) -> str:
+    """The real nvidia-ctk that scripts/install-nvidia-ctk.sh installed ($NVIDIA_CTK_PREFIX, /opt or
+    ~/.cache/runbook), or skip/fail."""
+    version = nvidia_ctk_version()
+    prefixes = [environ.get("NVIDIA_CTK_PREFIX", ""), "/opt",
+                str(Path(environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "runbook")]
+    for prefix in filter(None, prefixes):
+        binary = Path(prefix) / f"nvidia-ctk-v{version}" / "bin" / "nvidia-ctk"
+        if binary.is_file() and os.access(binary, os.X_OK):
+            return str(binary)
+    missing(f"nvidia-ctk {version} 이 설치되지 않았습니다 (scripts/install-nvidia-ctk.sh, Go 필요) / "
+            f"nvidia-ctk {version} is not installed: run scripts/install-nvidia-ctk.sh (needs Go)", environ)

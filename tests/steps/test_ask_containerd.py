@@ -159,7 +159,7 @@ def test_another_owners_runtime_of_that_name_has_its_own_values_not_the_runbooks
     root = lab_root(tmp_path)
     _nvidia_options(root, 'BinaryName = "/usr/bin/nvidia-container-runtime"\n            SystemdCgroup = true',
                     'BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime"\n            SystemdCgroup = false')
-    rb, result = _nine(root, "check")
+    rb, result = _nine(root, "check", profile="node")  # another owner's runtime exists only on a node
     assert [p.code for p in rb.run(rb.step("runtime")).problems] == ["runtime.other_binary"]
     assert result.status == "passed" and result.problems == [], result.text()
 
@@ -179,6 +179,7 @@ def test_on_a_k3s_template_before_k3s_restarts_containerd_still_reads_the_old_fi
     rb = finished_run(root, containerd_bin=binary)
     nine = rb.results["containerd"].problems
     assert [(p.code, p.is_error) for p in nine] == [("containerd.reads.not_regenerated", False)]
+    assert rb.results["containerd"].status == "restart-needed"  # its own status, never passed (steps/status.py)
     values = {k: nine[0].values[k] for k in ("distro", "template", "generated", "restart", "runtime", "runtimes")}
     assert values == {"distro": "k3s", "template": f"/{K3S}/config.toml.tmpl", "generated": f"/{K3S}/config.toml",
                       "restart": "systemctl restart k3s", "runtime": "nvidia", "runtimes": "crun, runc"}
@@ -314,7 +315,7 @@ def test_an_option_containerd_reads_no_value_for_is_said_absent(tmp_path):
     root = lab_root(tmp_path)
     _nvidia_options(root, 'BinaryName = "/usr/bin/nvidia-container-runtime"\n            SystemdCgroup = true',
                     'BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime"')
-    _, said = _said(root)
+    _, said = _said(root, profile="node")
     assert said.en.endswith('BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime" (string), '
                             'SystemdCgroup = (없음 / absent), default runtime runc'), said.en
 

@@ -257,3 +257,38 @@ def test_step_5s_cell_shows_tomllib_load_and_its_syntax_error(tmp_path):
     assert parse["status"] == "blocked" and parse["problems"][0]["line"] == 34, parse["problems"]
     cell = _cell_text(nb, 'rb.expect("parse")')
     assert "✗ tomllib.load(open('/etc/containerd/config.toml', 'rb'))" in cell and "{}" not in cell
+
+
+import os as _os  # noqa: E402
+import pytest as _pytest  # noqa: E402
+
+
+@_pytest.mark.parametrize("kind", ["fifo", "folder", "ten-mb"])
+def test_a_refusal_at_step_1_blocks_the_steps_that_follow_from_it_and_no_fix_names_its_folders(tmp_path, kind):
+    """Step 1 refuses (the config is a FIFO, a folder, 10 MB): the folders it would have made (the toolkit folder)
+    are not planned, so steps 6 and 7, whose files go there, are blocked by step 1, never failed, and no fix
+    says `mkdir -p /root/toolkit` (run as printed on a lab machine, it would make the machine's own)."""
+    from reliability_helpers import CONFIG as CFG, make_root
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    root = make_root(tmp_path)
+    config = root / CFG
+    if kind == "fifo":
+        _os.mkfifo(config)
+    elif kind == "folder":
+        config.mkdir()
+    else:
+        config.write_bytes(b"# big\n" * (10 * 1024 * 1024 // 6))
+    rb = Run(validate(root=str(root))).start()
+    try:
+        rb.preflight()
+        results = [rb.run(step) for step in rb.steps]
+    finally:
+        rb.finish()
+    failed = [r.id for r in results if r.status == "failed"]
+    assert failed == ["prepare"], [(r.id, r.status) for r in results]
+    assert {r.id: r.status for r in results if r.id in ("cdi", "runtimeclass")} == {"cdi": "blocked",
+                                                                                     "runtimeclass": "blocked"}
+    fixes = [f"{p.fix.ko} {p.fix.en}" for r in results for p in r.problems if p.fix]
+    assert [f for f in fixes if "mkdir" in f] == []

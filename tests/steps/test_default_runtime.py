@@ -59,7 +59,7 @@ def test_aks_gpu_keeps_its_nvidia_default_and_gets_the_runtime_beside_it(tmp_pat
 
 def test_check_and_apply_agree_on_another_owners_runtime(tmp_path):
     root = _root(tmp_path, "talos")
-    applied, checked = _run(root), _run(root, mode="check")
+    applied, checked = _run(root, profile="node"), _run(root, mode="check", profile="node")
     assert [p.code for p in applied.results["runtime"].problems] == ["runtime.other_binary"]
     assert [p.code for p in checked.results["runtime"].problems] == ["runtime.other_binary"]
     assert [p.code for p in checked.results["options"].problems] == ["depends.earlier"]

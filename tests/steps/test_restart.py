@@ -19,6 +19,8 @@ from helpers import fake_bin
 from runbook_lib.containerd import restart as service
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.result import CHANGED, FAILED, SKIPPED, UNCHANGED
+from runbook_lib.steps.base import RESTART_NEEDED
+from runbook_lib.steps.status import outcome
 from runbook_lib.engine.run import Run
 
 K3S = "var/lib/rancher/k3s/agent/etc/containerd"
@@ -65,11 +67,14 @@ def test_a_config_written_on_a_node_is_restarted_when_asked_and_confirmed_back(t
     assert result.message.en == service.BACK.en
 
 
-def test_a_config_written_on_a_node_but_not_asked_is_skipped_and_says_the_command(tmp_path, node_bin):
+def test_a_config_written_on_a_node_but_not_asked_is_restart_needed_and_says_the_command(tmp_path, node_bin):
+    """A pending restart is its own status, never passed nor merely skipped (steps/status.py: restart-needed)."""
     _, calls = node_bin
     result = restart_on_node(_plain(tmp_path), restart_containerd=False)
     assert calls() == []
-    assert result.status == SKIPPED and "systemctl restart containerd" in result.message.en
+    assert result.status == RESTART_NEEDED
+    assert "systemctl restart containerd" in result.message.en
+    assert outcome(result.status).said.en == "restart needed" and not outcome(result.status).passes
 
 
 def test_nothing_written_by_this_run_means_no_restart_even_when_asked(tmp_path, node_bin):
@@ -165,9 +170,13 @@ def test_in_apply_the_step_says_why_it_is_skipped_once_its_commit_skipped_it_and
         rb.finish()
     assert calls() == []
     expected = service.decide(real_node=on_node, check_only=False, config_changed=True, asked=False).message
-    assert result.status == SKIPPED and (result.message.en, result.message.ko) == (expected.en, expected.ko)
-    assert reason is not None
-    assert (reason.en, reason.ko) == (expected.en, expected.ko)
+    assert (result.message.en, result.message.ko) == (expected.en, expected.ko)
+    if on_node:  # a pending restart is its own status, not a reason to skip
+        assert result.status == RESTART_NEEDED
+        assert reason is None
+    else:
+        assert result.status == SKIPPED
+        assert (reason.en, reason.ko) == (expected.en, expected.ko)
 
 
 def test_a_config_remove_takes_away_is_a_config_written_and_restarted_when_asked(tmp_path, node_bin):

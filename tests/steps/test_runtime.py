@@ -26,7 +26,7 @@ GPU_OPERATOR = "/usr/local/nvidia/toolkit/nvidia-container-runtime"  # the GPU O
 def _codes(tmp_path, **params) -> dict[int, list[str]]:
     root = lab_root(tmp_path, good_with('BinaryName = "/usr/bin/nvidia-container-runtime"',
                                         f'BinaryName = "{GPU_OPERATOR}"'))
-    results = check(root, **params)
+    results = check(root, profile="node", **params)  # another owner's runtime exists only on a node
     return {n: [p.code for p in results[n].problems] for n in (2, 3)}
 
 
@@ -59,7 +59,7 @@ def test_step_3_points_at_the_owners_binaryname_as_step_2_does(tmp_path):
     the BinaryName line) and says step 2's words."""
     root = lab_root(tmp_path, good_with('BinaryName = "/usr/bin/nvidia-container-runtime"',
                                         f'BinaryName = "{GPU_OPERATOR}"'))
-    results = check(root)
+    results = check(root, profile="node")
     (theirs,) = results[2].problems
     (said,) = results[3].problems
     lines = [text.strip() for text in (root / "etc/containerd/config.toml").read_text().split("\n")]
@@ -193,13 +193,13 @@ def test_apply_refuses_another_owners_runtime_in_its_plan_unless_replacing_it_is
     from runbook_lib.fs.target import Target
 
     config = good_with('BinaryName = "/usr/bin/nvidia-container-runtime"', f'BinaryName = "{GPU_OPERATOR}"')
-    plan, write, _ = _planned(tmp_path / "kept", config)
+    plan, write, _ = _planned(tmp_path / "kept", config, profile="node")
     assert [p.code for p in plan.refusals] == [OTHER_BINARY] and write is None
-    plan, write, cri = _planned(tmp_path / "replaced", config, replace_runtime=True)
+    plan, write, cri = _planned(tmp_path / "replaced", config, replace_runtime=True, profile="node")
     assert not plan.refusals, plan.refusals
     assert cri["containerd"]["runtimes"]["nvidia"]["options"]["BinaryName"] == "/usr/bin/nvidia-container-runtime"
     monkeypatch.setattr(Target, "is_host", property(lambda self: True))  # a sandbox root that answers as '/' does
-    plan, write, _ = _planned(tmp_path / "missing", config, replace_runtime=True)
+    plan, write, _ = _planned(tmp_path / "missing", config, replace_runtime=True, profile="node")
     assert [p.code for p in plan.refusals] == [BINARY_MISSING] and write is None
 
 
@@ -383,3 +383,36 @@ def test_a_file_another_tool_generates_is_said_first_among_the_reasons_step_2_re
     plan, _ = _plan_of_step_2(root, distro="containerd")
     assert [p.code for p in plan.refusals] == ["distro.marked_do_not_edit", "containerd.cri_disabled"], plan.refusals
     assert plan.message == plan.refusals[0].what and not plan.writes
+
+
+TYPO = 'BinaryName = "/usr/bin/nvidia-contianer-runtime"'
+
+
+@pytest.mark.parametrize("mode", ["check", "apply"])
+def test_a_students_binaryname_typo_is_step_3s_finding_in_a_lab(tmp_path, mode):
+    """A lab student's typo in BinaryName is the student's mistake: step 3 (which owns BinaryName) names it with
+    the line to write, step 2 passes and says nothing of it; no word of another owner's runtime or of
+    replace_runtime (issue 39)."""
+    root = lab_root(tmp_path, good_with('BinaryName = "/usr/bin/nvidia-container-runtime"', TYPO))
+    results = check(root) if mode == "check" else run_all(root, mode="apply")
+    assert results[2].status == ("passed" if mode == "check" else "changed"), results[2].text()
+    said = [results[2].message.en] + [n.en for n in results[2].notes]
+    assert not any("another" in s for s in said), said
+    assert not any("replace_runtime" in s for s in said), said
+    if mode == "check":
+        assert not any("BinaryName" in s for s in said), said  # step 3's to say
+        (p,) = results[3].problems
+        assert p.code == "options.binary_name.wrong"
+        assert p.fix.en == 'BinaryName = "/usr/bin/nvidia-container-runtime"'
+    else:  # apply repairs it, as it repairs every option of the lab
+        assert 'BinaryName = "/usr/bin/nvidia-container-runtime"' in (root / "etc/containerd/config.toml").read_text()
+        assert results[3].problems == []
+
+
+def test_the_same_binaryname_on_a_node_is_another_owners_runtime(tmp_path):
+    """On a node, a runtime of that name running another binary is someone's (a tool's or a person's): step 2
+    says so, and no fix overwrites it unless replace_runtime is given."""
+    root = lab_root(tmp_path, good_with('BinaryName = "/usr/bin/nvidia-container-runtime"', TYPO))
+    results = check(root, profile="node")
+    assert [p.code for p in results[2].problems] == [OTHER_BINARY]
+    assert [p.code for p in results[3].problems] == ["depends.earlier"]

@@ -29,10 +29,10 @@ def test_a_right_handler_whose_runtime_step_2_failed_to_register_passes_on_the_c
     assert results[7].status == "passed" and results[7].problems == [], results[7].text()
 
 def test_a_handler_that_names_a_runtime_of_the_config_is_not_blocked_by_another_failure_of_step_2(tmp_path):
-    """Step 2 failed for another reason (another owner's binary in the nvidia runtime): the runtime is there,
-    so the RuntimeClass naming it is right."""
-    root = lab_root(tmp_path, good_with('BinaryName = "/usr/bin/nvidia-container-runtime"',
-                                        'BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime"'))
+    """Step 2 failed for another reason (a wrong runtime_type in the nvidia runtime): the runtime is there, so
+    the RuntimeClass naming it is right."""
+    root = lab_root(tmp_path, good_with('runtimes.nvidia]\n          runtime_type = "io.containerd.runc.v2"',
+                                        'runtimes.nvidia]\n          runtime_type = "io.containerd.runc"'))
     results = check(root)
     assert results[2].failed, results[2].text()
     assert results[7].problems == [] and results[7].status == "passed", results[7].text()

@@ -15,6 +15,7 @@ from runbook_lib.containerd import restart as service
 from runbook_lib.containerd.cdi_config import DEFAULT_SPEC_DIRS, cdi_findings, cdi_settings, plan_cdi
 from runbook_lib.containerd.consumer import asking, guard, locating, pod, registering, removing
 from runbook_lib.containerd.default_rule import DefaultRule
+from runbook_lib.containerd.dropin import dropin_imported
 from runbook_lib.containerd.distro.detect import EDIT_CONFIG
 from runbook_lib.containerd.edit import RuntimeWanted, default_runtime_name
 from runbook_lib.containerd.effective import load_effective, read_version
@@ -55,6 +56,9 @@ class Containerd:
 
     def empty_config_version(self, run) -> int:
         return locating.empty_config_version(run)
+
+    def dropin_imported(self, run) -> str | None:
+        return dropin_imported(run.target, run.p.config_path, run.p.runtime_name)
 
     def packaged_base(self) -> tuple[bytes, str]:
         return (resources.files("runbook_lib") / "data" / "config.toml.base").read_bytes(), PACKAGED_BASE
@@ -162,7 +166,7 @@ class Containerd:
 
     def restart_decision(self, run, *, changed: bool):
         return service.decide(real_node=run.target.is_host, check_only=run.p.check_only, config_changed=changed,
-                              asked=run.p.restart_containerd)
+                              asked=run.p.restart_containerd, node=run.p.profile == "node", root=str(run.target.root))
 
     def restart(self, run, chosen, *, runner=None) -> tuple:
         """The distribution's own restart command (k3s, RKE2, microk8s restart their service), or none when it

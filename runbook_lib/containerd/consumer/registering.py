@@ -33,6 +33,25 @@ def variants(run) -> list[RuntimeWanted]:
     return runtime_variants(run.wanted) if run.p.variants else []
 
 
+def replaces(p) -> bool:
+    """Whether a runtime of that name with another BinaryName is rewritten: with replace_runtime, and always in
+    the lab profile, where it is the student's own mistake (a typo in BinaryName, step 3's finding and repair).
+    Another owner's runtime (the GPU Operator's, nvidia-ctk's, a distribution's) exists only on a node."""
+    return bool(p.replace_runtime) or getattr(p, "profile", "node") == "lab"
+
+
+def _only_options(eff, p, edit) -> bool:
+    """The edit changes nothing but the options of a runtime table that is there: step 3's findings."""
+    said = edit.notes + edit.repairs
+    return bool(said) and all(m in edit.options for m in said) and \
+        isinstance(get_in(eff.data, runtime_path(eff.version, p.runtime_name)), dict)
+
+
+def _node(run):
+    """The target whose binaries a replacement must find (a node's); a lab's binaries are not the lab's to have."""
+    return None if getattr(run.p, "profile", "node") == "lab" else run.target
+
+
 def variant_params(run) -> list:
     """The parameters as each variant is judged: its own name and binary, everything else the same."""
     from dataclasses import replace
@@ -68,7 +87,7 @@ def plan(run) -> Plan:
         out.notes += moved.notes
     if p.layout == "dropin":
         return _dropin(run, eff, out)
-    require_not_foreign(eff, p.runtime_name, p.binary_name, replace_runtime=p.replace_runtime, target=run.target)
+    require_not_foreign(eff, p.runtime_name, p.binary_name, replace_runtime=replaces(p), target=_node(run))
     owner = diagnose.owner_file(eff, p.runtime_name)
     version = eff.version
     text, data = owner.text, owner.data
@@ -86,21 +105,29 @@ def plan(run) -> Plan:
         text, data = base.text, load_toml(base.text.encode(), owner.lab_path).data
         out.notes += [say("runtime.config_no_runtimes_containerd", default=default)]
     edit = plan_runtime(text, data, version, run.wanted, template, lab_path=owner.lab_path, source_name=source,
-                        replace_runtime=p.replace_runtime)
+                        replace_runtime=replaces(p))
     for extra in variants(run):  # the GPU Operator-style runtimes, in the same edit, each copied from the default
-        require_not_foreign(eff, extra.name, extra.binary, replace_runtime=p.replace_runtime, target=run.target)
+        require_not_foreign(eff, extra.name, extra.binary, replace_runtime=replaces(p), target=_node(run))
         extra_template, extra_source = template_runtime(eff.data, version, extra)
         more = plan_runtime(edit.text, load_toml(edit.text.encode(), owner.lab_path).data, version, extra,
                             extra_template, lab_path=owner.lab_path, source_name=extra_source,
-                            replace_runtime=p.replace_runtime)
+                            replace_runtime=replaces(p))
         edit.text, edit.notes, edit.repairs = more.text, edit.notes + more.notes, edit.repairs + more.repairs
+        edit.options = edit.options + more.options
     write = run.plan_write(owner.lab_path, owner.encode(edit.text))
+    if p.check_only and not moved and _only_options(eff, p, edit):
+        # check mode: the options are step 3's to judge; the write stays planned (the later steps' expected files
+        # are derived from the corrected config), but this step says neither the repair nor its diff
+        out.others_repair = True
+        out.writes.append(write)
+        return out
     if write.changed or moved:
         after = run.effective_with({owner.lab_path: write.new})
         diagnose.require_runtime(after, p, owner.lab_path)
-        out.message = (out.notes[:1] if moved else []) + edit.notes + edit.repairs + [out.message]
+        said = [m for m in edit.notes + edit.repairs if not (p.check_only and m in edit.options)]
+        out.message = (out.notes[:1] if moved else []) + said + [out.message]
         out.message = out.message[0]
-        out.notes += [m for m in edit.notes + edit.repairs if m != out.message]
+        out.notes += [m for m in said if m != out.message]
         if source and get_in(eff.data, runtime_path(eff.version, p.runtime_name)) is None:
             out.notes.append(say("runtime.new_runtime_starts_copy", source=source))
     out.writes.append(write)
@@ -114,7 +141,7 @@ def _route(run) -> Plan:
     newer = _newer_than_containerd(run, run.effective())  # a version-3 k3s file under a containerd 1.x named by containerd_bin
     if newer:
         return Plan(newer[0].what, refusals=newer)
-    planned = plan_route(run.target, route, run.wanted, replace_runtime=run.p.replace_runtime)
+    planned = plan_route(run.target, route, run.wanted, replace_runtime=replaces(run.p))
     out = Plan(say("runtime.runtime_already_s_route", runtime_name=run.p.runtime_name, distro=route.distro, at=route.path),
                subject=route.path, notes=list(planned.notes))
     if planned.changed:
@@ -128,7 +155,7 @@ def _route(run) -> Plan:
 def _dropin(run, eff, out: Plan) -> Plan:
     """layout=dropin (containerd/dropin.py): the planned files are verified on the effective config first."""
     from runbook_lib.containerd import dropin
-    planned = dropin.plan_dropin(run.target, run.p, eff, run.wanted)
+    planned = dropin.plan_dropin(run.target, run.p, eff, run.wanted, replace_runtime=replaces(run.p))
     out.notes += planned.notes
     if planned.changed or not planned.writes:
         out.message = planned.message
@@ -161,8 +188,8 @@ def foreign_problem(run, eff) -> Problem | None:
     if run.on_distro:
         return None  # the distribution's route judges its own runtimes (containerd/distro/plan.py)
     try:
-        require_not_foreign(eff, run.p.runtime_name, run.p.binary_name, replace_runtime=run.p.replace_runtime,
-                            target=run.target)
+        require_not_foreign(eff, run.p.runtime_name, run.p.binary_name, replace_runtime=replaces(run.p),
+                            target=_node(run))
     except RuntimeOwnedElsewhere as exc:
         return Problem.from_error(exc)
     return None

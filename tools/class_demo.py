@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-CLASS = {"kim": None, "lee": "string-boolean", "park": "unquoted-header", "choi": "handler-mismatch", "jung": ""}
+# issue 41's class: scored kim 8/8, lee 7/8, park 7/8, yoon 7/8, choi 6/8, jung 0/8 (docs/GRADING.md)
+CLASS = {"kim": None, "lee": "string-boolean", "park": "unquoted-header", "yoon": "options-typo",
+         "choi": "string-boolean,handler-mismatch", "jung": ""}
 
 
 def make_class(folder: Path, students: dict[str, str | None] = CLASS) -> list[Path]:

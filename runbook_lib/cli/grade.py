@@ -50,11 +50,23 @@ def cmd_grade(args) -> int:
         if why := typed_problem(label):
             raise Refused(why)
     out = Path(args.out)
+    from runbook_lib.grading.grade import refuse_out_among_roots
+    try:
+        refuse_out_among_roots(out, args.roots)  # a class glob that picked an earlier grading's folder: said so
+    except ValueError as exc:
+        raise Refused(str(exc)) from None
     if any(os.path.realpath(out).startswith(os.path.realpath(r) + os.sep) or os.path.realpath(out) ==
            os.path.realpath(r) for r in args.roots):
         raise Refused(str(say("cli.grade.out_inside_student_s", out=out)))
     if out.exists() and not out.is_dir():  # it would fail in mkdir, after every student's notebook had run
         raise Refused(str(say("cli.grade.out_file_not_folder", out=out)))
+    points = None
+    if args.points:
+        from runbook_lib.grading.score import load_points
+        try:
+            points = load_points(args.points)
+        except (OSError, ValueError) as exc:
+            raise Refused(str(exc)) from None
     notebook = Path(args.notebook) if args.notebook else packaged_notebook()
     if not notebook.is_file():
         raise Refused(str(say("cli.grade.notebook_not_found", notebook=notebook)))
@@ -70,7 +82,7 @@ def cmd_grade(args) -> int:
 
         params = grade_parameters(args, pm.inspect_notebook(str(notebook)))
         result = grade_class(args.roots, out, params, labels=args.labels, jobs=args.jobs, notebook=notebook,
-                             early=early)
+                             early=early, points=points)
     except ValueError as exc:
         raise Refused(str(exc)) from None
     finally:

@@ -93,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_parameters(grade)
     grade.add_argument("--label", dest="labels", action="append", default=None, metavar="NAME",
                        help=_help("cli.help.grade_labels"))
+    grade.add_argument("--points", default=None, metavar="COURSE.yaml", help=_help("cli.help.grade_points"))
     add_limits(grade)
     grade.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
 

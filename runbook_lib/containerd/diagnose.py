@@ -61,7 +61,11 @@ def blockers(eff: Effective, p, *, strays: bool = True) -> list[Problem]:
     for path_, file_, line in stray_runtime_tables(eff, p.runtime_name) if strays else []:
         out.append(_stray_problem(eff, p.runtime_name, path_, file_, line))
     out += plugin_key_problems(eff, p)
-    out += reads_2x.problems(eff.files, _own_version)
+    # a version-3 header for the runtime in a version-2 file is one mistake, the stray table said above: "tables
+    # under both names" at that same line would add a second finding, advising to delete the tables the node's
+    # containerd does not read (which a student could take for runc's)
+    strayed = {(q.path, q.line) for q in out if q.code.startswith("runtime.misplaced")}
+    out += [q for q in reads_2x.problems(eff.files, _own_version) if (q.path, q.line) not in strayed]
     for missing in eff.missing_imports:
         out.append(Problem.of("config.import_missing", eff.main.lab_path, missing=missing))
     out += relative_glob_problems(eff)

@@ -29,8 +29,8 @@ from runbook_lib.fs.safe_write import WritePlan, commit, ensure_dir, read_bytes,
 from runbook_lib.fs.target import Target
 from runbook_lib.steps import REMOVE_STEPS, STEPS
 from runbook_lib.fs.plan import Plan
-from runbook_lib.steps.base import (BLOCKED, CHANGED, FAILED, PASSED, RESTART_CODES, RESTART_NEEDED, SKIPPED,
-                                    UNCHANGED, Step, blocked_by)
+from runbook_lib.steps.base import (BLOCKED, CHANGED, FAILED, PASSED, RESTART_CODES, RESTART_NEEDED, SAME_CAUSE,
+                                    SKIPPED, UNCHANGED, Step, blocked_by)
 from runbook_lib.fs.applied_record import RECORD
 from runbook_lib.engine import check_cells
 from runbook_lib.engine import expected
@@ -557,7 +557,8 @@ class Run:
             if earlier_step.id == step.id:
                 break
             earlier = self.results.get(earlier_step.id)
-            if earlier is None or not any(q.code == prob.code and q.what == prob.what and q.path == prob.path
+            if earlier is None or not any((q.code == prob.code and q.what == prob.what or
+                                           SAME_CAUSE.get(prob.code) == q.code) and q.path == prob.path
                                           for q in earlier.problems):
                 continue
             return Problem.of("depends.earlier", prob.path, prob.line, col=prob.col, step=earlier_step.number,

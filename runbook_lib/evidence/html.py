@@ -119,9 +119,19 @@ def _run_header(metadata: dict) -> str:
     return f'<table class="run">{cells}</table>'
 
 
+PAPERMILL_ERROR_TAG = "papermill-error-cell-tag"
+
+
+def _papermills_banner(cell: dict) -> bool:
+    """The red "An Exception was encountered" cells papermill puts into a failed notebook: in the page they open
+    a student's evidence with a banner over what the status box already says (which step, why, the fix), so the
+    page leaves them out; run.ipynb keeps them as papermill wrote them."""
+    return cell.get("cell_type") == "markdown" and PAPERMILL_ERROR_TAG in ((cell.get("metadata") or {}).get("tags") or [])
+
+
 def render(nb: dict, title: str = "run.ipynb") -> str:
     """The whole page for an executed notebook (an nbformat v4 dict or NotebookNode)."""
-    body = "".join(_cell(c) for c in nb.get("cells") or [])
+    body = "".join(_cell(c) for c in nb.get("cells") or [] if not _papermills_banner(c))
     return (f'<!DOCTYPE html>\n<html lang="ko">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"

@@ -96,8 +96,9 @@ def picture(result: ClassGrade) -> None:
 def _grid_text(result: ClassGrade) -> str:
     steps, rows = class_view.matrix(result)
     width = max([len(label) for label, _ in rows] + [7])
-    lines = [f"{'student':<{width}}  " + " ".join(str(n)[:2].rjust(2) for _, n, _ in steps)]
-    lines += [f"{label:<{width}}  " + " ".join(look(s).mark.rjust(2) for s in states) for label, states in rows]
+    lines = [f"{'student':<{width}}  " + " ".join(str(n)[:2].rjust(2) for _, n, _ in steps) + "  score"]
+    lines += [f"{label:<{width}}  " + " ".join(look(st).mark.rjust(2) for st in states) + f"  {class_view.score_text(s)}"
+              for (label, states), s in zip(rows, result.students)]
     return "\n".join(lines)
 
 
@@ -123,13 +124,14 @@ def _base(result: ClassGrade) -> str:
 
 
 def links(result: ClassGrade) -> None:
+    """Every student's pages (the feedback, run.html, the executed notebook) and the class's files."""
     base = _base(result)
     items = "".join(
-        f'<li><a href="{html.escape(base + s.href(FEEDBACK_NAME))}">{html.escape(s.label)}</a> — '
-        f'{html.escape(bilingual(verdict(s.ok)))} · <a href="{html.escape(base + s.href("run.ipynb"))}">'
-        f"run.ipynb</a></li>" for s in result.students)
+        f'<li>{html.escape(s.label)} — {html.escape(bilingual(verdict(s.ok)))} ({class_view.score_text(s)}) · '
+        f"{class_view.student_links(s, base)}</li>" for s in result.students)
     head = say("class_notebook.each_student_s_feedback")
-    text = "\n".join(f"{s.label}: {result.out / s.label / FEEDBACK_NAME}" for s in result.students)
+    text = "\n".join(f"{s.label} ({class_view.score_text(s)}): {result.out / s.label / FEEDBACK_NAME}"
+                     for s in result.students)
     _display({"text/html": f"<p>{html.escape(bilingual(head))}</p><ul>{items}</ul>"
                            f'<p><a href="{html.escape(base)}grades.json">grades.json</a> · '
                            f'<a href="{html.escape(base)}junit.xml">junit.xml</a> · '

@@ -9,7 +9,9 @@ from collections import Counter
 from dataclasses import dataclass
 
 from runbook_lib.findings.text import code
-from runbook_lib.grading.model import FEEDBACK_NAME, ClassGrade, root_causes
+from runbook_lib.grading.model import (EVIDENCE_NAME, FEEDBACK_NAME, GRADES_NAME, JUNIT_NAME, NOTEBOOK_NAME, ClassGrade,
+                                       root_causes)
+from runbook_lib.grading.score import total
 from runbook_lib.steps.status import STATES, look, outcome, verdict
 from runbook_lib.lab.lessons import lesson
 from runbook_lib.findings.messages import Msg, bilingual, display_width
@@ -37,24 +39,54 @@ def _e(text) -> str:
     return html.escape(str(text or ""), quote=True)
 
 
+def student_links(s, base: str = "") -> str:
+    """A student's three pages: the feedback, the evidence (run.html, the executed notebook as a page) and the
+    executed notebook itself (a browser downloads .ipynb: run.html is the one to read)."""
+    pages = ((FEEDBACK_NAME, "label.feedback"), (EVIDENCE_NAME, "label.evidence"), (NOTEBOOK_NAME, "label.notebook"))
+    return " · ".join(f'<a href="{_e(base + s.href(name))}">{_e(bilingual(say(code)))}</a>' for name, code in pages)
+
+
+def score_text(s) -> str:
+    score, top = total(s.steps, s.points)  # results.json's numbers (runbook_lib/grading/score.py)
+    return f"{score:g}/{top:g}"
+
+
+def legend_html(result: ClassGrade) -> str:
+    """The colours the grid uses, each with its mark and its words (blocked is "fix an earlier step first")."""
+    _, rows = matrix(result)
+    present = {st for _, states in rows for st in states}
+    items = "".join(f'<span class="legend" style="background:{look(st).colour};color:#fff;padding:0 .4rem;'
+                    f'margin-right:.4rem;display:inline-block">{look(st).mark} {_e(bilingual(look(st).said))}</span>'
+                    for st in STATES if st in present)
+    return f'<p><b>{_e(bilingual(say("label.legend")))}</b>: {items}</p>'
+
+
 def table_html(result: ClassGrade, base: str = "") -> str:
-    """The grid as an HTML table; each student's name links to the feedback page (``base`` goes in front)."""
+    """The grid as an HTML table: each student's name, the states, the score on the lab's fixed total, the
+    verdict and the links to the student's pages (``base`` goes in front)."""
     steps, rows = matrix(result)
     head = "".join(f'<th style="{LEFT}" title="{_e(bilingual(t))}">{_e(n)}<br><small>{_e(i)}</small></th>'
                    for i, n, t in steps)
     out = ['<table style="border-collapse:collapse;word-break:keep-all">',
            f'<tr><th style="{LEFT}">{_e(bilingual(say("label.student")))}</th>{head}'
-           f'<th style="{LEFT}">{_e(bilingual(say("label.result")))}</th></tr>']
+           f'<th style="{LEFT}">{_e(bilingual(say("label.score")))}</th>'
+           f'<th style="{LEFT}">{_e(bilingual(say("label.result")))}</th>'
+           f'<th style="{LEFT}">{_e(bilingual(say("label.files")))}</th></tr>']
     for (label, states), s in zip(rows, result.students):
         tds = "".join(f'<td style="background:{look(st).colour};width:2.2rem;text-align:center;color:#fff" '
                       f'title="{st}">{look(st).mark}</td>' for st in states)
         link = f'<a href="{_e(base + s.href(FEEDBACK_NAME))}">{_e(label)}</a>'
         out.append(f'<tr><td style="{LEFT};padding:2px 8px">{link}</td>{tds}'
-                   f'<td style="{LEFT};padding:2px 8px">{_e(bilingual(verdict(s.ok)))}</td></tr>')
+                   f'<td style="{LEFT};padding:2px 8px" class="score">{score_text(s)}</td>'
+                   f'<td style="{LEFT};padding:2px 8px">{_e(bilingual(verdict(s.ok)))}</td>'
+                   f'<td style="{LEFT};padding:2px 8px;white-space:nowrap">{student_links(s, base)}</td></tr>')
     out.append("</table>")
-    legend = " ".join(f'<span style="background:{look(st).colour};color:#fff;padding:0 .4rem">'
-                      f'{_e(bilingual(look(st).said))}</span>' for st in STATES)
-    return "".join(out) + f"<p>{legend}</p>"
+    return "".join(out) + legend_html(result)
+
+
+def class_files_html(base: str = "") -> str:
+    """The class's own files: grades.json (for a course platform) and junit.xml (for CI)."""
+    return "<p>" + " · ".join(f'<a href="{_e(base + name)}">{name}</a>' for name in (GRADES_NAME, JUNIT_NAME)) + "</p>"
 
 
 def column_label(step_id: str, number) -> str:
@@ -104,10 +136,27 @@ class Mistake:
         return len(self.students)
 
 
+NOT_STARTED = "lab.not_started"  # the key of a student none of whose steps passes: one root cause, not one a file
+
+
+def not_started(s) -> bool:
+    """The lab was not started: step 1 found no config at all. Every later finding (each file it lacks) only
+    says so again, so the student is one row of the common mistakes, not one row a missing file."""
+    return any(p.get("code") == "prepare.config_missing"
+               for r in s.failed_steps() if r.get("id") == "prepare" for p in r.get("problems") or [])
+
+
 def common_mistakes(result: ClassGrade) -> list[Mistake]:
-    """Mistakes by how many students made them, most common first; a student counts once per mistake."""
+    """Mistakes by how many students made them, most common first: each student's root causes, each counted once
+    (a finding that only follows from an earlier one is that one's; a student who did not start is one row)."""
     found: dict[str, Mistake] = {}
     for s in result.students:
+        if not_started(s):
+            m = found.setdefault(NOT_STARTED, Mistake(NOT_STARTED, 1, "prepare", [],
+                                                      say("class_view.not_started").as_dict(),
+                                                      lesson("prepare", None)))
+            m.students.append(s.label)
+            continue
         seen = set()
         for rec in s.failed_steps():
             # root causes only: a finding that names an earlier step's again is that step's mistake, counted there
@@ -159,5 +208,6 @@ def page(result: ClassGrade) -> str:
             '<style>body{font-family:system-ui,"Noto Sans KR",sans-serif;margin:2rem;word-break:keep-all}'
             "td,th{border:1px solid #d0d7de;padding:2px 6px}</style>\n</head>\n<body>\n"
             f"<h1>{_e(bilingual(title.capitalized()))}</h1><p>{_e(line.ko)}<br>{_e(line.en)}</p>\n"
-            f"<h2>{heading('class_view.at_a_glance')}</h2>{svg(result)}\n{table_html(result)}\n"
+            f"<h2>{heading('class_view.at_a_glance')}</h2>{svg(result)}\n"
+            f"{table_html(result)}\n{class_files_html()}\n"
             f"<h2>{heading('class_view.common_mistakes')}</h2>{mistakes_html(result)}\n</body>\n</html>\n")

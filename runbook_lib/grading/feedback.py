@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import html
 
-from runbook_lib.grading.model import PASSING, Student, blocked_words
+from urllib.parse import quote
+
+from runbook_lib.grading.model import EVIDENCE_NAME, INDEX_NAME, NOTEBOOK_NAME, PASSING, RESULTS_NAME, Student, blocked_words
+from runbook_lib.grading.score import total
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.text import both_html as _both
 from runbook_lib.findings.text import html as _finding
@@ -45,6 +48,15 @@ def _heading(code: str, capital: bool = False) -> str:
     return _e(bilingual(said.capitalized() if capital else said))
 
 
+def _nav() -> str:
+    """Back to the class page, and the student's evidence beside this page (DIR/<label>/)."""
+    pages = ((f"../{INDEX_NAME}", "label.class_page"), (EVIDENCE_NAME, "label.evidence"),
+             (NOTEBOOK_NAME, "label.notebook"))
+    links = [f'<a href="{quote(href)}">{_heading(code)}</a>' for href, code in pages]
+    links.append(f'<a href="{RESULTS_NAME}">{RESULTS_NAME}</a>')
+    return f'<p class="nav">{" · ".join(links)}</p>'
+
+
 def render(s: Student) -> str:
     failed = [r for r in s.steps if r.get("status") == "failed"]
     passed = [r for r in s.steps if r.get("status") in PASSING]
@@ -54,7 +66,9 @@ def render(s: Student) -> str:
     verdict = (f'<p class="verdict {"ok" if s.ok else "bad"}">{_e(said.ko)}<br>'
                f'<span class="en">{_e(said.en)}</span></p>')
     title = say("feedback.title")
-    body = [f"<h1>{_heading('feedback.title', capital=True)}: {_e(s.label)}</h1>", verdict]
+    score, top = total(s.steps, s.points)  # the numbers of results.json and the class page
+    body = [f"<h1>{_heading('feedback.title', capital=True)}: {_e(s.label)}</h1>", verdict,
+            f'<p class="score">{_heading("label.score")}: {score:g}/{top:g}</p>', _nav()]
     if s.error:
         body.append(f"<h2>{_heading('feedback.grading_unfinished')}</h2>"
                     + _both(say("feedback.grading_unfinished.why"))

@@ -51,9 +51,20 @@ def plan(roots: list[str], out: Path, params: dict, labels: list[str] | None = N
     for label in labels:
         if _labels.problem(label):
             raise ValueError(_labels.problem(label))
+    refuse_out_among_roots(Path(out), roots)
     refuse_overlap([Path(out) / label for label in labels], roots)
     return [Job(root, label, {**params, "root": root, "mode": "check"}, run_dir=Path(out) / label, kind="grade")
             for root, label in zip(roots, labels)]
+
+
+def refuse_out_among_roots(out: Path, roots: list[str]) -> None:
+    """`--out /srv/class/grades` graded again with `/srv/class/*`: the glob now picks the grading folder itself as
+    a student. Refused with that reason, and where the grades belong."""
+    mine = os.path.realpath(out)
+    if any(os.path.realpath(r) == mine for r in roots):
+        said = say("grading.grade.out_is_a_student_root", out=out)
+        fix = say("grading.grade.out_is_a_student_root.fix", out=out)
+        raise ValueError(f"{said.ko}\n{said.en}\n{fix.ko}\n{fix.en}")
 
 
 def refuse_overlap(folders: list[Path], roots: list[str]) -> None:
@@ -72,11 +83,12 @@ def refuse_overlap(folders: list[Path], roots: list[str]) -> None:
 def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = None, *,
                 labels: list[str] | None = None, prefix: str | None = None, jobs: int = 1,
                 notebook: Path | None = None, version: str | None = None, timeout: float | None = None,
-                early=None) -> ClassGrade:
+                early=None, points: dict | None = None) -> ClassGrade:
     """Grade every root into `out` and write every output file; returns the class's grades. Every student's
     notebook runs in a fresh kernel of its own, `jobs` at a time (runbook_lib/grading/runner.py); a cell that runs
     past `timeout` seconds ends that student's run only. `early`: the zygote `runbook grade` started before its
-    imports (runner.EarlyZygote)."""
+    imports (runner.EarlyZygote). `points`: the course file's points per step (score.load_points), else 1 a
+    step."""
     from runbook_lib import __version__
     from runbook_lib.grading.runner import CELL_TIMEOUT, run_class
 
@@ -86,7 +98,9 @@ def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = 
     nb_path = notebook or packaged_notebook()
     result = ClassGrade(out)
     for job, run in run_class(nb_path, planned, version or __version__, jobs, timeout or CELL_TIMEOUT, early):
-        result.students.append(student_from(job, run))
+        student = student_from(job, run)
+        student.points = dict(points or {})
+        result.students.append(student)
     write_outputs(result)
     return result
 

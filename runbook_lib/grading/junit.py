@@ -1,7 +1,8 @@
 """The class as JUnit XML, the format every CI system reads: `<testsuites>`, a `<testsuite>` per student, a
 `<testcase>` per step; a failed step has a `<failure>` whose message is the first finding and whose text is
-every finding with where, why and the fix (Korean and English); a skipped step has `<skipped>`, and so has a
-blocked one, its message "fix step N first".
+every finding with where, why and the fix (Korean and English); a blocked step has `<skipped>`, its message
+"fix step N first"; a step that does not apply to a lab (skipped there for everyone) is no test case. The
+suite's properties `score` and `max_score` are results.json's (runbook_lib/grading/score.py).
 
 The file follows the strictest common schema, Apache Ant's (windyroad's JUnit.xsd, which the tests validate
 against, tests/fixtures/junit/): `<testsuites>` without attributes, and every `<testsuite>` with its `id`,
@@ -16,20 +17,19 @@ import socket
 import xml.etree.ElementTree as ET
 
 from runbook_lib.findings.text import step_name, step_text
-from runbook_lib.grading.model import BLOCKED, NOT_SCORED, ClassGrade, Student, blocked_words
-from runbook_lib.steps.status import outcome
+from runbook_lib.grading.model import BLOCKED, ClassGrade, Student, blocked_words
+from runbook_lib.grading.score import Scored, scored, total
 from runbook_lib.findings.messages import bilingual
 
 
-def _case(suite: ET.Element, s: Student, rec: dict) -> str:
+def _case(suite: ET.Element, s: Student, counted: Scored) -> str:
+    rec = counted.rec
     case = ET.SubElement(suite, "testcase", name=step_name(rec), classname=f"runbook.{s.label}", time="0")
     status = rec.get("status")
-    if status in NOT_SCORED:  # a blocked step is skipped with "fix step N first"
-        said = blocked_words(rec) if status == BLOCKED else (rec.get("message") or {})
-        msg = bilingual(said) if status == BLOCKED else said.get("en", "")
-        ET.SubElement(case, "skipped", message=msg)
+    if status == BLOCKED:  # 0 of its points, its words "fix step N first": the earlier step's failure is the one
+        ET.SubElement(case, "skipped", message=bilingual(blocked_words(rec)))
         return "skipped"
-    if outcome(status).passes:
+    if counted.passed:
         return "passed"
     problems = rec.get("problems") or []
     first = (problems[0].get("what") if problems else rec.get("message")) or {}
@@ -56,9 +56,12 @@ def _suite(root: ET.Element, s: Student, index: int) -> None:
     props = ET.SubElement(suite, "properties")
     ET.SubElement(props, "property", name="root", value=s.root)
     ET.SubElement(props, "property", name="feedback", value=s.link())
+    score, top = total(s.steps, s.points)  # the numbers of results.json, grades.json and the class page
+    ET.SubElement(props, "property", name="score", value=f"{score:g}")
+    ET.SubElement(props, "property", name="max_score", value=f"{top:g}")
     counts = {"passed": 0, "failed": 0, "skipped": 0, "error": 0}
-    for rec in s.steps:
-        counts[_case(suite, s, rec)] += 1
+    for counted in scored(s.steps, s.points):  # a step that does not apply to a lab is no test case
+        counts[_case(suite, s, counted)] += 1
     if s.error:
         case = ET.SubElement(suite, "testcase", name="notebook", classname=f"runbook.{s.label}", time="0")
         err = ET.SubElement(case, "error", message=str(s.error.get("evalue", ""))[:500],

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runbook_lib.evidence.archive import HTML_NAME as EVIDENCE_NAME, NOTEBOOK_NAME  # noqa: F401 - the evidence's names
 from runbook_lib.findings.problem import words
 from runbook_lib.steps import status
 from runbook_lib.steps.base import BLOCKED, BLOCKING_CODES  # noqa: F401 - BLOCKED: gradescope and junit read it here
@@ -17,10 +18,8 @@ GRADES_NAME = "grades.json"
 JUNIT_NAME = "junit.xml"
 INDEX_NAME = "index.html"
 GRADES_SCHEMA = "nvidia-runtime-runbook/grades/1"
-# Both from the one status mapping (runbook_lib/steps/status.py): scored as neither pass nor fail are a skipped
-# step (nothing to judge here) and a blocked one (its findings only follow from an earlier step's failure).
+# From the one status mapping (runbook_lib/steps/status.py); the points are runbook_lib/grading/score.py's.
 PASSING = status.PASSING
-NOT_SCORED = tuple(name for name, shown in status.OUTCOMES.items() if not shown.scored)
 
 
 def blocked_words(rec: dict) -> dict:
@@ -45,6 +44,7 @@ class Student:
     folder: Path | None = None  # DIR/<label>/
     started_at: str | None = None  # when the student's check run started (ISO 8601, UTC)
     duration: float = 0.0  # seconds
+    points: dict = field(default_factory=dict)  # the course file's points per step id or number (score.py)
 
     def failed_steps(self) -> list[dict]:
         return [s for s in self.steps if s.get("status") == "failed"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.errors import RunbookError
 from runbook_lib.engine.result import StepResult
 
 
@@ -24,7 +24,8 @@ def step_named(which, steps) -> object:
             return s
     shown = json.dumps(which, ensure_ascii=False) if isinstance(which, str) else str(which)
     names = ", ".join(f"{s.NUMBER} {s.ID}" for s in steps if isinstance(s.NUMBER, int))
-    raise Problem.of("notebook.unknown_step", step=shown, steps=names).error()
+    # a RunbookError: `runbook check` refuses with its words (exit 2), a cell shows them without a traceback
+    raise RunbookError.of("lab.unknown_step", step=shown, steps=names)
 
 
 def check_step(params: dict, which) -> StepResult:

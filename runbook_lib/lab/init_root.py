@@ -49,11 +49,24 @@ def student_notebook() -> str:
     return os.path.realpath(str(files("runbook_lib") / "data" / "lab.ipynb"))
 
 
+def command(name: str) -> str:
+    """How to type one of this installation's commands: its name when the shell finds this one, else its path
+    (after `make run` they live in .venv/bin, which is on no one's PATH until it is activated)."""
+    import shutil
+    import sys
+
+    mine = os.path.join(os.path.dirname(sys.executable), name)
+    found = shutil.which(name)
+    if not os.path.exists(mine) or (found and os.path.realpath(found) == os.path.realpath(mine)):
+        return name
+    return mine
+
+
 def guidance(code: str, root: str) -> str:
     """What to open and do next, in both languages (lab.next, lab.next_mistakes in findings.yaml)."""
     from runbook_lib.findings.problem import Problem
 
-    p = Problem.of(code, root=root, notebook=student_notebook())
+    p = Problem.of(code, root=root, notebook=student_notebook(), jupyter=command("jupyter"), runbook=command("runbook"))
     steps = [f"  {part}" for fix in (p.fix.ko, p.fix.en) for part in fix.split("  ")]  # one numbered step a line
     return "\n".join([f"{bilingual(say('label.next'))}:", f"  {p.what.ko}", f"  {p.what.en}", *steps])
 

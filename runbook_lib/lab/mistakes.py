@@ -83,7 +83,7 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake("missing-default-file", say("mistakes.default_txt_missing"),
             (Edit(f"{TOOLKIT}/default.txt", new=None),), "default", "file.missing"),
     Mistake("parsed-wrong", say("mistakes.parsed_txt_s_runtime"),
-            (Edit(f"{TOOLKIT}/parsed.txt", "RUNTIMES=nvidia,runc", "RUNTIMES=runc"),), "parse", "file.differs"),
+            (Edit(f"{TOOLKIT}/parsed.txt", "RUNTIMES=runc,nvidia", "RUNTIMES=runc"),), "parse", "file.differs"),
     Mistake("python-true", say("mistakes.systemdcgroup_true_python_s"),
             (Edit(CONFIG, "SystemdCgroup = true", "SystemdCgroup = True", OPTIONS),), "runtime", "toml.boolean_spelling"),
     Mistake("typographic-quotes", say("mistakes.binaryname_typographic_quotes_copied"),

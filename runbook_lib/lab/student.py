@@ -42,17 +42,41 @@ class Lab:
         """The file on this machine a lab path names: `rb.path("/etc/containerd/config.toml")`."""
         return str(self._target.resolve(lab_path))
 
-    def check_step(self, which) -> StepResult:
-        """The step's verdict alone, shown with its findings and fixes; a failed step stops the cell."""
+    def check_step(self, which) -> "StepCard":
+        """The step's verdict alone, as its card (findings and fixes); a failed step stops the cell. A passing
+        card is the cell's value, which Jupyter shows once as the card (never a Python repr)."""
         from runbook_lib.steps import STEPS
         step = step_named(which, [s for s in STEPS if s.ID in LAB_STEPS])
-        result = check_step(self.params, step.ID)
-        text = result.text()
-        _display({STEP_MIME: record_text(result.as_record()), "text/plain": text,
-                  "text/html": f"<pre style='text-align:left'>{html.escape(text)}</pre>"})
-        if result.status in (FAILED, BLOCKED):  # blocked: it cannot pass until an earlier step is fixed
-            raise StepFailed(f"step {result.step} failed", _next(result))
-        return result
+        card = StepCard(check_step(self.params, step.ID))
+        if card.result.status in (FAILED, BLOCKED):  # blocked: it cannot pass until an earlier step is fixed
+            _display(card._repr_mimebundle_())  # raised, the cell has no value: the card is shown first
+            raise StepFailed(f"step {card.result.step} failed", _next(card.result))
+        return card
+
+
+class StepCard:
+    """One step's verdict as a check cell shows it: the card as HTML and as text, and its record for tools
+    that read the notebook; ``result`` is the StepResult for code that wants the verdict itself."""
+
+    def __init__(self, result: StepResult):
+        self.result = result
+
+    @property
+    def status(self) -> str:
+        return self.result.status
+
+    def text(self) -> str:
+        return self.result.text()
+
+    def __repr__(self) -> str:  # a terminal, or a frontend that shows only text/plain
+        return self.text()
+
+    def _repr_html_(self) -> str:
+        return f"<pre style='text-align:left'>{html.escape(self.text())}</pre>"
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return {STEP_MIME: record_text(self.result.as_record()), "text/plain": self.text(),
+                "text/html": self._repr_html_()}
 
 
 def _next(result: StepResult) -> str:
@@ -74,4 +98,4 @@ def start(**params) -> Lab:
     return rb
 
 
-__all__ = ["start", "Lab", "LAB_STEPS"]
+__all__ = ["start", "Lab", "StepCard", "LAB_STEPS"]

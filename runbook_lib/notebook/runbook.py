@@ -163,7 +163,15 @@ class Runbook(Run):
             raised.append(Problem.from_error(exc))  # a finding of this step, so check mode goes on to the next
         result = self.verdict(step)
         result.problems += [p for p in raised if not any(p.same(q) or q.code == "depends.earlier" for q in result.problems)]
-        result.problems += checks.uncovered(result.problems)
+        earlier = self._failed_before(step)
+        if earlier is not None and checks.failed() and not any(p.is_error for p in result.problems):
+            # the verdict judged the step on the corrected input and found it right: the cell's assertions read
+            # the broken input, so their failures are the earlier step's mistake, counted there (issue 41)
+            note = say("notebook.checks_read_earlier_mistake", step=earlier)
+            if note not in result.notes:  # a check cell run again says it once
+                result.notes.append(note)
+        else:
+            result.problems += checks.uncovered(result.problems)
         if any(p.is_error for p in result.problems):
             judge(result)  # failed, or blocked when every error only follows from an earlier step's failure
         plan = self.plans[step_id]
@@ -171,6 +179,16 @@ class Runbook(Run):
         if result.failed and not self.p.check_only:
             summary(self, final=False)
             self._stop(result)
+
+    def _failed_before(self, step):
+        """The number of the first step before this one that failed, or None."""
+        for earlier in self.steps:
+            if earlier.id == step.id:
+                return None
+            done = self.results.get(earlier.id)
+            if done is not None and done.failed:
+                return earlier.number
+        return None
 
     def _stop(self, result: StepResult) -> None:
         withdrawn = self.withdraw_report()

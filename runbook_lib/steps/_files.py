@@ -3,8 +3,9 @@ compared by the one rule of runbook_lib/steps/lines.py.
 
 The expected content is the plan's (computed on the state the earlier plans leave: the corrected inputs), so
 when an earlier step is wrong the fix shows the lines the file will hold once that step is fixed, never the
-broken state; when even the plan cannot know a value, the fix names no lines at all. A file that is right, or
-that faithfully records the broken inputs, is *blocked* by the earlier step's failure, not failed.
+broken state; when even the plan cannot know a value, the fix names no lines at all. A file that is right (what
+it will hold once the earlier step is fixed) passes: it is judged against the corrected input. One that
+faithfully records the broken inputs is *blocked* by the earlier step's failure, not failed.
 """
 
 from __future__ import annotations
@@ -40,10 +41,8 @@ def file_problems(run, lab_path: str, expected: str, *, depends: tuple[str, ...]
     if got is None:  # missing whatever else is wrong: said now, with the lines it holds once that is fixed
         code = "file.missing" if ok_lines else "file.missing.after_earlier_step" if earlier else "file.missing.no_lines"
         return [Problem.of(code, lab_path, file=lab_path, expected=shown, step=earlier)]
-    if same(rule, got, expected):
-        if earlier is None:
-            return []
-        return [Problem.of("file.after_earlier_step", lab_path, step=earlier, file=lab_path, expected=shown)]
+    if same(rule, got, expected):  # right as it will read once every input is right: an earlier failure is not its own
+        return []
     if earlier is not None and (not ok_lines or (derived is not None and same(rule, got, _quiet(derived)))):
         # what the file says only follows from the earlier failure: blocked, and the fix is the corrected lines
         code = "file.after_earlier_step" if ok_lines else "file.after_earlier_step.no_lines"
@@ -62,8 +61,9 @@ def _differs(rule: Rule, lab_path: str, got: str, expected: str, shown: str) -> 
     if got.replace("\r\n", "\n") == expected or got.replace("\r\n", "\n") + "\n" == expected:
         return [Problem.of("file.line_endings", lab_path, file=lab_path, expected=shown)]
     got_lines, want_lines = canonical(rule, got), canonical(rule, expected)
-    raw = got.split("\n")
-    wrong = [(i + 1, raw[i] if g is not None else None, e)
+    raw, want_raw = got.split("\n"), expected.split("\n")
+    # compared as the rule reads them; shown as written (the expected line in the config's order, not sorted)
+    wrong = [(i + 1, raw[i] if g is not None else None, want_raw[i] if e is not None and i < len(want_raw) else e)
              for i, (g, e) in enumerate(itertools.zip_longest(got_lines, want_lines)) if g != e]
     if all(g is not None and e is not None and g.replace("True", "true").replace("False", "false") == e
            for _, g, e in wrong):  # print(f"...={value}") of a parsed boolean

@@ -31,7 +31,12 @@ RESTART_CODES = frozenset({"containerd.reads.not_regenerated"})
 # The findings that say "an earlier step failed, so this cannot be judged": a step whose only errors are these
 # is blocked, not failed, and the class page does not count them as mistakes of their own.
 BLOCKING_CODES = frozenset({"depends.earlier", "depends.runtime_table", "file.after_earlier_step",
-                            "file.after_earlier_step.no_lines", "depends.runtime_missing"})
+                            "file.after_earlier_step.no_lines"})
+
+
+# One root cause said by two steps in their own words: the later finding is the earlier one's, named again
+# (Run._refer_to_earlier), so a student who did nothing is not counted the missing config twice (issue 41).
+SAME_CAUSE = {"config.unreadable.config_file_does_not": "prepare.config_missing"}
 
 
 def is_blocking(problem: Problem) -> bool:

@@ -44,9 +44,7 @@ def judge(run, path: str, name: str) -> list[Problem]:
                 if handler in names or prob.code != "runtimeclass.handler"]  # the cross-check below says it better
     registering = run.results.get("runtime")
     if handler == name and handler not in names and registering is not None and registering.failed:
-        # the handler is right; the runtime it names is what step 2 failed to register: blocked by it
-        problems.append(Problem.of("depends.runtime_missing", path, yaml_line(text, "/handler"), pointer="/handler",
-                                   handler=str(handler), step=registering.step))
+        pass  # the handler is right once step 2 registers the runtime it names: judged on that corrected input
     elif handler is not None and handler not in names:  # a missing handler is said above, where it belongs
         problems.append(Problem.of("runtimeclass.handler_not_a_runtime", path, yaml_line(text, "/handler"),
                                    pointer="/handler", handler=str(handler), runtimes=", ".join(names) or "-",

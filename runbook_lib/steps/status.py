@@ -5,7 +5,7 @@ defined here; the views read them from this table (but step 9's table in contain
 spells its own ✓ and ✗, and the notebook's modules still being converted, issue 38).
 
 ``outcome`` is what a test report calls it (passed / failed / skipped), ``scored`` whether the step is worth
-its point (a skipped step is worth nothing and fails nobody), ``cell`` the across-hosts table's cell, ``state``
+its points (a skipped step does not apply: it is worth nothing and fails nobody), ``cell`` the across-hosts table's cell, ``state``
 the class page's key (the row that shows the status there, see ``look``), ``mark`` the one-character sign,
 ``colour`` its colour (the notebook summary's word, the class page's square, the feedback page), ``word`` the
 catalog code of what a person reads for it ("통과 / passed").
@@ -52,13 +52,15 @@ OUTCOMES: dict[str, Outcome] = {
     PASSED: Outcome("passed", True, "PASS", PASSED, "✓", "#1a7f37", "status.word.passed"),
     FAILED: Outcome("failed", True, "FAIL", FAILED, "✗", "#cf222e", "status.word.failed"),
     SKIPPED: Outcome("skipped", False, "skip", SKIPPED, "–", "#9a6700", "status.word.skipped"),
-    # an earlier step's failure is the one counted: a blocked step is neither passed nor failed ("fix step N first")
-    BLOCKED: Outcome("skipped", False, "blocked", BLOCKED, "…", "#8c959f", "status.word.blocked"),
+    # an earlier step's failure is its cause: neither passed nor failed ("fix step N first"), yet worth its points,
+    # 0 until the earlier fix is made (runbook_lib/grading/score.py: every student out of the same total)
+    BLOCKED: Outcome("skipped", True, "blocked", BLOCKED, "…", "#8c959f", "status.word.blocked"),
     # the config is written, containerd reads it after a restart the run did not do: not a pass (yet), no failure
     RESTART_NEEDED: Outcome("skipped", False, "restart", SKIPPED, "↻", "#bc4c00", "status.word.restart_needed"),
 }
 # a record without a status the runbook knows (an older or damaged record): counted as not passed, shown as such
-UNKNOWN = Outcome("failed", True, "?", MISSING, "–", "#d0d7de", "status.word.missing")
+# (its own mark and colour: never the grey of blocked, nor the dash of skipped, so the legend tells them apart)
+UNKNOWN = Outcome("failed", True, "?", MISSING, "?", "#8250df", "status.word.missing")
 
 PASSING = tuple(s for s, o in OUTCOMES.items() if o.passes)
 # The class page's states, in its legend's order.

@@ -16,7 +16,7 @@ def default_txt(default_runtime: str) -> str:
 
 
 def parsed_txt(version: int, runtimes: list[str]) -> str:
-    return f"VERSION={version}\nRUNTIMES={','.join(sorted(runtimes))}\n"
+    return f"VERSION={version}\nRUNTIMES={','.join(runtimes)}\n"  # the config's order, as the lab lists them
 
 
 def cdi_keys_txt(keys: list[str]) -> str:

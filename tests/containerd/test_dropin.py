@@ -125,7 +125,7 @@ def test_the_notebook_with_layout_dropin(tmp_path):
     assert records[2]["status"] == "changed" and any("99-nvidia.toml" in line for line in plan_diff(nb, "runtime"))
     assert records["restart"]["status"] == "skipped"
     assert "nvidia" in toml(root, DROPIN)["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
-    assert (root / "root/toolkit/parsed.txt").read_text() == "VERSION=2\nRUNTIMES=nvidia,runc\n"
+    assert (root / "root/toolkit/parsed.txt").read_text() == "VERSION=2\nRUNTIMES=runc,nvidia\n"
 
 
 def test_a_runtime_already_registered_in_place_gets_no_dropin(tmp_path):

@@ -96,8 +96,8 @@ def test_binaryname_in_kubesprays_case_alone_is_one_true_verdict(tmp_path):
     # alone is read, so the verdict is the spelling (apply refuses to add a second one), never "no BinaryName,
     # plain runc would run"; its fix carries the lab's value, not the student's
     results = check(lab_root(tmp_path, good_with(BINARY, BINARY.replace("BinaryName", "binaryName"))))
-    assert failed_steps(results) == [3]  # parsed.txt and report.txt wait for that fix: blocked, not failed
-    assert [n for n, r in results.items() if r.status == "blocked"] == [5, 8]
+    assert failed_steps(results) == [3]  # parsed.txt and report.txt are right once it is fixed: they pass
+    assert [n for n, r in results.items() if r.status == "blocked"] == []
     assert [q.code for q in results[3].problems] == ["options.key_spelling.alone"]
     p = verdict(results, 3, "options.key_spelling.alone")
     assert p.line == 34 and p.fix.en == f"write that line as: {BINARY}" and "reads this one too" in p.what.en

@@ -360,8 +360,8 @@ def test_what_each_steps_plan_says_on_containerds_own_default_config(tmp_path):
         '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]')
     assert said["default"] == ("the default runtime is runc; it is not changed.", "기본 런타임은 runc 입니다. 바꾸지 않습니다.",
                                f"{tk}/default.txt")
-    assert said["parse"] == ("read with tomllib: VERSION=2, RUNTIMES=nvidia,runc",
-                             "tomllib 로 읽은 값: VERSION=2, RUNTIMES=nvidia,runc", f"{tk}/parsed.txt")
+    assert said["parse"] == ("read with tomllib: VERSION=2, RUNTIMES=runc,nvidia",
+                             "tomllib 로 읽은 값: VERSION=2, RUNTIMES=runc,nvidia", f"{tk}/parsed.txt")
     assert said["runtimeclass"] == ("RuntimeClass nvidia (handler nvidia)", "RuntimeClass nvidia 를 씁니다 (handler 는 nvidia)",
                                     f"{tk}/runtimeclass.yaml")
     report = "CONFIG_VERSION=2, RUNTIME=nvidia, RUNTIME_TYPE=io.containerd.runc.v2, SYSTEMD_CGROUP=true, HANDLER=nvidia"
@@ -375,7 +375,7 @@ def test_what_each_steps_plan_says_on_containerds_own_default_config(tmp_path):
     assert [w.lab_path for w in plans["default"].writes + plans["parse"].writes + plans["report"].writes] == [
         f"{tk}/default.txt", f"{tk}/parsed.txt", f"{tk}/report.txt"]
     assert [w.new for w in plans["default"].writes] == [b"DEFAULT=runc\nWHY=runtimeclass\n"]
-    assert [w.new for w in plans["parse"].writes] == [b"VERSION=2\nRUNTIMES=nvidia,runc\n"]
+    assert [w.new for w in plans["parse"].writes] == [b"VERSION=2\nRUNTIMES=runc,nvidia\n"]
 
 
 # --- the preflight: what is asked of the plan before any write, and only by a run that will write -----------

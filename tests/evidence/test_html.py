@@ -135,3 +135,17 @@ def test_markdown_raw_and_tags_are_rendered():
 def test_a_failed_write_is_reported_not_raised(tmp_path):
     error = notebook_html.write(new_notebook(), tmp_path / "missing-folder" / "run.html")
     assert error and error.startswith("FileNotFoundError")
+
+
+def test_papermills_exception_banner_is_not_in_the_evidence_page():
+    """Issue 41: a failing student's run.html opened with papermill's red "An Exception was encountered" over
+    the status box that already says which step failed and how to fix it. run.ipynb keeps papermill's cells."""
+    banner = new_markdown_cell('<span style="color:red">An Exception was encountered at '
+                               '<a href="#papermill-error-cell">In [25]</a>.</span>',
+                               metadata={"tags": ["papermill-error-cell-tag"]})
+    marker = new_markdown_cell('<span id="papermill-error-cell">Execution using papermill encountered an exception '
+                               'here and stopped:</span>', metadata={"tags": ["papermill-error-cell-tag"]})
+    nb = new_notebook(cells=[banner, new_markdown_cell("## 3단계 / Step 3"), marker, new_code_cell("x")])
+    page = notebook_html.render(nb)
+    assert "An Exception was encountered" not in page and "papermill encountered an exception" not in page
+    assert re.search(r"<h2[^>]*>3단계 / Step 3</h2>", page) and "In [" in page

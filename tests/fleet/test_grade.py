@@ -67,15 +67,20 @@ def test_a_finished_lab_passes_with_full_marks(graded):
     s = student(graded, "a-kim")
     assert s["extra_data"]["ok"] is True and s["score"] == s["max_score"] == len(LAB_STEPS)
     assert all(t["status"] == "passed" for t in s["tests"])
-    assert step_tests(s)["containerd"]["max_score"] == 0  # skipped in a lab: worth nothing, costs nothing
+    assert "containerd" not in step_tests(s)  # skipped in a lab for everyone: out of the total, no test at all
 
 
-def test_an_empty_root_fails_every_lab_step_or_blocks_it(graded):
-    """No config: the steps that judge it fail; those whose findings only follow from it wait (blocked, out of 0)."""
-    tests = step_tests(student(graded, "empty"))
-    assert [i for i in LAB_STEPS if tests[i]["status"] == "failed"] == ["prepare", "runtime", "cdi", "runtimeclass", "report"]
+def test_an_empty_root_fails_or_blocks_every_lab_step_out_of_the_same_total(graded):
+    """No config: the steps that judge a file fail; step 1's missing config is the one root cause of steps 2-5,
+    which wait (blocked), each 0 of its point: the empty root is graded out of the lab's total like everyone."""
+    s = student(graded, "empty")
+    tests = step_tests(s)
+    assert (s["score"], s["max_score"]) == (0.0, float(len(LAB_STEPS)))
+    assert [i for i in LAB_STEPS if tests[i]["extra_data"]["runbook_status"] == "failed"] == \
+        ["prepare", "cdi", "runtimeclass", "report"]
     blocked = [i for i in LAB_STEPS if tests[i]["extra_data"]["runbook_status"] == "blocked"]
-    assert blocked == ["options", "default", "parse"] and all(tests[i]["max_score"] == 0 for i in blocked)
+    assert blocked == ["runtime", "options", "default", "parse"] and all(tests[i]["max_score"] == 1 for i in blocked)
+    assert all(tests[i]["output"].startswith("1단계를 먼저 고치세요 / fix step 1 first") for i in blocked)
 
 
 @pytest.mark.parametrize("kind", [m.kind for m in MISTAKES])
@@ -123,7 +128,9 @@ def test_junit_xml_is_read_by_a_junit_consumer_and_valid_against_ant_s_schema(gr
         cases = list(suite)
         assert suite.tests == len(cases) == len(s["tests"])
         failed = [c for c in cases if any(isinstance(r, Failure) for r in c.result)]
-        assert suite.failures == len(failed) == sum(t["status"] == "failed" for t in s["tests"])
+        blocked = sum(t["extra_data"]["runbook_status"] == "blocked" for t in s["tests"])
+        # a blocked step is a failed Gradescope test (0 of its point) and a JUnit <skipped> ("fix step N first")
+        assert suite.failures == len(failed) == sum(t["status"] == "failed" for t in s["tests"]) - blocked
         assert suite.skipped == sum(any(isinstance(r, Skipped) for r in c.result) for c in cases)
     case = next(c for c in suites["binaryname-relative"] if c.name.startswith("3 options"))
     xmlschema.XMLSchema(str(JUNIT_XSD)).validate(str(graded["out"] / "junit.xml"))

@@ -85,7 +85,7 @@ def test_a_mistake_with_no_place_in_the_folder_is_refused(tmp_path):
 def test_finished_is_the_answer_key(tmp_path):
     proc = runbook("lab-init", "--finished", tmp_path / "key")
     assert proc.returncode == 0, proc.stderr
-    assert "RUNTIMES=nvidia,runc" in (tmp_path / "key/root/toolkit/parsed.txt").read_text()
+    assert "RUNTIMES=runc,nvidia" in (tmp_path / "key/root/toolkit/parsed.txt").read_text()
 
 
 def test_lab_init_on_a_file_is_refused_in_both_languages(tmp_path):

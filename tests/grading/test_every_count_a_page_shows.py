@@ -97,7 +97,7 @@ def test_the_class_page_counts(graded):
     n, bad = len(CLASS), len(FAILED)
     line = re.search(r"<h1>[^<]*</h1><p>([^<]*)<br>([^<]*)</p>", text).groups()
     assert line == (f"학생 {n}명 중 {bad}명이 고칠 것이 있습니다.", f"{bad} of {n} students have something to fix.")
-    verdicts = re.findall(r'padding:2px 8px">(통과 / passed|실패 / failed)</td></tr>', text)
+    verdicts = re.findall(r'padding:2px 8px">(통과 / passed|실패 / failed)</td><td', text)
     assert verdicts == ["통과 / passed" if CLASS[label][3] else "실패 / failed" for label in CLASS]
     mistakes = re.findall(r'<tr><td style="[^"]*">(\d+)</td><td style="[^"]*">3 options</td>.*?<small>([^<]*)</small></td>',
                           text)

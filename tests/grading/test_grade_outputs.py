@@ -55,11 +55,17 @@ def test_an_added_step_id_and_a_finding_code_reach_every_output(tmp_path):
 def test_results_count_points_and_a_stopped_notebook_is_a_failed_test(tmp_path):
     result = a_class(tmp_path)
     kim = student_results(result.students[0])
-    assert (kim["score"], kim["max_score"]) == (1.0, 3.0)  # prepare passed; the skipped step is out of 0
+    # the lab's fixed total: prepare passed; runtime and verify failed; the six lab steps never recorded score 0 of
+    # theirs; the skipped step (9) does not apply and is no test
+    assert (kim["score"], kim["max_score"]) == (1.0, 9.0)
+    assert [t["number"] for t in kim["tests"]] == ["1", "2", "3", "4", "5", "6", "7", "8", "10"]
     assert kim["tests"][1]["extra_data"]["findings"][0]["code"] == "value.wrong"
+    assert kim["tests"][2]["extra_data"]["runbook_status"] == "not_reached" and kim["tests"][2]["score"] == 0.0
     dead = student_results(result.students[2])
-    assert [t["name"] for t in dead["tests"]] == ["notebook: 실행이 끝나지 않았습니다 / the grading did not finish"]
-    assert "DeadKernelError: Kernel died" in dead["tests"][0]["output"]
+    assert (dead["score"], dead["max_score"]) == (0.0, 8.0)  # out of the lab's total like everyone
+    assert [t["extra_data"]["runbook_status"] for t in dead["tests"]] == ["not_reached"] * 8 + ["error"]
+    assert dead["tests"][-1]["name"] == "notebook: 실행이 끝나지 않았습니다 / the grading did not finish"
+    assert "DeadKernelError: Kernel died" in dead["tests"][-1]["output"]
     assert json.loads(json.dumps(class_grades(result)))["ok"] is False
 
 
@@ -89,7 +95,8 @@ def test_a_student_folder_named_with_hash_question_mark_or_space_still_links_to_
                 hrefs.append(dict(attrs)["href"])
 
     Links().feed(class_view.page(result))
-    assert [unquote(h) for h in hrefs] == [f"{n}/feedback.html" for n in names]
+    pages = [f"{n}/{page}" for n in names for page in ("feedback.html", "feedback.html", "run.html", "run.ipynb")]
+    assert [unquote(h) for h in hrefs] == pages + ["grades.json", "junit.xml"]
     assert not any(c in h for h in hrefs for c in "#? ")  # the whole href is the path: no fragment, no query
 
 
@@ -100,5 +107,6 @@ def test_a_control_character_in_a_student_s_file_leaves_junit_xml_well_formed(tm
     steps = [rec(8, "report", "failed", [{**FINDING, "what": what, "excerpt": "RUNTIME=nv\x07idia\x1b[31m\x00"}])]
     xml = junit.render(ClassGrade(tmp_path, [Student("kim", "/srv/kim", False, steps, None, tmp_path / "kim")]))
     xmlschema.XMLSchema(str(JUNIT_XSD)).validate(xml.decode())
-    failure = ET.fromstring(xml).find("testsuite/testcase/failure")
+    failure = next(case.find("failure") for case in ET.fromstring(xml).iter("testcase")
+                   if case.get("name").startswith("8 report"))
     assert "RUNTIME=nv\\x07idia\\x1b[31m" in failure.get("message") and "\\x1b[31m" in failure.text

@@ -53,7 +53,7 @@ def test_the_five_toolkit_files_exactly(course_run):
     root, _, _ = course_run
     tk = root / TOOLKIT
     assert (tk / "default.txt").read_text() == "DEFAULT=runc\nWHY=runtimeclass\n"
-    assert (tk / "parsed.txt").read_text() == "VERSION=2\nRUNTIMES=nvidia,runc\n"
+    assert (tk / "parsed.txt").read_text() == "VERSION=2\nRUNTIMES=runc,nvidia\n"
     assert (tk / "cdi-keys.txt").read_text() == "cdiVersion\nkind\ndevices\ncontainerEdits\n"
     assert yaml.safe_load((tk / "runtimeclass.yaml").read_text()) == {
         "apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "nvidia"}, "handler": "nvidia"}
@@ -94,7 +94,7 @@ def test_another_runtime_name_and_binary_flow_through_every_file(tmp_path):
     rt = data["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
     assert "nvidia" not in rt and rt["gpu-rt"]["options"]["BinaryName"] == "/opt/nv/bin/ncr"
     tk = root / TOOLKIT
-    assert (tk / "parsed.txt").read_text() == "VERSION=2\nRUNTIMES=gpu-rt,runc\n"
+    assert (tk / "parsed.txt").read_text() == "VERSION=2\nRUNTIMES=runc,gpu-rt\n"
     rc = yaml.safe_load((tk / "runtimeclass.yaml").read_text())
     assert rc["metadata"]["name"] == rc["handler"] == "gpu-rt"
     assert "RUNTIME=gpu-rt\n" in (tk / "report.txt").read_text() and "HANDLER=gpu-rt\n" in (tk / "report.txt").read_text()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import sys
 from pathlib import Path
 from urllib.parse import urldefrag
@@ -70,12 +71,24 @@ def follow_every_link(browser, page: Path) -> list[str]:
 
 
 def test_every_link_of_the_class_page_the_class_notebook_and_a_feedback_page_opens(browser, graded):
-    opened = follow_every_link(browser, graded / "index.html")
-    assert (graded / "kim" / "feedback.html").as_uri() in opened
-    opened = follow_every_link(browser, graded / "class.html")
-    for name in ("kim/feedback.html", "lee/feedback.html", "lee/run.ipynb", "grades.json", "junit.xml", "index.html"):
+    """Issue 41: the class page linked only the feedback pages, and a feedback page linked nowhere. Every link is
+    followed and its target checked: the page it should be, not only a page."""
+    every_student = [f"{label}/{name}" for label in class_demo.CLASS
+                     for name in ("feedback.html", "run.html", "run.ipynb")]
+    for page in ("index.html", "class.html"):
+        opened = follow_every_link(browser, graded / page)
+        for name in every_student + ["grades.json", "junit.xml"]:
+            assert (graded / name).as_uri() in opened, (page, name)
+    opened = follow_every_link(browser, graded / "lee" / "feedback.html")
+    for name in ("index.html", "lee/run.html", "lee/run.ipynb", "lee/results.json"):
         assert (graded / name).as_uri() in opened, name
-    follow_every_link(browser, graded / "lee" / "feedback.html")
+    browser.open((graded / "lee" / "run.html").as_uri())  # the evidence: the executed notebook, as a page
+    text = browser.evaluate("document.body.innerText")
+    assert "An Exception was encountered" not in text and "options" in text
+    browser.open((graded / "grades.json").as_uri())
+    assert json.loads(browser.evaluate("document.body.innerText"))["schema"].startswith("nvidia-runtime-runbook/")
+    browser.open((graded / "lee" / "feedback.html").as_uri())
+    assert "7/8" in browser.evaluate("document.querySelector('.score').innerText")
 
 
 def test_the_class_notebooks_tables_are_left_aligned_under_jupyterlabs_stylesheet(browser, graded):
@@ -101,7 +114,7 @@ def test_no_two_labels_of_the_class_picture_overlap_at_40_students(browser, grad
     from runbook_lib.grading.model import ClassGrade, Student
 
     graded_class = json.loads((graded / "grades.json").read_text())
-    assert len(graded_class["students"]) == 5
+    assert len(graded_class["students"]) == len(class_demo.CLASS)
     students = []  # the graded students' own step records, 40 students in turn
     for label in class_demo.CLASS:
         steps, summary = records(json.loads((graded / label / "run.ipynb").read_text()))
@@ -120,3 +133,80 @@ def test_no_two_labels_of_the_class_picture_overlap_at_40_students(browser, grad
     measured = browser.evaluate(OVERLAPS)
     assert measured["count"] == 40 + steps
     assert measured["overlaps"] == []
+
+
+LEGEND = """(() => {
+  const rgb = c => getComputedStyle(c).backgroundColor;
+  const cells = [...document.querySelectorAll('td[title]')].map(c => [c.title, rgb(c)]);
+  const legend = [...document.querySelectorAll('.legend')].map(l => {
+    const r = l.getBoundingClientRect(); return {text: l.innerText, colour: rgb(l), l: r.left, r: r.right, t: r.top, b: r.bottom};
+  });
+  return {cells, legend};
+})()"""
+
+
+def _png_pixels(path: Path) -> set[tuple[int, int, int]]:
+    """The colours of a PNG chromium wrote (8-bit RGB or RGBA, not interlaced): zlib and the five row filters."""
+    import struct
+    import zlib
+
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width, height, kind = 8, b"", 0, 0, 0
+    while pos < len(data):
+        (length,), name = struct.unpack(">I", data[pos:pos + 4]), data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + length]
+        if name == b"IHDR":
+            width, height, depth, kind, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and kind in (2, 6) and interlace == 0
+        elif name == b"IDAT":
+            idat += body
+        pos += 12 + length
+    step = 3 if kind == 2 else 4
+    raw, stride, prev, seen = zlib.decompress(idat), width * step, bytearray(width * step), set()
+    for y in range(height):
+        kind_of_row, row = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = row[i - step] if i >= step else 0
+            b, c = prev[i], prev[i - step] if i >= step else 0
+            pred = (0, a, b, (a + b) // 2, _paeth(a, b, c))[kind_of_row]
+            row[i] = (row[i] + pred) & 0xFF
+        seen.update(tuple(row[x:x + 3]) for x in range(0, stride, step))
+        prev = row
+    return seen
+
+
+def _paeth(a: int, b: int, c: int) -> int:
+    p = a + b - c
+    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+    return a if pa <= pb and pa <= pc else b if pb <= pc else c
+
+
+def _hex(rgb: str) -> tuple[int, int, int]:
+    return tuple(int(v) for v in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3])
+
+
+def test_the_class_pages_screenshot_shows_every_colour_of_its_legend_and_no_text_overlaps(browser, graded, tmp_path):
+    """Issue 41: the legend said grey was "no record" where grey meant blocked. The page is photographed (the
+    picture kept for CI's artefacts) and the picture looked at: every colour the grid uses is in the legend with
+    its own words and is on the screenshot; no two legend items, and no two of the picture's labels, overlap."""
+    from runbook_lib.steps.status import look
+
+    browser.open((graded / "index.html").as_uri())
+    measured = browser.evaluate(LEGEND)
+    used = {title: colour for title, colour in measured["cells"]}
+    legend = {item["colour"]: item["text"] for item in measured["legend"]}
+    assert set(used.values()) == set(legend)  # each colour of the grid, and only those, explained
+    for state, colour in used.items():
+        assert look(state).said.en in legend[colour] and look(state).said.ko in legend[colour], state
+    assert "blocked" in used and "no record" not in " ".join(legend.values())  # jung's steps 2-5 wait for step 1
+    boxes = measured["legend"]
+    assert [(a["text"], b["text"]) for i, a in enumerate(boxes) for b in boxes[i + 1:]
+            if a["l"] < b["r"] and b["l"] < a["r"] and a["t"] < b["b"] and b["t"] < a["b"]] == []
+    assert browser.evaluate(OVERLAPS)["overlaps"] == []
+    shot = Path(os.environ.get("RUNBOOK_SCREENSHOTS") or tmp_path) / "class-page.png"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    browser.screenshot(str(shot))
+    pixels = _png_pixels(shot)
+    for colour in legend:
+        assert _hex(colour) in pixels, colour

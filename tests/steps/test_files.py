@@ -178,9 +178,9 @@ def test_a_runtime_with_another_binary_and_no_runtime_type_in_a_lab_is_the_stude
 
 # --- the words of a file's findings: the file by its path, the step that blocks it -------------------------------
 
-def test_a_right_file_behind_a_failed_step_is_named_with_that_step(tmp_path):
-    """parsed.txt as it should be, while step 3 failed: step 5 cannot vouch for it yet, and says which file and
-    which step, in both languages."""
+def test_a_right_file_behind_a_failed_step_passes_on_the_corrected_input(tmp_path):
+    """parsed.txt as it should be, while step 3 failed: judged against the corrected input it is right, so it
+    passes (issue 41: it was blocked, and lost its point, for step 3's mistake)."""
     import tomlkit
 
     from grading_helpers import CONFIG
@@ -189,11 +189,9 @@ def test_a_right_file_behind_a_failed_step_is_named_with_that_step(tmp_path):
     doc = tomlkit.parse((root / CONFIG).read_text())
     doc["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["nvidia"]["options"]["SystemdCgroup"] = False
     (root / CONFIG).write_text(tomlkit.dumps(doc))
-    (p,) = check(root)[5].problems
-    lab = f"/{TOOLKIT}/parsed.txt"
-    assert (p.code, p.path, p.values["step"]) == ("file.after_earlier_step", lab, 3)
-    assert p.what.en == f"step 3 failed, so {lab} cannot be checked yet; fix step 3 first."
-    assert p.what.ko == f"3단계가 실패해서 이 파일을 확인할 수 없습니다: {lab}. 3단계를 먼저 고치세요."
+    results = check(root)
+    assert results[3].failed
+    assert results[5].status == "passed" and results[5].problems == [], results[5].text()
 
 
 def test_a_missing_file_behind_a_failed_step_is_told_to_wait_for_that_step(tmp_path):

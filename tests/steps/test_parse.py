@@ -125,8 +125,26 @@ def test_a_parsed_txt_that_lists_what_a_config_without_the_runtime_gives_is_bloc
     assert results[5].status == BLOCKED, results[5].text()
     (p,) = results[5].problems
     lab = f"/{TOOLKIT}/parsed.txt"
-    assert (p.code, p.path, p.values["expected"]) == ("file.after_earlier_step", lab, "VERSION=2 / RUNTIMES=nvidia,runc")
+    assert (p.code, p.path, p.values["expected"]) == ("file.after_earlier_step", lab, "VERSION=2 / RUNTIMES=runc,nvidia")
     assert p.what.en == f"step 2 failed, so {lab} cannot be checked yet; fix step 2 first."
 
     parsed.write_text("VERSION=2\nRUNTIMES=crun\n")
     assert [p.code for p in check(root)[5].problems] == ["file.differs"]
+
+
+def test_a_wrong_parsed_txts_fix_lists_the_runtimes_in_the_configs_order(tmp_path):
+    """Issue 41: the fix said RUNTIMES=nvidia,runc (sorted) to a student whose config has runc's table first, as
+    the lab's `list(d[...]["runtimes"])` prints them; a file already right in another order is never rewritten."""
+    root = lab_root(tmp_path)
+    text = (root / CONFIG).read_text()
+    assert text.index("runtimes.runc]") < text.index("runtimes.nvidia]")
+    (root / TOOLKIT / "parsed.txt").write_text("VERSION=2\nRUNTIMES=runc\n")
+    (p,) = check(root)[5].problems
+    assert p.code == "file.differs" and "RUNTIMES=runc,nvidia" in p.fix.en and "nvidia,runc" not in p.fix.en
+    (root / TOOLKIT / "parsed.txt").write_text("VERSION=2\nRUNTIMES=nvidia,runc\n")
+    rb = Run(validate(root=str(root))).start()
+    try:
+        rb.preflight()
+        assert [w.changed for w in rb.plans["parse"].writes] == [False]  # the same answer in another order: kept
+    finally:
+        rb.finish()

@@ -69,26 +69,34 @@ def test_step_3_points_at_the_owners_binaryname_as_step_2_does(tmp_path):
     assert theirs.what.en in said.what.en and theirs.what.ko in said.what.ko
 
 
-def test_options_without_their_runtime_table_wait_for_step_2_and_a_misplaced_tables_options_count(tmp_path):
-    """No nvidia table where containerd looks (it sits under the cri plugin, without `.containerd`): step 3 says
-    its options wait for step 2, naming the runtime and the config; the misplaced table's own options are the
-    student's too, each said beside it (here a SystemdCgroup = false)."""
-    from grading_helpers import broken
+def test_options_without_any_runtime_table_wait_for_step_2(tmp_path):
+    """No nvidia table anywhere (the base config): step 3 has nothing to judge, and says it waits for step 2,
+    naming the runtime and the config; scored 0 of its point with "fix step 2 first"."""
+    from importlib.resources import files
 
-    text = broken("misplaced-runtimes-without-containerd.toml").decode()
-    at = text.index('runtimes.nvidia.options]')
-    text = text[:at] + text[at:].replace("SystemdCgroup = true", "SystemdCgroup = false", 1)
-    problems = check(lab_root(tmp_path, text.encode()))[3].problems
-    assert [p.code for p in problems] == ["depends.runtime_table", "options.systemd_cgroup.wrong"]
-    waits = problems[0]
-    assert waits.path == "/etc/containerd/config.toml"
+    base = (files("runbook_lib") / "data" / "config.toml.base").read_bytes()
+    results = check(lab_root(tmp_path, base))
+    assert results[2].failed and results[3].status == "blocked"
+    (waits,) = results[3].problems
+    assert waits.code == "depends.runtime_table" and waits.path == "/etc/containerd/config.toml"
     assert waits.what.en == "there is no nvidia runtime table, so its options cannot be checked; fix step 2 first."
     assert waits.what.ko == "nvidia 런타임 테이블이 없어 options 를 확인할 수 없습니다. 2단계를 먼저 고치세요."
     assert waits.fix.en == "follow step 2's fix."
 
 
+def test_a_misplaced_tables_options_are_judged_where_they_are_and_only_they(tmp_path):
+    """The nvidia table misplaced (under the cri plugin, without `.containerd`): step 2's finding. Step 3 judges
+    the options where the student wrote them, as they will read once the table is moved (issue 41: it said "no
+    nvidia table, cannot check options" and then checked them): a SystemdCgroup = false there is its own."""
+    from grading_helpers import broken
 
-# --- what step 2's plan says, for each kind of config -------------------------------------------------------
+    text = broken("misplaced-runtimes-without-containerd.toml").decode()
+    assert check(lab_root(tmp_path / "right", text.encode()))[3].status == "passed"
+    at = text.index('runtimes.nvidia.options]')
+    text = text[:at] + text[at:].replace("SystemdCgroup = true", "SystemdCgroup = false", 1)
+    problems = check(lab_root(tmp_path / "wrong", text.encode()))[3].problems
+    assert [p.code for p in problems] == ["options.systemd_cgroup.wrong"]
+
 
 def _planned(tmp_path, config: bytes, **params):
     import tomllib

@@ -231,8 +231,8 @@ def options_verdict(run) -> list[Problem]:
         return [Problem.of("depends.earlier", foreign.path, foreign.line, step=2, what=foreign.what)]
     if isinstance(table, dict):
         return diagnose.runtime_problems(eff, run.p, part="options")
-    problems = [Problem.of("depends.runtime_table", eff.main.lab_path, step=2, runtime=run.p.runtime_name)]
-    for stray, _, _ in diagnose.stray_runtime_tables(eff, run.p.runtime_name):  # misplaced: its options count too
-        if isinstance(get_in(eff.data, stray), dict):
-            problems += diagnose.runtime_problems(eff, run.p, part="options", path=stray)
-    return problems
+    strays = [stray for stray, _, _ in diagnose.stray_runtime_tables(eff, run.p.runtime_name)
+              if isinstance(get_in(eff.data, stray), dict)]
+    if strays:  # misplaced (step 2's finding): its options judged where they are, as they read once it is moved
+        return [p for stray in strays for p in diagnose.runtime_problems(eff, run.p, part="options", path=stray)]
+    return [Problem.of("depends.runtime_table", eff.main.lab_path, step=2, runtime=run.p.runtime_name)]

@@ -1,0 +1,31 @@
+"""`runbook lab-init`'s next steps name the commands as a newcomer can type them (issue 41): after `make run` they
+live in .venv/bin, on no PATH until activated, so the guidance gives their path then, and their name otherwise."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+
+
+def lab_init(root: Path, path: str) -> str:
+    env = {**os.environ, "PATH": path}
+    said = subprocess.run([str(BIN / "runbook"), "lab-init", str(root)], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert said.returncode == 0, said.stderr
+    return said.stdout
+
+
+def test_outside_the_venv_the_guidance_gives_each_commands_path(tmp_path):
+    said = lab_init(tmp_path / "lab", "/usr/bin:/bin")
+    assert f"{BIN / 'jupyter'} lab " in said
+    assert f"{BIN / 'runbook'} check --step 1 {tmp_path / 'lab'}" in said
+
+
+def test_inside_the_venv_the_guidance_gives_each_commands_name(tmp_path):
+    said = lab_init(tmp_path / "lab", f"{BIN}:/usr/bin:/bin")
+    assert f"{BIN / 'jupyter'}" not in said and " jupyter lab " in said
+    assert f" runbook check --step 1 {tmp_path / 'lab'}" in said

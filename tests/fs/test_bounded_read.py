@@ -3,6 +3,7 @@ kind's limit, a folder of too many files, YAML aliases and nesting, all findings
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -111,7 +112,7 @@ def test_billion_laughs_is_refused_at_its_line():
     assert caught.value.code == "yaml.too_many_aliases"
     line = caught.value.line
     assert "*l" in text.split("\n")[line - 1], "the finding is at a line of aliases"
-    assert str(MAX_ALIAS_NODES) in caught.value.what.en
+    assert re.search(rf"(?<![\d,]){MAX_ALIAS_NODES}(?![\d,])", caught.value.what.en), caught.value.what.en
 
 
 def test_a_few_aliases_are_read_as_yaml_means_them():

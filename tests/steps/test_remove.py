@@ -171,6 +171,26 @@ def test_an_untouched_apply_comes_back_file_by_file_and_the_record_goes(tmp_path
     assert _disk(root, DROPIN) == (b"# written by the site\nversion = 2\n" if site_dropin else None)
 
 
+@pytest.mark.parametrize("layout", ["inplace", "dropin"])
+def test_an_empty_original_config_comes_back_empty_not_deleted(tmp_path, layout):
+    """`touch /etc/containerd/config.toml` (a node on containerd's defaults, a course handout): zero bytes is an
+    original like any other. remove gives the file back with its zero bytes; it neither deletes it (as for a file
+    the run created) nor leaves the run's bytes in it (issue 44: `if before` for `before is not None` survived)."""
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG.lstrip("/")).write_bytes(b"")
+    applied = finished_run(root, layout=layout)
+    assert not any(r.failed for r in applied.results.values()), [r.text() for r in applied.results.values() if r.failed]
+    assert applied_record.load(Target(str(root)))[CONFIG].before == b""
+    assert _disk(root, CONFIG) != b"", "apply wrote the runtime into the empty config"
+    rb = finished_run(root, mode="remove", layout=layout)
+    assert rb.results["remove"].status == "changed" and not rb.results["remove"].failed, rb.results["remove"].text()
+    assert _disk(root, CONFIG) == b""
+    assert [n.en for n in rb.plans["remove"].notes if CONFIG + " " in n.en + " "] == \
+        [words("remove.restores_original", file=CONFIG)[0].en]
+    assert applied_record.load(Target(str(root))) is None
+
+
 def test_without_a_record_nothing_is_removed_and_the_plan_says_which_record(tmp_path):
     root, original, _ = _applied(tmp_path)
     applied = _disk(root, CONFIG)

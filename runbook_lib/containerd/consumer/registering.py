@@ -5,7 +5,7 @@ drop-in, or on a distribution's route), and both read back. Every existing line,
 
 from __future__ import annotations
 
-from runbook_lib.containerd import diagnose, dropin, releases, repair
+from runbook_lib.containerd import diagnose, dropin, managed, releases, repair
 from runbook_lib.containerd.releases import RuntimeKeys
 from runbook_lib.containerd.distro import detect as distro
 from runbook_lib.containerd.owner import require_not_foreign
@@ -217,6 +217,14 @@ def _default_table(eff, version: int):
     return None
 
 
+def managed_file_warnings(run, eff) -> list[Problem]:
+    """The files of the config another tool writes again (containerd/managed.py), on a node: a warning each."""
+    if run.on_distro or getattr(run.p, "profile", "node") == "lab":
+        return []  # a distribution's route writes where it lasts; a lab root is the course's
+    raw = run.read_bytes(managed.OS_RELEASE)
+    return managed.managed_warnings(eff.files, raw.decode("utf-8", "replace") if raw else None)
+
+
 def runtime_verdict(run) -> list[Problem]:
     eff = run.effective()
     foreign = foreign_problem(run, eff)
@@ -224,8 +232,8 @@ def runtime_verdict(run) -> list[Problem]:
     def keys(p):
         return runtime_keys(run, eff.version, get_in(eff.data, runtime_path(eff.version, p.runtime_name)))
 
-    problems = (_blockers(eff, run.p) + _newer_than_containerd(run, eff) + ([foreign] if foreign else [])
-                + diagnose.runtime_problems(eff, run.p, part="runtime", keys=keys(run.p)))
+    problems = (managed_file_warnings(run, eff) + _blockers(eff, run.p) + _newer_than_containerd(run, eff)
+                + ([foreign] if foreign else []) + diagnose.runtime_problems(eff, run.p, part="runtime", keys=keys(run.p)))
     for pv in variant_params(run):  # each variant is a runtime of its own, judged by the same rules
         problems += diagnose.runtime_problems(eff, pv, part="runtime", keys=keys(pv)) + \
             diagnose.runtime_problems(eff, pv, part="options")

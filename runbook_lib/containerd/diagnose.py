@@ -136,7 +136,7 @@ def plugin_key_problems(eff: Effective, p) -> list[Problem]:
         return []
     stray_keys = {path[1] for path, _, _ in stray_runtime_tables(eff, p.runtime_name) if len(path) > 1}
     out = []
-    for key in (eff.data.get("plugins") or {}):
+    for key in _plugin_keys_by_their_own_version(eff):
         if len(key.split(".")) >= 4 or key in stray_keys:
             continue
         file_, line = _first_header_under(eff, ("plugins", key))
@@ -144,6 +144,20 @@ def plugin_key_problems(eff: Effective, p) -> list[Problem]:
         out.append(Problem.of("config.plugin_key_v1_name" if uri else "config.plugin_key_unquoted", file_, line,
                               key=key, uri=uri, version=eff.version))
     return out
+
+
+def _plugin_keys_by_their_own_version(eff: Effective) -> list[str]:
+    """The `plugins` keys to judge as URIs. containerd 2.x migrates each imported file from its own version
+    (a version-1 drop-in's `cri` and `linux` are its plugin IDs, renamed as 2.x reads it: gVisor's snippet in
+    conf.d under a version-3 config), so a file is judged by the version it says for itself; 1.x merges the
+    files' tables first, and the effective config's version rules them all."""
+    if eff.merge == MERGE_1X:
+        return list(eff.data.get("plugins") or {})
+    keys: dict[str, None] = {}
+    for f in eff.files:
+        if f is eff.main or of(_own_version(f)).plugin_keys_are_uris:
+            keys.update(dict.fromkeys(f.data.get("plugins") or {}))
+    return list(keys)
 
 
 def _first_header_under(eff: Effective, prefix: tuple[str, ...]) -> tuple[str, int | None]:

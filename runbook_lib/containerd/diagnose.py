@@ -398,6 +398,8 @@ def _table_problems(eff: Effective, path, table: dict, hdr: str, keys: RuntimeKe
         out.append(Problem.of("runtime.option_outside_options.move" if options else "runtime.option_outside_options",
                               where, line, keys=", ".join(stray), header=header_text(eff, path + ("options",))))
     for key in table:
+        if key not in keys and key in releases.all_runtime_keys() and _is_zero_value(table[key]):
+            continue  # another release's key left empty (1.6's runtime_engine = "" under 2.x): dropping it changes nothing
         if key not in keys and key not in stray:
             where, line = locate(eff, path + (key,))
             guess = _closest(key, keys.known)
@@ -410,6 +412,11 @@ def _table_problems(eff: Effective, path, table: dict, hdr: str, keys: RuntimeKe
             out.append(Problem.of("runtime.unknown_key.typo" if guess else "runtime.unknown_key", where, line,
                                   key=key, guess=guess, value=value, who=keys.who))
     return out + _type_problems(eff, path, table, RUNTIME_TYPES)
+
+
+def _is_zero_value(v) -> bool:
+    """containerd's zero value of the key's type ("", false, 0, []): as if the line were not there (ask.py alike)."""
+    return v is False or (not isinstance(v, bool) and v in ("", [], 0))
 
 
 def _written(options: dict, proper: str) -> str:

@@ -153,3 +153,20 @@ def test_the_new_runtime_copies_only_what_the_node_s_containerd_keeps(tmp_path, 
     assert [w for w in _warned(binary, root) if w[0] == "nvidia"] == []
     assert set(written) - {"options"} <= set(read)
     assert ("runtime_engine" in written) is (not binary.is_2x)
+
+
+@pytest.mark.parametrize("value, said", [('""', False), ('"/usr/bin/engine"', True)], ids=["empty", "set"])
+def test_1_x_s_runtime_engine_under_2_x_is_said_only_when_dropping_it_changes_something(tmp_path, value, said):
+    """A DGX node's nvidia table copied from 1.6's default keeps runtime_engine = "": 2.4.2 drops it (and warns),
+    which changes nothing, so it is no finding; set to a program, it is, named with 2.4.2."""
+    binary = realenv.need_containerd("2.4.2")
+    text = ('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n'
+            '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]\n  runtime_type = "io.containerd.runc.v2"\n'
+            f'  runtime_engine = {value}\n'
+            '  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]\n'
+            '    BinaryName = "/usr/bin/nvidia-container-runtime"\n    SystemdCgroup = true\n')
+    root = _root(tmp_path, text)
+    assert ("nvidia", "runtime_engine") in _warned(binary, root)
+    found = [(p.values["key"], p.line, p.values["who"]) for r in _run(root, "check", binary).results.values()
+             for p in r.problems if p.code.startswith("runtime.unknown_key")]
+    assert found == ([("runtime_engine", 6, "containerd 2.4.2")] if said else [])

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 from pathlib import Path
 
 def _text(code: str, **values) -> str:
@@ -26,15 +25,15 @@ def _text(code: str, **values) -> str:
     return text(Problem.of(code, **values).as_dict())
 
 
-def prepare(base, notebook: Path, params: dict, out_nb: Path):
+def prepare(base, notebook: Path, params: dict, out_nb: Path, copy: bool = True):
     """The student's notebook as papermill would start it: the parameters injected after the `parameters`
     cell, papermill's notebook and cell records reset."""
-    import copy
+    import copy as copying
 
     from papermill.execute import prepare_notebook_metadata, remove_error_markers
     from papermill.parameterize import parameterize_notebook
 
-    nb = parameterize_notebook(copy.deepcopy(base), params, report_mode=False)  # it edits what it is given
+    nb = parameterize_notebook(copying.deepcopy(base) if copy else base, params, report_mode=False)  # it edits it
     nb = prepare_notebook_metadata(nb, str(notebook), str(out_nb))
     return remove_error_markers(nb)
 
@@ -52,6 +51,7 @@ def _write_started(nb, out_nb: Path) -> None:
 
 TARGET = f"{__name__}:run"
 _base: dict = {}  # a notebook read once in the zygote, before any fork (zygote_warm)
+_kept: list = []
 
 
 def zygote_warm() -> None:
@@ -67,7 +67,22 @@ def zygote_warm() -> None:
     from runbook_lib.grading.output_schema import _validators, fast_output_checks
 
     _validators()  # compiled once, here
-    fast_output_checks().__enter__()  # for the zygote's whole life: it only ever grades (output_schema.py)
+    _kept.append(fast_output_checks())  # kept: a context collected would put nbformat's own check back
+    _kept[-1].__enter__()  # for the zygote's whole life: it only ever grades (output_schema.py)
+    _warm_archive()
+
+
+def _warm_archive() -> None:
+    """The packaged notebook read, validated and rendered once (nbformat's validator, the Markdown renderer's
+    compiled patterns), so that no child pays for it first."""
+    from nbformat import validate
+
+    from runbook_lib.evidence import html as notebook_html
+    from runbook_lib.evidence.archive import packaged_notebook
+
+    nb = base_notebook(str(packaged_notebook()))
+    validate(nb)
+    notebook_html.render(nb, title="warm-up")
 
 
 def base_notebook(path: str):
@@ -92,7 +107,8 @@ def run(shell, args: dict, report) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     out_nb = run_dir / NOTEBOOK_NAME
     notebook = Path(args["notebook"])
-    nb = prepare(base_notebook(str(notebook)), notebook, args["params"], out_nb)
+    # the zygote's copy of the notebook is this child's own: edited in place, no copy
+    nb = prepare(base_notebook(str(notebook)), notebook, args["params"], out_nb, copy=False)
     nb_man = NotebookExecutionManager(nb, output_path=None, progress_bar=False)
     nb_man.notebook_start()
     _write_started(nb, out_nb)  # from its start: a child that dies still leaves where it stopped
@@ -101,7 +117,7 @@ def run(shell, args: dict, report) -> None:
     state = {"index": None}
 
     def finish(error: dict | None) -> None:
-        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        executor.stop()
         nb_man.notebook_complete()
         ok = _archive(nb, out_nb, run_dir, notebook, args, started, error)
         report({"ok": ok})

@@ -89,6 +89,7 @@ class CellStream(io.TextIOBase):
         self._fd = self._read = None
         if fd is not None:
             self._fd = fd
+            self._saved = os.dup(fd)
             self._read = os.memfd_create(f"runbook-{name}", os.MFD_CLOEXEC)
             os.dup2(self._read, fd)
             self._offset = 0
@@ -110,6 +111,15 @@ class CellStream(io.TextIOBase):
         if text:
             self._parts.append(text)
         return len(text)
+
+    def restore(self) -> None:
+        """The file descriptor back to what it was (the grader's stderr): the cells are over."""
+        if self._fd is not None:
+            self.flush()
+            os.dup2(self._saved, self._fd)
+            os.close(self._saved)
+            os.close(self._read)
+            self._fd = None
 
     def _drain(self) -> None:
         original = sys.__stdout__ if self._fd == 1 else sys.__stderr__
@@ -180,6 +190,13 @@ class Executor:
         self.shell.init_environment()  # ipykernel's TERM, PAGER, ... in this child's own environment
         sys.stdout = CellStream("stdout", self.capture, fd=1 if self.catch_fds else None)
         sys.stderr = CellStream("stderr", self.capture, fd=2 if self.catch_fds else None)
+
+    def stop(self) -> None:
+        """After the last cell: the process's own streams and file descriptors back."""
+        for stream in (sys.stdout, sys.stderr):
+            if isinstance(stream, CellStream):
+                stream.restore()
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
 
     def _status(self, state: str) -> dict:
         return self.capture.message("status", {"execution_state": state})

@@ -142,8 +142,17 @@ async def grade_in_process(notebook: Path, job, zygote, version: str, timeout: f
     if child.result is not None and child.returncode == 0:
         manifest = json.loads((run_dir / MANIFEST_NAME).read_text(encoding="utf-8"))
         return RunResult(run_dir, manifest["ok"], manifest)
+    from runbook_lib.grading.student import merge_progress
+
     nb = _started_notebook(run_dir / NOTEBOOK_NAME)
-    index = _last_started_cell(nb)
+    index = merge_progress(nb, run_dir)
+    if nb is not None and index is not None:  # papermill's records of a cell that raised (cell_exception)
+        nb.cells[index].metadata.setdefault("papermill", {}).update(exception=True, status="failed")
+        nb.metadata.setdefault("papermill", {})["exception"] = True
+    if nb is not None:  # as far as it ran, written as the pool's grading writes a dead kernel's notebook
+        from papermill.iorw import write_ipynb
+
+        write_ipynb(nb, str(run_dir / NOTEBOOK_NAME))
     error = {"kind": "kernel", "cell_index": index, "ename": "DeadKernelError",
              "evalue": _text("grade.kernel_died", cell=index, status=child.returncode, root=job.root)}
     return keep(run_dir, nb, label=job.label, notebook=notebook, parameters=job.params, started=started,
@@ -159,15 +168,6 @@ def _started_notebook(path: Path):
         return nbformat.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError):
         return None
-
-
-def _last_started_cell(nb) -> int | None:
-    """The cell a dead child was in: the last whose papermill record says it started (as it was written), else
-    none is known."""
-    if nb is None:
-        return None
-    started = [i for i, c in enumerate(nb.cells) if (c.get("metadata", {}).get("papermill") or {}).get("start_time")]
-    return started[-1] if started else None
 
 
 async def grade_all(notebook: Path, jobs: list, version: str, workers: int, timeout: float,
@@ -273,8 +273,8 @@ class EarlyZygote:
         if process is not None and process.returncode is None:
             async def stop():
                 process.stdin.close()  # end of stdin ends the zygote (runbook_lib/kernel/zygote.py)
-                try:
-                    await asyncio.wait_for(process.wait(), 5)
+                try:  # once it has imported and built its shell (a few seconds on a busy machine)
+                    await asyncio.wait_for(process.wait(), 30)
                 except asyncio.TimeoutError:
                     process.kill()
                     await process.wait()

@@ -14,6 +14,7 @@ the reason as the run's error (grade.cell_timeout); a child that dies is graded 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from pathlib import Path
@@ -50,6 +51,59 @@ def _write_started(nb, out_nb: Path) -> None:
 
 
 TARGET = f"{__name__}:run"
+PROGRESS_NAME = ".run.progress"  # in the student's folder while the child runs: each cell as it ends
+
+
+class Progress:
+    """Each cell as it ends, one JSON line, so that a child that dies mid-run (a cell that ends the process, a
+    signal) leaves its notebook as far as it ran: the grader merges these lines into the notebook written at the
+    start (runner.py: `merge_progress`) and removes the file. Compact JSON of one cell and one write a cell: no
+    notebook is rewritten while it runs."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+
+    def line(self, message: dict) -> None:
+        data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        while data:
+            data = data[os.write(self.fd, data):]
+
+    def close(self) -> None:
+        os.close(self.fd)
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+
+
+def merge_progress(nb, run_dir: Path) -> int | None:
+    """Into ``nb`` (the notebook as its run started), the cells a dead child finished; the cell it was in (None:
+    not known). The progress file is removed."""
+    path = run_dir / PROGRESS_NAME
+    at = None
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError:
+        return None
+    for raw in lines:
+        try:
+            message = json.loads(raw)
+        except ValueError:  # the last line, cut by the death
+            continue
+        if "at" in message:
+            at = message["at"]
+            if nb is not None and "start" in message:
+                nb.cells[at].setdefault("metadata", {})["papermill"] = message["start"]
+        elif "cell" in message and nb is not None:
+            import nbformat
+
+            nb.cells[message["cell"]] = nbformat.from_dict(message["data"])
+    try:
+        path.unlink()
+    except OSError:
+        pass
+    return at
 _base: dict = {}  # a notebook read once in the zygote, before any fork (zygote_warm)
 _kept: list = []
 
@@ -115,9 +169,11 @@ def run(shell, args: dict, report) -> None:
     timeout = float(args["timeout"])
     executor = Executor(nb, shell, kernel_name=args.get("kernel_name") or "nvidia-runbook")
     state = {"index": None}
+    progress = Progress(run_dir / PROGRESS_NAME)
 
     def finish(error: dict | None) -> None:
         executor.stop()
+        progress.close()
         nb_man.notebook_complete()
         ok = _archive(nb, out_nb, run_dir, notebook, args, started, error)
         report({"ok": ok})
@@ -130,7 +186,7 @@ def run(shell, args: dict, report) -> None:
                                   exception=CellTimeoutError(f"cell {index} ran past {timeout} s"))
             nb_man.cell_complete(nb.cells[index], cell_index=index)
             finish({"kind": "timeout", "cell_index": index, "ename": "CellTimeoutError",
-                    "evalue": _text("grade.cell_timeout", cell=index, seconds=timeout, root=args["root"])})
+                    "evalue": _text("grade.cell_timeout", cell=index, seconds=args["timeout"], root=args["root"])})
         finally:
             os._exit(0)
 
@@ -141,6 +197,8 @@ def run(shell, args: dict, report) -> None:
         state["index"] = index
         try:
             nb_man.cell_start(cell, index)
+            if cell.cell_type == "code":
+                progress.line({"at": index, "start": cell.metadata.get("papermill")})
             signal.setitimer(signal.ITIMER_REAL, timeout)
             executor.execute_cell(cell, index)
         except CellExecutionError as exc:
@@ -149,6 +207,8 @@ def run(shell, args: dict, report) -> None:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             nb_man.cell_complete(nb.cells[index], cell_index=index)
+            if cell.cell_type == "code":
+                progress.line({"cell": index, "data": nb.cells[index]})
     nb.metadata["language_info"] = executor.language_info()  # the kernel's kernel_info, as the grader asked it
     finish(error)
 

@@ -184,7 +184,7 @@ class Zygote:
         if self.process.returncode is None:
             try:
                 self.process.stdin.close()
-                await asyncio.wait_for(self.process.wait(), 5)
+                await asyncio.wait_for(self.process.wait(), 30)
             except (OSError, asyncio.TimeoutError):
                 self.process.kill()
                 await self.process.wait()

@@ -175,7 +175,7 @@ def build_shell():
 class Executor:
     """One notebook's cells through the shell; the outputs as nbclient records them."""
 
-    def __init__(self, nb, shell=None, kernel_name: str = "nvidia-runbook", catch_fds: bool = True):
+    def __init__(self, nb, shell=None, kernel_name: str = "nvidia-runbook", catch_fds: bool | None = None):
         from nbclient import NotebookClient
 
         self.nb = nb
@@ -183,7 +183,10 @@ class Executor:
         self.capture: Capture = self.shell._runbook_capture
         self.client = NotebookClient(nb, kernel_name=kernel_name)  # only its message handling: no kernel
         self.client.reset_execution_trackers()
-        self.catch_fds = catch_fds  # only in a process of its own: file descriptors 1 and 2 are the process's
+        # only in a process of its own (file descriptors 1 and 2 are the process's), and where ipykernel's own
+        # stream catches them (ipykernel.iostream.OutStream: Linux or macOS, and not inside pytest's capture)
+        self.catch_fds = catch_fds if catch_fds is not None else (
+            sys.platform.startswith(("linux", "darwin")) and "PYTEST_CURRENT_TEST" not in os.environ)
 
     def start(self) -> None:
         """What the kernel's process has before its first cell: its environment additions, the streams."""

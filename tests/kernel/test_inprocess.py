@@ -55,7 +55,7 @@ def comparable(nb: dict) -> list[dict]:
     return out
 
 
-def nbclient_run(path: Path, root: str) -> dict:
+def nbclient_run(path: Path, root: str, fails: bool = True) -> dict:
     """The notebook as nbclient runs it in the kernel, the parameters injected as the grader injects them."""
     from runbook_lib.grading.student import prepare
 
@@ -63,8 +63,12 @@ def nbclient_run(path: Path, root: str) -> dict:
 
     nb = prepare(load_notebook_node(str(path)), path, {"root": root, "mode": "check"}, path.with_suffix(".out"))
     client = NotebookClient(nb, kernel_name=KERNEL, timeout=60)
-    with pytest.raises(CellExecutionError):
+    try:
         client.execute()
+    except CellExecutionError:
+        assert fails
+    else:
+        assert not fails
     return json.loads(nbformat.writes(nb))
 
 
@@ -94,3 +98,28 @@ def test_a_notebook_run_in_process_equals_nbclients_run_in_a_kernel(tmp_path, mo
     assert not (out / "ann" / ".run.progress").exists()  # the child's progress file goes with its end
     printed = "".join("".join(o.get("text", "")) for c in ours for o in c.get("outputs", []))
     assert ("to the descriptor" in printed and "raw stderr" in printed) == (fds == "caught")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["finished", "string-boolean"])
+def test_the_runbook_graded_in_process_equals_nbclients_run_on_the_same_root(tmp_path, kind):
+    """The product's own notebook, on a finished lab and on one with a known mistake."""
+    import subprocess
+    import sys
+
+    from runbook_lib.evidence.archive import packaged_notebook
+
+    root = str(tmp_path / "class" / "ann")
+    how = ["--finished"] if kind == "finished" else ["--mistake", kind]
+    subprocess.run([sys.executable, "-m", "runbook_lib.cli", "lab-init", *how, root], check=True,
+                   capture_output=True)
+    out = tmp_path / "out"
+    grade_class([root], out, {}, jobs=1)
+    graded = json.loads((out / "ann" / "run.ipynb").read_text(encoding="utf-8"))
+    expected = nbclient_run(packaged_notebook(), root, fails=kind != "finished")
+    ours = [c for c in comparable(graded) if "papermill-error-cell-tag" not in c["metadata"].get("tags", [])]
+    theirs = comparable(expected)
+    assert len(ours) == len(theirs) == len(expected["cells"])
+    for index, (a, b) in enumerate(zip(ours, theirs)):
+        assert a == b, index
+    assert graded["metadata"]["language_info"] == expected["metadata"]["language_info"]

@@ -99,6 +99,10 @@ class Run:
         if self._lock:
             self._lock.release()
 
+    def holds_lock(self, path) -> bool:
+        """Whether this run holds the root's lock on that file (removed when the run ends: fs/lock.py)."""
+        return self._lock is not None and self._lock.fd is not None and self._lock.path == path
+
     def relock(self) -> None:
         """Take the root's lock again after finish() released it (a run a failed check stopped, which a
         student goes on with in JupyterLab); a run that holds it, or never took it, is left as it is."""

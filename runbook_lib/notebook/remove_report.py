@@ -1,9 +1,10 @@
 """What mode=remove did, file by file, and what it left: shown under the removal in the notebook's first cells.
 
-Every file the runbook may have written is named once: removed (its bytes kept in a backup), restored (the
-runbook's lines taken out of a file that was there before), or kept, with the reason (its bytes are not what
-the runbook writes: a person wrote or changed it). Then what stays behind on purpose, the backups and the
-root's lock file, with the command that cleans each once the operator is sure.
+Every file the runbook may have written is named once: removed (its bytes kept in a backup, or none for a file
+the runbook created that held its own bytes), restored (the runbook's lines taken out of a file that was there
+before), or kept, with the reason (its bytes are not what the runbook writes: a person wrote or changed it). Then
+what stays behind on purpose, the backups, with the command that cleans them once the operator is sure; a lock
+file is named only when one stays (this run's goes when it ends).
 """
 
 from __future__ import annotations
@@ -32,12 +33,17 @@ def report(run, result) -> list[Problem]:
     for w in plan.writes:
         named.add(w.lab_path)
         backup = backups.get(w.lab_path)
-        out.append(Problem.of("remove.done.restored", w.lab_path, file=host(w.lab_path),
-                              backup=host(backup) if backup else "-"))
+        if backup:
+            out.append(Problem.of("remove.done.restored", w.lab_path, file=host(w.lab_path), backup=host(backup)))
+        else:  # a file the runbook created: its bytes were the runbook's own
+            out.append(Problem.of("remove.done.restored_no_backup", w.lab_path, file=host(w.lab_path)))
     for lab in plan.retire:
         named.add(lab)
         backup = backups.get(lab)
-        out.append(Problem.of("remove.done.removed", lab, file=host(lab), backup=host(backup) if backup else "-"))
+        if backup:
+            out.append(Problem.of("remove.done.removed", lab, file=host(lab), backup=host(backup)))
+        else:
+            out.append(Problem.of("remove.done.removed_no_backup", lab, file=host(lab)))
     candidates = [run.tk(name) for _, name in TOOLKIT_FILES] + [run.p.cdi_spec]
     for lab in candidates:
         if lab not in named and _there(run, lab):
@@ -47,7 +53,7 @@ def report(run, result) -> list[Problem]:
         globs = sorted({posixpath.join(posixpath.dirname(b), "*" + BACKUP_INFIX + "*") for b in left})
         out.append(Problem.of("remove.left.backups", count=len(left), backups=", ".join(left), clean=" ".join(globs)))
     lock = run.target.resolve(LOCK_DIR) / LOCK_NAME
-    if lock.is_file():
+    if lock.is_file() and not run.holds_lock(lock):  # this run's own goes when it ends (fs/lock.py)
         out.append(Problem.of("remove.left.lock", file=str(lock)))
     return out
 

@@ -4,6 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 OUT ?= out
+# pytest-xdist's workers for make test: one per core (TEST_WORKERS=1 for one at a time)
+TEST_WORKERS ?= auto
 ROOT ?=
 
 .PHONY: run test venv clean-lab notebook bench mutate fuzz
@@ -37,7 +39,7 @@ run: $(STAMP) $(COMPILED)
 test: $(STAMP)
 	@if [ "$$(id -u)" = "0" ]; then scripts/install-system-deps.sh; fi
 	@if command -v go >/dev/null; then scripts/install-containerd2.sh; fi  # real containerd 2.x for tests/real
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup  # tests/xdist_groups.py: a file per worker, TCP kernels one at a time
 
 # The fuzzing run of tests/engine/test_fuzz.py at length: fresh random inputs, 1500 per parser and 200 whole roots
 # (`make test` runs a fixed 25 and 8 of them). FUZZ_ROOTS=N for another number of roots.

@@ -5,4 +5,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # `make mutate`: a mutant's likely killers run first (tests/mutation_order.py); nothing happens outside a mutant
-from mutation_order import pytest_collection_modifyitems, pytest_runtest_logreport  # noqa: E402,F401
+import mutation_order  # noqa: E402
+import xdist_groups  # noqa: E402
+from mutation_order import pytest_runtest_logreport  # noqa: E402,F401
+
+
+def pytest_collection_modifyitems(items):
+    mutation_order.pytest_collection_modifyitems(items)
+    xdist_groups.add_groups(items)  # make test's workers: a file per group, TCP kernels one at a time

@@ -8,7 +8,8 @@ import posixpath
 
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.k8s.names import closest as _closest
-from runbook_lib.containerd import reads_2x, render
+from runbook_lib.containerd import reads_2x, releases, render
+from runbook_lib.containerd.releases import RuntimeKeys
 from runbook_lib.findings.problem import Problem, say
 from runbook_lib.containerd.edit import default_runtime_name
 from runbook_lib.containerd.default_rule import DefaultRule, names_a_runtime
@@ -21,13 +22,6 @@ from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.edit import RuntimeWanted, inline_table_problem
 from runbook_lib.containerd.versions import _version_line
 
-# Keys containerd's CRI plugin knows in a runtime table (1.6 to 2.x); anything else is dropped silently.
-KNOWN_RUNTIME_KEYS = {
-    "runtime_type", "runtime_engine", "runtime_root", "runtime_path", "pod_annotations", "container_annotations",
-    "privileged_without_host_devices", "privileged_without_host_devices_all_devices_allowed", "base_runtime_spec",
-    "cni_conf_dir", "cni_max_conf_num", "snapshotter", "sandboxer", "sandbox_mode", "io_type", "options",
-    "treat_ro_mounts_as_rro", "cgroup_writable",
-}
 BOOL_OPTIONS = ("SystemdCgroup", "NoPivotRoot", "NoNewKeyring")
 
 
@@ -146,7 +140,7 @@ def plugin_key_problems(eff: Effective, p) -> list[Problem]:
         return []
     stray_keys = {path[1] for path, _, _ in stray_runtime_tables(eff, p.runtime_name) if len(path) > 1}
     out = []
-    for key in (eff.data.get("plugins") or {}):
+    for key in _plugin_keys_by_their_own_version(eff):
         if len(key.split(".")) >= 4 or key in stray_keys:
             continue
         file_, line = _first_header_under(eff, ("plugins", key))
@@ -154,6 +148,20 @@ def plugin_key_problems(eff: Effective, p) -> list[Problem]:
         out.append(Problem.of("config.plugin_key_v1_name" if uri else "config.plugin_key_unquoted", file_, line,
                               key=key, uri=uri, version=eff.version))
     return out
+
+
+def _plugin_keys_by_their_own_version(eff: Effective) -> list[str]:
+    """The `plugins` keys to judge as URIs. containerd 2.x migrates each imported file from its own version
+    (a version-1 drop-in's `cri` and `linux` are its plugin IDs, renamed as 2.x reads it: gVisor's snippet in
+    conf.d under a version-3 config), so a file is judged by the version it says for itself; 1.x merges the
+    files' tables first, and the effective config's version rules them all."""
+    if eff.merge == MERGE_1X:
+        return list(eff.data.get("plugins") or {})
+    keys: dict[str, None] = {}
+    for f in eff.files:
+        if f is eff.main or of(_own_version(f)).plugin_keys_are_uris:
+            keys.update(dict.fromkeys(f.data.get("plugins") or {}))
+    return list(keys)
 
 
 def _first_header_under(eff: Effective, prefix: tuple[str, ...]) -> tuple[str, int | None]:
@@ -323,10 +331,13 @@ def _default_not_a_runtime(eff: Effective, default: str, key: tuple[str, ...], r
                       header=header_text(eff, runtime_path(eff.version, default)))
 
 
-def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | None = None) -> list[Problem]:
+def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | None = None,
+                     keys: RuntimeKeys | None = None) -> list[Problem]:
     """part="runtime": the table is where containerd looks, with the right runtime_type and only keys containerd
-    knows. part="options": BinaryName and SystemdCgroup, each with its type; ``path`` names another table to
-    judge them in (a misplaced one: its mistakes are the student's too, each said on its own line)."""
+    knows: ``keys``, the node's containerd's own reading where there is one to ask, else the data's for the
+    config's version (releases.py). part="options": BinaryName and SystemdCgroup, each with its type; ``path``
+    names another table to judge them in (a misplaced one: its mistakes are the student's too, each said on its
+    own line)."""
     if part not in ("runtime", "options"):
         raise ValueError(f"part is 'runtime' or 'options', not {part!r}")
     path = path or runtime_path(eff.version, p.runtime_name)
@@ -342,7 +353,8 @@ def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | No
         said = [q.code for q in out if q.code.startswith("runtime.misplaced")]
         # a misplaced header (its quotes lost) holds the runtime's keys: moving it is the one fix, so the keys it
         # holds are not also "missing" where containerd looks (adding them there would make a duplicate)
-        return out + [q for q in _table_problems(eff, path, table, hdr) if not (said and q.code == "runtime.type_missing")]
+        keys = keys or releases.of_version(eff.version)
+        return out + [q for q in _table_problems(eff, path, table, hdr, keys) if not (said and q.code == "runtime.type_missing")]
     if not isinstance(table, dict):
         return []
     options = table.get("options")
@@ -374,7 +386,7 @@ def _misspelt_runtime(eff: Effective, p, hdr: str) -> Problem | None:
                       shown=_raw_header(eff, where, line) or header_text(eff, runtimes_path(eff.version) + (near[0],)))
 
 
-def _table_problems(eff: Effective, path, table: dict, hdr: str) -> list[Problem]:
+def _table_problems(eff: Effective, path, table: dict, hdr: str, keys: RuntimeKeys) -> list[Problem]:
     out = []
     rt = table.get("runtime_type")
     where, line = locate(eff, path + ("runtime_type",) if rt is not None else path)
@@ -383,16 +395,18 @@ def _table_problems(eff: Effective, path, table: dict, hdr: str) -> list[Problem
     elif rt != RUNTIME_TYPE:
         out.append(Problem.of("runtime.type_wrong", where, line, actual=render.value(rt), expected=RUNTIME_TYPE,
                               key="runtime_type"))
-    stray = [k for k in table if k not in KNOWN_RUNTIME_KEYS and k.lower() in {o.lower() for o in OPTION_TYPES}]
+    stray = [k for k in table if k not in keys and k.lower() in {o.lower() for o in OPTION_TYPES}]
     if stray:  # BinaryName written under the runtime's own header: the options header line was left out
         where, line = locate(eff, path + (stray[0],))
         options = isinstance(table.get("options"), dict)  # ... or the key was put above an options table
         out.append(Problem.of("runtime.option_outside_options.move" if options else "runtime.option_outside_options",
                               where, line, keys=", ".join(stray), header=header_text(eff, path + ("options",))))
     for key in table:
-        if key not in KNOWN_RUNTIME_KEYS and key not in stray:
+        if key not in keys and key in releases.all_runtime_keys() and _is_zero_value(table[key]):
+            continue  # another release's key left empty (1.6's runtime_engine = "" under 2.x): dropping it changes nothing
+        if key not in keys and key not in stray:
             where, line = locate(eff, path + (key,))
-            guess = _closest(key, KNOWN_RUNTIME_KEYS)
+            guess = _closest(key, keys.known)
             if guess == "options" and isinstance(table[key], dict) and line:  # [...nvidia.option]
                 out.append(Problem.of("runtime.options_header_typo", where, line, key=key,
                                       shown=_raw_header(eff, where, line) or header_text(eff, path + (key,)),
@@ -400,8 +414,13 @@ def _table_problems(eff: Effective, path, table: dict, hdr: str) -> list[Problem
                 continue
             value = render.value(table[key]) if not isinstance(table[key], dict) else "..."
             out.append(Problem.of("runtime.unknown_key.typo" if guess else "runtime.unknown_key", where, line,
-                                  key=key, guess=guess, value=value))
+                                  key=key, guess=guess, value=value, who=keys.who))
     return out + _type_problems(eff, path, table, RUNTIME_TYPES)
+
+
+def _is_zero_value(v) -> bool:
+    """containerd's zero value of the key's type ("", false, 0, []): as if the line were not there (ask.py alike)."""
+    return v is False or (not isinstance(v, bool) and v in ("", [], 0))
 
 
 def _written(options: dict, proper: str) -> str:

@@ -15,7 +15,8 @@ from runbook_lib.findings.errors import ConfigError
 from runbook_lib.containerd.findings import raised
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.catalog import say
-from runbook_lib.containerd import render
+from runbook_lib.containerd import releases, render
+from runbook_lib.containerd.releases import RuntimeKeys
 from runbook_lib.containerd.layout import Header, Layout, scan
 from runbook_lib.containerd.versions import RUNTIME_TYPE, format_path, runtime_path, runtimes_path
 from runbook_lib.containerd.load import require_reads_as
@@ -61,9 +62,13 @@ def default_runtime_name(data: dict, version: int) -> str:
     return name if isinstance(name, str) and name else "runc"
 
 
-def template_runtime(effective: dict, version: int, wanted: RuntimeWanted) -> tuple[dict, str | None]:
-    """The new runtime's table: a copy of the default runtime's (so privileged_without_host_devices,
-    pod_annotations and the rest match it, as nvidia-ctk does), then the runbook's three settings."""
+def template_runtime(effective: dict, version: int, wanted: RuntimeWanted,
+                     keys: RuntimeKeys | None = None) -> tuple[dict, str | None]:
+    """The new runtime's table: a copy of what containerd keeps of the default runtime's (so
+    privileged_without_host_devices, pod_annotations and the rest match it, as nvidia-ctk does), then the runbook's
+    three settings. A key containerd drops (a typo such as BynaryName, 1.x's runtime_engine under 2.x) is not
+    copied: ``keys`` is the node's containerd's reading of that table where it was asked, else the data's for the
+    config's version (releases.py)."""
     runtimes = get_in(effective, runtimes_path(version))
     runtimes = runtimes if isinstance(runtimes, dict) else {}
     source = None
@@ -72,6 +77,8 @@ def template_runtime(effective: dict, version: int, wanted: RuntimeWanted) -> tu
             source = candidate
             break
     table = copy.deepcopy(runtimes[source]) if source else {}
+    keys = keys or releases.of_version(version)
+    table = {k: v for k, v in table.items() if k in keys}
     table["runtime_type"] = RUNTIME_TYPE
     if not isinstance(table.get(OPTIONS), dict):
         table[OPTIONS] = {}

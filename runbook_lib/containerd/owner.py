@@ -10,6 +10,8 @@ Whose a binary looks like:
 - GPU Operator: its toolkit container installs under /usr/local/nvidia/toolkit (nvidia-container-runtime,
   .cdi, .legacy).
 - nvidia-ctk (`nvidia-ctk runtime configure`): /usr/bin/nvidia-container-runtime from the packages.
+- Bottlerocket: its nvidia variants' runtime runs its own wrapper, `BinaryName = "nvidia-oci"` (a name on its
+  PATH, not a path typo), in the config it renders from its settings.
 - k3s / RKE2: they add `nvidia`, `nvidia-experimental`, `nvidia-cdi` themselves when they find the binaries
   (k3s pkg/agent/containerd: /usr/local/nvidia/toolkit, /opt/kwasm/bin, then PATH), in the file they
   generate under /var/lib/rancher/{k3s,rke2}/agent/etc/containerd/.
@@ -28,15 +30,19 @@ from runbook_lib.k8s.names import quoted
 
 GPU_OPERATOR_DIR = "/usr/local/nvidia/toolkit"
 NVIDIA_CTK_BINARY = "/usr/bin/nvidia-container-runtime"
+# BinaryNames that are another owner's program under a name, not a relative path written by mistake
+NAMED_BINARIES = {"nvidia-oci": "bottlerocket"}
 RANCHER_GENERATED = ("/var/lib/rancher/k3s/agent/etc/containerd/", "/var/lib/rancher/rke2/agent/etc/containerd/")
 
 def looks_like(binary: str, defined_in: str | None = None) -> str:
-    """"gpu-operator", "k3s", "rke2", "nvidia-ctk" or "unknown": whose a BinaryName (and the file that
+    """"gpu-operator", "k3s", "rke2", "nvidia-ctk", "bottlerocket" or "unknown": whose a BinaryName (and the file that
     defines it) looks like."""
     for dist, prefix in zip(("k3s", "rke2"), RANCHER_GENERATED):
         # the file k3s/RKE2 generate; a drop-in of the folder it imports (config-v3.toml.d/) is the site's own
         if defined_in and defined_in.startswith(prefix) and ".toml.d/" not in defined_in:
             return dist
+    if binary in NAMED_BINARIES:
+        return NAMED_BINARIES[binary]
     if binary.startswith(GPU_OPERATOR_DIR + "/"):
         return "gpu-operator"
     if binary == NVIDIA_CTK_BINARY:
@@ -49,6 +55,7 @@ _OWNER_NAMES = {
     "nvidia-ctk": say("owner.nvidia_ctk_nvidia_container"),
     "k3s": say("owner.k3s_adds_runtime_itself"),
     "rke2": say("owner.rke2_adds_runtime_itself"),
+    "bottlerocket": say("owner.bottlerocket_s_own_runtime"),
     "unknown": say("owner.another_tool_person"),
 }
 
@@ -65,7 +72,8 @@ def foreign_runtime(data: dict, version: int, name: str, binary: str, *, defined
     is not under the root: the owner's working runtime would become one that fails every GPU pod."""
     table = get_in(data, runtime_path(version, name))
     current = get_in(table, ("options", "BinaryName")) if isinstance(table, dict) else None
-    if not isinstance(current, str) or not current.startswith("/") or current.strip() == binary:
+    named = isinstance(current, str) and current in NAMED_BINARIES  # another owner's program by name (nvidia-oci)
+    if not isinstance(current, str) or not (current.startswith("/") or named) or current.strip() == binary:
         return None  # the same program written with a space around it is a typo to repair, as a relative path is
     if replace_runtime:
         if target is not None and target.is_host and not target.resolve(binary).exists():

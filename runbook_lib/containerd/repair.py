@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.catalog import say
-from runbook_lib.containerd.diagnose import KNOWN_RUNTIME_KEYS, header_text, owner_file, stray_runtime_tables
+from runbook_lib.containerd import releases
+from runbook_lib.containerd.diagnose import header_text, owner_file, stray_runtime_tables
 from runbook_lib.containerd.edit import OPTIONS, RuntimeWanted, plan_runtime
 from runbook_lib.containerd.effective import Effective
 from runbook_lib.containerd.layout import Layout, scan
@@ -60,7 +61,7 @@ def move_stray_runtime(eff: Effective, name: str) -> Moved | None:
 
 
 def _clear(content) -> bool:
-    if not isinstance(content, dict) or not set(content) <= KNOWN_RUNTIME_KEYS:
+    if not isinstance(content, dict) or not set(content) <= releases.all_runtime_keys():
         return False
     options = content.get(OPTIONS, {})
     return isinstance(options, dict) and not any(isinstance(v, dict) for v in options.values())

@@ -67,6 +67,7 @@ class Run:
         self._committed: dict[str, StepCommit] = {}
         self.written: list[str] = []            # lab paths this run wrote (the restart decision reads it)
         self._recorded = False                  # whether the plans' writes are in the record (apply mode)
+        self._record_before = None              # the record as earlier runs left it (what they created)
         self._overlay: dict[str, bytes] | None = None
         self._lock: RootLock | None = None
         self._cache: tuple | None = None
@@ -425,7 +426,8 @@ class Run:
             if self.p.mode == "apply" and not self._recorded:  # what remove undoes, before the first write
                 self._record(result)
             try:
-                done = commit(write)
+                done = commit(write, backup=self._backs_up(write.lab_path, write.old),
+                              keep_backups=self.p.keep_backups)
             except RunbookError as exc:  # the disk changed under the plan, or the disk is full: nothing written
                 result.status, result.message = FAILED, exc.what
                 result.problems.append(Problem.from_error(exc))
@@ -437,11 +439,13 @@ class Run:
                 result.backup = self.target.lab_path(done.backup)
                 result.files.append({"path": result.backup, "host_path": str(done.backup), "action": "backup",
                                      "sha256": sha256(write.old)})
-        for lab in plan.retire:  # mode=remove: the file's bytes are kept as a backup, then it is gone
-            moved = retire(self.target, lab)
-            if moved is not None:
+        for lab in plan.retire:  # mode=remove: the file's bytes are kept as a backup (unless a run made it), then it is gone
+            had = read_bytes(self.target.resolve(lab))
+            moved = retire(self.target, lab, backup=self._backs_up(lab, had), keep_backups=self.p.keep_backups)
+            if had is not None:
                 self.written.append(lab)
                 result.status = CHANGED
+            if moved is not None:
                 result.files.append({"path": self.target.lab_path(moved), "host_path": str(moved), "action": "backup",
                                      "sha256": sha256(read_bytes(moved))})
         step.act(self, result)  # a step that acts on the node rather than on files (the restart); else nothing
@@ -455,13 +459,30 @@ class Run:
         self._keep(result)
         return result
 
+    def _backs_up(self, lab_path: str, old: bytes | None) -> bool:
+        """Whether a write (or a removal) keeps the file's old bytes as a backup: always, but for a file a run
+        created that still holds a run's bytes (fs/applied_record.py): the runbook makes those bytes again."""
+        try:
+            entries = applied_record.load(self.target)
+        except RunbookError:
+            return True
+        # the record as the runs before this one left it, too: a file an earlier run created holds its bytes
+        return not any(applied_record.created_by_a_run(e, lab_path, old) for e in (entries, self._record_before))
+
     def _record(self, result: StepResult) -> None:
         """Every write the run plans, recorded once before the first (fs/applied_record.py): a run stopped at any
         point has recorded all it wrote."""
         self._recorded = True
-        writes = [w for s in self.steps for w in self.plans[s.id].writes if w.changed]
         try:
-            applied_record.note_planned(self.target, writes)
+            self._record_before = applied_record.load(self.target)
+        except RunbookError:
+            self._record_before = None
+        writes = [w for s in self.steps for w in self.plans[s.id].writes if w.changed]
+        folders = [d for s in self.steps for d in self.plans[s.id].dirs]
+        runtimes = [self.wanted.name] + ([f"{self.wanted.name}/{v.name}" for v in self.consumer.variants(self.wanted)]
+                                         if self.p.variants else [])
+        try:
+            applied_record.note_planned(self.target, writes, folders, runtimes)
         except (RunbookError, OSError) as exc:
             reason = exc.what if isinstance(exc, RunbookError) else str(exc)  # each language its own words
             result.problems.append(Problem.of("remove.record_unwritten", applied_record.RECORD,

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from runbook_lib.fs.safe_write import WritePlan, commit, ensure_dir, plan_write, read_bytes, sha256
 from runbook_lib.fs.target import Target
 from runbook_lib.fs.safe_write import sync_folder
+from runbook_lib.findings.errors import RunbookError
 
 RECORD = "/var/lib/nvidia-runtime-runbook/applied.json"
 FORMAT = 1
@@ -59,12 +60,74 @@ def load(target: Target) -> dict[str, Entry] | None:
         return None
 
 
-def _plan(target: Target, entries: dict[str, Entry]) -> WritePlan:
+def _plan(target: Target, entries: dict[str, Entry], folders: list[str] | None = None,
+          runtimes: list[str] | None = None) -> WritePlan:
     body = {"format": FORMAT, "files": {lab: e.to_json() for lab, e in sorted(entries.items())}}
+    folders = load_folders(target) if folders is None else folders
+    runtimes = load_runtimes(target) if runtimes is None else runtimes
+    if folders:
+        body["folders"] = folders
+    if runtimes:
+        body["runtimes"] = runtimes
     return plan_write(target, RECORD, (json.dumps(body, indent=1) + "\n").encode())
 
 
-def planned(target: Target, writes: list) -> WritePlan:
+def load_folders(target: Target) -> list[str]:
+    """The folders runs made (lab paths, outermost first), which remove takes away once they are empty."""
+    return _names(target, "folders")
+
+
+def load_runtimes(target: Target) -> list[str]:
+    """The runtimes apply runs added (by name, in the order they were added; a run with variants adds its
+    variants as "<name>/<variant>"): remove by name takes out one of them (with its variants) and leaves the
+    others. A record from before this list has none: remove takes out everything."""
+    return _names(target, "runtimes")
+
+
+def runtime_groups(target: Target) -> dict[str, list[str]]:
+    """The recorded runtimes by the name a run was asked for: {"nvidia": ["nvidia-cdi", "nvidia-legacy"]}."""
+    groups: dict[str, list[str]] = {}
+    for entry in load_runtimes(target):
+        name, _, variant = entry.partition("/")
+        groups.setdefault(name, [])
+        if variant:
+            groups[name].append(variant)
+    return groups
+
+
+def _names(target: Target, key: str) -> list[str]:
+    try:
+        data = json.loads(read_bytes(target.resolve(RECORD)) or b"{}")
+    except ValueError:
+        return []
+    names = data.get(key) if isinstance(data, dict) else None
+    return [f for f in names if isinstance(f, str)] if isinstance(names, list) else []
+
+
+def forget_runtime(target: Target, name: str, written: list[str]) -> None:
+    """After remove by name: the runtime is no longer the runbook's to remove, and each file that remove wrote
+    now holds the bytes the runbook's remaining runtimes are in (the last run's bytes, for the next remove)."""
+    entries = load(target)
+    if entries is None:
+        return
+    for lab in written:
+        entry = entries.get(lab)
+        current = read_bytes(target.resolve(lab))
+        if entry is not None and current is not None:
+            entries[lab] = Entry(entry.before, sha256(current), (sha256(current),))
+    write = _plan(target, entries, runtimes=[n for n in load_runtimes(target) if n.partition("/")[0] != name])
+    if write.changed:
+        commit(write, backup=False)
+
+
+def created_by_a_run(entries: dict[str, Entry] | None, lab: str, current: bytes | None) -> bool:
+    """The file did not exist before the first run that wrote it, and holds a run's bytes: the runbook can make
+    those bytes again, so they need no backup (a backup of a file the runbook created is clutter)."""
+    entry = (entries or {}).get(lab)
+    return entry is not None and entry.before is None and entry.holds_a_runs_bytes(current)
+
+
+def planned(target: Target, writes: list, folders: list[str] = (), runtimes: list[str] = ()) -> WritePlan:
     """The record as an apply run with these planned ``writes`` (lab_path, old, new, in the order the run makes
     them) writes it before its first write. A file's ``before`` is its bytes before the first run that wrote
     it: a later run keeps it."""
@@ -75,7 +138,11 @@ def planned(target: Target, writes: list) -> WritePlan:
     for lab, (old, versions) in by_file.items():
         first = entries.get(lab)
         entries[lab] = Entry(first.before if first else old, versions[-1], tuple(versions))
-    return _plan(target, entries)
+    made = load_folders(target)
+    made += [f for f in folders if f not in made]
+    names = load_runtimes(target)
+    names += [n for n in runtimes if n not in names]
+    return _plan(target, entries, made, names)
 
 
 def folders_to_make(target: Target) -> list[str]:
@@ -83,9 +150,11 @@ def folders_to_make(target: Target) -> list[str]:
     return ensure_dir(target, posixpath.dirname(RECORD), dry_run=True)
 
 
-def note_planned(target: Target, writes: list) -> None:
-    """Before an apply run's first write: every write it plans (planned())."""
-    write = planned(target, writes)
+def note_planned(target: Target, writes: list, folders: list[str] = (), runtimes: list[str] = ()) -> None:
+    """Before an apply run's first write: every write it plans (planned()), and the folders it makes
+    (``folders``, the plans' and the record's own), so that remove can take those away too."""
+    load(target)  # a record that cannot be read is said as such, before its folders are looked at
+    write = planned(target, writes, [*folders_to_make(target), *folders], runtimes)
     if write.changed:
         ensure_dir(target, posixpath.dirname(RECORD))
         commit(write, backup=False)
@@ -121,5 +190,22 @@ def forget(target: Target, done: list[str]) -> None:
         if write.changed:
             commit(write, backup=False)
     elif host.exists():
+        folders = load_folders(target)
         host.unlink()
         sync_folder(host.parent)  # the removal survives a power cut, as every write does
+        remove_empty_folders(target, folders)
+
+
+def remove_empty_folders(target: Target, folders: list[str]) -> list[str]:
+    """The folders runs made, innermost first, each only when it is empty (what someone put in one keeps it, and
+    the folders above it)."""
+    removed = []
+    for lab in sorted(set(folders), key=lambda f: f.count("/"), reverse=True):
+        try:
+            host = target.resolve(lab)
+            host.rmdir()
+        except (OSError, RunbookError):
+            continue
+        sync_folder(host.parent)
+        removed.append(lab)
+    return removed

@@ -81,7 +81,7 @@ def plan_write(target: Target, lab_path: str, new: bytes, *, mode: int | None = 
     return WritePlan(target, lab_path, host, read_bytes(host), new, mode)
 
 
-def commit(plan: WritePlan, *, backup: bool = True) -> Committed:
+def commit(plan: WritePlan, *, backup: bool = True, keep_backups: int | None = None) -> Committed:
     """Write the plan atomically. An unchanged plan writes nothing at all.
 
     Another writer's edit is never lost: the file is compared with the plan before anything is written, and again
@@ -123,7 +123,44 @@ def commit(plan: WritePlan, *, backup: bool = True) -> Committed:
         _drop(backup_path)
         raise WriteError.of("write.failed.could_not_write_file", path=str(host), value=exc.strerror or exc, host=host) from exc
     _fsync_dir(host.parent)
+    if backup_path is not None and keep_backups is not None:
+        prune_backups(host, keep_backups)
     return Committed(host, backup_path, sha256(plan.new))
+
+
+def _backup_order(host: Path, path: Path) -> tuple[str, int] | None:
+    """A backup's place in time from its name (<name>.runbook-backup-<UTC stamp>[.<n>]), or None if it is not one."""
+    prefix = f"{host.name}{BACKUP_INFIX}"
+    if not path.name.startswith(prefix):
+        return None
+    stamp, _, n = path.name[len(prefix):].partition(".")
+    if len(stamp) != 16 or (n and not n.isdigit()):
+        return None
+    return stamp, int(n or 0)
+
+
+def prune_backups(host: Path, keep: int) -> list[Path]:
+    """The rule for a file's backups (docs/GUARANTEES.md, 2): its oldest backup (the bytes from before the first
+    run that changed it) always stays, and so do its ``keep`` newest; the others are removed. Only names the
+    runbook makes, beside the file, are ever looked at."""
+    found = []
+    for entry in host.parent.iterdir():
+        order = _backup_order(host, entry)
+        if order is not None and entry.is_file() and not entry.is_symlink():
+            found.append((order, entry))
+    found.sort()
+    backups = [entry for _, entry in found]
+    drop = backups[1:-keep] if keep > 0 else backups[1:]
+    removed = []
+    for entry in drop:
+        try:
+            entry.unlink()
+        except OSError:
+            continue
+        removed.append(entry)
+    if removed:
+        _fsync_dir(host.parent)
+    return removed
 
 
 def _identity(host: Path) -> tuple | None:
@@ -167,7 +204,8 @@ def _pause_before_rename(host: Path) -> None:
         return
     if host.name not in names:
         return
-    (signal / "paused").write_text(str(host))
+    (signal / "paused.part").write_text(str(host))
+    os.replace(signal / "paused.part", signal / "paused")  # whole when it appears: the test reads it at once
     deadline = time.monotonic() + 60
     while not (signal / "go").exists() and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -380,15 +418,18 @@ def _mkdir_failed(target: Target, folder: Path, exc: OSError) -> WriteError:
     return WriteError.of("write.failed.could_not_create_folder", path=lab, value=exc.strerror or exc, lab=lab, parent=folder.parent)
 
 
-def retire(target: Target, lab_path: str) -> Path | None:
+def retire(target: Target, lab_path: str, *, backup: bool = True, keep_backups: int | None = None) -> Path | None:
     """Move a file out of the way, keeping its bytes as a backup (the same never-colliding name); returns the
-    backup, or None when there was no file. Used for a report that a failed run must not leave standing."""
+    backup, or None when there was no file (or none was asked for: a file the runbook made, holding the bytes
+    it wrote, is only removed). Used for a report that a failed run must not leave standing, and by remove."""
     host = target.resolve(lab_path)
     data = read_bytes(host)
     if data is None:
         return None
     target.ensure_inside(host.parent)
-    backup = _write_backup(host, data, stat.S_IMODE(os.stat(host).st_mode))
+    kept = _write_backup(host, data, stat.S_IMODE(os.stat(host).st_mode)) if backup else None
     os.unlink(host)
     _fsync_dir(host.parent)
-    return backup
+    if kept is not None and keep_backups is not None:
+        prune_backups(host, keep_backups)
+    return kept

@@ -22,29 +22,10 @@ import sys
 from pathlib import Path
 
 from runbook_lib.evidence.archive import NOTEBOOK_NAME, RunResult, keep, utc_now
+from runbook_lib.grading.student import _text, _write_started, prepare
 
 CELL_TIMEOUT = 300  # seconds; check mode only reads, a cell takes well under a second
 log = logging.getLogger("runbook.grade")
-
-
-def _text(code: str, **values) -> str:
-    from runbook_lib.findings.text import text
-    from runbook_lib.findings.problem import Problem
-
-    return text(Problem.of(code, **values).as_dict())
-
-
-def prepare(base, notebook: Path, params: dict, out_nb: Path):
-    """The student's notebook as papermill would start it: the parameters injected after the `parameters`
-    cell, papermill's notebook and cell records reset."""
-    import copy
-
-    from papermill.execute import prepare_notebook_metadata, remove_error_markers
-    from papermill.parameterize import parameterize_notebook
-
-    nb = parameterize_notebook(copy.deepcopy(base), params, report_mode=False)  # it edits what it is given
-    nb = prepare_notebook_metadata(nb, str(notebook), str(out_nb))
-    return remove_error_markers(nb)
 
 
 async def _execute(nb, nb_man, kernel, timeout: float, root: str) -> dict | None:
@@ -83,17 +64,6 @@ async def _execute(nb, nb_man, kernel, timeout: float, root: str) -> dict | None
     return error
 
 
-def _write_started(nb, out_nb: Path) -> None:
-    """The notebook as the student's run starts, in nbformat's own JSON (its v4 writer), without validating it
-    again: it is the notebook papermill read and validated, the parameters cell nbformat built (and validated)
-    and papermill's records. The final write (write_ipynb below) is nbformat's full one, validation included."""
-    from nbformat.v4.nbjson import writes
-
-    from runbook_lib.fs.safe_write import write_file
-
-    write_file(out_nb, writes(nb))  # as every file of the grading folder: whole or not at all
-
-
 async def grade_one(base, notebook: Path, job, pool, version: str, timeout: float) -> RunResult:
     from papermill.engines import NotebookExecutionManager
     from papermill.exceptions import PapermillExecutionError
@@ -130,6 +100,76 @@ async def grade_one(base, notebook: Path, job, pool, version: str, timeout: floa
                 ended=utc_now(), error=error, version=version, kind=job.kind)
 
 
+def in_process(kernel_name: str) -> bool:
+    """Whether a notebook of this kernel runs in process (student.py): only the runbook's own kernel, whose
+    shell the zygote builds; any other kernel gets a kernel of its own from the pool below."""
+    from runbook_lib.kernel.app import NAME
+
+    return kernel_name.lower() == NAME
+
+
+async def grade_in_process(notebook: Path, job, zygote, version: str, timeout: float, cells: int) -> RunResult:
+    """One student in a child of the in-process zygote (student.py does the run, the writes and the archive).
+    A child that dies, or outlives every cell's limit (a cell stuck where no signal reaches it), is graded here
+    from what it left: its started notebook, the reason as its error."""
+    import json
+    import os
+    import signal
+
+    from runbook_lib.evidence.archive import MANIFEST_NAME
+    from runbook_lib.grading.student import TARGET
+
+    started = utc_now()
+    args = {"notebook": str(notebook), "run_dir": str(job.run_dir), "root": job.root, "label": job.label,
+            "kind": job.kind, "params": job.params, "version": version, "timeout": timeout}
+    child = await zygote.run(TARGET, args, dict(os.environ), os.path.realpath(os.getcwd()))
+    limit = timeout * (cells + 1)  # the child stops a cell at `timeout` itself; this is for one it cannot stop
+    try:
+        await asyncio.wait_for(child.ended.wait(), limit)
+    except asyncio.TimeoutError:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        await child.ended.wait()
+    except BaseException:  # cancelled (Ctrl-C): the child goes with the grading
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        raise
+    run_dir = Path(job.run_dir)
+    if child.result is not None and child.returncode == 0:
+        manifest = json.loads((run_dir / MANIFEST_NAME).read_text(encoding="utf-8"))
+        return RunResult(run_dir, manifest["ok"], manifest)
+    from runbook_lib.grading.student import merge_progress
+
+    nb = _started_notebook(run_dir / NOTEBOOK_NAME)
+    index = merge_progress(nb, run_dir)
+    if nb is not None and index is not None:  # papermill's records of a cell that raised (cell_exception)
+        nb.cells[index].metadata.setdefault("papermill", {}).update(exception=True, status="failed")
+        nb.metadata.setdefault("papermill", {})["exception"] = True
+    if nb is not None:  # as far as it ran, written as the pool's grading writes a dead kernel's notebook
+        from papermill.iorw import write_ipynb
+
+        write_ipynb(nb, str(run_dir / NOTEBOOK_NAME))
+    error = {"kind": "kernel", "cell_index": index, "ename": "DeadKernelError",
+             "evalue": _text("grade.kernel_died", cell=index, status=child.returncode, root=job.root)}
+    return keep(run_dir, nb, label=job.label, notebook=notebook, parameters=job.params, started=started,
+                ended=utc_now(), error=error, version=version, kind=job.kind)
+
+
+def _started_notebook(path: Path):
+    import json
+
+    import nbformat
+
+    try:
+        return nbformat.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None
+
+
 async def grade_all(notebook: Path, jobs: list, version: str, workers: int, timeout: float,
                     ahead: int | None = None, zygote_process=None) -> list:
     """(job, RunResult or the exception it raised) for every job, in order; `workers` students at a time."""
@@ -140,7 +180,12 @@ async def grade_all(notebook: Path, jobs: list, version: str, workers: int, time
 
     base = load_notebook_node(str(notebook))  # read once, with papermill's own normalisation
     kernel_name = kernel_early.notebook_kernel_name(str(notebook)) or "python3"
-    zygote = await Zygote.start(zygote_process)
+    if in_process(kernel_name):
+        return await _grade_all_in_process(notebook, base, jobs, version, workers, timeout, zygote_process)
+    if zygote_process is not None and zygote_process.returncode is None:  # EarlyZygote's is in-process: not
+        zygote_process.kill()  # one to fork kernels from (its shell is built); a fresh one is
+        await zygote_process.wait()
+    zygote = await Zygote.start()
     workers = max(1, min(workers, len(jobs)))
     # two kernels started ahead for each worker: a kernel's start (the fork, ipykernel's set-up, jupyter_client's
     # 0.2 s of silence) takes longer than a student's run (~0.25 s), so with one ahead a worker still waited for
@@ -170,6 +215,35 @@ async def grade_all(notebook: Path, jobs: list, version: str, workers: int, time
     return list(zip(jobs, results))
 
 
+async def _grade_all_in_process(notebook: Path, base, jobs: list, version: str, workers: int, timeout: float,
+                                zygote_process=None) -> list:
+    from runbook_lib.grading import student
+    from runbook_lib.kernel.pool import Zygote
+
+    zygote = await Zygote.start(zygote_process, in_process=student.__name__)
+    if zygote is None:
+        raise RuntimeError(_text("grade.kernel_not_started", reason="the in-process zygote did not start",
+                                 python=sys.executable))
+    cells = sum(1 for c in base.cells if c.cell_type == "code")
+    workers = max(1, min(workers, len(jobs)))
+    results: list = [None] * len(jobs)
+    queue = list(enumerate(jobs))
+
+    async def worker() -> None:
+        while queue:
+            index, job = queue.pop(0)
+            try:
+                results[index] = await grade_in_process(notebook, job, zygote, version, timeout, cells)
+            except Exception as exc:  # noqa: BLE001 - one student's crash must not hide the others' results
+                results[index] = exc
+
+    try:
+        await asyncio.gather(*(worker() for _ in range(workers)))
+    finally:
+        await zygote.stop()
+    return list(zip(jobs, results))
+
+
 class EarlyZygote:
     """`runbook grade`: the zygote started before the grader imports papermill and plans the class, so that its
     own imports (ipykernel, IPython, the runbook: ~0.45 s) run beside the grader's (~0.7 s) instead of after
@@ -179,9 +253,11 @@ class EarlyZygote:
     def __init__(self) -> None:
         from runbook_lib.kernel.pool import Zygote
 
+        from runbook_lib.grading import student
+
         self.loop_runner = asyncio.Runner()
-        try:
-            self.process = self.loop_runner.run(Zygote.spawn())
+        try:  # the in-process zygote: the packaged notebook's kernel is the runbook's (runner.in_process)
+            self.process = self.loop_runner.run(Zygote.spawn(in_process=student.__name__))
         except OSError:  # grade_all starts one itself, or grades without one
             self.process = None
 
@@ -197,8 +273,8 @@ class EarlyZygote:
         if process is not None and process.returncode is None:
             async def stop():
                 process.stdin.close()  # end of stdin ends the zygote (runbook_lib/kernel/zygote.py)
-                try:
-                    await asyncio.wait_for(process.wait(), 5)
+                try:  # once it has imported and built its shell (a few seconds on a busy machine)
+                    await asyncio.wait_for(process.wait(), 30)
                 except asyncio.TimeoutError:
                     process.kill()
                     await process.wait()

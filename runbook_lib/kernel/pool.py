@@ -42,6 +42,7 @@ class ForkedProcess:
         self.pid = pid
         self.returncode: int | None = None
         self.ended = asyncio.Event()
+        self.result: dict | None = None  # what a child of an in-process zygote reported (zygote.py, "run")
 
     def poll(self) -> int | None:
         return self.returncode
@@ -69,22 +70,27 @@ class Zygote:
         self.env = os.environ.copy()
         self._replies: asyncio.Queue = asyncio.Queue()
         self._children: dict[int, ForkedProcess] = {}
+        self._early_results: dict[int, dict] = {}  # a child's report can arrive before its pid does
+        self._early_exits: dict[int, int] = {}
         self._reader = asyncio.ensure_future(self._read())
         self._lock = asyncio.Lock()
 
     @staticmethod
-    async def spawn() -> asyncio.subprocess.Process:
-        """The zygote's process, just started: it imports on its own while the caller goes on."""
+    async def spawn(in_process: str | None = None) -> asyncio.subprocess.Process:
+        """The zygote's process, just started: it imports on its own while the caller goes on. ``in_process``:
+        the module whose function runs a notebook in a forked child (zygote.py, `--in-process`)."""
+        extra = ["--in-process", in_process] if in_process else []
         return await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "runbook_lib.kernel.zygote", stdin=asyncio.subprocess.PIPE,
+            sys.executable, "-m", "runbook_lib.kernel.zygote", *extra, stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE)
 
     @classmethod
-    async def start(cls, process: asyncio.subprocess.Process | None = None) -> "Zygote | None":
+    async def start(cls, process: asyncio.subprocess.Process | None = None,
+                    in_process: str | None = None) -> "Zygote | None":
         """Start the zygote (or take one `spawn` started earlier on this loop) and wait until it has imported
         everything; None when it cannot start."""
         try:
-            process = process or await cls.spawn()
+            process = process or await cls.spawn(in_process)
             line = await asyncio.wait_for(process.stdout.readline(), STARTUP_SECONDS)
             pid = json.loads(line)["ready"]
         except (OSError, ValueError, KeyError, TypeError, asyncio.TimeoutError):
@@ -100,11 +106,19 @@ class Zygote:
             if not line:
                 break
             message = json.loads(line)
-            if "exit" in message:
+            if "result" in message:
+                pid = message.pop("result")
+                if pid in self._children:
+                    self._children[pid].result = message
+                else:
+                    self._early_results[pid] = message
+            elif "exit" in message:
                 child = self._children.pop(message["exit"], None)
                 if child is not None:
                     child.returncode = message["status"]
                     child.ended.set()
+                else:  # its pid is read, not yet taken by run(): a child that ended that quickly
+                    self._early_exits[message["exit"]] = message["status"]
             else:
                 self._replies.put_nowait(message)
         for child in self._children.values():  # the zygote is gone, and it took its children with it
@@ -143,12 +157,34 @@ class Zygote:
         self._children[child.pid] = child
         return child
 
+    async def run(self, target: str, args: dict, env: dict, cwd: str) -> ForkedProcess:
+        """A child that runs ``target`` (MODULE:FUNCTION of the module the zygote was started --in-process with)
+        on ``args``, in ``cwd`` with ``env``; its `result` is what it reported, its `ended` is set when it ends."""
+        async with self._lock:
+            self.process.stdin.write((json.dumps({"run": target, "args": args, "env": env, "cwd": cwd}) + "\n")
+                                     .encode())
+            await self.process.stdin.drain()
+            reply = await self._replies.get()
+        if "pid" not in reply:
+            raise RuntimeError(f"the zygote could not start a run: {reply.get('error')}")
+        child = ForkedProcess(reply["pid"])
+        child.result = self._early_results.pop(child.pid, None)
+        if child.pid in self._early_exits:
+            child.returncode = self._early_exits.pop(child.pid)
+            child.ended.set()
+        elif self._reader.done():
+            child.returncode = -signal.SIGKILL
+            child.ended.set()
+        else:
+            self._children[child.pid] = child
+        return child
+
     async def stop(self) -> None:
         """End the zygote: it kills every kernel it still has, then exits."""
         if self.process.returncode is None:
             try:
                 self.process.stdin.close()
-                await asyncio.wait_for(self.process.wait(), 5)
+                await asyncio.wait_for(self.process.wait(), 30)
             except (OSError, asyncio.TimeoutError):
                 self.process.kill()
                 await self.process.wait()

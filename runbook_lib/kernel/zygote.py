@@ -7,6 +7,13 @@ and then only forks. Each child becomes one kernel (`kernel.serve()`) for one st
 nothing of one student can reach another: every student's kernel starts from this same state, which no notebook
 ever ran in. Here no cell runs, no thread starts and no socket is opened, so forking is safe.
 
+With `--in-process MODULE`, it also builds the kernel's shell once (runbook_lib/kernel/inprocess.py) and imports
+MODULE (the grader's student run, runbook_lib/grading/student.py: named, not imported, so this layer stays below
+it); then a request `{"run": "MODULE:FUNCTION", "args": {...}, "env": ..., "cwd": ...}` forks a child that calls
+`FUNCTION(shell, args, report)` in that folder and environment and ends: one student's notebook executed in
+process, without a kernel's sockets or a message round trip per cell. `report(dict)` sends
+`{"result": PID, **dict}` to the grader (one line, written at once).
+
 Protocol, one JSON object a line: on stdin `{"argv": [...], "env": {...}, "cwd": "..."}` (the command, environment
 and folder jupyter_client would have launched the kernel with); on stdout `{"ready": PID}` once, then
 `{"pid": N}` (or `{"error": "..."}`) for every request in order, and `{"exit": N, "status": CODE}` when a child
@@ -59,6 +66,22 @@ def preload() -> None:
     kernel.warm_up()
 
 
+_shell = None  # the kernel's shell, built before any fork in --in-process mode
+
+
+def preload_in_process(module: str) -> None:
+    """The shell every child runs its cells in, and the module that runs them, ready before any fork."""
+    global _shell
+    import importlib
+
+    from runbook_lib.kernel.inprocess import build_shell
+
+    _shell = build_shell()
+    warm = getattr(importlib.import_module(module), "zygote_warm", None)
+    if warm is not None:
+        warm()
+
+
 def _send(fd: int, message: dict) -> None:
     data = (json.dumps(message) + "\n").encode()
     while data:
@@ -96,8 +119,46 @@ def _become_kernel(request: dict) -> None:
             os._exit(code)
 
 
+def _run_in_child(request: dict, replies: int) -> None:
+    """In the child: the folder and environment of the request, then its function; never returns."""
+    import atexit
+    import importlib
+
+    code = 1
+    try:
+        os.setsid()  # its own process group: the grader stops it and whatever it started at once
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        from runbook_lib.fs.lifeline import die_with_parent
+
+        die_with_parent(os.getppid())  # a child outlives neither this process nor, through it, the grader
+        module, _, name = request["run"].partition(":")
+        function = getattr(importlib.import_module(module), name)
+
+        def report(message: dict) -> None:
+            line = (json.dumps({"result": os.getpid(), **message}) + "\n").encode()
+            os.write(replies, line)  # one write: lines of two children never interleave (under PIPE_BUF)
+
+        function(_shell, request.get("args") or {}, report)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # noqa: BLE001 - said on the grader's stderr
+        import traceback
+
+        traceback.print_exc(file=sys.__stderr__)
+    finally:
+        try:
+            atexit._run_exitfuncs()
+        finally:
+            os._exit(code)
+
+
 def main() -> int:
     from runbook_lib.fs.lifeline import die_with_parent
+
+    in_process = sys.argv[sys.argv.index("--in-process") + 1] if "--in-process" in sys.argv else None
 
     die_with_parent(os.getppid())  # the zygote, and through it every kernel it forked, ends with the grader
     requests, replies = os.dup(0), os.dup(1)
@@ -111,6 +172,8 @@ def main() -> int:
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)  # wakes the select below when a kernel ends
     preload()
+    if in_process:
+        preload_in_process(in_process)
     gc.collect()
     gc.freeze()  # the collector never touches what every child shares: fewer pages copied after each fork
     _send(replies, {"ready": os.getpid()})
@@ -131,6 +194,21 @@ def main() -> int:
             while b"\n" in pending:
                 line, pending = pending.split(b"\n", 1)
                 request = json.loads(line)
+                if "run" in request:
+                    if not in_process or not request["run"].startswith(in_process + ":"):
+                        _send(replies, {"error": f"not this zygote's: {request['run']}"})
+                        continue
+                    pid = os.fork()
+                    if pid == 0:
+                        for fd in (requests, wake_r, wake_w):
+                            os.close(fd)
+                        signal.set_wakeup_fd(-1)
+                        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                        signal.signal(signal.SIGINT, signal.SIG_DFL)
+                        _run_in_child(request, replies)
+                    children.add(pid)
+                    _send(replies, {"pid": pid})
+                    continue
                 if not accepts(request.get("argv") or []):
                     _send(replies, {"error": f"not this kernel: {request.get('argv')}"})
                     continue

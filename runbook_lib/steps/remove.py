@@ -70,6 +70,15 @@ def plan(run) -> Plan:
         out = Plan(words("remove.no_record", record=applied_record.RECORD)[0], subject=p.config_path)
         out.exact, out.recorded = {}, set()
         return out
+    groups = applied_record.runtime_groups(run.target)
+    others = [n for n in groups if n != run.wanted.name]
+    if others and run.wanted.name not in groups:  # not one the runbook added, or removed already
+        out = Plan(words("remove.by_name_not_recorded", name=run.wanted.name, others=", ".join(others))[0],
+                   subject=p.config_path)
+        out.exact, out.recorded = {}, set()
+        return out
+    if others and not run.on_distro:
+        return _plan_by_name(run, entries, others, groups[run.wanted.name])
     untouched = set(applied_record.untouched(run.target, entries))  # nothing of a run in them: only forgotten
     entries = {lab: e for lab, e in entries.items() if lab not in untouched}
     exact = applied_record.restorable(run.target, entries)
@@ -105,9 +114,40 @@ def plan(run) -> Plan:
     return out
 
 
+def _plan_by_name(run, entries, others: list[str], variants: list[str]) -> Plan:
+    """mode=remove -p runtime_name X, where the record says runs added other runtimes too (nvidia beside
+    nvidia-cdi): only X's tables (or its drop-in and import line) come out, table by table; the other runtimes,
+    the files the runtimes share (the toolkit files, the CDI spec) and the record's originals stay, for a later
+    remove of each."""
+    p = run.p
+    names = [v.name for v in reversed(all_variants(run))] + [run.wanted.name]
+    composed: dict[str, bytes] = {}
+    retire, notes = [], []
+    for name, removal in zip(names, _removals(run, composed)):
+        if name != run.wanted.name and name not in variants:
+            continue  # a variant's name may be a runtime of its own (nvidia-cdi): only X and the variants its run added
+        composed.update({w.lab_path: w.new for w in removal.writes})
+        retire += [lab for lab in removal.retire if lab in entries]
+        notes += removal.notes + removal.kept
+    notes.append(words("remove.by_name_only", name=run.wanted.name, others=", ".join(others))[0])
+    writes = [run.plan_write(lab, new) for lab, new in composed.items() if lab in entries]
+    out = Plan(say("steps.remove.nothing_remove_nothing_runbook"), writes=[w for w in writes if w.changed],
+               retire=retire, notes=notes, subject=p.config_path)
+    out.retired = [run.plan_write(lab, b"") for lab in out.retire]
+    out.exact, out.recorded, out.by_name = {}, set(), run.wanted.name
+    if out.changed:
+        out.message = say("steps.remove.remove", join=', '.join([w.lab_path for w in out.writes] + out.retire))
+    return out
+
+
 def act(run, result) -> None:
     """After the writes: the record forgets every file that now holds its bytes from before any run (given back
-    here, or never reached by a run that stopped first): nothing of a run is left in it to undo."""
+    here, or never reached by a run that stopped first): nothing of a run is left in it to undo. After remove by
+    name, it forgets that runtime, and the files it wrote hold the other runtimes' bytes from now on."""
+    by_name = getattr(run.plans.get(ID), "by_name", None)
+    if by_name is not None:
+        applied_record.forget_runtime(run.target, by_name, [w.lab_path for w in run.plans[ID].writes])
+        return
     entries = applied_record.load(run.target)
     if entries:
         applied_record.forget(run.target, applied_record.untouched(run.target, entries))

@@ -106,3 +106,19 @@ def test_a_node_without_nvidia_ctk_is_refused_before_any_write(tmp_path):
     assert step.id == "cdi" and problem.code == "cdi.generate.no_nvidia_ctk"
     assert "install the nvidia-container-toolkit package" in problem.fix.en
     assert "nvidia-container-toolkit 패키지를 설치하세요" in problem.fix.ko
+
+
+@pytest.mark.parametrize("node", [True, False])
+def test_a_spec_rules_fix_names_nvidia_ctk_only_on_a_node(node):
+    """A lab has no nvidia-ctk, and its /etc/cdi is the lab root's: its fix is the lines to write; a node's
+    surest fix is its own nvidia-ctk making the spec again."""
+    from runbook_lib.cdi.spec import spec_problems
+    text = 'cdiVersion: "0.5.0"\nkind: nvidia.com/gpu\ndevices:\n  - name: all\n    containerEdits:\n      env: [NOEQUALS]\n'
+    (p,) = [q for q in spec_problems(yaml_load(text), "/etc/cdi/nvidia.yaml", text, node=node) if q.is_error]
+    assert ("nvidia-ctk cdi generate" in p.fix.en) is node
+    assert ("nvidia-ctk cdi generate" in p.fix.ko) is node
+
+
+def yaml_load(text: str) -> dict:
+    import yaml
+    return yaml.safe_load(text)

@@ -156,8 +156,8 @@ def test_the_record_of_what_apply_writes_is_written_once_before_the_first_write(
                                                                             b"SystemdCgroup = true"))
     calls = []
     real = applied_record.note_planned
-    monkeypatch.setattr(applied_record, "note_planned", lambda target, writes: calls.append(len(writes)) or
-                        real(target, writes))
+    monkeypatch.setattr(applied_record, "note_planned", lambda target, writes, *more: calls.append(len(writes)) or
+                        real(target, writes, *more))
     rb = Run(validate(root=str(root), mode="apply")).start()
     try:
         rb.preflight()
@@ -215,7 +215,7 @@ def test_a_record_the_system_refuses_is_said_with_the_systems_words(tmp_path, mo
 
     from runbook_lib.fs import applied_record
 
-    def read_only(target, writes):
+    def read_only(target, writes, *more):
         raise OSError(errno.EROFS, "Read-only file system", applied_record.RECORD)
 
     monkeypatch.setattr(applied_record, "note_planned", read_only)

@@ -217,7 +217,11 @@ def test_every_student_passing_exits_0_with_given_labels_and_overrides(tmp_path)
 
 def test_ctrl_c_says_interrupted_in_both_languages_and_a_second_grading_completes(tmp_path):
     """Ctrl-C reaches the whole foreground process group (the workers and kernels too); was a KeyboardInterrupt
-    traceback from concurrent.futures, and nbclient's "Task exception was never retrieved" from every worker."""
+    traceback from concurrent.futures, and nbclient's "Task exception was never retrieved" from every worker.
+    The signal comes while the grading is surely under way: the test holds the last student's root lock (as a
+    run of that student's own would), so that student's notebook waits for it and the grading cannot end before
+    the Ctrl-C, however slow or fast the machine (waiting for a first run.ipynb raced the grading's end)."""
+    import fcntl
     import os
     import signal
     import subprocess
@@ -229,12 +233,20 @@ def test_ctrl_c_says_interrupted_in_both_languages_and_a_second_grading_complete
         finished_lab(str(root))
     out = tmp_path / "out"
     argv = [sys.executable, "-m", "runbook_lib.cli", "grade", "--out", str(out), "--jobs", "2", *map(str, roots)]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while not list(out.glob("*/run.ipynb")) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
-    _, err = proc.communicate(timeout=120)
+    lock = os.open(roots[-1] / "run/lock/nvidia-runtime-runbook.lock", os.O_RDONLY)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        deadline = time.monotonic() + 600  # a guard against a hang, not a measure: the state is what is awaited
+        while not (out / "s3").is_dir() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()  # still grading: the last student waits for the lock
+        assert (out / "s3").is_dir(), "the last student's grading never started"
+        os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
+        _, err = proc.communicate(timeout=300)
+    finally:
+        os.close(lock)  # closing the only descriptor of its open file releases the lock
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "never retrieved" not in err, err
     assert "중단했습니다 (Ctrl-C)" in err and "interrupted (Ctrl-C)" in err

@@ -73,3 +73,25 @@ def test_a_recorded_file_that_holds_its_bytes_from_before_is_forgotten_not_a_rea
     assert (root / "etc/containerd/config.toml").read_bytes() == BASE  # given back exactly, not table by table
     assert not (root / "root/toolkit/default.txt").exists() and not report.exists()
     assert not (root / RECORD.lstrip("/")).exists()
+
+
+def test_a_second_apply_that_rewrites_the_config_keeps_the_bytes_from_before_the_first(tmp_path):
+    """The record keeps a file's bytes from before the *first* run that wrote it: a second apply with other
+    parameters (SystemdCgroup = false now) writes the config again, and remove still gives back the node's
+    original, not the first run's output (issue 44's audit: the record taking each run's `old` survived)."""
+    from helpers import finished_run
+    from runbook_lib.fs import applied_record
+    from runbook_lib.fs.target import Target
+
+    root = make_root(tmp_path, BASE)
+    config = root / "etc/containerd/config.toml"
+    first = finished_run(root)
+    assert first.ok() and config.read_bytes() != BASE
+    after_first = config.read_bytes()
+    second = finished_run(root, systemd_cgroup=False)
+    assert not any(r.failed for r in second.results.values())
+    assert config.read_bytes() != after_first, "the second run wrote the config again"
+    assert applied_record.load(Target(str(root)))["/etc/containerd/config.toml"].before == BASE
+    removed = finished_run(root, mode="remove")
+    assert not removed.results["remove"].failed, removed.results["remove"].text()
+    assert config.read_bytes() == BASE

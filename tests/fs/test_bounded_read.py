@@ -3,6 +3,7 @@ kind's limit, a folder of too many files, YAML aliases and nesting, all findings
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,26 +13,50 @@ import pytest
 import hostile_roots
 from grading_helpers import check
 from runbook_lib.containerd.load import load_toml
-from runbook_lib.fs.tomldoc import MAX_DEPTH
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.fs import bounded_read
-from runbook_lib.fs.bounded_read import LIMITS, MAX_FILES, FileTooLarge, SpecialFile, TooManyFiles
-from runbook_lib.fs.yamldoc import MAX_ALIAS_NODES, load_mapping
+from runbook_lib.fs.bounded_read import FileTooLarge, SpecialFile, TooManyFiles
+from runbook_lib.fs.yamldoc import load_mapping
 from runbook_lib.findings.messages import Msg
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC_NAME = Msg("CDI 스펙", "the CDI spec")
 
+# The limits as docs/GUARANTEES.md's table documents them, written here and never read back from the module
+# under test (issue 44: the CDI limit multiplied by 1000 survived every test that read LIMITS["cdi"]).
+KIB, MIB = 1024, 1024 * 1024
+SIZE = {"config": 1 * MIB, "cdi": 512 * KIB, "runtimeclass": 64 * KIB, "toolkit": 1 * MIB, "params": 64 * KIB}
+MAX_FILES, MAX_ALIAS_NODES, MAX_DEPTH = 256, 100_000, 100
+SHOWN = {1 * MIB: "1.0 MiB", 512 * KIB: "512.0 KiB", 64 * KIB: "64.0 KiB"}
 
-def test_a_file_at_its_limit_is_read_and_one_byte_more_is_a_finding(tmp_path):
-    path = tmp_path / "config.toml"
-    path.write_bytes(b"#" * LIMITS["config"])
-    assert len(bounded_read.read(path, "config")) == LIMITS["config"]
-    path.write_bytes(b"#" * (LIMITS["config"] + 1))
+
+def _documented() -> dict[str, str]:
+    """docs/GUARANTEES.md's table of limits: {its row's first cell: its value}."""
+    text = (REPO / "docs" / "GUARANTEES.md").read_text(encoding="utf-8")
+    table = text[text.index("| 한도 / limit | 값 / value |"):].split("\n\n", 1)[0]
+    rows = [line.strip().strip("|").split("|") for line in table.splitlines()[2:]]
+    return {name.strip(): value.strip() for name, value in rows}
+
+
+def test_the_documented_table_of_limits_is_the_tests_numbers():
+    documented = _documented()
+    for kind, size in SIZE.items():
+        (value,) = [v for name, v in documented.items() if name.endswith(f"(`{kind}`)")]
+        assert value == SHOWN[size].replace(".0 ", " "), kind
+    counts = [v for name, v in documented.items() if "`" not in name]
+    assert counts == [f"{MAX_FILES}", f"{MAX_ALIAS_NODES:,}", f"{MAX_DEPTH}"]
+
+
+@pytest.mark.parametrize("kind", list(SIZE))
+def test_each_kind_of_file_is_read_at_its_documented_limit_and_refused_one_byte_beyond(tmp_path, kind):
+    path = tmp_path / "file"
+    path.write_bytes(b"#" * SIZE[kind])
+    assert len(bounded_read.read(path, kind)) == SIZE[kind]
+    path.write_bytes(b"#" * (SIZE[kind] + 1))
     with pytest.raises(FileTooLarge) as caught:
-        bounded_read.read(path, "config", "/etc/containerd/config.toml")
-    assert caught.value.code == "read.too_large" and caught.value.path == "/etc/containerd/config.toml"
-    assert "1.0 MiB" in caught.value.what.en and "1.0 MiB" in caught.value.what.ko
+        bounded_read.read(path, kind, "/the/file")
+    assert caught.value.code == "read.too_large" and caught.value.path == "/the/file"
+    assert SHOWN[SIZE[kind]] in caught.value.what.en and SHOWN[SIZE[kind]] in caught.value.what.ko
 
 
 def test_a_sparse_file_counts_by_its_size_before_a_byte_is_read(tmp_path):
@@ -49,7 +74,7 @@ def test_a_file_whose_size_lies_is_read_no_further_than_its_limit(monkeypatch):
     if not proc.exists():
         pytest.skip("no /proc on this system")
     assert proc.stat().st_size == 0
-    monkeypatch.setitem(LIMITS, "params", 100)
+    monkeypatch.setitem(bounded_read.LIMITS, "params", 100)
     with pytest.raises(FileTooLarge) as caught:
         bounded_read.read(proc, "params")
     assert "> 100 bytes" in caught.value.what.en
@@ -87,7 +112,7 @@ def test_billion_laughs_is_refused_at_its_line():
     assert caught.value.code == "yaml.too_many_aliases"
     line = caught.value.line
     assert "*l" in text.split("\n")[line - 1], "the finding is at a line of aliases"
-    assert str(MAX_ALIAS_NODES) in caught.value.what.en
+    assert re.search(rf"(?<![\d,]){MAX_ALIAS_NODES}(?![\d,])", caught.value.what.en), caught.value.what.en
 
 
 def test_a_few_aliases_are_read_as_yaml_means_them():
@@ -132,7 +157,7 @@ def test_brackets_in_strings_and_comments_are_no_nesting():
 
 def test_the_parameters_file_is_read_within_its_limit(tmp_path):
     params = tmp_path / "params.yaml"
-    params.write_text("mode: check\n" + "# " + "x" * LIMITS["params"] + "\n")
+    params.write_text("mode: check\n" + "# " + "x" * SIZE["params"] + "\n")
     proc = subprocess.run([sys.executable, "-m", "runbook_lib.cli", "run", "--root", str(tmp_path), "-f", str(params),
                            "--archive", str(tmp_path / "a")], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
@@ -164,7 +189,7 @@ def test_a_text_parsed_once_still_gives_every_reader_a_config_of_its_own():
 def test_a_text_too_deep_is_refused_at_every_read_not_only_the_first():
     from runbook_lib.fs import tomldoc
 
-    deep = "x = " + "[" * (tomldoc.MAX_DEPTH + 1) + "]" * (tomldoc.MAX_DEPTH + 1) + "\n"
+    deep = "x = " + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1) + "\n"
     for _ in range(2):
         with pytest.raises(tomldoc.TooDeep):
             tomldoc.loads(deep)

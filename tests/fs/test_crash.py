@@ -133,8 +133,11 @@ def _assert_old_or_new(root: Path, old: dict, new: dict, where: str, between: di
         legit = {s for t in TARGETS if t.endswith("/" + original) for s in (old[t], *between.get(t, ()))} - {None}
         assert backup.read_bytes() in legit, f"{where}: backup {backup.name} is not a complete old file"
         backed_up.setdefault(str(backup.parent.relative_to(root) / original), set()).add(backup.read_bytes())
-    # A changed target always has its backup first: every complete state it has left is kept in a backup.
+    # A changed target always has its backup first: every complete state it has left is kept in a backup,
+    # but for a file the run created (its every state is the runbook's own bytes, made again by the runbook)
     for rel in TARGETS:
+        if old[rel] is None:
+            continue
         path = root / rel
         now = path.read_bytes() if path.exists() else None
         history = [s for s in (old[rel], *between.get(rel, ()), new[rel]) if s is not None]

@@ -471,3 +471,25 @@ def test_a_folder_standing_where_the_file_should_be_is_named_at_its_path(tmp_pat
     p = raised.value.problem
     assert (p.code, p.path, p.values["at"]) == ("write.failed.folder_stands_where_file", str(folder), folder)
     assert p.what.en == f"a folder stands where a file should be: {folder}"
+
+
+def test_backups_are_pruned_to_the_newest_n_and_the_oldest_original_always_stays(tmp_path, monkeypatch):
+    """The rule (docs/GUARANTEES.md, 2): after each backup, a file keeps its oldest backup (the bytes from before
+    the first run) and its `keep_backups` newest; names that are not the runbook's backups of it are never
+    touched, and `.10` is newer than `.9`."""
+    f = tmp_path / "config.toml"
+    f.write_bytes(b"original\n")
+    stamps = iter(f"20261203T1200{n:02d}Z" for n in range(60))
+    monkeypatch.setattr(safe_write, "backup_name", lambda host, when=None: f"{host.name}{BACKUP_INFIX}{next(stamps)}")
+    (tmp_path / "config.toml.bak").write_bytes(b"someone's\n")
+    for n in range(12):
+        commit(plan_write(Target(tmp_path), "/config.toml", f"version {n}\n".encode()), keep_backups=3)
+    kept = sorted(p.name for p in tmp_path.glob(f"config.toml{BACKUP_INFIX}*"))
+    assert kept == [f"config.toml{BACKUP_INFIX}20261203T1200{n:02d}Z" for n in (0, 9, 10, 11)]
+    assert (tmp_path / kept[0]).read_bytes() == b"original\n"
+    assert (tmp_path / "config.toml.bak").read_bytes() == b"someone's\n"
+    same = f"config.toml{BACKUP_INFIX}20261203T130000Z"
+    for n in range(11):
+        (tmp_path / (same if n == 0 else f"{same}.{n}")).write_bytes(f"{n}\n".encode())
+    assert [p.name for p in safe_write.prune_backups(f, 2)][-1] == f"{same}.8"
+    assert sorted(p.name for p in tmp_path.glob(f"config.toml{BACKUP_INFIX}*"))[-2:] == [f"{same}.10", f"{same}.9"]

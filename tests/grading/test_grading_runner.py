@@ -36,9 +36,10 @@ def test_the_pool_starts_two_kernels_ahead_for_each_worker(tmp_path, monkeypatch
         async def take(self):  # each student ends at once with this reason: no kernel is started at all
             raise RuntimeError("no kernel in this test")
 
-    async def no_zygote(process=None):
+    async def no_zygote(process=None, in_process=None):
         return None
 
+    monkeypatch.setattr(runner, "in_process", lambda kernel_name: False)  # the pool's path: another kernel's
     monkeypatch.setattr(kernel_pool, "KernelPool", NoKernels)
     monkeypatch.setattr(kernel_pool.Zygote, "start", staticmethod(no_zygote))
     graded = asyncio.run(runner.grade_all(packaged_notebook(), _jobs(tmp_path, students), "test", workers, 5))

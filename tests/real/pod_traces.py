@@ -3,8 +3,12 @@ cleanup report: processes, mounts, cgroups and temp folders named for it (`runbo
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 MARK = "runbook-smoke-"
 
@@ -40,3 +44,22 @@ def traces_of(folder: str, pid: int) -> list[str]:
     workers) or left behind when it was killed is not this test's to report, nor a reason for it to fail."""
     own = (str(folder), f"{MARK}{pid}-")
     return [t for t in traces() if any(o in t for o in own)]
+
+
+@contextmanager
+def leaves_nothing():
+    """A private temporary folder for the pod runs inside (this process's and, through TMPDIR, the kernels' it
+    starts): yields it; at the end, the traces that are the runs' own (traces_of) must be none. Traces of any
+    other process on the machine (an unrelated containerd, make mutate's workers) are not the test's to judge.
+    A fixture using it asks for tmp_path first: pytest makes its base folder at the first tmp_path of the
+    session, which must not land in the private folder."""
+    private = tempfile.mkdtemp(prefix="pod-test-")
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(tempfile, "tempdir", private)
+            patch.setenv("TMPDIR", private)
+            yield private
+            left = traces_of(private, os.getpid())
+        assert left == [], left  # no containerd, shim, mount, cgroup or temp folder of the pod left behind
+    finally:
+        shutil.rmtree(private, ignore_errors=True)

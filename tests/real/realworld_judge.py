@@ -102,9 +102,23 @@ def _describe(dump: dict | str) -> str:
     return f"runtimes {names}; default {_default(dump)}"
 
 
+# a GPU node's own CDI spec, where the toolkit's nvidia-cdi-refresh leaves it: the node profile judges it there
+# and makes none (without one, it would ask the node's nvidia-ctk, which these fixtures do not have)
+NODE_SPEC = ('cdiVersion: "0.5.0"\nkind: nvidia.com/gpu\ndevices:\n  - name: all\n    containerEdits:\n'
+             '      deviceNodes:\n        - path: /dev/nvidia0\n')
+
+
+def node_spec(root: Path) -> None:
+    if not any((root / d / "nvidia.yaml").exists() for d in ("etc/cdi", "var/run/cdi")):
+        (root / "var/run/cdi").mkdir(parents=True, exist_ok=True)
+        (root / "var/run/cdi/nvidia.yaml").write_text(NODE_SPEC)
+
+
 def _run(root: Path, containerd: str, mode: str) -> Run:
-    # default_runtime keep: these are real nodes' configs, judged as auto judges them on a node (root /)
-    rb = Run(validate(root=str(root), mode=mode, containerd_bin=containerd, default_runtime="keep")).start()
+    # the node profile: these are real nodes' configs, judged as auto judges them on a node (root /): their
+    # default runtime kept, another owner's runtime theirs; layout inplace, the table's column (a drop-in where
+    # the config imports conf.d is tests/real/test_real_node_profile.py's)
+    rb = Run(validate(root=str(root), mode=mode, containerd_bin=containerd, profile="node", layout="inplace")).start()
     try:
         rb.run_all()
     finally:
@@ -123,6 +137,7 @@ def _apply_words(rb: Run) -> str:
 def judge(name: str, containerd: str, work: Path) -> Verdict:
     root = work / "root"
     shutil.copytree(REALWORLD / name, root)
+    node_spec(root)
     original = _files(root)
     generated = _read_by_containerd(root).read_bytes()
     before = _dump(containerd, root)

@@ -16,7 +16,7 @@ import pytest
 
 import realenv
 from paths import BROKEN, GOOD_CONFIG
-from pod_traces import traces
+from pod_traces import leaves_nothing
 
 pytestmark = pytest.mark.real
 pytest.importorskip("grpc")
@@ -24,22 +24,21 @@ CRI = "io.containerd.grpc.v1.cri"
 
 
 @pytest.fixture
-def smoke(containerd):
+def smoke(containerd, tmp_path):
     realenv.need_program("ctr")
     realenv.need_program("runc")
     from runbook_lib.containerd import oci_layout
     from runbook_lib.containerd.smoke import sandbox as smoke_sandbox
     if oci_layout.busybox_static() is None:
         realenv.missing("정적 busybox 가 없습니다 (busybox-static) / busybox-static is not installed")
-    assert traces() == []
 
     def run(text: str, handler: str = "nvidia", timeout: float = 60):
         data = tomllib.loads(text)
         return smoke_sandbox.run(data=data, version=data["version"], handler=handler, runtime="nvidia",
                                  containerd=containerd, timeout=timeout)
 
-    yield run
-    assert traces() == []
+    with leaves_nothing():
+        yield run
 
 
 def with_systemd_cgroup(value: bool) -> str:

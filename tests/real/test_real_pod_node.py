@@ -6,6 +6,7 @@ imported, as on an air-gapped node. The container's "nvidia-smi" is a busybox ec
 Also the failures a node shows: the image missing (never pulled), the handler missing, a container that
 prints no GPU or exits non-zero, and the config written but containerd not restarted yet.
 """
+import os
 import tomllib
 
 import pytest
@@ -14,7 +15,7 @@ from helpers import finished_run
 import pod_node
 import realenv
 from pod_node import SMOKE_IMAGE
-from pod_traces import traces
+from pod_traces import traces_of
 
 pytestmark = pytest.mark.real
 pytest.importorskip("grpc")
@@ -34,10 +35,11 @@ class Node(pod_node.Node):
 def node(containerd, tmp_path_factory):
     realenv.need_program("ctr")
     pod_node.need_busybox()
-    made = Node(containerd, tmp_path_factory.mktemp("node"))
+    folder = tmp_path_factory.mktemp("node")
+    made = Node(containerd, folder)
     yield made
     made.daemon.stop()
-    assert made.daemon.leftovers() == [] and traces() == []
+    assert made.daemon.leftovers() == [] and traces_of(folder, os.getpid()) == []  # the node's own, not the machine's
 
 
 def test_a_container_through_the_handler_lists_a_gpu(node):

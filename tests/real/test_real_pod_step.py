@@ -12,7 +12,7 @@ import pytest
 import realenv
 from helpers import run_notebook, step_records, tree_state
 from paths import FIXTURES
-from pod_traces import traces
+from pod_traces import leaves_nothing
 
 pytestmark = pytest.mark.real
 pytest.importorskip("grpc")
@@ -32,9 +32,8 @@ def lab(containerd, tmp_path):
         realenv.missing("정적 busybox 가 없습니다 (busybox-static) / busybox-static is not installed")
     root = tmp_path / "root"
     root.mkdir()
-    assert traces() == []
-    yield root
-    assert traces() == []
+    with leaves_nothing():
+        yield root
 
 
 def applied(root):
@@ -164,9 +163,8 @@ def lab_2x(request, tmp_path):
     root = tmp_path / "root"
     (root / CONFIG).parent.mkdir(parents=True)
     (root / CONFIG).write_bytes((V3_BASE if config_version == 3 else V4_BASE).read_bytes())
-    assert traces() == []
-    yield containerd, applied(root)
-    assert traces() == []
+    with leaves_nothing():
+        yield containerd, applied(root)
 
 
 def test_containerd_2x_passes_a_correct_state_and_writes_nothing(lab_2x):

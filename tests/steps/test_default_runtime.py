@@ -115,3 +115,29 @@ def test_an_empty_config_is_judged_by_the_base_step_1_copies_into_it(tmp_path):
     results = check(root)
     assert [p.code for p in results[1].problems] == ["prepare.config_empty"]
     assert results[4].problems == [] and not results[4].failed, results[4].text()
+
+
+# --- auto on a real node's "/", through the user's own command (issue 44) -------------------------------------
+
+@pytest.mark.parametrize("name", ["dgx", "nvidia-ctk-default"])
+def test_auto_on_a_nodes_root_keeps_an_nvidia_default_through_papermill(tmp_path, name):
+    """`papermill notebooks/run.ipynb out.ipynb -p root /` with the default parameters (default_runtime auto) on a
+    node whose default already is nvidia (DGX OS, `nvidia-ctk runtime configure --set-as-default`): the node's
+    rule, so nothing is refused and the config keeps its bytes. The root really is "/" (a mount namespace of its
+    own, tests/node_chroot.py): the lab's rule there refused the node with "default_runtime_name = runc" as its
+    fix, and every other test passed `keep` explicitly (issue 44's second survivor)."""
+    import json
+
+    from helpers import step_records
+    from node_chroot import papermill_as_node
+
+    node = _root(tmp_path, name)
+    original = (node / CONFIG).read_bytes()
+    proc, out = papermill_as_node(node)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    steps = step_records(json.loads(out.read_text()))
+    assert steps[2]["status"] == "unchanged", "the nvidia runtime the default names is already there"
+    assert steps[4]["status"] not in ("failed", "skipped"), steps[4]
+    assert [p["code"] for s in steps.values() for p in s["problems"] if p["severity"] != "warning"] == []
+    assert (node / CONFIG).read_bytes() == original
+    assert "default_runtime_name = \"nvidia\"" in (node / CONFIG).read_text()

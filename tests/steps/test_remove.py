@@ -171,6 +171,26 @@ def test_an_untouched_apply_comes_back_file_by_file_and_the_record_goes(tmp_path
     assert _disk(root, DROPIN) == (b"# written by the site\nversion = 2\n" if site_dropin else None)
 
 
+@pytest.mark.parametrize("layout", ["inplace", "dropin"])
+def test_an_empty_original_config_comes_back_empty_not_deleted(tmp_path, layout):
+    """`touch /etc/containerd/config.toml` (a node on containerd's defaults, a course handout): zero bytes is an
+    original like any other. remove gives the file back with its zero bytes; it neither deletes it (as for a file
+    the run created) nor leaves the run's bytes in it (issue 44: `if before` for `before is not None` survived)."""
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG.lstrip("/")).write_bytes(b"")
+    applied = finished_run(root, layout=layout)
+    assert not any(r.failed for r in applied.results.values()), [r.text() for r in applied.results.values() if r.failed]
+    assert applied_record.load(Target(str(root)))[CONFIG].before == b""
+    assert _disk(root, CONFIG) != b"", "apply wrote the runtime into the empty config"
+    rb = finished_run(root, mode="remove", layout=layout)
+    assert rb.results["remove"].status == "changed" and not rb.results["remove"].failed, rb.results["remove"].text()
+    assert _disk(root, CONFIG) == b""
+    assert [n.en for n in rb.plans["remove"].notes if CONFIG + " " in n.en + " "] == \
+        [words("remove.restores_original", file=CONFIG)[0].en]
+    assert applied_record.load(Target(str(root))) is None
+
+
 def test_without_a_record_nothing_is_removed_and_the_plan_says_which_record(tmp_path):
     root, original, _ = _applied(tmp_path)
     applied = _disk(root, CONFIG)
@@ -222,7 +242,10 @@ def test_the_verdict_finds_the_runtime_back_in_a_config_changed_since(tmp_path):
 def test_the_verdict_finds_a_retired_file_back(tmp_path):
     root, _, _ = _applied(tmp_path)
     report = "/root/toolkit/report.txt"
-    found = _verdict_after_removal(root, lambda: (root / report.lstrip("/")).write_text("written again\n"))
+    def write_again():
+        (root / report.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+        (root / report.lstrip("/")).write_text("written again\n")
+    found = _verdict_after_removal(root, write_again)
     back = [p for p in found if p.code == "remove.still_there"]
     assert [p.path for p in back] == [report]
     for said in (back[0].what.en, back[0].what.ko):  # the file named, and the fix that removes it
@@ -315,24 +338,30 @@ def test_without_a_route_the_verdict_names_the_config_the_runtime_is_back_in(tmp
 
 
 def test_each_file_remove_takes_away_is_named_as_the_backup_it_became_with_the_hash_of_its_bytes(tmp_path):
-    """A root whose every file the runbook created: remove takes each away, kept as a backup beside it, and the
-    step's result names each backup by its lab path and its path on this machine, with its bytes' hash."""
+    """A root whose config the node had and whose CDI spec the runbook created: remove gives the config its
+    original back, keeping the run's version as a backup named in the step's result (lab path, path on this
+    machine, its bytes' hash); the spec the runbook created goes without a backup (its bytes are the runbook's
+    own), and so does the folder the run made for it."""
     import hashlib
+
+    from reliability_helpers import BASE
 
     root = tmp_path / "root"
     (root / "etc/containerd").mkdir(parents=True)
+    (root / CONFIG.lstrip("/")).write_bytes(BASE)
     finished_run(root, mode="apply")
-    before = {lab: (root / lab.lstrip("/")).read_bytes() for lab in (CONFIG, SPEC)}
+    applied = (root / CONFIG.lstrip("/")).read_bytes()
     rb = finished_run(root, mode="remove")
     result = rb.results["remove"]
     assert result.status == "changed" and not result.failed, result.text()
-    backups = {f["path"]: f for f in result.files if f["action"] == "backup"}
-    for lab, data in before.items():
-        assert not (root / lab.lstrip("/")).exists(), lab
-        (kept,) = [f for path, f in backups.items() if path.startswith(lab + ".runbook-backup-")]
-        assert kept["host_path"] == str(root / kept["path"].lstrip("/"))
-        assert kept["sha256"] == hashlib.sha256(data).hexdigest()
-        assert (root / kept["path"].lstrip("/")).read_bytes() == data
+    backups = [f for f in result.files if f["action"] == "backup"]
+    (kept,) = [f for f in backups if f["path"].startswith(CONFIG + ".runbook-backup-")]
+    assert kept["host_path"] == str(root / kept["path"].lstrip("/"))
+    assert kept["sha256"] == hashlib.sha256(applied).hexdigest()
+    assert (root / kept["path"].lstrip("/")).read_bytes() == applied
+    assert [f for f in backups if f["path"].startswith(SPEC)] == []
+    assert not (root / SPEC.lstrip("/")).parent.exists()
+    rb.finish()
 
 
 # -------------------------------------------------------------------------------------------------------------------
@@ -374,8 +403,8 @@ def test_remove_gives_the_original_config_back_and_is_idempotent(tmp_path, layou
     assert not (root / "etc/containerd/conf.d/99-nvidia.toml").exists()
     for name in ("default.txt", "parsed.txt", "cdi-keys.txt", "runtimeclass.yaml", "report.txt"):
         assert not (root / TOOLKIT / name).exists(), name
-        assert list((root / TOOLKIT).glob(f"{name}.runbook-backup-*")), f"{name} is kept as a backup"
-    assert not (root / "etc/cdi/nvidia.yaml").exists()
+    assert not (root / TOOLKIT).exists(), "the files the runbook created go without backups, with their folder"
+    assert not (root / "etc/cdi").exists()
     before = tree_state(root)
     again = _remove(root, layout=layout)
     assert again["remove"].status == "unchanged" and not again["remove"].failed
@@ -439,3 +468,89 @@ def test_remove_on_a_distributions_route_takes_out_what_apply_wrote_there(tmp_pa
         assert (root / rel).read_bytes() == (content.encode() if isinstance(content, str) else content), rel
     again = _remove(root, **params)
     assert again["remove"].status == "unchanged" and not again["remove"].failed, again["remove"].text()
+
+
+def test_apply_and_remove_twenty_times_leave_the_config_its_pruned_backups_and_nothing_else(tmp_path):
+    """Issue 42 and 39: each apply/remove cycle used to add 8 backups (1,600 after 200 cycles), and remove left
+    the lock, empty folders and backups of the files the runbook itself created. Now, after any number of
+    cycles, the node holds its config (byte for byte its own) and the config's backups by the pruning rule
+    (the original and the `keep_backups` newest), and nothing else of the runbook's; a folder the node had
+    stays, even when the runbook's files were all that was in it."""
+    from reliability_helpers import BASE
+
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / "etc/cdi").mkdir(parents=True)  # the node's own, empty
+    (root / CONFIG.lstrip("/")).write_bytes(BASE)
+    for _ in range(20):
+        finished_run(root, mode="apply").finish()
+        finished_run(root, mode="remove").finish()
+    assert (root / CONFIG.lstrip("/")).read_bytes() == BASE
+    left = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+    backups = [name for name in left if ".runbook-backup-" in name]
+    assert left == sorted(["etc", "etc/containerd", "etc/cdi", "etc/containerd/config.toml", *backups])
+    assert len(backups) == 1 + 3
+    assert all(name.startswith("etc/containerd/config.toml.runbook-backup-") for name in backups)
+
+
+def _remove_named(root, **params):
+    from runbook_lib.engine.params import validate
+    from runbook_lib.engine.run import Run
+
+    rb = Run(validate(root=str(root), mode="remove", **params)).start()
+    try:
+        rb.preflight()
+        return {step.id: rb.run(step) for step in rb.steps}
+    finally:
+        rb.finish()
+
+
+def test_remove_by_name_takes_out_that_runtime_only_and_says_so_and_the_last_remove_gives_the_original_back(tmp_path):
+    """Issue 42: nodes keep several NVIDIA runtimes (nvidia, nvidia-cdi). `mode=remove -p runtime_name nvidia-cdi`
+    used to give config.toml its bytes from before the first apply, taking nvidia out too, and said only the
+    runbook's lines were taken out. Now it takes out nvidia-cdi's table only, from the record, and says which
+    runtimes stay; the remove of nvidia after it gives the config its original bytes back."""
+    import tomllib
+
+    from reliability_helpers import BASE, run_apply
+
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    config = root / CONFIG.lstrip("/")
+    config.write_bytes(BASE)
+    run_apply(root)
+    cdi = {"runtime_name": "nvidia-cdi", "binary_name": "/usr/bin/nvidia-container-runtime.cdi"}
+    run_apply(root, **cdi)
+    results = _remove_named(root, **cdi)
+    assert results["remove"].status == "changed" and not results["remove"].failed, results["remove"].text()
+    runtimes = tomllib.loads(config.read_text())["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
+    assert sorted(runtimes) == ["nvidia", "runc"]
+    said = [n for n in results["remove"].notes if "nvidia-cdi" in n.en and "(nvidia)" in n.en]
+    assert len(said) == 1 and "nvidia-cdi" in said[0].ko and "(nvidia)" in said[0].ko
+    assert (root / "root/toolkit/runtimeclass.yaml").exists()  # shared files stay for the runtime that stays
+    again = _remove_named(root, **cdi)
+    assert again["remove"].status == "unchanged", again["remove"].text()
+    last = _remove_named(root)
+    assert not last["remove"].failed, last["remove"].text()
+    assert config.read_bytes() == BASE
+
+
+def test_remove_by_name_takes_the_variants_its_own_run_added_and_not_a_runtime_of_the_same_name_added_alone(tmp_path):
+    """nvidia applied with its variants (nvidia-cdi, nvidia-legacy), and a runtime named like another's variant
+    added on its own: removing the one asked for takes out its variants too, and the lone runtime stays."""
+    import tomllib
+
+    from reliability_helpers import BASE, run_apply
+
+    root = tmp_path / "root"
+    (root / "etc/containerd").mkdir(parents=True)
+    config = root / CONFIG.lstrip("/")
+    config.write_bytes(BASE)
+    run_apply(root, variants=True)
+    run_apply(root, runtime_name="gpu", binary_name="/usr/bin/gpu-container-runtime")
+    results = _remove_named(root)
+    assert not results["remove"].failed, results["remove"].text()
+    runtimes = tomllib.loads(config.read_text())["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
+    assert sorted(runtimes) == ["gpu", "runc"]
+    _remove_named(root, runtime_name="gpu", binary_name="/usr/bin/gpu-container-runtime")
+    assert config.read_bytes() == BASE

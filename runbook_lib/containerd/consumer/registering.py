@@ -5,7 +5,8 @@ drop-in, or on a distribution's route), and both read back. Every existing line,
 
 from __future__ import annotations
 
-from runbook_lib.containerd import diagnose, dropin, repair
+from runbook_lib.containerd import diagnose, dropin, managed, releases, repair
+from runbook_lib.containerd.releases import RuntimeKeys
 from runbook_lib.containerd.distro import detect as distro
 from runbook_lib.containerd.owner import require_not_foreign
 from runbook_lib.containerd.edit import RuntimeWanted, default_runtime_name, plan_runtime, template_runtime
@@ -95,7 +96,7 @@ def plan(run) -> Plan:
         version = run.empty_config_version()  # the node's containerd decides, when there is one to ask
         text = f"version = {version}\n\n" + text  # say which version the tables are written for
         data = {"version": version, **data}
-    template, source = template_runtime(eff.data, version, run.wanted)
+    template, source = template_runtime(eff.data, version, run.wanted, runtime_keys(run, version, _default_table(eff, version)))
     default = default_runtime_name(eff.data, version)
     if default == "runc" and not get_in(eff.data, runtimes_path(version)):
         # No runtimes in the config means containerd's built-in runc; once any runtime table exists, the
@@ -108,7 +109,8 @@ def plan(run) -> Plan:
                         replace_runtime=replaces(p))
     for extra in variants(run):  # the GPU Operator-style runtimes, in the same edit, each copied from the default
         require_not_foreign(eff, extra.name, extra.binary, replace_runtime=replaces(p), target=_node(run))
-        extra_template, extra_source = template_runtime(eff.data, version, extra)
+        extra_template, extra_source = template_runtime(eff.data, version, extra,
+                                                        runtime_keys(run, version, _default_table(eff, version)))
         more = plan_runtime(edit.text, load_toml(edit.text.encode(), owner.lab_path).data, version, extra,
                             extra_template, lab_path=owner.lab_path, source_name=extra_source,
                             replace_runtime=replaces(p))
@@ -195,13 +197,46 @@ def foreign_problem(run, eff) -> Problem | None:
     return None
 
 
+def runtime_keys(run, version: int, table) -> RuntimeKeys | None:
+    """The runtime-table keys the node's containerd keeps of ``table``, asked of it (releases.ask_runtime_keys)
+    where step 9 would ask one (containerd_bin, or containerd on PATH on a real node); None (the data's, for the
+    config's version) where there is none, or it cannot read the table alone."""
+    binary, _ = ask.choose_binary(run.p, run.target)
+    if binary is None or not isinstance(table, dict):
+        return None
+    return releases.ask_runtime_keys(binary, ask.containerd_version(binary), version, table)
+
+
+def _default_table(eff, version: int):
+    """The table a new runtime is copied from (edit.template_runtime's source), to ask which of its keys containerd keeps."""
+    runtimes = get_in(eff.data, runtimes_path(version))
+    runtimes = runtimes if isinstance(runtimes, dict) else {}
+    for name in (default_runtime_name(eff.data, version), "runc", "crun"):
+        if isinstance(runtimes.get(name), dict):
+            return runtimes[name]
+    return None
+
+
+def managed_file_warnings(run, eff) -> list[Problem]:
+    """The files of the config another tool writes again (containerd/managed.py), on a node: a warning each."""
+    if run.on_distro or getattr(run.p, "profile", "node") == "lab":
+        return []  # a distribution's route writes where it lasts; a lab root is the course's
+    raw = run.read_bytes(managed.OS_RELEASE)
+    return managed.managed_warnings(eff.files, raw.decode("utf-8", "replace") if raw else None)
+
+
 def runtime_verdict(run) -> list[Problem]:
     eff = run.effective()
     foreign = foreign_problem(run, eff)
-    problems = (_blockers(eff, run.p) + _newer_than_containerd(run, eff) + ([foreign] if foreign else [])
-                + diagnose.runtime_problems(eff, run.p, part="runtime"))
+
+    def keys(p):
+        return runtime_keys(run, eff.version, get_in(eff.data, runtime_path(eff.version, p.runtime_name)))
+
+    problems = (managed_file_warnings(run, eff) + _blockers(eff, run.p) + _newer_than_containerd(run, eff)
+                + ([foreign] if foreign else []) + diagnose.runtime_problems(eff, run.p, part="runtime", keys=keys(run.p)))
     for pv in variant_params(run):  # each variant is a runtime of its own, judged by the same rules
-        problems += diagnose.runtime_problems(eff, pv, part="runtime") + diagnose.runtime_problems(eff, pv, part="options")
+        problems += diagnose.runtime_problems(eff, pv, part="runtime", keys=keys(pv)) + \
+            diagnose.runtime_problems(eff, pv, part="options")
     return problems
 
 

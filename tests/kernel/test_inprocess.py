@@ -1,0 +1,125 @@
+"""The in-process path (runbook_lib/kernel/inprocess.py, run by runbook_lib/grading/student.py) against nbclient
+with a real kernel: the same notebook, executed both ways, gives the same cells and outputs (but for timings and
+ids). The notebook here holds the kinds of output a cell can make: text on both streams, text written to the
+file descriptors themselves, displays, a display updated by its id, a cleared output, a value, an error that
+its tag allows, and an error that ends the run."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+from runbook_lib.grading.grade import grade_class
+from runbook_lib.kernel.app import NAME as KERNEL
+
+CELLS = [
+    "import sys, os\nprint('to stdout', root)\nprint('to stderr', file=sys.stderr)\nprint('again stdout')",
+    "from IPython.display import display, HTML, Markdown\ndisplay(HTML('<b>bold</b>'))\nprint('between')\n"
+    "display(Markdown('*md*'), metadata={'k': 1})",
+    "h = display({'text/plain': 'first'}, raw=True, display_id='x')\nh2 = display('shown', display_id=True)",
+    "from IPython.display import update_display\nupdate_display({'text/plain': 'second'}, raw=True, display_id='x')",
+    "from IPython.display import clear_output\nprint('gone')\nclear_output()\nprint('kept')",
+    "print('to the descriptor', file=sys.__stdout__, flush=True)\nos.write(2, b'raw stderr\\n')\n41 + 1",
+    "",
+    "x = {'a': [1, 2]}\nx",
+    "1/0",
+    "print('after the allowed error')\nundefined_name",
+    "print('never runs')",
+]
+
+
+def make_notebook(path: Path) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": KERNEL, "language": "python"}
+    params = nbformat.v4.new_code_cell('root = ""\nmode = "check"')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params] + [nbformat.v4.new_code_cell(c) for c in CELLS]
+    nb.cells[9].metadata["tags"] = ["raises-exception"]  # "1/0": allowed, the run goes on
+    nbformat.write(nb, str(path))
+    return path
+
+
+def comparable(nb: dict) -> list[dict]:
+    """Each cell without what differs between two runs of one notebook: its id and timing records."""
+    out = []
+    for cell in nb["cells"]:
+        cell = {k: v for k, v in cell.items() if k != "id"}
+        cell["metadata"] = {k: v for k, v in cell.get("metadata", {}).items() if k not in ("execution", "papermill")}
+        out.append(cell)
+    return out
+
+
+def nbclient_run(path: Path, root: str, fails: bool = True) -> dict:
+    """The notebook as nbclient runs it in the kernel, the parameters injected as the grader injects them."""
+    from runbook_lib.grading.student import prepare
+
+    from papermill.iorw import load_notebook_node
+
+    nb = prepare(load_notebook_node(str(path)), path, {"root": root, "mode": "check"}, path.with_suffix(".out"))
+    client = NotebookClient(nb, kernel_name=KERNEL, timeout=60)
+    try:
+        client.execute()
+    except CellExecutionError:
+        assert fails
+    else:
+        assert not fails
+    return json.loads(nbformat.writes(nb))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fds", ["caught", "as inside pytest"])
+def test_a_notebook_run_in_process_equals_nbclients_run_in_a_kernel(tmp_path, monkeypatch, fds):
+    if fds == "caught":  # as outside pytest: ipykernel forwards what is written to fds 1 and 2 into the notebook
+        monkeypatch.delenv("PYTEST_CURRENT_TEST", raising=False)
+    path = make_notebook(tmp_path / "kinds.ipynb")
+    root = tmp_path / "class" / "ann"
+    root.mkdir(parents=True)
+    out = tmp_path / "out"
+    result = grade_class([str(root)], out, {}, jobs=1, notebook=path, timeout=60)
+    graded = json.loads((out / "ann" / "run.ipynb").read_text(encoding="utf-8"))
+    expected = nbclient_run(path, str(root))
+    ours = comparable(graded)
+    # the grader's record of the failed cell is papermill's marker cell at the top; nbclient alone has none
+    assert ours[0]["cell_type"] == "markdown" and "papermill-error-cell-tag" in ours[0]["metadata"]["tags"]
+    ours = [c for c in ours if "papermill-error-cell-tag" not in c["metadata"].get("tags", [])]
+    theirs = comparable(expected)
+    assert len(ours) == len(theirs)
+    for index, (a, b) in enumerate(zip(ours, theirs)):
+        assert a == b, index
+    assert graded["metadata"]["language_info"] == expected["metadata"]["language_info"]
+    assert graded["nbformat"] == expected["nbformat"] and graded["nbformat_minor"] == expected["nbformat_minor"]
+    assert result.students[0].error["ename"] == "NameError"
+    assert not (out / "ann" / ".run.progress").exists()  # the child's progress file goes with its end
+    printed = "".join("".join(o.get("text", "")) for c in ours for o in c.get("outputs", []))
+    assert ("to the descriptor" in printed and "raw stderr" in printed) == (fds == "caught")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["finished", "string-boolean"])
+def test_the_runbook_graded_in_process_equals_nbclients_run_on_the_same_root(tmp_path, kind):
+    """The product's own notebook, on a finished lab and on one with a known mistake."""
+    import subprocess
+    import sys
+
+    from runbook_lib.evidence.archive import packaged_notebook
+
+    root = str(tmp_path / "class" / "ann")
+    how = ["--finished"] if kind == "finished" else ["--mistake", kind]
+    subprocess.run([sys.executable, "-m", "runbook_lib.cli", "lab-init", *how, root], check=True,
+                   capture_output=True)
+    out = tmp_path / "out"
+    grade_class([root], out, {}, jobs=1)
+    graded = json.loads((out / "ann" / "run.ipynb").read_text(encoding="utf-8"))
+    expected = nbclient_run(packaged_notebook(), root, fails=kind != "finished")
+    ours = [c for c in comparable(graded) if "papermill-error-cell-tag" not in c["metadata"].get("tags", [])]
+    theirs = comparable(expected)
+    assert len(ours) == len(theirs) == len(expected["cells"])
+    for index, (a, b) in enumerate(zip(ours, theirs)):
+        assert a == b, index
+    assert graded["metadata"]["language_info"] == expected["metadata"]["language_info"]

@@ -1,0 +1,57 @@
+"""A real node's "/" for a test: a folder made the root of a mount namespace of its own (`unshare -m`, then
+`chroot`), so that the runbook run inside it with `-p root /` is told a real node the way a user's node is (its
+root *is* "/"), while every byte it writes lands in the test's folder.
+
+Into the folder go, read-only, only what running Python needs: /usr (programs and libraries; /bin, /lib, /lib64
+and /sbin as the links usrmerge makes), the interpreter's prefix, the checkout (its .venv and the editable
+install), /etc/ld.so.cache, and /dev and /proc. Nothing of the machine's /etc, /root, /var or /run is there: the
+node's files are the ones the test put in the folder. The mount namespace ends with the command, so nothing of
+it is left mounted on the machine.
+"""
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import REPO
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "real"))
+import realenv  # noqa: E402  (the one skip-or-fail switch for real programs)
+
+PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin"
+
+
+def _read_only(folders) -> list[str]:
+    """The folders bound read-only at the same paths, each once (a folder inside another comes with it)."""
+    paths = [Path(f).resolve() for f in folders]
+    out = []
+    for folder in dict.fromkeys(str(f) for f in paths if not any(o != f and o in f.parents for o in paths)):
+        out += [f'mkdir -p "$N{folder}"', f'mount --rbind "{folder}" "$N{folder}"',
+                f'mount -o remount,bind,ro "$N{folder}"']
+    return out
+
+
+def run_as_node(node: Path, argv: list[str], timeout: float = 300) -> subprocess.CompletedProcess:
+    """``argv`` run as root of a node whose "/" is ``node`` (see the module's docstring)."""
+    realenv.need_root()
+    for program in ("unshare", "chroot", "mount"):
+        realenv.need_program(program)
+    script = ["set -e", "mount --make-rprivate /",
+              *_read_only(["/usr", sys.base_prefix, sys.prefix, REPO]),
+              *[f'[ -e "$N/{link}" ] || ln -s usr/{link} "$N/{link}"' for link in ("bin", "lib", "lib64", "sbin")],
+              'mkdir -p "$N/proc" "$N/dev" "$N/tmp" "$N/etc"', 'chmod 1777 "$N/tmp"',
+              'touch "$N/etc/ld.so.cache"', 'mount --bind /etc/ld.so.cache "$N/etc/ld.so.cache"',
+              'mount -t proc proc "$N/proc"', 'mount --rbind /dev "$N/dev"',
+              f'exec chroot "$N" /usr/bin/env -i PATH={PATH} HOME=/tmp LANG=C.UTF-8 ' + shlex.join(argv)]
+    return subprocess.run(["unshare", "-m", "sh", "-c", "\n".join(script)], env={"N": str(node), "PATH": PATH},
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def papermill_as_node(node: Path, *params: str, out: str = "/tmp/run.ipynb") -> tuple[subprocess.CompletedProcess, Path]:
+    """The user's own command on a real node, `papermill notebooks/run.ipynb out.ipynb -p root /` with ``params``
+    added: (the process, the executed notebook's path seen from outside)."""
+    argv = [sys.executable, "-m", "papermill", "--no-progress-bar", str(REPO / "notebooks" / "run.ipynb"), out,
+            "-p", "root", "/", *params]
+    return run_as_node(node, argv), node / out.lstrip("/")

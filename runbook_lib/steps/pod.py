@@ -64,8 +64,22 @@ def attempt(run):
     return run.readings[ID]
 
 
+# containerd's refusal of the pod that only says again what an earlier step failed for (the string boolean at
+# step 3, a runtime or handler steps 2 and 7 got wrong): that step's mistake, so this step is blocked by it
+CAUSES = {"pod.rejected.string_boolean": ("options",), "pod.rejected.no_runtime": ("runtime", "runtimeclass"),
+          "pod.rejected.runtime_type": ("runtime",)}
+
+
+def _earlier(run, found: Problem) -> Problem:
+    for step_id in CAUSES.get(found.code, ()):
+        done = run.results.get(step_id)
+        if done is not None and done.failed:
+            return Problem.of("depends.earlier", found.path, found.line, col=found.col, step=done.step, what=found.what)
+    return found
+
+
 def verdict(run) -> list[Problem]:
-    return run.consumer.pod_problems(run, attempt(run))
+    return [_earlier(run, found) for found in run.consumer.pod_problems(run, attempt(run))]
 
 
 def facts(run) -> dict:

@@ -85,12 +85,14 @@ def test_check_mode_fails_a_string_systemd_cgroup_with_containerds_words(lab, tm
     out = tmp_path / "o.ipynb"
     with pytest.raises(papermill.PapermillExecutionError):  # check mode fails the run at its last cell
         run_notebook(root, out, mode="check", smoke="sandbox")
-    pod = step_records(nbformat.read(str(out), as_version=4))["pod"]
-    assert pod["status"] == "failed"
+    records = step_records(nbformat.read(str(out), as_version=4))
+    pod = records["pod"]
+    # step 3's mistake, which containerd's refusal only says again: counted there once (issue 41), its fix there
+    assert records[3]["status"] == "failed" and pod["status"] == "blocked"
     (problem,) = pod["problems"]
-    assert problem["code"] == "pod.rejected.string_boolean"
+    assert problem["code"] == "depends.earlier" and problem["values"]["step"] == 3
     assert "Can't convert true(string) to bool" in problem["what"]["en"] and "Can't convert true(string) to bool" in problem["what"]["ko"]
-    assert "SystemdCgroup = true" in problem["fix"]["en"]
+    assert problem["fix"]["en"] == "follow step 3's fix."
     assert tree_state(root) == before
 
 
@@ -100,8 +102,8 @@ def test_check_mode_fails_a_handler_that_is_not_the_runtime(lab):
     rc.write_text(rc.read_text().replace("handler: nvidia", "handler: nvidia-gpu"))
     before = tree_state(root)
     result = check(root)
-    assert result.status == "failed"
-    assert [p.code for p in result.problems] == ["pod.rejected.no_runtime"]
+    assert result.status == "blocked"  # step 7's mistake, containerd's refusal says it again
+    assert [(p.code, p.values["step"]) for p in result.problems] == [("depends.earlier", 7)]
     assert 'no runtime for "nvidia-gpu" is configured' in result.problems[0].what.en
     assert tree_state(root) == before
 
@@ -174,26 +176,27 @@ def test_containerd_2x_passes_a_correct_state_and_writes_nothing(lab_2x):
 
 
 def _failed_after_edit(lab_2x, rel: str, old: str, new: str):
-    """The pod step in check mode after one edit of a lab file: a failed result (its findings to assert)."""
+    """The pod step in check mode after one edit of a lab file: its result, blocked by the step that edit fails
+    (containerd's refusal says that step's mistake again: counted there once, issue 41)."""
     containerd, root = lab_2x
     path = root / rel
     path.write_text(path.read_text().replace(old, new))
     result = check(root, containerd_bin=containerd)
-    assert result.status == "failed"
+    assert result.status == "blocked"
     return result
 
 
 def test_containerd_2x_refuses_a_string_systemd_cgroup_in_its_own_words(lab_2x):
     result = _failed_after_edit(lab_2x, CONFIG, "SystemdCgroup = true", 'SystemdCgroup = "true"')
     (problem,) = result.problems
-    assert problem.code == "pod.rejected.string_boolean"
+    assert (problem.code, problem.values["step"]) == ("depends.earlier", 3)
     said = "toml: cannot decode TOML string into struct field options.Options.SystemdCgroup of type bool"
-    assert said in problem.what.en and said in problem.what.ko and "SystemdCgroup = true" in problem.fix.en
+    assert said in problem.what.en and said in problem.what.ko and problem.fix.en == "follow step 3's fix."
 
 
 def test_containerd_2x_refuses_a_handler_that_is_not_the_runtime(lab_2x):
     result = _failed_after_edit(lab_2x, RUNTIMECLASS, "handler: nvidia", "handler: nvidia-gpu")
-    assert [p.code for p in result.problems] == ["pod.rejected.no_runtime"]
+    assert [(p.code, p.values["step"]) for p in result.problems] == [("depends.earlier", 7)]
     assert 'no runtime for "nvidia-gpu" is configured' in result.problems[0].what.en
 
 

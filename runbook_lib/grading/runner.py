@@ -144,7 +144,7 @@ async def grade_in_process(notebook: Path, job, zygote, version: str, timeout: f
         return RunResult(run_dir, manifest["ok"], manifest)
     from runbook_lib.grading.student import merge_progress
 
-    nb = _started_notebook(run_dir / NOTEBOOK_NAME)
+    nb = _started_notebook(notebook, job, run_dir)
     index = merge_progress(nb, run_dir)
     if nb is not None and index is not None:  # papermill's records of a cell that raised (cell_exception)
         nb.cells[index].metadata.setdefault("papermill", {}).update(exception=True, status="failed")
@@ -159,15 +159,17 @@ async def grade_in_process(notebook: Path, job, zygote, version: str, timeout: f
                 ended=utc_now(), error=error, version=version, kind=job.kind)
 
 
-def _started_notebook(path: Path):
-    import json
-
-    import nbformat
+def _started_notebook(notebook: Path, job, run_dir: Path):
+    """The notebook as a dead child started it: the same preparation (papermill's parameters and records)."""
+    from papermill.engines import NotebookExecutionManager
+    from papermill.iorw import load_notebook_node
 
     try:
-        return nbformat.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        nb = prepare(load_notebook_node(str(notebook)), notebook, job.params, run_dir / NOTEBOOK_NAME)
     except (OSError, ValueError):
         return None
+    NotebookExecutionManager(nb, output_path=None, progress_bar=False).notebook_start()
+    return nb
 
 
 async def grade_all(notebook: Path, jobs: list, version: str, workers: int, timeout: float,

@@ -56,8 +56,10 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 MIB = 1024 * 1024
 
 TARGETS = {
-    "class: papermill loop / runbook grade --jobs 2 (wall, median per round)": 15,
+    "class: papermill loop / runbook grade --jobs 2 (wall, median per round)": 40,
     "class --jobs 2: peak memory of all processes, MiB (PSS)": 300,
+    "course of 240: runbook grade --jobs 2, end to end (wall s, median)": 10,
+    "course of 240 --jobs 2: peak memory of all processes, MiB (PSS)": 300,
     "node_plain / node_floor (wall, median per round)": 1.10,
     "node_plain / stock_empty (wall, median per round)": 0.55,
     "make_run / stock_empty (wall)": 0.40,
@@ -383,6 +385,10 @@ def class_run(kind: str, folder: Path, work: Path, log: Path, *, sample_memory: 
         res = run([PROJECT_BIN / "runbook", "grade", "--jobs", "2", "--out", tmp / "grades", *roots], cwd=tmp,
                   log=log, sample_memory=sample_memory)
         graded = len(json.loads((tmp / "grades" / "grades.json").read_text())["students"])
+        for name in ("junit.xml", "index.html"):  # end to end: the class's files, and each student's
+            if not (tmp / "grades" / name).exists():
+                raise SystemExit(f"bench: class grade: no {name}")
+        graded = min(graded, len(list((tmp / "grades").glob("*/results.json"))))
     elif kind == "class_notebook":
         res = run([PROJECT_BIN / "papermill", *pm_quiet, REPO / "notebooks/class.ipynb", tmp / "class-out.ipynb",
                    "-p", "roots", f"{folder}/*", "-p", "out", tmp / "grades", "-p", "jobs", "2"], cwd=tmp, log=log)
@@ -408,6 +414,8 @@ def class_section(args, work: Path, log: Path, started: float) -> dict:
         print(f"bench: class of {args.students}, round {r + 1}/{args.class_rounds} done "
               f"({time.time() - started:.0f} s)", flush=True)
     memory = [class_run("grade", folder, work, log, sample_memory=True) for _ in range(2)]
+    shutil.rmtree(folder, ignore_errors=True)
+    course = course_section(args, work, log, started)
     medians = {k: {f: med([x[f] for x in v if f in x]) for f in v[0]} for k, v in samples.items()}
     per_round = [a["wall"] / b["wall"] for a, b in zip(samples["loop"], samples["grade"])]
     return {"students": args.students, "samples": samples, "medians": medians,
@@ -417,7 +425,25 @@ def class_section(args, work: Path, log: Path, started: float) -> dict:
             "notebook_over_grade": medians["class_notebook"]["grading_cell"] / medians["grade"]["wall"],
             "memory": {"tree_pss_peak_mib": max(m["tree_pss_peak_mib"] for m in memory),
                        "tree_peak_mib": max(m["tree_peak_mib"] for m in memory),
-                       "maxrss_mib": max(m["maxrss_mib"] for m in memory)}}
+                       "maxrss_mib": max(m["maxrss_mib"] for m in memory)},
+            "course": course}
+
+
+def course_section(args, work: Path, log: Path, started: float) -> dict:
+    """A course: `args.course` roots graded end to end by `runbook grade --jobs 2` (every student's run.ipynb,
+    run.html, manifest.json, feedback.html and results.json, then grades.json, junit.xml and the class page),
+    `args.course_rounds` times, the last one with its process tree sampled for memory."""
+    folder = make_class(work / "course", args.course)
+    runs = []
+    for r in range(args.course_rounds):
+        runs.append(class_run("grade", folder, work, log, sample_memory=r == args.course_rounds - 1))
+        print(f"bench: course of {args.course}, round {r + 1}/{args.course_rounds} done "
+              f"({time.time() - started:.0f} s)", flush=True)
+    shutil.rmtree(folder.parent, ignore_errors=True)
+    last = runs[-1]
+    return {"students": args.course, "samples": runs, "wall": med([x["wall"] for x in runs]),
+            "cpu": med([x["cpu"] for x in runs]), "tree_pss_peak_mib": last["tree_pss_peak_mib"],
+            "tree_peak_mib": last["tree_peak_mib"], "maxrss_mib": last["maxrss_mib"]}
 
 
 # --- report ----------------------------------------------------------------------------------------------------
@@ -435,6 +461,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs1", action="store_true", help="also time `runbook run --jobs 1` over the N roots")
     ap.add_argument("--students", type=int, default=24, help="students in the class comparison (default 24)")
     ap.add_argument("--class-rounds", type=int, help="rounds of the class comparison (default 3, quick 2)")
+    ap.add_argument("--course", type=int, default=240, help="students in the course graded end to end (default 240)")
+    ap.add_argument("--course-rounds", type=int, help="rounds of the course (default 3, quick 2)")
     ap.add_argument("--quick", action="store_true",
                     help="fewer rounds (3 single, 1 of 6 roots, 2 of the class of 24): every figure, ~10-15 min "
                          "on 2 quiet cores")
@@ -442,7 +470,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="class: only the class comparison and its memory (a quicker look)")
     ap.add_argument("--out", default=str(BENCH / "results" / "latest.json"))
     args = ap.parse_args(argv)
-    for name, full, quick in (("rounds", 5, 3), ("par_rounds", 2, 1), ("roots", 20, 6), ("class_rounds", 3, 2)):
+    for name, full, quick in (("rounds", 5, 3), ("par_rounds", 2, 1), ("roots", 20, 6), ("class_rounds", 3, 2),
+                              ("course_rounds", 3, 2)):
         if getattr(args, name) is None:
             setattr(args, name, quick if args.quick else full)
     if args.only == "class":
@@ -539,6 +568,7 @@ def main(argv: list[str] | None = None) -> int:
         f"class of {args.students}: papermill loop / runbook grade --jobs 2 (wall, median per round)":
             cls["loop_over_grade"]["median_per_round"],
         f"class of {args.students} --jobs 2: peak memory of all processes, MiB (PSS)": cls["memory"]["tree_pss_peak_mib"],
+        **course_verdict(cls),
         "node_plain / node_floor (wall, median per round)": floor,
         "node_plain / stock_empty (wall, median per round)": ratios["node_plain / stock_empty"]["wall"]["median_per_round"],
         "make_run / stock_empty (wall)": ratios["make_run / stock_empty"]["wall"]["of_medians"],
@@ -555,11 +585,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def course_verdict(cls: dict) -> dict:
+    c = cls["course"]
+    return {f"course of {c['students']}: runbook grade --jobs 2, end to end (wall s, median)": c["wall"],
+            f"course of {c['students']} --jobs 2: peak memory of all processes, MiB (PSS)": c["tree_pss_peak_mib"]}
+
+
 def targets(verdict: dict) -> dict:
     """Each measured figure against its target; "at least" for the speed-ups, "at most" for the rest."""
     out = {}
     for k, v in verdict.items():
-        key = re.sub(r"^class of \d+", "class", k)
+        key = re.sub(r"^class of \d+", "class", re.sub(r"^course of \d+", "course of 240", k))
         at_least = "sequential / jobs2" in key or "loop / runbook grade" in key
         out[k] = {"measured": v, "target": TARGETS[key], "met": v >= TARGETS[key] if at_least else v <= TARGETS[key]}
     return out
@@ -582,7 +618,8 @@ def class_only(args) -> int:
     report["targets"] = targets({
         f"class of {args.students}: papermill loop / runbook grade --jobs 2 (wall, median per round)":
             cls["loop_over_grade"]["median_per_round"],
-        f"class of {args.students} --jobs 2: peak memory of all processes, MiB (PSS)": cls["memory"]["tree_pss_peak_mib"]})
+        f"class of {args.students} --jobs 2: peak memory of all processes, MiB (PSS)": cls["memory"]["tree_pss_peak_mib"],
+        **course_verdict(cls)})
     out_path.write_text(json.dumps(report, indent=1) + "\n")
     mc = report["machine"]
     print(f"\nmachine: {mc.get('cpu')}, {mc['nproc']} cores, load {report['load_before'][0]:.1f} before / "
@@ -605,6 +642,10 @@ def print_class(cls: dict) -> None:
     print(f"\nloop / grade: {r['median_per_round']:.1f}× (median per round), {r['of_medians']:.1f}× (of medians), "
           f"CPU {r['cpu_of_medians']:.1f}×; the class notebook's grading cell / runbook grade: "
           f"{cls['notebook_over_grade']:.2f}")
+    c = cls["course"]
+    print(f"a course of {c['students']} graded end to end by `runbook grade --jobs 2` (median of {len(c['samples'])}): "
+          f"{c['wall']:.1f} s wall, {c['cpu']:.1f} s CPU, {c['wall'] / c['students'] * 1000:.0f} ms a student; peak "
+          f"memory {c['tree_pss_peak_mib']:.0f} MiB PSS over all its processes ({c['tree_peak_mib']:.0f} MiB RSS summed)")
     mem = cls["memory"]
     print(f"peak memory of `runbook grade --jobs 2` over all its processes: {mem['tree_pss_peak_mib']:.0f} MiB PSS, "
           f"{mem['tree_peak_mib']:.0f} MiB RSS summed (shared pages counted in every process), largest process "
@@ -612,7 +653,8 @@ def print_class(cls: dict) -> None:
 
 
 HEADLINE = ("class: papermill loop / runbook grade --jobs 2", "class --jobs 2: peak memory",
-            "node_plain / node_floor", "make_run / stock_empty")  # issue 24's four figures
+            "course of 240: runbook grade", "course of 240 --jobs 2: peak memory",
+            "node_plain / node_floor", "make_run / stock_empty")  # issue 43's six figures
 
 
 def print_targets(rep: dict) -> None:
@@ -620,9 +662,10 @@ def print_targets(rep: dict) -> None:
     print("|---|---:|---:|---|")
     for k, v in rep["targets"].items():
         print(f"| {k} | {v['measured']:.3g} | {v['target']} | {'yes' if v['met'] else 'NO'} |")
-    head = [(k, v) for h in HEADLINE for k, v in rep["targets"].items() if re.sub(r"^class of \d+", "class", k).startswith(h)]
+    head = [(k, v) for h in HEADLINE for k, v in rep["targets"].items()
+            if re.sub(r"^course of \d+", "course of 240", re.sub(r"^class of \d+", "class", k)).startswith(h)]
     load = f"load {rep['load_before'][0]:.1f} before / {rep['load_after'][0]:.1f} after"
-    print(f"\nthe four figures (issue 24), measured side by side in this run ({load}):")
+    print(f"\nthe issue's figures (issue 43), measured side by side in this run ({load}):")
     for k, v in head:
         print(f"  {'ok ' if v['met'] else 'NO '} {k}: {v['measured']:.3g} (target {'>=' if 'loop' in k else '<='} "
               f"{v['target']})")

@@ -1,17 +1,22 @@
-"""A class's notebooks, run by one process: `jobs` students at a time, each in a fresh kernel of its own.
+"""A class's notebooks, run by one process: `jobs` students at a time, each in a process of its own.
 
-`runbook grade` and the class notebook used to run papermill once per student in forked worker processes. Now
-one asyncio loop drives every student (runbook_lib/kernel/pool.py gives each a fresh kernel, forked from one
-zygote and started ahead of need), and each notebook is executed cell by cell with nbclient, as papermill does
-(papermill's own parameter injection and per-cell records, `metadata.papermill`), without papermill's full save
-of the notebook around every cell:
+`runbook grade` and the class notebook (the same `grade_all`) run the runbook's notebook **in process**: each student
+in a child forked from one zygote that imported everything and built the kernel's shell before any notebook ran
+(runbook_lib/kernel/zygote.py `--in-process`, runbook_lib/kernel/inprocess.py). The child runs the student's cells
+one by one in that shell, records every output as nbclient records a kernel's messages, writes the notebook and
+archives it (student.py); no kernel is started and no message crosses a socket. What the grader does per student
+is to ask for the child and wait for it:
 
-- the notebook is written when the student's run starts (parameters injected, no outputs yet), then once when it
-  ends, with every output as the kernel sent it: a grading killed halfway leaves every started student's
-  notebook; a failed cell, a kernel that died and a cell that timed out all end in that final write;
-- a kernel that dies or a cell that runs past ``timeout`` ends only that student's run, with the reason as the
-  student's error (findings grade.kernel_died, grade.cell_timeout); the others go on in their own kernels;
+- a cell that runs past ``timeout`` ends that student's run there (the child's own timer; finding
+  grade.cell_timeout); a child that dies, or that a cell keeps past every cell's limit, is killed and graded from
+  what it left (each cell as it ended, in its progress file; grade.kernel_died); the others go on in their own
+  children;
 - the run is archived as `runbook run` archives one (archive.keep: run.html, manifest.json).
+
+A notebook whose kernel is not the runbook's (`--notebook` of another kernel) is run as before: nbclient over a
+fresh kernel per student, forked from the zygote and started ahead of need (runbook_lib/kernel/pool.py), without
+papermill's full save of the notebook around every cell; the notebook is written when the student's run starts
+and once when it ends.
 """
 
 from __future__ import annotations
@@ -144,7 +149,7 @@ async def grade_in_process(notebook: Path, job, zygote, version: str, timeout: f
         return RunResult(run_dir, manifest["ok"], manifest)
     from runbook_lib.grading.student import merge_progress
 
-    nb = _started_notebook(run_dir / NOTEBOOK_NAME)
+    nb = _started_notebook(notebook, job, run_dir)
     index = merge_progress(nb, run_dir)
     if nb is not None and index is not None:  # papermill's records of a cell that raised (cell_exception)
         nb.cells[index].metadata.setdefault("papermill", {}).update(exception=True, status="failed")
@@ -159,15 +164,17 @@ async def grade_in_process(notebook: Path, job, zygote, version: str, timeout: f
                 ended=utc_now(), error=error, version=version, kind=job.kind)
 
 
-def _started_notebook(path: Path):
-    import json
-
-    import nbformat
+def _started_notebook(notebook: Path, job, run_dir: Path):
+    """The notebook as a dead child started it: the same preparation (papermill's parameters and records)."""
+    from papermill.engines import NotebookExecutionManager
+    from papermill.iorw import load_notebook_node
 
     try:
-        return nbformat.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        nb = prepare(load_notebook_node(str(notebook)), notebook, job.params, run_dir / NOTEBOOK_NAME)
     except (OSError, ValueError):
         return None
+    NotebookExecutionManager(nb, output_path=None, progress_bar=False).notebook_start()
+    return nb
 
 
 async def grade_all(notebook: Path, jobs: list, version: str, workers: int, timeout: float,

@@ -165,7 +165,8 @@ def run(shell, args: dict, report) -> None:
     nb = prepare(base_notebook(str(notebook)), notebook, args["params"], out_nb, copy=False)
     nb_man = NotebookExecutionManager(nb, output_path=None, progress_bar=False)
     nb_man.notebook_start()
-    _write_started(nb, out_nb)  # from its start: a child that dies still leaves where it stopped
+    # no notebook written at the start (a full JSON write and an fsync a student): a child that dies leaves its
+    # progress file, from which the grader writes the notebook as far as it ran (runner.grade_in_process)
     timeout = float(args["timeout"])
     executor = Executor(nb, shell, kernel_name=args.get("kernel_name") or "nvidia-runbook")
     state = {"index": None}

@@ -119,20 +119,21 @@ def _become_kernel(request: dict) -> None:
             os._exit(code)
 
 
-def _run_in_child(request: dict, replies: int) -> None:
+def _run_in_child(request: dict, replies: int, zygote: int) -> None:
     """In the child: the folder and environment of the request, then its function; never returns."""
     import atexit
     import importlib
 
     code = 1
     try:
+        from runbook_lib.fs.lifeline import die_with_parent
+
+        # first, and against the zygote's pid taken before the fork: a zygote that died in between is caught
+        die_with_parent(zygote)  # a child outlives neither this process nor, through it, the grader
         os.setsid()  # its own process group: the grader stops it and whatever it started at once
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
-        from runbook_lib.fs.lifeline import die_with_parent
-
-        die_with_parent(os.getppid())  # a child outlives neither this process nor, through it, the grader
         module, _, name = request["run"].partition(":")
         function = getattr(importlib.import_module(module), name)
 
@@ -198,6 +199,7 @@ def main() -> int:
                     if not in_process or not request["run"].startswith(in_process + ":"):
                         _send(replies, {"error": f"not this zygote's: {request['run']}"})
                         continue
+                    zygote = os.getpid()
                     pid = os.fork()
                     if pid == 0:
                         for fd in (requests, wake_r, wake_w):
@@ -205,7 +207,7 @@ def main() -> int:
                         signal.set_wakeup_fd(-1)
                         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                         signal.signal(signal.SIGINT, signal.SIG_DFL)
-                        _run_in_child(request, replies)
+                        _run_in_child(request, replies, zygote)
                     children.add(pid)
                     _send(replies, {"pid": pid})
                     continue

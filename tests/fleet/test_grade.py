@@ -220,8 +220,8 @@ def test_ctrl_c_says_interrupted_in_both_languages_and_a_second_grading_complete
     traceback from concurrent.futures, and nbclient's "Task exception was never retrieved" from every worker.
     The signal comes while the grading is surely under way: the test holds the last student's root lock (as a
     run of that student's own would; check mode waits for a lock file it finds), so that student's notebook
-    waits and the grading cannot end before
-    the Ctrl-C, however slow or fast the machine (waiting for a first run.ipynb raced the grading's end)."""
+    waits and the grading cannot end before the Ctrl-C, however slow or fast the machine (waiting for a first
+    run.ipynb raced the grading's end)."""
     import fcntl
     import os
     import signal

@@ -219,8 +219,9 @@ def test_ctrl_c_says_interrupted_in_both_languages_and_a_second_grading_complete
     """Ctrl-C reaches the whole foreground process group (the workers and kernels too); was a KeyboardInterrupt
     traceback from concurrent.futures, and nbclient's "Task exception was never retrieved" from every worker.
     The signal comes while the grading is surely under way: the test holds the last student's root lock (as a
-    run of that student's own would), so that student's notebook waits for it and the grading cannot end before
-    the Ctrl-C, however slow or fast the machine (waiting for a first run.ipynb raced the grading's end)."""
+    run of that student's own would; check mode waits for a lock file it finds), so that student's notebook
+    waits and the grading cannot end before the Ctrl-C, however slow or fast the machine (waiting for a first
+    run.ipynb raced the grading's end)."""
     import fcntl
     import os
     import signal
@@ -233,7 +234,10 @@ def test_ctrl_c_says_interrupted_in_both_languages_and_a_second_grading_complete
         finished_lab(str(root))
     out = tmp_path / "out"
     argv = [sys.executable, "-m", "runbook_lib.cli", "grade", "--out", str(out), "--jobs", "2", *map(str, roots)]
-    lock = os.open(roots[-1] / "run/lock/nvidia-runtime-runbook.lock", os.O_RDONLY)
+    held = roots[-1] / "run/lock/nvidia-runtime-runbook.lock"  # a run of that student's own is under way
+    held.parent.mkdir(parents=True, exist_ok=True)
+    held.touch()
+    lock = os.open(held, os.O_RDONLY)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

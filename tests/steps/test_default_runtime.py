@@ -119,6 +119,34 @@ def test_an_empty_config_is_judged_by_the_base_step_1_copies_into_it(tmp_path):
 
 # --- auto on a real node's "/", through the user's own command (issue 44) -------------------------------------
 
+# The node's own CDI spec, as `nvidia-ctk cdi generate` writes it on a one-GPU node (a DGX or an EKS GPU node has
+# one): the node profile judges it where it is and needs no nvidia-ctk of this machine to make one.
+NODE_SPEC = """---
+cdiVersion: 0.5.0
+kind: nvidia.com/gpu
+devices:
+- name: "0"
+  containerEdits:
+    deviceNodes:
+    - path: /dev/nvidia0
+- name: all
+  containerEdits:
+    deviceNodes:
+    - path: /dev/nvidia0
+containerEdits:
+  env:
+  - NVIDIA_VISIBLE_DEVICES=void
+  deviceNodes:
+  - path: /dev/nvidiactl
+"""
+
+
+def _node(tmp_path, name):
+    node = _root(tmp_path, name)
+    (node / "etc/cdi").mkdir(parents=True)
+    (node / "etc/cdi/nvidia.yaml").write_text(NODE_SPEC)
+    return node
+
 @pytest.mark.parametrize("name", ["dgx", "nvidia-ctk-default"])
 def test_auto_on_a_nodes_root_keeps_an_nvidia_default_through_papermill(tmp_path, name):
     """`papermill notebooks/run.ipynb out.ipynb -p root /` with the default parameters (default_runtime auto) on a
@@ -131,7 +159,7 @@ def test_auto_on_a_nodes_root_keeps_an_nvidia_default_through_papermill(tmp_path
     from helpers import step_records
     from node_chroot import papermill_as_node
 
-    node = _root(tmp_path, name)
+    node = _node(tmp_path, name)
     original = (node / CONFIG).read_bytes()
     proc, out = papermill_as_node(node)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -141,3 +169,26 @@ def test_auto_on_a_nodes_root_keeps_an_nvidia_default_through_papermill(tmp_path
     assert [p["code"] for s in steps.values() for p in s["problems"] if p["severity"] != "warning"] == []
     assert (node / CONFIG).read_bytes() == original
     assert "default_runtime_name = \"nvidia\"" in (node / CONFIG).read_text()
+
+
+def test_auto_on_a_nodes_root_never_edits_an_nvidia_default_it_would_write_otherwise(tmp_path):
+    """The same node whose nvidia default lacks `SystemdCgroup = true`: the default's table is the node's, so the
+    run leaves the config byte for byte and says what is missing (step 3's finding, fixed by hand), where the lab's
+    rule would have rewritten the table every pod of the node runs through (issue 44's audit:
+    `default_is_the_runtime` reading `default_runtime == "keep"` did exactly that under the default parameters)."""
+    import json
+
+    from helpers import step_records
+    from node_chroot import papermill_as_node
+
+    node = _node(tmp_path, "nvidia-ctk-default")
+    text = (node / CONFIG).read_text()
+    kept = text.replace('BinaryName = "/usr/bin/nvidia-container-runtime"\n            SystemdCgroup = true',
+                        'BinaryName = "/usr/bin/nvidia-container-runtime"')
+    assert kept != text
+    (node / CONFIG).write_text(kept)
+    proc, out = papermill_as_node(node)
+    assert proc.returncode != 0, "the run stops at the missing option"
+    steps = step_records(json.loads(out.read_text()))
+    assert [p["code"] for p in steps[3]["problems"]] == ["options.systemd_cgroup.missing"]
+    assert (node / CONFIG).read_text() == kept

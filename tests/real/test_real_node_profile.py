@@ -154,15 +154,7 @@ def test_a_gpu_node_without_nvidia_ctk_is_refused_before_any_write_with_the_pack
     assert tree_state(root) == before  # the root as it was, byte for byte, its lock included
 
 
-# containerd 2.4's own default config holds a runtime key (disable_pause_image_pull) the runbook's known keys do
-# not list yet: issue 40 generates those from the real binaries; strict, so its fix turns this into a failure to
-# remove the mark
-KNOWN_KEYS_PENDING = {"2.4.2"}
-
-
-@pytest.mark.parametrize("label", [pytest.param(v, marks=pytest.mark.xfail(
-    strict=True, reason="issue 40: disable_pause_image_pull is not among the known runtime keys yet"))
-    if v in KNOWN_KEYS_PENDING else v for v in realenv.containerd2_versions()])
+@pytest.mark.parametrize("label", realenv.containerd2_versions())
 def test_a_2x_node_whose_config_imports_conf_d_gets_a_drop_in_containerd_reads_and_remove_undoes(tmp_path, label):
     apply_and_remove(tmp_path, label)
 
@@ -193,8 +185,6 @@ def apply_and_remove(tmp_path: Path, label: str) -> tuple[Path, dict]:
     return root, before
 
 
-@pytest.mark.xfail(strict=True, reason="issue 39's other part (helper w42): remove still keeps backups of the files "
-                   "the run created and the folders it made")
 def test_after_remove_a_node_holds_nothing_of_the_runbook_but_its_record(tmp_path):
     root, before = apply_and_remove(tmp_path, realenv.containerd2_versions()[0])
     left = {k: v for k, v in _files(root).items() if not k.startswith("var/lib/nvidia-runtime-runbook")}

@@ -1,3 +1,6 @@
+import os
+
+import pytest
 import sys
 from pathlib import Path
 
@@ -13,3 +16,14 @@ from mutation_order import pytest_runtest_logreport  # noqa: E402,F401
 def pytest_collection_modifyitems(items):
     mutation_order.pytest_collection_modifyitems(items)
     xdist_groups.add_groups(items)  # make test's workers: a file per group, TCP kernels one at a time
+
+
+@pytest.fixture(autouse=True)
+def _environment_as_it_was():
+    """The CLI's entry points set variables for the kernels they start (RUNBOOK_TERMINAL_SUMMARY=0 among them) and
+    end with their process; called in process by a test they would reach the next test's plain papermill."""
+    saved = dict(os.environ)
+    yield
+    if os.environ != saved:
+        os.environ.clear()
+        os.environ.update(saved)

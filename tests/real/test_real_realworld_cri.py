@@ -73,6 +73,7 @@ def test_the_booted_daemon_serves_nvidia_and_the_default_handler_unchanged(name,
     containerd = realenv.need_containerd(label)
     root = tmp_path / "root"
     shutil.copytree(judge.REALWORLD / name, root)
+    judge.node_spec(root)  # the node's own spec, as test_real_realworld.py gives it: a node profile makes none
     generated = judge._read_by_containerd(root).read_bytes()
     before = judge._dump(containerd, root)
     assert isinstance(before, dict), before

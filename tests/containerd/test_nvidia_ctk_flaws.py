@@ -122,7 +122,8 @@ def test_flaw8_atomic_replace_with_a_backup_of_the_original(tmp_path, layout):
         # (another BinaryName would be another owner's runtime, refused: owner.py; the cgroup driver is ours)
         run_steps(root, steps=[2], layout=layout, systemd_cgroup=False)
         assert drop.stat().st_ino != drop_inode
-        (old,) = [p for p in drop.parent.iterdir() if ".runbook-backup-" in p.name]
-        assert old.read_bytes() == first and b"SystemdCgroup = false" in drop.read_bytes()
+        # the runbook made the drop-in: its record, not a backup, says so (remove deletes it whole)
+        assert [p for p in drop.parent.iterdir() if ".runbook-backup-" in p.name] == []
+        assert first != drop.read_bytes() and b"SystemdCgroup = false" in drop.read_bytes()
     leftovers = [p for p in tree_state(root) if ".runbook-tmp." in os.path.basename(p)]
     assert leftovers == []

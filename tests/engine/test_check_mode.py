@@ -32,8 +32,8 @@ def test_check_mode_on_an_empty_root_creates_nothing(tmp_path):
     results = check(root)
     assert list(root.iterdir()) == []  # no folders, no lock, no config, no spec, no toolkit files
     # every step evaluated, none skipped: what only follows from the missing config waits for it (blocked)
-    assert failed_steps(results) == [1, 2, 6, 7, 8]
-    assert [n for n, r in results.items() if r.status == "blocked"] == [3, 4, 5]
+    assert failed_steps(results) == [1, 6, 7, 8]  # the missing config counted once, at step 1 (issue 41)
+    assert [n for n, r in results.items() if r.status == "blocked"] == [2, 3, 4, 5]
     assert "missing" in results[1].problems[0].what.en
 
 

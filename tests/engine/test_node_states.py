@@ -221,7 +221,8 @@ def test_remove_takes_the_runbooks_drop_in_even_when_config_toml_is_gone(tmp_pat
     results = _run(root, mode="remove", layout="dropin")
     assert results["remove"].status == "changed" and not results["remove"].failed, results["remove"].text()
     assert not (root / "etc/containerd/conf.d/99-nvidia.toml").exists()
-    assert list((root / "etc/containerd/conf.d").glob("99-nvidia.toml.runbook-backup-*"))
+    # the runbook made that drop-in: nothing of it stays, not even a backup (docs/GUARANTEES.md)
+    assert list((root / "etc/containerd/conf.d").glob("99-nvidia.toml.runbook-backup-*")) == []
     again = _run(root, mode="remove", layout="dropin")
     assert again["remove"].status == "unchanged" and not again["remove"].failed
 
@@ -421,7 +422,8 @@ def test_remove_on_a_k3s_node_takes_the_runtime_out_of_the_route_it_was_written_
         assert os.readlink(root / K3S / "config-v3.toml.tmpl") == "/etc/rancher/k3s/containerd.tmpl"
         assert (root / "etc/rancher/k3s/containerd.tmpl").read_text() == template, "the template as it was"
     else:
-        assert not (root / route).exists() and list((root / route).parent.glob("*.runbook-backup-*"))
+        assert not (root / route).exists()
+        assert list((root / route).parent.glob("*.runbook-backup-*")) == []  # the runbook made it: no backup stays
     assert (root / K3S / "config.toml").read_bytes() == untouched, "the generated file is never edited"
     again = _run(root, mode="remove", **params)
     assert again["remove"].status == "unchanged" and not again["remove"].failed, again["remove"].text()

@@ -210,8 +210,9 @@ WRITES = re.compile(r"""open\([^)]*["'][wax]b?\+?["']|\.write_(text|bytes)\(|os\
 # folder made for it, gone with the kernel), and the generators of the committed notebooks (tools/, a developer's)
 # and the scratch files of the throw-away containerd of the pod check (its config, log, stand-in runtime and OCI
 # image, in a temporary folder of its own that goes with it), and the copy of the planned config that containerd
-# reads before any write (containerd/planned_copy.py, a temporary folder that goes with it)
-NOT_STATE = {"runbook_lib/kernel/early.py", "runbook_lib/containerd/throwaway.py", "runbook_lib/containerd/planned_copy.py",
+# reads before any write (containerd/planned_copy.py, a temporary folder that goes with it), and the probe config
+# that asks the node's containerd which runtime keys it keeps (containerd/releases.py, a temporary folder too)
+NOT_STATE = {"runbook_lib/containerd/releases.py", "runbook_lib/kernel/early.py", "runbook_lib/containerd/throwaway.py", "runbook_lib/containerd/planned_copy.py",
              "runbook_lib/containerd/oci_layout.py", "runbook_lib/containerd/smoke/sandbox.py"}
 
 

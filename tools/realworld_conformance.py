@@ -27,13 +27,7 @@ BEGIN, END = "<!-- realworld table: tools/realworld_conformance.py -->", "<!-- e
 
 
 def binaries() -> dict[str, str]:
-    found = {}
-    for label in realenv.containerd_labels():
-        path = "/usr/bin/containerd" if label == realenv.DEBIAN else realenv.containerd2_path(label)
-        if path is None or not Path(path).is_file():
-            raise SystemExit(f"containerd {label} is missing: run scripts/install-containerd2.sh (and install-system-deps.sh)")
-        found[label] = str(path)
-    return found
+    return realenv.installed_containerds()
 
 
 def cell(v: dict) -> str:

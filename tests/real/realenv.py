@@ -99,6 +99,18 @@ class Containerd(str):
         return int(major), int(minor)
 
 
+def installed_containerds() -> dict[str, str]:
+    """Every pinned containerd's binary by its label, for the tools that ask them all (tools/containerd_releases.py,
+    tools/realworld_conformance.py); a missing one ends the tool with the script that installs it."""
+    found = {}
+    for label in containerd_labels():
+        path = "/usr/bin/containerd" if label == DEBIAN else containerd2_path(label)
+        if path is None or not Path(path).is_file():
+            raise SystemExit(f"containerd {label} is missing: run scripts/install-containerd2.sh (and install-system-deps.sh)")
+        found[label] = str(path)
+    return found
+
+
 def need_containerd(label: str, environ: Mapping[str, str] = os.environ) -> Containerd:
     """The binary of containerd `label` (DEBIAN or a pinned 2.x version), or skip/fail."""
     if label == DEBIAN:

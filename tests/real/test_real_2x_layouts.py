@@ -10,14 +10,8 @@ import pytest
 
 from runbook_lib.containerd.verify import ContainerdRejected, containerd_dump
 
-V2 = 'plugins."io.containerd.grpc.v1.cri".containerd'
-V3 = 'plugins."io.containerd.cri.v1.runtime".containerd'
-
-
-def _runtime(name: str, where: str, **options) -> str:
-    lines = [f"[{where}.runtimes.{name}]", 'runtime_type = "io.containerd.runc.v2"', f"[{where}.runtimes.{name}.options]"]
-    lines += [f"{k} = {str(v).lower() if isinstance(v, bool) else repr(v)}" for k, v in options.items()]
-    return "\n".join(lines) + "\n"
+from runtime_tables import V2, V3
+from runtime_tables import runtime_table as _runtime
 
 
 def _read(containerd, tmp_path, text: str | bytes) -> dict:

@@ -1,4 +1,5 @@
-"""Every run bounded: a time limit and a memory limit, armed in the kernel by the validation cell (nb.start).
+"""Every run bounded: a time limit and a memory limit, armed in the kernel (or the grader's in-process shell)
+by the validation cell (nb.start).
 
 The limits hold for a notebook run by plain papermill as for `runbook run` and `runbook grade` (which pass
 `--timeout` and `--memory` as the parameters time_limit and memory_limit), with the same words: a cell that
@@ -129,8 +130,9 @@ _guard: _Guard | None = None
 
 
 def arm(seconds: float = DEFAULT_TIME_LIMIT, mib: int = DEFAULT_MEMORY_LIMIT, shell=None) -> bool:
-    """Arm the limits in this kernel (again: new limits, the time counted from now). Outside a kernel (a test,
-    a script) nothing is armed: the limits are the notebook's. True when armed."""
+    """Arm the limits in this kernel, or in the in-process shell a graded student runs in (again: new limits, the
+    time counted from now). Outside a notebook's run (a test, a script) nothing is armed: the limits are the
+    notebook's. True when armed."""
     global _guard
     if shell is None:
         try:
@@ -138,7 +140,7 @@ def arm(seconds: float = DEFAULT_TIME_LIMIT, mib: int = DEFAULT_MEMORY_LIMIT, sh
         except ImportError:  # pragma: no cover - ipykernel is a dependency
             return False
         shell = get_ipython()
-    if shell is None or getattr(shell, "kernel", None) is None or threading.current_thread() is not threading.main_thread():
+    if not runs_notebook_cells(shell) or threading.current_thread() is not threading.main_thread():
         return False
     disarm(shell)
     guard = _Guard(seconds, mib, shell)
@@ -151,6 +153,17 @@ def arm(seconds: float = DEFAULT_TIME_LIMIT, mib: int = DEFAULT_MEMORY_LIMIT, sh
     threading.Thread(target=guard.watch, name="runbook-limits", daemon=True).start()
     _guard = guard
     return True
+
+
+IN_PROCESS_MARK = "runs_notebook_cells"  # set on the grader's in-process shell (runbook_lib/kernel/inprocess.py)
+
+
+def runs_notebook_cells(shell) -> bool:
+    """Whether ``shell`` runs a notebook's cells: a kernel's, or the shell a graded student's cells run in without
+    a kernel (in process, in a child of its own). Not a terminal IPython, nor a test's shell."""
+    if shell is None:
+        return False
+    return getattr(shell, "kernel", None) is not None or getattr(shell, IN_PROCESS_MARK, False) is True
 
 
 def disarm(shell=None) -> None:

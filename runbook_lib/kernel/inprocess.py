@@ -150,6 +150,7 @@ def build_shell():
     its own copy."""
     from traitlets.config import Config
 
+    from runbook_lib.engine.limits import IN_PROCESS_MARK
     from runbook_lib.kernel.shell import COMPILER, RunbookShell
     from runbook_lib.notebook.kernel_names import install
 
@@ -162,6 +163,9 @@ def build_shell():
         hook.pub_socket = None
     install(shell)
     shell._runbook_capture = capture
+    # a notebook's cells run here as in a kernel: the validation cell arms the run's time and memory limits in
+    # the student's child, and a cell beyond one stops with the finding (RunStopped), as under papermill
+    setattr(shell, IN_PROCESS_MARK, True)
     streams = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = CellStream("stdout", capture), CellStream("stderr", capture)
     try:

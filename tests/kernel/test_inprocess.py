@@ -123,3 +123,26 @@ def test_the_runbook_graded_in_process_equals_nbclients_run_on_the_same_root(tmp
     for index, (a, b) in enumerate(zip(ours, theirs)):
         assert a == b, index
     assert graded["metadata"]["language_info"] == expected["metadata"]["language_info"]
+
+
+@pytest.mark.parametrize("limit", ["memory", "time"])
+def test_the_runs_limits_stop_a_cell_in_process_as_in_a_kernel(tmp_path, limit):
+    """The validation cell arms the run's limits (engine/limits.py) in the in-process shell as in a kernel: a
+    cell beyond one stops with the finding's words (RunStopped), and the child archives the run as it stands."""
+    arm = "limits.arm(300, int(limits.rss_mib()) + 100)" if limit == "memory" else "limits.arm(1, 768)"
+    beyond = "x = []\nwhile True: x.append(bytearray(1 << 20))" if limit == "memory" else "while True:\n    n = 1"
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": KERNEL, "language": "python"}
+    params = nbformat.v4.new_code_cell('root = ""')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell(f"from runbook_lib.engine import limits\nassert {arm}"),
+                nbformat.v4.new_code_cell(beyond), nbformat.v4.new_code_cell("print('never runs')")]
+    path = tmp_path / "limits.ipynb"
+    nbformat.write(nb, str(path))
+    root = tmp_path / "class" / "ann"
+    root.mkdir(parents=True)
+    result = grade_class([str(root)], tmp_path / "out", {}, jobs=1, notebook=path, timeout=60)
+    error = result.students[0].error
+    assert error["ename"] == "RunStopped"
+    words = "stopped: used more than" if limit == "memory" else "stopped: took longer than 1 s"
+    assert words in error["evalue"]

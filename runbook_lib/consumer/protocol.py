@@ -101,6 +101,10 @@ class Consumer(Protocol):
     def options_subject(self, run) -> str | None:
         """Where the runtime's options are, as a person finds them in the file (None: unreadable)."""
 
+    def options_tables(self, reading, cfg: dict, name: str) -> list[tuple[Any, str]]:
+        """[(cfg's table holding the runtime's options, or None, where it is)] for each table step 3's verdict
+        judges on ``reading``: the check cell reads the same tables (the runtime's, or a misplaced one)."""
+
     def options_problems(self, run) -> list[Problem]:
         """Step 3's verdict: the runtime's options as read."""
 

@@ -250,6 +250,20 @@ class Run:
         """cfg's table for the runtime, at the path of the config's version (shown)."""
         return self._table(cfg, lambda version: self.consumer.runtime_table(cfg, version, name))
 
+    def options_tables(self, cfg: dict, name: str) -> list[dict]:
+        """cfg's tables holding the runtime's options, the ones step 3's verdict judges (shown): the runtime's, at
+        the path of the config's version, or, while it stands misplaced (step 2's finding), each misplaced one."""
+        version = self.version(cfg)
+        try:
+            found = self.consumer.options_tables(self.effective(), cfg, name) if version is not None else []
+        except RunbookError:  # an unreadable config: the runtime's path, where nothing is (step 2 says why)
+            found = []
+        if not found:
+            return [self.runtime_table(cfg, name)]
+        for _, where in found:
+            self.note(f"version {version} → {where}")
+        return [table if isinstance(table, dict) else {} for table, _ in found]
+
     def containerd_table(self, cfg: dict) -> dict:
         """cfg's containerd table of the CRI plugin (default_runtime_name, runtimes), at the version's path."""
         return self._table(cfg, lambda version: self.consumer.main_table(cfg, version))

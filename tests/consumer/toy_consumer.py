@@ -180,6 +180,9 @@ class Toy(Consumer):
     def options_subject(self, run) -> str | None:
         return f"[runtime.{run.p.runtime_name}.options]"
 
+    def options_tables(self, reading, cfg: dict, name: str) -> list:
+        return [self.runtime_table(cfg, reading.version, name)]  # one place for a runtime: nothing is misplaced
+
     def options_problems(self, run) -> list:
         eff = run.effective()
         table, _ = self.runtime_table(eff.data, eff.version, run.p.runtime_name)

@@ -16,6 +16,7 @@ import shutil
 import pytest
 
 from grading_helpers import CONFIG, SPEC, TOOLKIT, lab_root
+from helpers import TEST_DATA
 from student_kernel import code_cells
 
 TOML_VALUES = ["true", "false", "1", "0", "1.0", '"true"', '"runc"', '"nvidia"', "1979-05-27T07:32:00Z",
@@ -88,3 +89,27 @@ def test_the_cell_and_the_verdict_agree(finished, cells, tmp_path, name, value):
     assert cell_holds == verdict_holds, (value, [(c.text, c.ok, c.actual) for c in checks], result.text())
     if value == right:
         assert cell_holds and result.status != "failed", result.text()
+
+
+MISPLACED = ["unquoted-dotted-header.toml", "v1-path-in-v2-file.toml", "v2-path-in-v3-file.toml"]
+BINARY = '"/usr/bin/nvidia-container-runtime"'
+
+
+@pytest.mark.parametrize("fixture", MISPLACED)
+@pytest.mark.parametrize("binary", [BINARY, '"nvidia-container-runtime"', "true"])
+def test_the_options_cell_reads_a_misplaced_table_where_its_verdict_judges_it(finished, cells, tmp_path, fixture, binary):
+    """A misplaced runtime table (step 2's finding) has its options judged where it stands (issue 41: right
+    options keep step 3's points): the cell reads that table too, so right options are a passing step 3 with
+    every assertion ✓ (the cell read the expected path and showed ✗ "missing" above it), wrong ones fail both."""
+    root = tmp_path / "root"
+    shutil.copytree(finished, root, symlinks=True)
+    text = (TEST_DATA / "broken" / fixture).read_text()
+    assert text.count(f"BinaryName = {BINARY}") == 1, fixture
+    (root / CONFIG).write_text(text.replace(f"BinaryName = {BINARY}", f"BinaryName = {binary}"))
+    checks, result = run_cell(cells, root, "options?")
+    assert checks, "the cell asserted nothing"
+    cell_holds = all(c.ok for c in checks)
+    verdict_holds = not [p for p in result.problems if p.is_error and p.code != "expect.failed"]
+    assert cell_holds == verdict_holds == (binary == BINARY), (
+        [(c.text, c.ok, c.actual) for c in checks], result.text())
+    assert result.status == ("passed" if binary == BINARY else "failed"), result.text()

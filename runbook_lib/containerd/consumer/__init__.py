@@ -108,6 +108,9 @@ class Containerd:
     def options_subject(self, run) -> str | None:
         return registering.options_subject(run)
 
+    def options_tables(self, reading, cfg: dict, name: str) -> list:
+        return [_at(cfg, path) for path in registering.options_paths(reading, name)]
+
     def options_problems(self, run) -> list:
         return registering.options_verdict(run)
 

@@ -248,11 +248,23 @@ def _blockers(eff, p, *, strays: bool = True) -> list:
 
 
 
+def options_paths(eff, name: str) -> list[tuple[str, ...]]:
+    """The tables whose options step 3 judges, for its verdict and its check cell alike (one rule, so the cell
+    reads what the verdict read): the runtime's, where containerd looks; while it stands only misplaced (step 2's
+    finding), each misplaced table, judged on what it holds as it reads once moved; with none, the runtime's path,
+    where nothing is (step 3 is then blocked on step 2)."""
+    right = runtime_path(eff.version, name)
+    if isinstance(get_in(eff.data, right), dict):
+        return [right]
+    strays = [stray for stray, _, _ in diagnose.stray_runtime_tables(eff, name) if isinstance(get_in(eff.data, stray), dict)]
+    return list(dict.fromkeys(strays)) or [right]  # one table headed in two files is one table
+
+
 def options_subject(run) -> str | None:
     p = run.p
     try:
         eff = run.effective()
-        subject = diagnose.header_text(eff, runtime_path(eff.version, p.runtime_name) + ("options",))
+        subject = diagnose.header_text(eff, options_paths(eff, p.runtime_name)[0] + ("options",))
     except Exception:  # noqa: BLE001 - an unreadable config is step 2's refusal, said there
         subject = None
     return subject
@@ -260,14 +272,10 @@ def options_subject(run) -> str | None:
 
 def options_verdict(run) -> list[Problem]:
     eff = run.effective()
-    table = get_in(eff.data, runtime_path(eff.version, run.p.runtime_name))
     foreign = foreign_problem(run, eff)
     if foreign is not None:  # another owner's options are theirs: no fix here may overwrite them
         return [Problem.of("depends.earlier", foreign.path, foreign.line, step=2, what=foreign.what)]
-    if isinstance(table, dict):
-        return diagnose.runtime_problems(eff, run.p, part="options")
-    strays = [stray for stray, _, _ in diagnose.stray_runtime_tables(eff, run.p.runtime_name)
-              if isinstance(get_in(eff.data, stray), dict)]
-    if strays:  # misplaced (step 2's finding): its options judged where they are, as they read once it is moved
-        return [p for stray in strays for p in diagnose.runtime_problems(eff, run.p, part="options", path=stray)]
-    return [Problem.of("depends.runtime_table", eff.main.lab_path, step=2, runtime=run.p.runtime_name)]
+    paths = options_paths(eff, run.p.runtime_name)
+    if not isinstance(get_in(eff.data, paths[0]), dict):
+        return [Problem.of("depends.runtime_table", eff.main.lab_path, step=2, runtime=run.p.runtime_name)]
+    return [p for path in paths for p in diagnose.runtime_problems(eff, run.p, part="options", path=path)]

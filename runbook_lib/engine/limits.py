@@ -76,6 +76,8 @@ class _Guard:
         self.cpu_before = None      # RLIMIT_CPU as it was before arm()
         self.main = threading.main_thread().ident
         self.alive = True
+        # resident memory that is not the run's: what a graded student's in-process child holds that no kernel does
+        self.overhead = float(getattr(shell, OVERHEAD_MARK, 0.0) or 0.0)
 
     def pre(self, *_):
         self.cell_started = time.monotonic()
@@ -93,7 +95,7 @@ class _Guard:
             return None
         if self.used + time.monotonic() - self.cell_started > self.seconds:
             return "run.timeout"
-        if rss_mib() > self.mib:
+        if rss_mib() - self.overhead > self.mib:
             return "run.memory"
         return None
 
@@ -155,6 +157,7 @@ def arm(seconds: float = DEFAULT_TIME_LIMIT, mib: int = DEFAULT_MEMORY_LIMIT, sh
     return True
 
 
+OVERHEAD_MARK = "grader_overhead_mib"  # on that shell: MiB resident in the child from its start that no kernel holds
 IN_PROCESS_MARK = "runs_notebook_cells"  # set on the grader's in-process shell (runbook_lib/kernel/inprocess.py)
 
 

@@ -67,6 +67,7 @@ def preload() -> None:
 
 
 _shell = None  # the kernel's shell, built before any fork in --in-process mode
+_kernel_like = 0.0  # MiB resident once that shell was built, before the grader's own imports
 
 
 def preload_in_process(module: str) -> None:
@@ -74,9 +75,12 @@ def preload_in_process(module: str) -> None:
     global _shell
     import importlib
 
+    from runbook_lib.engine.limits import rss_mib
     from runbook_lib.kernel.inprocess import build_shell
 
+    global _kernel_like
     _shell = build_shell()
+    _kernel_like = rss_mib()  # what a kernel holds before its first cell, near enough: the shell, the runbook
     warm = getattr(importlib.import_module(module), "zygote_warm", None)
     if warm is not None:
         warm()
@@ -134,6 +138,11 @@ def _run_in_child(request: dict, replies: int, zygote: int) -> None:
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
+        from runbook_lib.engine.limits import OVERHEAD_MARK, rss_mib
+
+        # resident in this child from its start and held by no kernel (the grader's papermill, nbclient, archive
+        # renderer): the run's memory limit does not count it against the student (engine/limits.py)
+        setattr(_shell, OVERHEAD_MARK, max(0.0, rss_mib() - _kernel_like))
         module, _, name = request["run"].partition(":")
         function = getattr(importlib.import_module(module), name)
 

@@ -167,6 +167,9 @@ def cmd_run(args) -> int:
 
     notebook = Path(args.notebook) if args.notebook else packaged_notebook()
     roots = getattr(args, "roots", None) or [args.root]
+    # before the early kernel: the kernel it adopts must have the environment its run has (evidence/archive.py
+    # sets this too; set only there, it made the early kernel's environment differ and a second kernel start)
+    os.environ["RUNBOOK_TERMINAL_SUMMARY"] = "0"  # this command prints the run itself (notebook/views.py)
     if len(roots) == 1 and notebook.is_file():
         from runbook_lib.kernel import early as kernel_early
 

@@ -214,9 +214,17 @@ def _raw_header(eff: Effective, file_: str, line: int | None) -> str | None:
 def require_runtime(after: Effective, p, lab_path: str) -> None:
     table = get_in(after.data, runtime_path(after.version, p.runtime_name))
     ok = isinstance(table, dict) and table.get("runtime_type") == RUNTIME_TYPE and isinstance(table.get("options"), dict) \
-        and table["options"].get("BinaryName") == p.binary_name and table["options"].get("SystemdCgroup") is p.systemd_cgroup
+        and table["options"].get("BinaryName") == p.binary_name and cgroup_as_read(table["options"]) is p.systemd_cgroup
     if not ok:
         raise ConfigError.of("runtime.not_effective", path=lab_path, lab_path=lab_path)
+
+
+def cgroup_as_read(options) -> object:
+    """SystemdCgroup as containerd reads a runtime's options: a key left out is its zero value, false; anything
+    else as written (a quoted "true" stays a string, its own finding)."""
+    if not isinstance(options, dict):
+        return False
+    return options.get("SystemdCgroup", False)
 
 
 def cgroup_disagreement(eff: Effective, p) -> Problem | None:
@@ -232,6 +240,7 @@ def cgroup_disagreement(eff: Effective, p) -> Problem | None:
         return Problem.of("options.systemd_cgroup.default_unset", where, line, runtime=p.runtime_name, default=default,
                           key="options.SystemdCgroup",
                           header=header_text(eff, runtime_path(eff.version, default) + ("options",)))
+    mine = False if mine is None else mine  # left out: containerd's zero value
     if default == p.runtime_name or not isinstance(base, bool) or not isinstance(mine, bool) or base is mine:
         return None
     where, line = locate(eff, path)
@@ -455,9 +464,9 @@ def _cgroup_problems(eff: Effective, p, path, options: dict) -> list[Problem]:
         word = sc.strip().lower()
         return [Problem.of("options.systemd_cgroup.string", where, line, value=render.value(sc),
                            fixed=word if word in ("true", "false") else render.value(p.systemd_cgroup), **values)]
-    if sc is None:
+    if sc is None and p.systemd_cgroup is not False:  # left out: containerd reads false, its zero value
         return [Problem.of("options.systemd_cgroup.missing", where, line, **values)]
-    if sc is not p.systemd_cgroup:
+    if sc is not None and sc is not p.systemd_cgroup:
         return [Problem.of("options.systemd_cgroup.wrong", where, line, actual=render.value(sc), **values)]
     warning = cgroup_disagreement(eff, p)
     return [warning] if warning else []

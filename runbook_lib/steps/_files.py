@@ -34,6 +34,8 @@ def file_problems(run, lab_path: str, expected: str, *, depends: tuple[str, ...]
                   derived=None) -> list[Problem]:
     """The file's findings. ``expected`` is what it holds once every input is right; ``derived`` (a function)
     what it would hold if derived from the inputs as they are now (a student's broken config)."""
+    if not run.answer_files:  # a node: the fact read from its files, never an answer file of the lab
+        return _node_fact_problems(run, lab_path, expected, depends, rule)
     got = run.read_text(lab_path)
     shown = expected.strip().replace("\n", " / ")
     ok_lines = derivable(expected)
@@ -48,6 +50,21 @@ def file_problems(run, lab_path: str, expected: str, *, depends: tuple[str, ...]
         code = "file.after_earlier_step" if ok_lines else "file.after_earlier_step.no_lines"
         return [Problem.of(code, lab_path, step=earlier, file=lab_path, expected=shown)]
     return _differs(rule, lab_path, got, expected, shown)
+
+
+def _node_fact_problems(run, lab_path: str, expected: str, depends: tuple[str, ...], rule: Rule) -> list[Problem]:
+    """The node profile: what the node's files say now (engine/run.py keeps it fresh) against what the run must
+    leave. While an earlier step that makes what it describes failed (no runtime to report), the step is blocked
+    by that step; otherwise a difference is the node's finding, said with both values."""
+    got = run.read_text(lab_path)
+    if got is None or same(rule, got, expected):
+        return []
+    facts = got.strip().replace("\n", ", ")
+    earlier = _failed_earlier(run, depends)
+    if earlier is not None:
+        return [Problem.of("node.fact.after_earlier_step", run.p.config_path, step=earlier, facts=facts)]
+    return [Problem.of("node.fact.differs", run.p.config_path, facts=facts,
+                       expected=expected.strip().replace("\n", ", "))]
 
 
 def _quiet(derived) -> str | None:

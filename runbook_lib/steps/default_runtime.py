@@ -52,4 +52,15 @@ with rb.expect("default") as expect:
     expect.line(rb.tk("default.txt"), "DEFAULT", cri.get("default_runtime_name", "runc"))
     expect.line(rb.tk("default.txt"), "WHY", "runtimeclass")"""
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK)
+def message(run):
+    """The default runtime as the files hold it now (check mode: as found; apply: after the writes)."""
+    eff = run.effective()
+    return say("default_runtime.default_runtime_not_changed", default=run.consumer.default_runtime(eff.data, eff.version))
+
+
+def fact(run) -> str:
+    eff = run.effective()
+    return toolkit.default_txt(run.consumer.default_runtime(eff.data, eff.version))
+
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK, fact=fact, message=message)

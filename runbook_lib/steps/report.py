@@ -30,8 +30,10 @@ def report(run) -> str:
     name = handler if handler in runtimes else run.p.runtime_name
     table = runtimes.get(name) if isinstance(runtimes.get(name), dict) else {}
     options = table.get("options") if isinstance(table.get("options"), dict) else {}
+    # as containerd reads it: a key left out of a runtime's options is false, its zero value
+    cgroup = options.get("SystemdCgroup", False) if isinstance(table.get("options"), dict) else None
     return toolkit.report_txt(eff.version, name if name in runtimes else "", table.get("runtime_type"),
-                              options.get("SystemdCgroup"), handler if handler is not None else "")
+                              cgroup, handler if handler is not None else "")
 
 
 def plan(run) -> Plan:
@@ -59,7 +61,7 @@ with rb.expect("report") as expect:
     expect.line(report, "CONFIG_VERSION", rb.version(cfg))
     expect.line(report, "RUNTIME", rc.get("handler"))
     expect.line(report, "RUNTIME_TYPE", nvidia.get("runtime_type"))
-    expect.line(report, "SYSTEMD_CGROUP", nvidia.get("options", {}).get("SystemdCgroup"))
+    expect.line(report, "SYSTEMD_CGROUP", nvidia.get("options", {}).get("SystemdCgroup", False))  # as containerd reads it
     expect.line(report, "HANDLER", rc.get("handler"))"""
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, depends=DEPENDS, check=CHECK)
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, depends=DEPENDS, check=CHECK, fact=report)

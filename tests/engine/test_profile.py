@@ -84,8 +84,10 @@ def test_a_node_writes_no_answer_file_and_keeps_their_facts_as_evidence(tmp_path
         rb.finish()
     assert rb.ok(), [r.text() for r in rb.failed_steps()]
     assert not (root / "root").exists()
-    assert results["default"].evidence == {"default.txt": "DEFAULT=runc\nWHY=runtimeclass\n"}
-    assert "report.txt" in results["report"].evidence
+    # the facts are read from the node's files and named for what they are, never as the lab's answer files
+    assert list(results["default"].evidence.values()) == ["DEFAULT=runc\nWHY=runtimeclass\n"]
+    assert "RUNTIME=nvidia" in "".join(results["report"].evidence.values())
+    assert not [k for r in results.values() for k in r.evidence if k.endswith(".txt")]
     assert all(not f["path"].startswith("/root/") for r in results.values() for f in r.files)
     # the drop-in is written and this machine's containerd is not the node's: a restart is pending, never passed
     assert results["restart"].status == "restart-needed"

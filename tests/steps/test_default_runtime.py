@@ -172,10 +172,12 @@ def test_auto_on_a_nodes_root_keeps_an_nvidia_default_through_papermill(tmp_path
 
 
 def test_auto_on_a_nodes_root_never_edits_an_nvidia_default_it_would_write_otherwise(tmp_path):
-    """The same node whose nvidia default lacks `SystemdCgroup = true`: the default's table is the node's, so the
-    run leaves the config byte for byte and says what is missing (step 3's finding, fixed by hand), where the lab's
-    rule would have rewritten the table every pod of the node runs through (issue 44's audit:
-    `default_is_the_runtime` reading `default_runtime == "keep"` did exactly that under the default parameters)."""
+    """The same node whose nvidia default lacks `SystemdCgroup`: containerd reads false, its zero value, and
+    systemd_cgroup auto takes the default runtime's value as containerd reads it, so the node is right as it is
+    and the run passes with the config byte for byte (issue 51: "a right node is refused"). Asked for the systemd
+    driver outright, the default's table is still the node's: the run leaves it byte for byte and says what is
+    missing (step 3's finding, fixed by hand), where the lab's rule would have rewritten the table every pod of
+    the node runs through (issue 44's audit)."""
     import json
 
     from helpers import step_records
@@ -188,6 +190,11 @@ def test_auto_on_a_nodes_root_never_edits_an_nvidia_default_it_would_write_other
     assert kept != text
     (node / CONFIG).write_text(kept)
     proc, out = papermill_as_node(node)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    steps = step_records(json.loads(out.read_text()))
+    assert steps[3]["status"] == "unchanged" and steps[3]["problems"] == []
+    assert (node / CONFIG).read_text() == kept
+    proc, out = papermill_as_node(node, "-p", "systemd_cgroup", "True")
     assert proc.returncode != 0, "the run stops at the missing option"
     steps = step_records(json.loads(out.read_text()))
     assert [p["code"] for p in steps[3]["problems"]] == ["options.systemd_cgroup.missing"]

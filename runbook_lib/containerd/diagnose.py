@@ -166,9 +166,9 @@ def _plugin_keys_by_their_own_version(eff: Effective) -> list[str]:
 
 def _first_header_under(eff: Effective, prefix: tuple[str, ...]) -> tuple[str, int | None]:
     for f in eff.files:
-        for h in scan(f.text).headers:
-            if h.path[:len(prefix)] == prefix:
-                return f.lab_path, h.line + 1
+        line = scan(f.text).first_line_under(prefix)  # a header, or dotted keys or an inline table
+        if line is not None:
+            return f.lab_path, line + 1
     return eff.main.lab_path, None
 
 
@@ -184,10 +184,26 @@ def stray_runtime_tables(eff: Effective, name: str) -> list[tuple[tuple[str, ...
     if v2_style_tables_without_version(eff.main.data):
         return out  # every version-2 table is "misplaced" then; the missing version line is the one verdict
     for f in eff.files:
-        for h in scan(f.text).headers:
-            if h.path[-1:] == (name,) and h.path != right and "plugins" == h.path[0] and "runtimes" in h.path:
-                out.append((h.path, f.lab_path, h.line + 1))
+        for path, line in runtime_definitions(f.text, name):
+            if path != right and path[0] == "plugins":
+                out.append((path, f.lab_path, line + 1))
     return out
+
+
+def runtime_definitions(text: str, name: str) -> list[tuple[tuple[str, ...], int]]:
+    """(the runtime's table path, its first 0-based line) for every place a file defines the runtime, in each of
+    TOML's spellings of one table, which containerd reads alike: a `[...runtimes.<name>]` header (or a header
+    below it, `[...runtimes.<name>.options]`), dotted keys (`containerd.runtimes.<name>.runtime_type = ...` under
+    any header) and an inline table (`<name> = {...}` under `[...runtimes]`)."""
+    layout = scan(text)
+    found: dict[tuple[str, ...], int] = {}
+    for path, line in [(h.path, h.line) for h in layout.headers if not h.is_array] + \
+            [(kv.full_path(), kv.line) for kv in layout.keyvalues]:
+        for i in range(len(path) - 1):
+            if path[i] == "runtimes" and path[i + 1] == name:
+                found[path[:i + 2]] = min(found.get(path[:i + 2], line), line)
+                break
+    return sorted(found.items(), key=lambda item: item[1])
 
 
 def _stray_problem(eff: Effective, name: str, path, file_, line) -> Problem:

@@ -49,10 +49,10 @@ def transform_command(ctk: str, root) -> list[str]:
     return [ctk, "cdi", "transform", "root", f"--from={root}", "--to=/", "--input=-"]
 
 
-def _run(cmd: list[str], spec: str, code: str, stdin: str | None = None, **values) -> str:
+def _run(argv: list[str], spec: str, code: str, stdin: str | None = None, **values) -> str:
     """The program's standard output, or GenerateError ``code`` with why it made none."""
     try:
-        done = subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=TIMEOUT,
+        done = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=TIMEOUT,
                               preexec_fn=child_preexec, env={**os.environ, "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH": ""})
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GenerateError.of(code, spec, reason=str(exc), **values) from None

@@ -2,7 +2,9 @@
 made by its nvidia-ctk (cdi/generate.py; without one, refused before any write), or, when the node already has
 an nvidia.com/gpu spec in another CDI folder, none: that one is judged where it is. An existing one is never
 guessed at: it is kept byte for byte, or, when it is not a valid spec of the right kind, the run refuses. Its
-top-level keys go to cdi-keys.txt (a node's evidence)."""
+top-level keys go to cdi-keys.txt (a node's evidence). On a node, a spec, made or found, is judged as the node
+reads it: every path it names is looked up under the root (missing_paths), and a root other than / has its
+generated spec's paths moved to the node's own / (cdi/generate.py)."""
 
 from __future__ import annotations
 

@@ -77,6 +77,8 @@ def test_a_node_writes_no_answer_file_and_keeps_their_facts_as_evidence(tmp_path
     (root / "etc/cdi").mkdir(parents=True)
     (root / "etc/cdi/nvidia.yaml").write_text('cdiVersion: "0.5.0"\nkind: nvidia.com/gpu\ndevices:\n  - name: all\n'
                                                '    containerEdits:\n      deviceNodes:\n        - path: /dev/nvidia0\n')
+    (root / "dev").mkdir()
+    (root / "dev/nvidia0").write_bytes(b"")  # the GPU the spec names, on the node (a file stands in for it)
     rb = Run(validate(root=str(root), profile="node")).start()
     try:
         results = rb.run_all()

@@ -248,3 +248,52 @@ def test_a_pod_judged_is_worth_the_points_the_course_file_gives_it_and_no_more()
         assert total(steps + [pod]) == (8.0, 8.0)
         assert "pod" not in [c.rec["id"] for c in scored(steps + [pod])]
         assert total(steps + [pod], {"pod": 1.0}) == (9.0 if status == "passed" else 8.0, 9.0)
+
+
+def test_the_graders_own_cell_limit_is_one_error_of_the_run_naming_the_students_it_stopped(tmp_path):
+    """The grader's per-cell limit (grade_class's `timeout`, runner.CELL_TIMEOUT) met by every student's run: a
+    notebook of the runbook's kernel (`--notebook`, for development) whose second cell waits for longer than the
+    limit. The run says so once, naming the students, with its fix; no step of theirs is called failed."""
+    import nbformat
+
+    from runbook_lib.evidence.archive import packaged_notebook
+    from runbook_lib.grading.grade import grade_class
+
+    base = nbformat.read(packaged_notebook(), as_version=4)
+    nb = nbformat.v4.new_notebook(metadata=base.metadata)
+    nb.cells = [nbformat.v4.new_code_cell("root = ''\nmode = 'check'", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("import time\ntime.sleep(3600)")]
+    notebook = tmp_path / "waits.ipynb"
+    nbformat.write(nb, notebook)
+    roots = [lab_init(tmp_path / "class" / name) for name in ("kim", "lee")]
+    result = grade_class([str(r) for r in roots], tmp_path / "grades", {}, notebook=notebook, timeout=3)
+    (error,) = result.errors
+    assert error["code"] == "grade.machine.cell_timeout" and error["students"] == ["kim", "lee"]
+    assert "--timeout" in error["fix"]["en"] and "--timeout" in error["fix"]["ko"]
+    assert grades(tmp_path / "grades")["errors"] == result.errors
+    assert all(s.failed_steps() == [] for s in result.students)
+
+
+def test_a_pod_past_its_time_on_the_grading_machine_is_graded_for_no_one():
+    """A sandbox pod that ran past `smoke_timeout` (the grading machine's time) for one student: the pod is
+    graded for no one, the run names the student once with its fix; a pod containerd refused for the student's
+    own config stays that student's finding when the machine is fine."""
+    from runbook_lib.findings.problem import Problem
+    from runbook_lib.grading import machine
+    from runbook_lib.grading.model import Student
+
+    def pod(status, *problems):
+        return {"step": "pod", "id": "pod", "status": status, "problems": [p.as_dict() for p in problems]}
+
+    lab = [{"step": n, "id": i, "status": "passed", "problems": []} for n, i in enumerate(LAB, 1)]
+    slow = Student("kim", "/srv/kim", False, lab + [pod("failed", Problem.of("pod.timeout", seconds="120",
+                                                                              stage="RunPodSandbox nvidia"))])
+    fine = Student("lee", "/srv/lee", True, lab + [pod("passed")])
+    (error,) = machine.pod_errors([slow, fine], "sandbox")
+    assert error["code"] == "grade.machine.pod_timeout" and error["students"] == ["kim"]
+    assert "smoke_timeout" in error["fix"]["en"] and "smoke_timeout" in error["fix"]["ko"]
+    assert [r["status"] for s in (slow, fine) for r in s.steps if r["id"] == "pod"] == ["skipped", "skipped"]
+    assert slow.ok is True and fine.ok is True
+    refused = Student("han", "/srv/han", False, lab + [pod("failed", Problem.of(
+        "pod.rejected.other", handler="nvidia", said="no"))])
+    assert machine.pod_errors([refused], "sandbox") == [] and refused.failed_steps()[0]["id"] == "pod"

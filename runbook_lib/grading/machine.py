@@ -2,8 +2,8 @@
 
 `-p smoke sandbox` starts a throw-away containerd on the grader's machine for every student (steps/pod.py): a
 machine without busybox-static, containerd, runc or unshare (or not root) cannot start a pod for anyone, and a
-pod that runs past `smoke_timeout` ran out of the grader's time, not the student's. Such a pod step says
-nothing about the student's files. So, from the notebooks' own records:
+pod that runs past `smoke_timeout` ran out of the grader's time, not the student's, and what a pod check left
+behind is the machine's to clean. Such a pod step says nothing about the student's files. So, from the notebooks' own records:
 
 - the pod step is **not graded for anyone** in this run: every student's pod record becomes skipped with the
   words "not graded: the grading machine's error" (a skipped step is out of everyone's total and no test,
@@ -24,7 +24,7 @@ from runbook_lib.steps.base import SKIPPED
 
 POD = "pod"
 # the pod step's findings that are the grading machine's (smoke/sandbox.py), never the student's files'
-MACHINE_CODES = frozenset({"pod.cannot_run", "pod.timeout"})
+MACHINE_CODES = frozenset({"pod.cannot_run", "pod.timeout", "pod.left_behind"})
 # what a missing program is installed with (Debian / Ubuntu)
 PACKAGES = {"busybox-static": "busybox-static", "containerd": "containerd", "ctr": "containerd", "runc": "runc",
             "unshare": "util-linux"}
@@ -54,16 +54,23 @@ def pod_errors(students, smoke: str | None) -> list[dict]:
     if smoke != "sandbox":
         return []
     missing: dict[str, None] = {}
-    cannot, timed_out, seconds = [], [], set()
+    left: dict[str, None] = {}
+    cannot, timed_out, behind, seconds = [], [], [], set()
     for s in students:
         for rec in s.steps:
-            for p in _machine_problems(rec):
+            found = _machine_problems(rec)
+            codes = {p.get("code") for p in found}
+            for p in found:
+                values = p.get("values") or {}
                 if p.get("code") == "pod.cannot_run":
                     missing.update(dict.fromkeys(_missing(p)))
                     cannot.append(s.label)
-                else:
+                elif p.get("code") == "pod.timeout":
                     timed_out.append(s.label)
-                    seconds.add(str((p.get("values") or {}).get("seconds") or "-"))
+                    seconds.add(str(values.get("seconds") or "-"))
+                elif codes == {"pod.left_behind"}:  # left behind after a pod that was otherwise judged
+                    behind.append(s.label)
+                    left.update(dict.fromkeys(str(values.get("left") or "-").split(", ")))
     errors = []
     if cannot:
         lacks = list(missing) or ["-"]
@@ -73,6 +80,8 @@ def pod_errors(students, smoke: str | None) -> list[dict]:
     if timed_out:
         errors.append(_error("grade.machine.pod_timeout", sorted(dict.fromkeys(timed_out)),
                              seconds=", ".join(sorted(seconds))))
+    if behind:
+        errors.append(_error("grade.machine.pod_left_behind", sorted(dict.fromkeys(behind)), left=", ".join(left)))
     if errors:
         for s in students:
             _not_graded(s)

@@ -297,3 +297,18 @@ def test_a_pod_past_its_time_on_the_grading_machine_is_graded_for_no_one():
     refused = Student("han", "/srv/han", False, lab + [pod("failed", Problem.of(
         "pod.rejected.other", handler="nvidia", said="no"))])
     assert machine.pod_errors([refused], "sandbox") == [] and refused.failed_steps()[0]["id"] == "pod"
+
+
+def test_what_a_pod_check_left_on_the_grading_machine_is_the_runs_error():
+    from runbook_lib.findings.problem import Problem
+    from runbook_lib.grading import machine
+    from runbook_lib.grading.model import Student
+
+    lab = [{"step": n, "id": i, "status": "passed", "problems": []} for n, i in enumerate(LAB, 1)]
+    pod = {"step": "pod", "id": "pod", "status": "failed",
+           "problems": [Problem.of("pod.left_behind", left="cgroup /sys/fs/cgroup/runbook-x").as_dict()]}
+    kim = Student("kim", "/srv/kim", False, lab + [pod])
+    (error,) = machine.pod_errors([kim], "sandbox")
+    assert error["code"] == "grade.machine.pod_left_behind" and "runbook-x" in error["what"]["en"]
+    assert kim.ok is True and pod["status"] == "skipped"
+    assert machine.pod_errors([Student("lee", "/srv/lee", False, lab + [dict(pod, status="failed")])], "off") == []

@@ -3,7 +3,8 @@
 `-p smoke sandbox` starts a throw-away containerd on the grader's machine for every student (steps/pod.py): a
 machine without busybox-static, containerd, runc or unshare (or not root) cannot start a pod for anyone, and a
 pod that runs past `smoke_timeout` ran out of the grader's time, not the student's, and what a pod check left
-behind is the machine's to clean. Such a pod step says nothing about the student's files. So, from the notebooks' own records:
+behind is the machine's to clean. Such a pod step says nothing about the student's files. So, from the
+notebooks' own records:
 
 - the pod step is **not graded for anyone** in this run: every student's pod record becomes skipped with the
   words "not graded: the grading machine's error" (a skipped step is out of everyone's total and no test,
@@ -12,8 +13,9 @@ behind is the machine's to clean. Such a pod step says nothing about the student
   install, in both languages) and the students whose pod met it. The terminal prints it once; grades.json,
   every results.json and the class page carry it; `runbook grade` exits 3.
 
-A cell that ran past the grader's own limit (`--timeout`, grade.cell_timeout) is the run's error in the same
-way: one entry naming the students it stopped, with its fix (a longer --timeout, fewer --jobs).
+A cell that ran past the grader's own per-cell limit (runner.CELL_TIMEOUT, grade.cell_timeout) is the run's error
+in the same way: one entry naming the students it stopped, with its fix (fewer --jobs, then what the cell waits
+for).
 """
 
 from __future__ import annotations

@@ -269,7 +269,7 @@ def test_the_graders_own_cell_limit_is_one_error_of_the_run_naming_the_students_
     result = grade_class([str(r) for r in roots], tmp_path / "grades", {}, notebook=notebook, timeout=3)
     (error,) = result.errors
     assert error["code"] == "grade.machine.cell_timeout" and error["students"] == ["kim", "lee"]
-    assert "--timeout" in error["fix"]["en"] and "--timeout" in error["fix"]["ko"]
+    assert "--jobs" in error["fix"]["en"] and "--jobs" in error["fix"]["ko"]
     assert grades(tmp_path / "grades")["errors"] == result.errors
     assert all(s.failed_steps() == [] for s in result.students)
 

@@ -15,7 +15,6 @@ May import: every layer up to engine, except containerd/ (the cells reach the ru
 from __future__ import annotations
 
 import html
-
 from contextlib import contextmanager
 
 from runbook_lib.engine.params import refuse_unknown, validate

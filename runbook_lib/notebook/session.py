@@ -23,6 +23,7 @@ class Session:
 
 
 SESSION = Session()
+TERMINAL = "RUNBOOK_TERMINAL_SUMMARY"  # "0": the runbook's own executors (runbook run, grade) say it themselves
 
 
 def _shell():
@@ -71,8 +72,6 @@ def say_on_terminal(lines: list[str]) -> None:
     except (OSError, ValueError):  # a closed stdout: the notebook still holds it
         pass
 
-
-TERMINAL = "RUNBOOK_TERMINAL_SUMMARY"  # "0": the runbook's own executors (runbook run, grade) say it themselves
 
 
 def _display(bundle: dict, **kw) -> None:

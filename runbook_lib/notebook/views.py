@@ -11,7 +11,7 @@ from runbook_lib.findings.catalog import say
 from runbook_lib.findings.messages import Msg, bilingual
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.text import lines as finding_lines
-from runbook_lib.notebook.session import SESSION, TERMINAL, _display, _take_notes, say_on_terminal  # noqa: F401
+from runbook_lib.notebook.session import SESSION, _display, _take_notes, say_on_terminal
 from runbook_lib.steps.base import FAILED, PASSED, SKIPPED
 from runbook_lib.steps.expect import Expect
 from runbook_lib.steps.status import outcome, verdict

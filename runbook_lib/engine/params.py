@@ -14,7 +14,7 @@ from runbook_lib.cdi.spec import CDI_EXTENSIONS
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.errors import ParameterError
 from runbook_lib.findings.messages import bilingual
-from runbook_lib.k8s.names import dns1123_label_problem, quoted
+from runbook_lib.k8s.names import closest, dns1123_label_problem, quoted
 from runbook_lib.findings.problem import words
 
 # a kind, and its default's type (bool_or_auto: "auto" until the run decides it, then a bool: engine/profile.py)
@@ -243,11 +243,30 @@ def _value(p: Parameter, value):
     return value
 
 
+# papermill's own parameters (`papermill --inject-paths`): papermill names them, so they are no one's typo
+PAPERMILL_OWN = ("PAPERMILL_INPUT_PATH", "PAPERMILL_OUTPUT_PATH")
+
+
+def refuse_unknown(names, known=None) -> None:
+    """The one refusal of a name that is no parameter of the notebook (``known``: run.ipynb's, from the table, by
+    default), raised before anything is planned or written, at every way in: validate (the Python API,
+    `runbook check`), the validation cell under plain papermill (notebook/session.py: injected_names),
+    `runbook run` and `runbook grade` (cli/args.py). Each unknown name with the valid one it nearly spells
+    (difflib, k8s/names.closest): `mdoe` → `mode`."""
+    known = tuple(DEFAULTS if known is None else known)
+    unknown = sorted(set(names) - set(known) - set(PAPERMILL_OWN))
+    if not unknown:
+        return
+    guesses = {name: closest(name, known) for name in unknown}
+    shown = [say("parameter.unknown.guess", name=n, guess=g) if g else n for n, g in guesses.items()]
+    renames = [say("parameter.unknown.rename", name=n, guess=g) if g else say("parameter.unknown.drop", name=n)
+               for n, g in guesses.items()]
+    raise _error("parameter.unknown", names=shown, renames=renames, valid=", ".join(known))
+
+
 def validate(**raw) -> Params:
     """Turn the notebook's variables into Params, or stop with a message that says how to fix the value."""
-    unknown = sorted(set(raw) - set(DEFAULTS))
-    if unknown:
-        raise _error("parameter.unknown", names=", ".join(unknown), valid=", ".join(DEFAULTS))
+    refuse_unknown(raw)
     values = {p.name: _value(p, raw.get(p.name, p.default)) for p in PARAMETERS}
     values["root"] = values["root"] or str(default_lab_root())
     if not values["root"].startswith("/"):

@@ -11,7 +11,7 @@ from runbook_lib.findings.catalog import say
 from runbook_lib.findings.messages import Msg, bilingual
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.text import lines as finding_lines
-from runbook_lib.notebook.session import SESSION, _display, _take_notes
+from runbook_lib.notebook.session import SESSION, _display, _take_notes, say_on_terminal
 from runbook_lib.steps.base import FAILED, PASSED, SKIPPED
 from runbook_lib.steps.expect import Expect
 from runbook_lib.steps.status import outcome, verdict
@@ -53,9 +53,6 @@ def summary(rb: Run, *, final: bool = True) -> None:
     to_terminal(rb, results, ok=record["ok"])
 
 
-TERMINAL = "RUNBOOK_TERMINAL_SUMMARY"  # "0": the runbook's own executors (runbook run, grade) say it themselves
-
-
 def terminal_lines(rb: Run, results: list[StepResult], *, ok: bool) -> list[str]:
     """The run in a few lines for the terminal of a plain `papermill` (which shows no cell's output): the
     profile and why, one line per step (its mark, number, status and message), the result."""
@@ -73,19 +70,7 @@ def to_terminal(rb: Run, results: list[StepResult], *, ok: bool) -> None:
     run's terminal is (papermill starts the kernel with its own stdout): the one place such a run says what it
     did. Never into the notebook (that is the summary above), and not when the runbook's own command runs the
     notebook and prints its summary itself (TERMINAL=0)."""
-    import os
-    import sys
-    if _shell_of_kernel() is None or os.environ.get(TERMINAL, "1") == "0" or sys.__stdout__ is None:
-        return
-    try:
-        print("\n".join(terminal_lines(rb, results, ok=ok)), file=sys.__stdout__, flush=True)
-    except (OSError, ValueError):  # a closed stdout: the notebook still holds the summary
-        pass
-
-
-def _shell_of_kernel():
-    from runbook_lib.notebook.session import _shell
-    return _shell()
+    say_on_terminal(terminal_lines(rb, results, ok=ok))
 
 
 def in_order(rb: Run) -> list[StepResult]:

@@ -25,6 +25,7 @@ import stat
 from pathlib import Path
 
 from runbook_lib.findings.errors import ConfigError
+from runbook_lib.fs import os_errors
 from runbook_lib.findings.problem import say, words
 
 KIB, MIB = 1024, 1024 * 1024
@@ -126,15 +127,18 @@ def names_in(folder: Path | str, shown: str, match=None) -> list[str]:
     """The names in a folder that ``match`` (a predicate; default: every name), sorted. More than MAX_FILES of
     them, or more than MAX_ENTRIES names at all, is a finding, found without listing them all."""
     out, seen = [], 0
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            seen += 1
-            if seen > MAX_ENTRIES:
-                raise too_many(shown, f"> {MAX_ENTRIES}")
-            if match is None or match(entry.name):
-                out.append(entry.name)
-                if len(out) > MAX_FILES:
-                    raise too_many(shown, f"> {MAX_FILES}")
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                seen += 1
+                if seen > MAX_ENTRIES:
+                    raise too_many(shown, f"> {MAX_ENTRIES}")
+                if match is None or match(entry.name):
+                    out.append(entry.name)
+                    if len(out) > MAX_FILES:
+                        raise too_many(shown, f"> {MAX_FILES}")
+    except OSError as exc:  # a folder the run may not list (EACCES), EIO, ...: said for the folder under the root
+        raise os_errors.read_error(exc, folder, shown) from None
     return sorted(out)
 
 

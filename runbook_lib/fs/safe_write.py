@@ -366,7 +366,8 @@ def _ensure_dir(target: Target, lab_path: str, dry_run: bool) -> list[str]:
         missing.append(probe)
         probe = probe.parent
     if probe.exists() and not probe.is_dir():
-        raise WriteError.of("write.failed.file_stands_where_folder", path=str(probe), probe=probe)
+        shown = target.lab_path(probe)  # as the user knows it, never the grader's host path
+        raise WriteError.of("write.failed.file_stands_where_folder", path=shown, probe=shown)
     _refuse_names_too_long(target, probe, missing)
     made: list[Path] = []
     for folder in reversed(missing):
@@ -431,7 +432,8 @@ def _mkdir_failed(target: Target, folder: Path, exc: OSError) -> WriteError:
     if blocked is not None:  # a read-only mount or chattr +i, named with its fix
         return blocked
     lab = target.lab_path(folder)
-    return WriteError.of("write.failed.could_not_create_folder", path=lab, value=exc.strerror or exc, lab=lab, parent=folder.parent)
+    return WriteError.of("write.failed.could_not_create_folder", path=lab, value=exc.strerror or exc, lab=lab,
+                         parent=target.lab_path(folder.parent))
 
 
 def retire(target: Target, lab_path: str, *, backup: bool = True, keep_backups: int | None = None) -> Path | None:

@@ -208,3 +208,25 @@ def test_runbook_grade_of_an_unreadable_config_is_bilingual_and_under_the_root(t
     assert p["path"] == CONFIG
     for part in ("what", "fix"):
         assert CONFIG in p[part]["en"] and CONFIG in p[part]["ko"] and str(root) not in p[part]["en"] + p[part]["ko"]
+
+
+def test_a_write_onto_a_full_file_system_names_the_file_under_the_root_with_df_for_its_folder(tmp_path):
+    """ENOSPC for real: a 64 KiB tmpfs at <root>/etc/containerd, and a write of 256 KiB to its config."""
+    from runbook_lib.fs.safe_write import commit, plan_write
+    mount = shutil.which("mount")
+    folder = tmp_path / "root/etc/containerd"
+    folder.mkdir(parents=True)
+    if mount is None or os.geteuid() != 0 or subprocess.run(
+            [mount, "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("this machine lets no test mount a tmpfs")
+    try:
+        (folder / "config.toml").write_bytes(b"version = 2\n")
+        with pytest.raises(WriteError) as raised:
+            commit(plan_write(Target(tmp_path / "root"), CONFIG, b"# x\n" * 65536))
+        assert (folder / "config.toml").read_bytes() == b"version = 2\n"  # the original is untouched
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+    p = raised.value.problem
+    assert (p.code, p.path, p.values["errno_name"]) == ("write.failed.no_space", CONFIG, "ENOSPC")
+    assert "df -h /etc/containerd" in p.fix.en and "df -h /etc/containerd" in p.fix.ko
+    assert str(tmp_path) not in p.what.en + p.what.ko + p.fix.en + p.fix.ko

@@ -13,7 +13,7 @@ from runbook_lib.containerd.releases import RuntimeKeys
 from runbook_lib.findings.problem import Problem, say
 from runbook_lib.containerd.edit import default_runtime_name
 from runbook_lib.containerd.default_rule import DefaultRule, names_a_runtime
-from runbook_lib.containerd.effective import Effective, MERGE_1X, locate
+from runbook_lib.containerd.effective import Effective, MERGE_1X, import_path, locate
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.load import TomlFile
 from runbook_lib.containerd.spelling import case_variants
@@ -110,9 +110,21 @@ def relative_glob_problems(eff: Effective) -> list[Problem]:
             continue
         f = eff.file(parent)
         line, col = _import_entry_position(f.text, item) if f is not None else (None, None)
-        absolute = posixpath.join(posixpath.dirname(parent), posixpath.normpath(item))
+        absolute = import_path(parent, item)
         out.append(Problem.of("config.import_relative_glob", parent, line, col=col, entry=item, absolute=absolute,
                               matches=", ".join(matches)))
+    return out
+
+
+def import_cycle_problems(eff: Effective) -> list[Problem]:
+    """Each `imports` entry that leads back to a file already read on its way (itself, a file that imported it,
+    through `..` or a glob): containerd skips it (each file once), so it is a warning, named at its entry."""
+    out = []
+    for cycle in eff.import_cycles:
+        f = eff.file(cycle.importer)
+        line, col = _import_entry_position(f.text, cycle.entry) if f is not None else (None, None)
+        out.append(Problem.of("config.import_cycle", cycle.importer, line, col=col, importer=cycle.importer, entry=cycle.entry,
+                              target=cycle.target, chain=" → ".join(cycle.chain)))
     return out
 
 

@@ -307,7 +307,7 @@ def test_a_refusal_at_step_1_blocks_the_steps_that_follow_from_it_and_no_fix_nam
     elif kind == "folder":
         config.mkdir()
     else:
-        config.write_bytes(b"# big\n" * (10 * 1024 * 1024 // 6))
+        config.write_bytes(b"x = 1\n" * (10 * 1024 * 1024 // 6))  # content, not comments (a comment block is read)
     rb = Run(validate(root=str(root))).start()
     try:
         rb.preflight()

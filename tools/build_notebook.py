@@ -339,12 +339,13 @@ def render_lab() -> str:
     return notebook_cells.text(build_lab())
 
 
-README = OUT.parents[1] / "README.md"
+PARAMETERS_DOC = OUT.parents[1] / "docs" / "PARAMETERS.md"
 TABLE_START, TABLE_END = "<!-- parameters: tools/build_notebook.py -->", "<!-- /parameters -->"
 
 
-def readme(text: str) -> str:
-    """README.md with its parameter table written from the same definition."""
+def parameters_doc(text: str) -> str:
+    """docs/PARAMETERS.md with its parameter table written from the same definition (the text around the table
+    is the doc's own)."""
     head, rest = text.split(TABLE_START, 1)
     _, tail = rest.split(TABLE_END, 1)
     return f"{head}{TABLE_START}\n{markdown_table()}\n{TABLE_END}{tail}"
@@ -354,5 +355,5 @@ if __name__ == "__main__":
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text(render())
     LAB_OUT.write_text(render_lab())
-    README.write_text(readme(README.read_text()))
-    print(f"wrote {OUT} and {LAB_OUT}", file=sys.stderr)
+    PARAMETERS_DOC.write_text(parameters_doc(PARAMETERS_DOC.read_text(encoding="utf-8")), encoding="utf-8")
+    print(f"wrote {OUT}, {LAB_OUT} and {PARAMETERS_DOC}", file=sys.stderr)

@@ -25,7 +25,7 @@ AUTO = "auto"
 @dataclass(frozen=True)
 class Parameter:
     """One notebook parameter, defined once in runbook_lib/data/parameters.yaml: the parameters cell, the
-    validation, the Params fields, the README table and the docs are all written from this
+    validation, the Params fields, the table of docs/PARAMETERS.md and the docs are all written from this
     (tools/build_notebook.py; tests/notebook/test_committed_notebook.py checks)."""
     name: str
     default: object
@@ -75,7 +75,7 @@ DEFAULTS = {p.name: p.default for p in PARAMETERS}
 
 
 def markdown_table() -> str:
-    """The README's parameter table."""
+    """The parameter table of docs/PARAMETERS.md (written there by tools/build_notebook.py, `make notebook`)."""
     def default(p: Parameter) -> str:
         return '`""` → `lab-root/`' if p.name == "root" else f"`{p.default}`" if p.default != "" else '`""`'
     heads = [say(code) for code in ("parameter.table.name", "parameter.table.default", "parameter.table.meaning")]

@@ -14,8 +14,11 @@ thread, no heartbeat, no 0.2 s of silence before the first cell, no round trip p
 
 Streams: a cell's stdout and stderr are kept and sent as one `stream` message each when ipykernel would send them
 at the latest (before a display, before a traceback, at the end of the cell); ipykernel may also send part of a
-long-running cell's text earlier, on its 0.2 s flush interval, which nbclient records as separate outputs. Text a
-child process writes straight to file descriptor 1 or 2 goes to the grader's stderr, not into the notebook.
+long-running cell's text earlier, on its 0.2 s flush interval, which nbclient records as separate outputs. Text
+written straight to file descriptor 1 or 2 (a child process's output) is caught as ipykernel catches it, outside
+pytest: read at each flush, so it lands before the display or value that follows it, stdout then stderr. ipykernel
+forwards it from a thread that reads a pipe, so in a kernel it lands wherever that thread was at the flush: the
+same outputs, in an order the kernel does not define (tests/kernel/test_inprocess.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""tests/ is laid out like runbook_lib/ (tools/tests_layout_map.txt): a test file lives in the folder of what it
+"""tests/ is laid out like runbook_lib/: a test file lives in the folder of what it
 tests (tests/<package>/test_<module>.py, tests/real/, tests/fleet/), never flat in tests/, where only the
 helpers the tests import and conftest.py are; and no two test files share a name, which pytest's default import
 mode (no __init__.py) needs."""
@@ -9,7 +9,6 @@ from collections import Counter
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
-REPO = TESTS.parent
 
 
 def test_no_test_file_is_flat_in_tests():
@@ -20,10 +19,3 @@ def test_no_two_test_files_share_a_name():
     names = Counter(p.name for p in TESTS.rglob("test_*.py") if "fixtures" not in p.parts)
     assert [name for name, n in names.items() if n > 1] == []
 
-
-def test_every_new_path_of_the_layout_map_is_there():
-    lines = (REPO / "tools/tests_layout_map.txt").read_text(encoding="utf-8").splitlines()
-    pairs = [line.split() for line in lines if line.strip() and not line.startswith("#")]
-    assert pairs and all(len(p) == 2 for p in pairs)
-    assert [new for _, new in pairs if not (REPO / new).is_file()] == []
-    assert [old for old, _ in pairs if (REPO / old).exists()] == []

@@ -254,6 +254,8 @@ def render_run(manifest: dict, run_dir: Path | None = None) -> str:
     decided = manifest.get("profile") or {}
     if decided.get("reason"):  # the world the run decided it is in, first (runbook_lib/engine/profile.py)
         lines.append(f"{bilingual(say('label.profile'))}: {bilingual(Msg.of_dict(decided['reason']))}")
+    if manifest.get("layout"):  # a node's layout and why, under its own label
+        lines.append(f"{bilingual(say('label.layout'))}: {bilingual(Msg.of_dict(manifest['layout']))}")
     for rec in manifest["steps"]:
         title = (rec.get("title") or {}).get("en", "")
         number = "" if str(rec.get("step")) == str(rec.get("id")) else f"[{rec.get('step')}]"  # restart, pod: no number

@@ -16,10 +16,23 @@ from runbook_lib.findings.text import under_step
 from runbook_lib.steps.status import verdict
 
 
+def head_lines(record: dict) -> list[str]:
+    """The profile the run decided and why, then a node's layout and why, from its summary record."""
+    lines = []
+    reason = (record.get("profile") or {}).get("reason")
+    if reason:
+        lines.append(f"{bilingual(say('label.profile'))}: {bilingual(reason)}")
+    if record.get("layout"):
+        lines.append(f"{bilingual(say('label.layout'))}: {bilingual(record['layout'])}")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     path = Path((argv or sys.argv[1:])[0]).resolve()
     nb = json.loads(path.read_text())
     steps, summary = records(nb)
+    for line in head_lines(summary or {}):  # the run's first lines: its profile and why, a node's layout
+        print(line)
     print(f"{bilingual(say('label.executed_notebook'))}: {path}")
     final = {str(s["step"]): s for s in (summary or {}).get("steps", [])} or {str(s["step"]): s for s in steps}
     for key, rec in final.items():

@@ -5,6 +5,7 @@ from __future__ import annotations
 from runbook_lib.steps import toolkit
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.plan import Plan
+from runbook_lib.steps import found
 from runbook_lib.steps.base import Step
 from runbook_lib.findings.catalog import say
 from runbook_lib.steps._files import expected_text, file_problems
@@ -52,4 +53,4 @@ with rb.expect("default") as expect:
     expect.line(rb.tk("default.txt"), "DEFAULT", cri.get("default_runtime_name", "runc"))
     expect.line(rb.tk("default.txt"), "WHY", "runtimeclass")"""
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK)
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK, message=found.default)

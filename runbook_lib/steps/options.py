@@ -6,6 +6,7 @@ from __future__ import annotations
 from runbook_lib.fs.tomlvalue import value
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.plan import Plan
+from runbook_lib.steps import found
 from runbook_lib.steps.base import Step
 from runbook_lib.findings.catalog import say
 from runbook_lib.steps._show import runtime_evidence
@@ -38,4 +39,4 @@ with rb.expect("options") as expect:
         expect.equal(nvidia, "options.BinaryName", rb.expected.binary_name)
         expect.boolean(nvidia, "options.SystemdCgroup", rb.expected.systemd_cgroup)   # the string "true" is no boolean"""
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK)
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK, message=found.options)

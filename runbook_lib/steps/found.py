@@ -1,0 +1,105 @@
+"""What a step that passed says: the files as they are read after this run (apply: read back after the write;
+check: as found), never what the runbook did or would do ("copy ...", "the options are written by step 2").
+A plan's message says what a run would do (the plan view); these say what is there. Each is a step's ``message``
+hook (steps/base.py), used only when the step found no error; None leaves the plan's words (a distribution's own
+generated config, a node's answer-file facts, which the node's verdicts name themselves).
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from runbook_lib.findings.catalog import say
+from runbook_lib.findings.errors import RunbookError
+from runbook_lib.findings.messages import Msg
+from runbook_lib.fs.tomlvalue import value
+
+
+def _effective(run):
+    try:
+        return run.effective()
+    except RunbookError:
+        return None
+
+
+def _holder(run, eff, name: str) -> str:
+    """The file whose table of the runtime containerd uses (the last one merged that has it)."""
+    found = [f.lab_path for f in eff.files if isinstance(run.consumer.runtime_table(f.data, eff.version, name)[0], dict)]
+    return found[-1] if found else run.p.config_path
+
+
+def prepare(run) -> Msg | None:
+    if run.on_distro:
+        return None
+    data = run.read_bytes(run.p.config_path)
+    if data is None:
+        return None
+    folders = [run.p.toolkit_dir] if run.answer_files else []
+    if folders:
+        return say("found.prepare.with_folders", config=run.p.config_path, size=len(data), folders=folders)
+    return say("found.prepare", config=run.p.config_path, size=len(data))
+
+
+def runtime(run) -> Msg | None:
+    eff = _effective(run)
+    if eff is None:
+        return None
+    name = run.p.runtime_name
+    table, where = run.consumer.runtime_table(eff.data, eff.version, name)
+    if not isinstance(table, dict):
+        return None
+    return say("found.runtime", file=_holder(run, eff, name), table=where,
+               runtime_type=value(table.get("runtime_type")) if "runtime_type" in table else "-")
+
+
+def options(run) -> Msg | None:
+    eff = _effective(run)
+    if eff is None:
+        return None
+    name = run.p.runtime_name
+    table, where = run.consumer.runtime_table(eff.data, eff.version, name)
+    opts = table.get("options") if isinstance(table, dict) else None
+    if not isinstance(opts, dict):
+        return None
+    said = ", ".join(f"{k} = {value(opts[k])}" for k in ("BinaryName", "SystemdCgroup") if k in opts) or "-"
+    return say("found.options", file=_holder(run, eff, name), table=f"{where}.options", options=said)
+
+
+def default(run) -> Msg | None:
+    eff = _effective(run)
+    if eff is None:
+        return None
+    return say("found.default", default=run.consumer.default_runtime(eff.data, eff.version))
+
+
+def cdi(run) -> Msg | None:
+    from runbook_lib.cdi import spec as cdi_spec
+    from runbook_lib.steps.cdi import judged_spec
+
+    spec = judged_spec(run)
+    try:
+        text = run.read_text(spec)
+        doc = cdi_spec.load_spec(text, spec) if text is not None else None
+    except RunbookError:
+        return None
+    if not isinstance(doc, dict):
+        return None
+    devices = [str(d.get("name")) for d in doc.get("devices") or [] if isinstance(d, dict) and d.get("name") is not None]
+    return say("found.cdi", spec=spec, kind=doc.get("kind"), devices=devices or "-")
+
+
+def runtimeclass(run) -> Msg | None:
+    if not run.answer_files:  # a node's RuntimeClass is evidence only: the node's verdict says what it is
+        return None
+    from runbook_lib.k8s import runtimeclass as rc
+
+    path = run.tk("runtimeclass.yaml")
+    try:
+        text = run.read_text(path)
+        doc = rc.load_runtimeclass(text, path) if text is not None else None
+    except RunbookError:
+        return None
+    if not isinstance(doc, dict):
+        return None
+    name = (doc.get("metadata") or {}).get("name") if isinstance(doc.get("metadata"), dict) else None
+    return say("found.runtimeclass", file=posixpath.basename(path), name=name or "-", handler=doc.get("handler") or "-")

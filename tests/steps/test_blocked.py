@@ -75,7 +75,8 @@ def test_a_report_that_records_the_broken_config_is_blocked_with_the_corrected_l
     assert [n for n, s in _statuses(results).items() if s == "blocked"] == [8]
     assert results[8].message.en == "fix step 3 first" and results[8].message.ko == "3단계를 먼저 고치세요"
     (fix,) = [p.fix.en for p in results[8].problems]
-    assert "SYSTEMD_CGROUP=true" in fix and '"true"' not in fix
+    # each line's rule (issue 51: the rule to apply, not the whole answer), never the broken config's value
+    assert "SYSTEMD_CGROUP=<the SystemdCgroup parsed" in fix and '"true"' not in fix and "=true" not in fix
 
 
 def test_a_report_copied_from_the_broken_config_is_blocked_and_one_of_its_own_fails(tmp_path):
@@ -88,7 +89,10 @@ def test_a_report_copied_from_the_broken_config_is_blocked_and_one_of_its_own_fa
     results = check(root)
     assert results[8].status == "failed"  # a mistake of its own, its fix from the corrected inputs
     (p,) = results[8].problems
-    assert "HANDLER=nvidia" in p.fix.en and "SYSTEMD_CGROUP=true" in p.fix.en and '"true"' not in p.fix.en
+    # the wrong line named with its rule (issue 51), not every expected line; never the broken config's value
+    assert "line 5: HANDLER must be the handler parsed" in p.fix.en and "line 4: SYSTEMD_CGROUP must be" in p.fix.en
+    assert "RUNTIME_TYPE" not in p.fix.en, p.fix.en  # only the wrong lines
+    assert '"true"' not in p.fix.en and "HANDLER=nvidia" in p.what.en
 
 
 def test_the_unquoted_header_is_one_finding(tmp_path):

@@ -74,9 +74,9 @@ def default(run) -> Msg | None:
 
 def cdi(run) -> Msg | None:
     from runbook_lib.cdi import spec as cdi_spec
-    from runbook_lib.steps.cdi import judged_spec
 
-    spec = judged_spec(run)
+    plan = run.plans.get("cdi")  # its subject is the spec the step judges (a node's own where it is)
+    spec = plan.subject if plan is not None and plan.subject else run.p.cdi_spec
     try:
         text = run.read_text(spec)
         doc = cdi_spec.load_spec(text, spec) if text is not None else None

@@ -182,4 +182,6 @@ def test_a_derived_file_after_a_wrong_step_shows_the_lines_after_the_fix(tmp_pat
     results = check(root)
     assert results[5].status == "blocked"
     (parsed,) = [p for p in results[5].problems if p.code == "file.after_earlier_step"]
-    assert "RUNTIMES=runc,nvidia" in parsed.fix.en and "RUNTIMES=runc,nvidia" in parsed.fix.ko
+    # the lines after the fix are the finding's value; its fix says each line's rule (issue 51), never the answer
+    assert "RUNTIMES=runc,nvidia" in parsed.values["expected"], parsed.values
+    assert "RUNTIMES=<the runtime names" in parsed.fix.en and "RUNTIMES=runc" not in parsed.fix.en + parsed.fix.ko

@@ -24,8 +24,9 @@ def _effective(run):
 
 def _holder(run, eff, name: str) -> str:
     """The file whose table of the runtime containerd uses (the last one merged that has it)."""
-    found = [f.lab_path for f in eff.files if isinstance(run.consumer.runtime_table(f.data, eff.version, name)[0], dict)]
-    return found[-1] if found else run.p.config_path
+    found = [f.lab_path for f in eff.files if isinstance(getattr(f, "data", None), dict)
+             and isinstance(run.consumer.runtime_table(f.data, eff.version, name)[0], dict)]
+    return found[-1] if found else run.p.config_path  # a reading that keeps no file's own data: the config
 
 
 def prepare(run) -> Msg | None:

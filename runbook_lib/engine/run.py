@@ -537,7 +537,9 @@ class Run:
         elif result.status == UNCHANGED and (self.p.check_only or not step.writes):
             result.status = PASSED  # nothing to write: the verdict is all there is
         said = step.message(self) if not errors else None
-        if said is not None:  # what the step learnt (containerd's own reading) says more than its plan
+        if said is not None:  # what the step learnt (containerd's own reading, the file as read) says more than its plan
+            if result.status == CHANGED and result.message != said and result.message not in result.notes:
+                result.notes.insert(0, result.message)  # what this run changed (a repair, a move), said beside it
             result.message = said
         reason = step.skipped(self) if not errors else None
         if reason is not None:

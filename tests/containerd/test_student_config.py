@@ -193,7 +193,8 @@ def test_a_config_saved_as_utf16_is_named_with_its_iconv(tmp_path):
     cfg = root / CFG[1:]
     cfg.write_bytes(cfg.read_text().encode("utf-16"))  # PowerShell's >, Notepad's "Unicode"
     p = verdict(check(root), 2, "UTF-16")
-    assert (p.line, p.col) == (1, 1) and p.fix.en.startswith("iconv -f utf-16 -t utf-8 /etc/containerd/config.toml")
+    at = os.path.realpath(root) + CFG  # the command as pasted: the file under the root (issue 51)
+    assert (p.line, p.col) == (1, 1) and p.fix.en.startswith(f"iconv -f utf-16 -t utf-8 {at} ")
 
 
 @pytest.mark.parametrize("typed", ["/usr/bin/nvidia-container-runtime ", " /usr/bin/nvidia-container-runtime",

@@ -30,7 +30,8 @@ from runbook_lib.notebook.runbook import Runbook
 from runbook_lib.notebook.session import SESSION, _display, _hook, _shell
 from runbook_lib.steps.base import CHANGED, FAILED, UNCHANGED
 from runbook_lib.steps.status import outcome
-from runbook_lib.notebook.views import STATUS_MIME, _status, in_order, not_run, refusal_text, show, summary  # noqa: F401
+from runbook_lib.notebook.views import (STATUS_MIME, _status, head_lines, in_order, not_run, refusal_text,  # noqa: F401
+                                        say_on_terminal, show, summary)
 
 
 def start(**params) -> Runbook:
@@ -44,7 +45,12 @@ def start(**params) -> Runbook:
     if SESSION.run is not None:  # the validation cell run again in this kernel: that run ends, and releases its lock
         SESSION.run.finish()     # (else this start would wait for the lock this very kernel holds)
         SESSION.run.replaced, SESSION.run = True, None
-    rb = Runbook(validate(**params))
+    try:
+        p = validate(**params)
+    except RunbookError as exc:  # refused before a profile is decided: the reason is the terminal's first words
+        say_on_terminal(exc.render().split("\n"))
+        raise
+    rb = Runbook(p)
     from runbook_lib.engine.limits import arm
     arm(rb.p.time_limit, rb.p.memory_limit)  # in a kernel: the run stops at its limits, with a finding
     rb.given = dict(params)
@@ -58,8 +64,10 @@ def start(**params) -> Runbook:
     try:
         with rb.target.remembering():  # every path of the plan walked once (fs/target.py)
             rb.preflight()
-    except BaseException:
+    except BaseException as exc:
         _display(given)  # what was asked, above why it stopped
+        if isinstance(exc, RunbookError):  # the profile and the reason first, before papermill's traceback
+            say_on_terminal(head_lines(rb) + exc.render().split("\n"))
         rb.finish()
         raise
     given = _given(rb)  # the plan decided layout=auto too

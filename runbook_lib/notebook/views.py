@@ -99,7 +99,12 @@ def terminal_lines(rb: Run, results: list[StepResult], *, ok: bool) -> list[str]
 
 
 def to_terminal(rb: Run, results: list[StepResult], *, ok: bool) -> None:
-    """In a kernel, the summary also goes to the kernel's own standard output, which a plain `papermill`
+    """The run's lines (terminal_lines) on the terminal of a plain `papermill`."""
+    say_on_terminal(terminal_lines(rb, results, ok=ok))
+
+
+def say_on_terminal(lines: list[str]) -> None:
+    """In a kernel, the summary (or a refusal's reason, before the cell raises) also goes to the kernel's own standard output, which a plain `papermill`
     run's terminal is (papermill starts the kernel with its own stdout): the one place such a run says what it
     did. Never into the notebook (that is the summary above), and not when the runbook's own command runs the
     notebook and prints its summary itself (TERMINAL=0)."""
@@ -108,7 +113,7 @@ def to_terminal(rb: Run, results: list[StepResult], *, ok: bool) -> None:
     if _shell_of_kernel() is None or os.environ.get(TERMINAL, "1") == "0" or sys.__stdout__ is None:
         return
     try:
-        print("\n".join(terminal_lines(rb, results, ok=ok)), file=sys.__stdout__, flush=True)
+        print("\n".join(lines), file=sys.__stdout__, flush=True)
     except (OSError, ValueError):  # a closed stdout: the notebook still holds the summary
         pass
 

@@ -153,3 +153,16 @@ def test_a_nodes_first_line_is_its_profile_and_its_layout_is_labelled_as_the_lay
         assert sum(line.startswith("프로필 / profile") for line in lines) == 1, lines
         assert repeated(proc.stdout) == [], repeated(proc.stdout)
         assert all(p.startswith(f"{root}/") for p in fix_paths(proc.stdout + proc.stderr))
+
+
+def test_a_refused_parameters_reason_comes_before_the_traceback(tmp_path):
+    """A parameter refused by the validation cell, before any profile can be decided: its reason and fix are the
+    terminal's first words, papermill's traceback after them, and nothing is written."""
+    root = lab_init(tmp_path / "lab")
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    proc = papermill(root, tmp_path / "out.ipynb", "-p", "mode", "bogus", merged=True)
+    assert proc.returncode != 0
+    said = proc.stdout
+    reason = said.index('unknown mode: "bogus"; valid values: apply, check, remove')
+    assert reason < said.index("fix: pass e.g. -p mode apply.") < said.index("Traceback"), said[:3000]
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before

@@ -33,25 +33,45 @@ def _read_only(folders) -> list[str]:
     return out
 
 
-def run_as_node(node: Path, argv: list[str], timeout: float = 300) -> subprocess.CompletedProcess:
-    """``argv`` run as root of a node whose "/" is ``node`` (see the module's docstring)."""
+# what running Python and its kernel open in /dev, bound from this machine into a node's own /dev
+HOST_DEVICES = ("null", "zero", "full", "random", "urandom", "tty", "ptmx")
+
+
+def _gpu_dev(gpus: int) -> list[str]:
+    """The node's /dev as a GPU node's: a tmpfs of the namespace (gone with it, nothing written on the machine)
+    holding this machine's few devices Python opens and the node's GPUs as the driver makes them, with mknod
+    (nvidia0..nvidia<gpus-1>, 195:N, and nvidiactl, 195:255): the paths a node's CDI spec names, which step 6
+    looks up (issue 51)."""
+    out = ['mount -t tmpfs -o mode=755 nodedev "$N/dev"']
+    for name in HOST_DEVICES:
+        out += [f'touch "$N/dev/{name}"', f'mount --bind "/dev/{name}" "$N/dev/{name}"']
+    for name in ("pts", "shm"):
+        out += [f'mkdir "$N/dev/{name}"', f'mount --rbind "/dev/{name}" "$N/dev/{name}"']
+    out += [f'mknod -m 666 "$N/dev/nvidia{i}" c 195 {i}' for i in range(gpus)]
+    return out + ['mknod -m 666 "$N/dev/nvidiactl" c 195 255']
+
+
+def run_as_node(node: Path, argv: list[str], timeout: float = 300, gpus: int = 0) -> subprocess.CompletedProcess:
+    """``argv`` run as root of a node whose "/" is ``node`` (see the module's docstring); with ``gpus``, its /dev
+    is a GPU node's (_gpu_dev) instead of this machine's."""
     realenv.need_root()
-    for program in ("unshare", "chroot", "mount"):
+    for program in ("unshare", "chroot", "mount") + (("mknod",) if gpus else ()):
         realenv.need_program(program)
     script = ["set -e", "mount --make-rprivate /",
               *_read_only(["/usr", sys.base_prefix, sys.prefix, REPO]),
               *[f'[ -e "$N/{link}" ] || ln -s usr/{link} "$N/{link}"' for link in ("bin", "lib", "lib64", "sbin")],
               'mkdir -p "$N/proc" "$N/dev" "$N/tmp" "$N/etc"', 'chmod 1777 "$N/tmp"',
               'touch "$N/etc/ld.so.cache"', 'mount --bind /etc/ld.so.cache "$N/etc/ld.so.cache"',
-              'mount -t proc proc "$N/proc"', 'mount --rbind /dev "$N/dev"',
+              'mount -t proc proc "$N/proc"', *(_gpu_dev(gpus) if gpus else ['mount --rbind /dev "$N/dev"']),
               f'exec chroot "$N" /usr/bin/env -i PATH={PATH} HOME=/tmp LANG=C.UTF-8 ' + shlex.join(argv)]
     return subprocess.run(["unshare", "-m", "sh", "-c", "\n".join(script)], env={"N": str(node), "PATH": PATH},
                           capture_output=True, text=True, timeout=timeout)
 
 
-def papermill_as_node(node: Path, *params: str, out: str = "/tmp/run.ipynb") -> tuple[subprocess.CompletedProcess, Path]:
+def papermill_as_node(node: Path, *params: str, out: str = "/tmp/run.ipynb",
+                      gpus: int = 0) -> tuple[subprocess.CompletedProcess, Path]:
     """The user's own command on a real node, `papermill notebooks/run.ipynb out.ipynb -p root /` with ``params``
-    added: (the process, the executed notebook's path seen from outside)."""
+    added: (the process, the executed notebook's path seen from outside). ``gpus``: a GPU node's /dev."""
     argv = [sys.executable, "-m", "papermill", "--no-progress-bar", str(REPO / "notebooks" / "run.ipynb"), out,
             "-p", "root", "/", *params]
-    return run_as_node(node, argv), node / out.lstrip("/")
+    return run_as_node(node, argv, gpus=gpus), node / out.lstrip("/")

@@ -61,7 +61,7 @@ PARAMS_MD = """## 파라미터
 
 ### 파라미터 확인
 
-잘못된 값으로 반쯤 진행하다 멈추면 더 위험합니다. 그래서 파라미터 셀 다음 셀은 시작하기 전에 모든 값을 확인합니다: 알 수 없는 `mode`, 상대 경로, 파일인 `root`, DNS-1123 레이블이 아닌 런타임 이름이면 고치는 방법을 알려 주고 바로 멈춥니다. 확인이 끝나면 `root` 의 잠금을 잡아, 같은 루트에 동시에 실행된 두 작업이 서로의 변경을 덮어쓰지 않게 합니다. 그 셀 아래의 상태 상자는 실행이 진행되는 동안 제자리에서 바뀝니다: 실행이 실패하면 어느 단계에서 왜 멈췄는지, 어떻게 고치는지, 그 전까지 무엇을 했는지가 여기에 남습니다.
+잘못된 값으로 반쯤 진행하다 멈추면 더 위험합니다. 그래서 파라미터 셀 다음 셀은 시작하기 전에 모든 값을 확인합니다: 이 노트북에 없는 파라미터 이름(`-p mdoe check` 같은 오타: papermill 은 경고만 하고 그 값 없이 실행합니다), 알 수 없는 `mode`, 상대 경로, 파일인 `root`, DNS-1123 레이블이 아닌 런타임 이름이면 아무것도 쓰기 전에 고치는 방법을 알려 주고 바로 멈춥니다. 확인이 끝나면 `root` 의 잠금을 잡아, 같은 루트에 동시에 실행된 두 작업이 서로의 변경을 덮어쓰지 않게 합니다. 그 셀 아래의 상태 상자는 실행이 진행되는 동안 제자리에서 바뀝니다: 실행이 실패하면 어느 단계에서 왜 멈췄는지, 어떻게 고치는지, 그 전까지 무엇을 했는지가 여기에 남습니다.
 
 ## Parameters
 
@@ -69,7 +69,7 @@ The cell below is the `parameters` cell that papermill overrides. Every path is 
 
 ### Validating the parameters
 
-Stopping halfway on a bad value is worse than not starting. So the cell after the parameters checks every value first: an unknown `mode`, a relative path, a `root` that is a file, or a runtime name that is not a DNS-1123 label stops the run with the fix. Then the run takes the root's lock, so two runs on the same root never overwrite each other's changes. The status box under that cell is updated in place as the run goes on: when the run fails, it says here which step stopped it and why, how to fix it, and what was done before."""
+Stopping halfway on a bad value is worse than not starting. So the cell after the parameters checks every value first: a parameter name this notebook does not have (a typo such as `-p mdoe check`: papermill only warns and runs without that value), an unknown `mode`, a relative path, a `root` that is a file, or a runtime name that is not a DNS-1123 label stops the run with the fix, before anything is written. Then the run takes the root's lock, so two runs on the same root never overwrite each other's changes. The status box under that cell is updated in place as the run goes on: when the run fails, it says here which step stopped it and why, how to fix it, and what was done before."""
 
 PARAMS = "\n".join(p.cell_line() for p in PARAMETERS)  # runbook_lib/engine/params.py defines them once
 

@@ -74,12 +74,21 @@ def collect_parameters(args, declared: dict, root: str | None = None) -> dict:
         params["mode"] = args.mode
     if getattr(args, "smoke", None):  # `runbook run --smoke`, the pod through the handler
         params["smoke"] = args.smoke
-    unknown = sorted(set(params) - set(declared))
-    if unknown:
-        valid = ", ".join(declared) or "-"
-        raise Refused(
-            str(say("args.refused_notebook_no_parameter", unknown=', '.join(unknown), valid=valid)))
+    refuse_unknown_names(params, declared)
     return params
+
+
+def refuse_unknown_names(params, declared) -> None:
+    """A name that is no parameter of the notebook (``declared``), refused before anything runs, with the words
+    every way in says it with (engine/params.py: refuse_unknown): the name and the valid one it nearly spells."""
+    from runbook_lib.engine.params import refuse_unknown
+    from runbook_lib.findings.errors import ParameterError
+    from runbook_lib.findings.problem import Problem
+    from runbook_lib.findings.text import lines as finding_lines
+    try:
+        refuse_unknown(params, declared)
+    except ParameterError as exc:
+        raise Refused("\n".join(finding_lines(Problem.from_error(exc)))) from None
 
 
 def refuse_same_root_twice(roots: list[str]) -> None:

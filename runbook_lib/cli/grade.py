@@ -1,7 +1,9 @@
 """`runbook grade --out DIR ROOT...`: check mode on every student's root, the grades in DIR.
 
 Exit codes: 0 every student passed, 1 at least one did not, 2 the request was refused before anything ran
-(argparse's own usage errors are 2 as well). Only the standard library at module level (`runbook --help`).
+(argparse's own usage errors are 2 as well), 3 the grading machine failed the run (runbook_lib/grading/machine.py:
+the error printed once, with its fix; no student charged for it). Only the standard library at module level
+(`runbook --help`).
 """
 
 from __future__ import annotations
@@ -88,7 +90,12 @@ def cmd_grade(args) -> int:
     finally:
         early.close()  # refused before the grading ran: the zygote stops; after it, nothing is left to do
     print(render(result))
+    if result.errors:
+        return EXIT_MACHINE
     return EXIT_OK if result.all_ok else EXIT_FAILED
+
+
+EXIT_MACHINE = 3  # the grading machine's error (the run's, said once with its fix), whatever the students did
 
 
 def render(result) -> str:
@@ -107,6 +114,12 @@ def render(result) -> str:
             lines += [f"      {text}" for text in str(s.error.get("evalue") or "").splitlines()[:5]]
     line = counts_line(result)
     lines += [line.ko, line.en]
+    for e in result.errors:  # the grading machine's: once for the run, with its fix, never under a student
+        fix = e.get("fix") or {}
+        lines.append(f"✗ {bilingual(say('grade.machine.heading'))}:")
+        lines += [f"  {e['what']['ko']}", f"  {e['what']['en']}"]
+        if fix:
+            lines += [f"  {bilingual(say('label.fix'))}: {fix['ko']}", f"  {fix['en']}"]
     for name in (INDEX_NAME, GRADES_NAME, JUNIT_NAME):
         lines.append(f"  {result.out / name}")
     lines.append(f"  {result.out}/<label>/feedback.html, run.ipynb, results.json")

@@ -103,7 +103,8 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None,
         options = rt.get("options") if isinstance(rt.get("options"), dict) else {}
         for item, want, got in ((f"runtimes.{name}.runtime_type", RUNTIME_TYPE, rt.get("runtime_type")),
                                 (f"runtimes.{name}.options.BinaryName", p.binary_name, options.get("BinaryName")),
-                                (f"runtimes.{name}.options.SystemdCgroup", p.systemd_cgroup, options.get("SystemdCgroup"))):
+                                # a key left out is containerd's zero value, false (runc's options as it decodes them)
+                                (f"runtimes.{name}.options.SystemdCgroup", p.systemd_cgroup, options.get("SystemdCgroup", False))):
             ok = got == want and type(got) is type(want)
             rows.append((item, shown(want), shown(got), ok))
             if ok:

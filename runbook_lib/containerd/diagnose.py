@@ -13,7 +13,7 @@ from runbook_lib.containerd.releases import RuntimeKeys
 from runbook_lib.findings.problem import Problem, say
 from runbook_lib.containerd.edit import default_runtime_name
 from runbook_lib.containerd.default_rule import DefaultRule, names_a_runtime
-from runbook_lib.containerd.effective import Effective, MERGE_1X, locate
+from runbook_lib.containerd.effective import Effective, MERGE_1X, import_path, locate
 from runbook_lib.containerd.layout import scan
 from runbook_lib.containerd.load import TomlFile
 from runbook_lib.containerd.spelling import case_variants
@@ -110,9 +110,21 @@ def relative_glob_problems(eff: Effective) -> list[Problem]:
             continue
         f = eff.file(parent)
         line, col = _import_entry_position(f.text, item) if f is not None else (None, None)
-        absolute = posixpath.join(posixpath.dirname(parent), posixpath.normpath(item))
+        absolute = import_path(parent, item)
         out.append(Problem.of("config.import_relative_glob", parent, line, col=col, entry=item, absolute=absolute,
                               matches=", ".join(matches)))
+    return out
+
+
+def import_cycle_problems(eff: Effective) -> list[Problem]:
+    """Each `imports` entry that leads back to a file already read on its way (itself, a file that imported it,
+    through `..` or a glob): containerd skips it (each file once), so it is a warning, named at its entry."""
+    out = []
+    for cycle in eff.import_cycles:
+        f = eff.file(cycle.importer)
+        line, col = _import_entry_position(f.text, cycle.entry) if f is not None else (None, None)
+        out.append(Problem.of("config.import_cycle", cycle.importer, line, col=col, importer=cycle.importer, entry=cycle.entry,
+                              target=cycle.target, chain=" → ".join(cycle.chain)))
     return out
 
 
@@ -166,9 +178,9 @@ def _plugin_keys_by_their_own_version(eff: Effective) -> list[str]:
 
 def _first_header_under(eff: Effective, prefix: tuple[str, ...]) -> tuple[str, int | None]:
     for f in eff.files:
-        for h in scan(f.text).headers:
-            if h.path[:len(prefix)] == prefix:
-                return f.lab_path, h.line + 1
+        line = scan(f.text).first_line_under(prefix)  # a header, or dotted keys or an inline table
+        if line is not None:
+            return f.lab_path, line + 1
     return eff.main.lab_path, None
 
 
@@ -184,10 +196,26 @@ def stray_runtime_tables(eff: Effective, name: str) -> list[tuple[tuple[str, ...
     if v2_style_tables_without_version(eff.main.data):
         return out  # every version-2 table is "misplaced" then; the missing version line is the one verdict
     for f in eff.files:
-        for h in scan(f.text).headers:
-            if h.path[-1:] == (name,) and h.path != right and "plugins" == h.path[0] and "runtimes" in h.path:
-                out.append((h.path, f.lab_path, h.line + 1))
+        for path, line in runtime_definitions(f.text, name):
+            if path != right and path[0] == "plugins":
+                out.append((path, f.lab_path, line + 1))
     return out
+
+
+def runtime_definitions(text: str, name: str) -> list[tuple[tuple[str, ...], int]]:
+    """(the runtime's table path, its first 0-based line) for every place a file defines the runtime, in each of
+    TOML's spellings of one table, which containerd reads alike: a `[...runtimes.<name>]` header (or a header
+    below it, `[...runtimes.<name>.options]`), dotted keys (`containerd.runtimes.<name>.runtime_type = ...` under
+    any header) and an inline table (`<name> = {...}` under `[...runtimes]`)."""
+    layout = scan(text)
+    found: dict[tuple[str, ...], int] = {}
+    for path, line in [(h.path, h.line) for h in layout.headers if not h.is_array] + \
+            [(kv.full_path(), kv.line) for kv in layout.keyvalues]:
+        for i in range(len(path) - 1):
+            if path[i] == "runtimes" and path[i + 1] == name:
+                found[path[:i + 2]] = min(found.get(path[:i + 2], line), line)
+                break
+    return sorted(found.items(), key=lambda item: item[1])
 
 
 def _stray_problem(eff: Effective, name: str, path, file_, line) -> Problem:
@@ -214,9 +242,17 @@ def _raw_header(eff: Effective, file_: str, line: int | None) -> str | None:
 def require_runtime(after: Effective, p, lab_path: str) -> None:
     table = get_in(after.data, runtime_path(after.version, p.runtime_name))
     ok = isinstance(table, dict) and table.get("runtime_type") == RUNTIME_TYPE and isinstance(table.get("options"), dict) \
-        and table["options"].get("BinaryName") == p.binary_name and table["options"].get("SystemdCgroup") is p.systemd_cgroup
+        and table["options"].get("BinaryName") == p.binary_name and cgroup_as_read(table["options"]) is p.systemd_cgroup
     if not ok:
         raise ConfigError.of("runtime.not_effective", path=lab_path, lab_path=lab_path)
+
+
+def cgroup_as_read(options) -> object:
+    """SystemdCgroup as containerd reads a runtime's options: a key left out is its zero value, false; anything
+    else as written (a quoted "true" stays a string, its own finding)."""
+    if not isinstance(options, dict):
+        return False
+    return options.get("SystemdCgroup", False)
 
 
 def cgroup_disagreement(eff: Effective, p) -> Problem | None:
@@ -232,6 +268,7 @@ def cgroup_disagreement(eff: Effective, p) -> Problem | None:
         return Problem.of("options.systemd_cgroup.default_unset", where, line, runtime=p.runtime_name, default=default,
                           key="options.SystemdCgroup",
                           header=header_text(eff, runtime_path(eff.version, default) + ("options",)))
+    mine = False if mine is None else mine  # left out: containerd's zero value
     if default == p.runtime_name or not isinstance(base, bool) or not isinstance(mine, bool) or base is mine:
         return None
     where, line = locate(eff, path)
@@ -455,9 +492,9 @@ def _cgroup_problems(eff: Effective, p, path, options: dict) -> list[Problem]:
         word = sc.strip().lower()
         return [Problem.of("options.systemd_cgroup.string", where, line, value=render.value(sc),
                            fixed=word if word in ("true", "false") else render.value(p.systemd_cgroup), **values)]
-    if sc is None:
+    if sc is None and p.systemd_cgroup is not False:  # left out: containerd reads false, its zero value
         return [Problem.of("options.systemd_cgroup.missing", where, line, **values)]
-    if sc is not p.systemd_cgroup:
+    if sc is not None and sc is not p.systemd_cgroup:
         return [Problem.of("options.systemd_cgroup.wrong", where, line, actual=render.value(sc), **values)]
     warning = cgroup_disagreement(eff, p)
     return [warning] if warning else []

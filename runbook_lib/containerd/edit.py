@@ -298,6 +298,8 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
     for rel, want in wanted.settings().items():
         full = path + rel
         current = get_in(data, full)
+        if current is None and rel == (OPTIONS, "SystemdCgroup") and want is False:
+            continue  # left out: containerd reads false, its zero value, so the runtime is right as it is
         set_in(expected, full, want)
         if current == want and type(current) is type(want):
             continue

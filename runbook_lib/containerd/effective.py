@@ -5,6 +5,14 @@ order; a plugin's whole table is *replaced* by the last file that has it (`to.Pl
 disabled_plugins are appended, and a non-zero `version` overrides. Imports are followed breadth-first, each file
 once; a relative path is relative to the importing file's folder, and a glob is expanded in sorted order.
 
+Every import is one path as containerd names it (resolveImports: `filepath.Clean` of the entry, then
+`filepath.Join(filepath.Dir(parent), entry)`, which cleans again, then `filepath.Glob`), and "each file once" is
+containerd's own guard (LoadConfig's `loaded` map, keyed by that path, the main file first): an import back to a
+file already read (itself, a file that imported it, through a glob or `..`) is skipped, so containerd starts. The
+runbook reads the same way, once, and records each such import (``import_cycles``) for the finding that names it.
+A cycle through a symbolic link (`conf.d/sub -> .`) gives a new, longer name at each turn, as it does to
+containerd; the 41st link of one name is the kernel's ELOOP for containerd and Target's link-loop finding here.
+
 containerd 2.x (services/server/config/config.go, mergeConfig): `mergo.Merge(..., WithOverride)` with no
 plugin special case, so plugin tables are merged key by key, recursively; a drop-in may not have a higher
 version than the root file, and lower versions are migrated.
@@ -23,6 +31,7 @@ import copy
 import fnmatch
 import posixpath
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from runbook_lib.fs import bounded_read
 from runbook_lib.findings.errors import ConfigError
@@ -38,6 +47,14 @@ MERGE_1X = "containerd-1.x"
 MERGE_2X = "containerd-2.x"
 
 
+class ImportCycle(NamedTuple):
+    """An `imports` entry that leads back to a file already read on the way to it (or to its own file)."""
+    importer: str              # the file whose entry it is
+    entry: str                 # the entry as written (a glob: the glob)
+    target: str                # the file it leads back to, as containerd names it
+    chain: tuple[str, ...]     # the files from the main one to the importer, then the target again
+
+
 @dataclass
 class Effective:
     main: TomlFile
@@ -49,6 +66,8 @@ class Effective:
     # (importing file, entry as written, what it matches from that file's folder): a relative glob, which
     # containerd before 1.6.29 / 1.7.16 expands from its working directory instead (see _resolve_imports)
     relative_globs: list[tuple[str, str, list[str]]] = field(default_factory=list)
+    # each import back to a file on its own chain, which containerd skips (see the module's docstring)
+    import_cycles: list["ImportCycle"] = field(default_factory=list)
 
     def owner_of_plugin(self, plugin_id: str) -> TomlFile:
         """The file whose table containerd uses for a plugin (1.x: the last one that has it)."""
@@ -84,15 +103,20 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
     main = load_toml(raw, config_lab_path, target.shell_path(config_lab_path))
     version = read_version(main.data, path=config_lab_path, empty=main.empty, text=main.text)
     merge = merge or (MERGE_2X if of(version).merges_key_by_key else MERGE_1X)
-    files, missing, relative_globs = [main], [], []
+    files, missing, relative_globs, cycles = [main], [], [], []
     data = copy_data(main.data)  # tomllib's data: tables and arrays new, values shared (~3x copy.deepcopy)
-    loaded = {config_lab_path}
-    pending = _resolve_imports(target, config_lab_path, main.data, overlay, relative_globs)
+    loaded = {config_lab_path}  # containerd's guard: every file once, by its cleaned path, the main file first
+    parent_of: dict[str, str | None] = {config_lab_path: None}  # who imported each file read: its chain back
+    pending = _imports_of(target, config_lab_path, main.data, overlay, relative_globs)
     while pending:
-        path = pending.pop(0)
+        importer, item, path = pending.pop(0)
         if path in loaded:
+            chain = _chain(parent_of, importer)
+            if path in chain:  # back to itself or to a file on the way to it
+                cycles.append(ImportCycle(importer, item, path, tuple(reversed(chain)) + (path,)))
             continue
         loaded.add(path)
+        parent_of[path] = importer
         raw = read(path)
         if raw is None:
             missing.append(path)
@@ -105,10 +129,25 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
             raise ConfigError.of("config.unreadable.drop_s_version_higher", path=path, line=_top_line(f.text, "version"), high=high, root=root, version=version)
         files.append(f)
         data = (_merge_1x if merge == MERGE_1X else _merge_2x)(data, f.data)
-        pending += _resolve_imports(target, path, f.data, overlay, relative_globs)
+        pending += _imports_of(target, path, f.data, overlay, relative_globs)
     if merge == MERGE_1X and "version" in data:  # 1.x: a non-zero version of a later file wins; 0 means 1
         version = detect_version({"version": data["version"]}, path=config_lab_path, empty=False)
-    return Effective(main, files, data, version, merge, missing, relative_globs)
+    return Effective(main, files, data, version, merge, missing, relative_globs, cycles)
+
+
+def _chain(parent_of: dict[str, str | None], path: str | None) -> list[str]:
+    """``path`` and every file on the way to it from the main file (who imported whom)."""
+    out = []
+    while path is not None and path not in out:
+        out.append(path)
+        path = parent_of.get(path)
+    return out
+
+
+def _imports_of(target: Target, parent: str, data: dict, overlay: dict[str, bytes],
+                relative_globs: list | None = None) -> list[tuple[str, str, str]]:
+    """(importing file, entry as written, the path it names) for each file a file imports (_resolve_imports)."""
+    return [(parent, item, path) for item, path in _resolve_imports(target, parent, data, overlay, relative_globs)]
 
 
 def _top_line(text: str, key: str) -> int | None:
@@ -117,28 +156,36 @@ def _top_line(text: str, key: str) -> int | None:
 
 
 def _resolve_imports(target: Target, parent: str, data: dict, overlay: dict[str, bytes],
-                     relative_globs: list | None = None) -> list[str]:
+                     relative_globs: list | None = None) -> list[tuple[str, str]]:
     """containerd's resolveImports since 1.6.29 / 1.7.16 (commit 0f2068a70, "Fix config import relative path
     glob"): a relative entry is joined to the importing file's folder, then expanded when it has a `*` (only
     `*` makes containerd glob). Before those releases (Debian 12's 1.6.20 among them) a relative glob was
     expanded from containerd's working directory, `/` under systemd: such entries are recorded in
-    ``relative_globs`` so that the diagnosis can say the two readings differ."""
+    ``relative_globs`` so that the diagnosis can say the two readings differ. Each path is cleaned as Go's
+    filepath.Join cleans it (`conf.d/../config.toml` is `config.toml`): (entry as written, path) pairs."""
     imports = data.get("imports") or []
     if not isinstance(imports, list) or not all(isinstance(i, str) for i in imports):
         raise ConfigError.of("config.unreadable.imports_must_array_strings", path=parent)
     out = []
     for item in imports:
-        path = posixpath.normpath(item)
-        if not path.startswith("/"):
-            path = posixpath.join(posixpath.dirname(parent), path)
+        path = import_path(parent, item)
         if "*" in path:
             matches = _glob(target, path, overlay)
             if not posixpath.isabs(item) and relative_globs is not None:
                 relative_globs.append((parent, item, matches))
-            out += matches
+            out += [(item, m) for m in matches]
         else:
-            out.append(path)
+            out.append((item, path))
     return out
+
+
+def import_path(parent: str, item: str) -> str:
+    """The path an `imports` entry names, as containerd's resolveImports makes it: the entry cleaned, joined to the
+    importing file's folder when relative, and cleaned again (Go's filepath.Join cleans its result)."""
+    path = posixpath.normpath(item)
+    if not path.startswith("/"):
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(parent), path))
+    return "/" + path.lstrip("/")  # normpath keeps a leading '//' (POSIX); Go's Clean does not
 
 
 def _glob(target: Target, pattern: str, overlay: dict[str, bytes]) -> list[str]:

@@ -49,6 +49,13 @@ class Layout:
     headers: list[Header] = field(default_factory=list)
     keyvalues: list[KeyValue] = field(default_factory=list)
 
+    def first_line_under(self, prefix: Path_) -> int | None:
+        """The 0-based first line that writes into the table at ``prefix`` or below, in any of TOML's spellings:
+        a header, a dotted key under another header, or an inline table's key."""
+        lines = [h.line for h in self.headers if h.path[:len(prefix)] == prefix] + \
+            [kv.line for kv in self.keyvalues if kv.full_path()[:len(prefix)] == prefix]
+        return min(lines) if lines else None
+
     def header_for(self, path: Path_) -> Header | None:
         for h in self.headers:
             if h.path == path and not h.is_array:

@@ -19,14 +19,25 @@ BUSYBOX = Path("/bin/busybox")
 ARCH = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
 
 
-def busybox_static(path: Path = BUSYBOX) -> Path | None:
-    """The static busybox (Debian's busybox-static), or None: a dynamic build names its loader near the start,
-    and would not run in an otherwise empty rootfs."""
-    try:
-        head = path.read_bytes()[:8192]
-    except OSError:
-        return None
-    return None if b"/ld-linux" in head or b"/ld-musl" in head else path
+def busybox_static(path: Path | None = None) -> Path | None:
+    """The static busybox (Debian's busybox-static, /bin/busybox), found on the PATH as every other program the pod
+    step runs (containerd, runc, unshare), or at ``path``; None when there is none: a dynamic build names its
+    loader near the start, and would not run in an otherwise empty rootfs."""
+    import os
+
+    if path is not None:
+        candidates = [Path(path)]
+    else:
+        candidates = [Path(d) / BUSYBOX.name for d in os.environ.get("PATH", os.defpath).split(os.pathsep) if d]
+    for found in candidates:
+        try:
+            with open(found, "rb") as f:
+                head = f.read(8192)
+        except OSError:
+            continue
+        if b"/ld-linux" not in head and b"/ld-musl" not in head:
+            return found
+    return None
 
 
 def _tar_bytes(add) -> bytes:

@@ -42,10 +42,8 @@ def read_as(data: dict, version: int) -> int:
 
 
 def _first_header(f: TomlFile, prefix: tuple[str, ...]) -> int | None:
-    for h in scan(f.text).headers:
-        if h.path[:len(prefix)] == prefix:
-            return h.line + 1
-    return None
+    line = scan(f.text).first_line_under(prefix)  # a header, or dotted keys or an inline table
+    return None if line is None else line + 1
 
 
 def _runtime_names(data: dict, path: tuple[str, ...]) -> str:

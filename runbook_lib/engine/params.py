@@ -14,10 +14,12 @@ from runbook_lib.cdi.spec import CDI_EXTENSIONS
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.errors import ParameterError
 from runbook_lib.findings.messages import bilingual
-from runbook_lib.k8s.names import dns1123_label_problem, quoted
+from runbook_lib.k8s.names import closest, dns1123_label_problem, quoted
 from runbook_lib.findings.problem import words
 
-KINDS = {"str": str, "path": str, "choice": str, "bool": bool, "int": int}  # a kind, and its Params field's type
+# a kind, and its default's type (bool_or_auto: "auto" until the run decides it, then a bool: engine/profile.py)
+KINDS = {"str": str, "path": str, "choice": str, "bool": bool, "bool_or_auto": str, "int": int}
+AUTO = "auto"
 
 
 @dataclass(frozen=True)
@@ -27,7 +29,7 @@ class Parameter:
     (tools/build_notebook.py; tests/notebook/test_committed_notebook.py checks)."""
     name: str
     default: object
-    kind: str          # str | bool | path | choice | int
+    kind: str          # str | bool | bool_or_auto | path | choice | int
     ko: str            # what it means, in Korean and English (one line each, no '=': papermill drops such lines)
     en: str
     choices: tuple[str, ...] = ()
@@ -35,7 +37,7 @@ class Parameter:
 
     @property
     def type_name(self) -> str:
-        return self.kind if self.kind in ("bool", "int") else "str"
+        return self.kind if self.kind in ("bool", "int") else "str"  # bool_or_auto: "auto" until decided
 
     def cell_line(self) -> str:
         return f"{self.name} = {self.default!r}  # {self.type_name}: {bilingual(self)}"
@@ -216,9 +218,21 @@ def _int(name: str, value) -> int:
     return number
 
 
+def _bool_or_auto(name: str, value) -> bool | str:
+    """True, False (as _bool reads them) or the word auto, which the run decides (engine/profile.py)."""
+    if isinstance(value, str) and value.strip().lower() == AUTO:
+        return AUTO
+    try:
+        return _bool(name, value)
+    except ParameterError:
+        raise _error("parameter.not_boolean_or_auto", name=name, value=_shown(value)) from None
+
+
 def _value(p: Parameter, value):
     if p.kind == "bool":
         return _bool(p.name, value)
+    if p.kind == "bool_or_auto":
+        return _bool_or_auto(p.name, value)
     if p.kind == "int":
         return _int(p.name, value)
     value = _str(p.name, value)
@@ -229,11 +243,30 @@ def _value(p: Parameter, value):
     return value
 
 
+# papermill's own parameters (`papermill --inject-paths`): papermill names them, so they are no one's typo
+PAPERMILL_OWN = ("PAPERMILL_INPUT_PATH", "PAPERMILL_OUTPUT_PATH")
+
+
+def refuse_unknown(names, known=None) -> None:
+    """The one refusal of a name that is no parameter of the notebook (``known``: run.ipynb's, from the table, by
+    default), raised before anything is planned or written, at every way in: validate (the Python API,
+    `runbook check`), the validation cell under plain papermill (notebook/session.py: injected_names),
+    `runbook run` and `runbook grade` (cli/args.py). Each unknown name with the valid one it nearly spells
+    (difflib, k8s/names.closest): `mdoe` → `mode`."""
+    known = tuple(DEFAULTS if known is None else known)
+    unknown = sorted(set(names) - set(known) - set(PAPERMILL_OWN))
+    if not unknown:
+        return
+    guesses = {name: closest(name, known) for name in unknown}
+    shown = [say("parameter.unknown.guess", name=n, guess=g) if g else n for n, g in guesses.items()]
+    renames = [say("parameter.unknown.rename", name=n, guess=g) if g else say("parameter.unknown.drop", name=n)
+               for n, g in guesses.items()]
+    raise _error("parameter.unknown", names=shown, renames=renames, valid=", ".join(known))
+
+
 def validate(**raw) -> Params:
     """Turn the notebook's variables into Params, or stop with a message that says how to fix the value."""
-    unknown = sorted(set(raw) - set(DEFAULTS))
-    if unknown:
-        raise _error("parameter.unknown", names=", ".join(unknown), valid=", ".join(DEFAULTS))
+    refuse_unknown(raw)
     values = {p.name: _value(p, raw.get(p.name, p.default)) for p in PARAMETERS}
     values["root"] = values["root"] or str(default_lab_root())
     if not values["root"].startswith("/"):

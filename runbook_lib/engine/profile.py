@@ -25,6 +25,7 @@ from runbook_lib.findings.messages import Msg
 from runbook_lib.fs.target import Target
 
 LAB, NODE = "lab", "node"
+AUTO = "auto"  # a parameter the run decides (default_runtime, layout, systemd_cgroup)
 
 
 @dataclass(frozen=True)
@@ -56,11 +57,32 @@ def decide(p) -> Decision:
 
 def resolved(p, decision: Decision):
     """The parameters with the profile and what follows it decided: profile lab or node, default_runtime runc or
-    keep (layout auto is decided with the config, engine/run.py's choose_route)."""
+    keep, systemd_cgroup the lab's true (layout auto, and a node's systemd_cgroup auto, are decided with the
+    config: engine/run.py's choose_route and systemd_cgroup below)."""
     default_runtime = p.default_runtime
     if default_runtime == "auto":
         default_runtime = "keep" if decision.name == NODE else "runc"
-    return replace(p, profile=decision.name, default_runtime=default_runtime)
+    cgroup = p.systemd_cgroup
+    if cgroup == AUTO and decision.name != NODE:
+        cgroup = True  # the course's rule: the lab's kubelet uses the systemd cgroup driver
+    return replace(p, profile=decision.name, default_runtime=default_runtime, systemd_cgroup=cgroup)
+
+
+def systemd_cgroup(asked, consumer, read) -> bool:
+    """systemd_cgroup=auto on a node: the default runtime's SystemdCgroup as containerd reads it, as nvidia-ctk
+    copies it into the runtime it adds (the kubelet of a working node already uses that driver). A key left out
+    is containerd's zero value, false; so is a config that cannot be read (its step says why). ``read`` gives
+    the effective config as containerd will merge it."""
+    if asked != AUTO:
+        return asked
+    try:
+        eff = read()
+        table, _ = consumer.runtime_table(eff.data, eff.version, consumer.default_runtime(eff.data, eff.version))
+    except RunbookError:
+        return False
+    options = table.get("options") if isinstance(table, dict) else None
+    value = options.get("SystemdCgroup") if isinstance(options, dict) else None
+    return value if isinstance(value, bool) else False
 
 
 def layout_for(run) -> tuple[str, Msg | None]:

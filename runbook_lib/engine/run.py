@@ -52,6 +52,7 @@ class Run:
     def __init__(self, params: Params, *, consumer: str = registry.DEFAULT):
         # lab or node, decided once with its reason (engine/profile.py); what follows it is resolved in the params
         self.profile = profile.decide(params)
+        self.cgroup_auto = params.systemd_cgroup == profile.AUTO  # decided from the config (choose_route)
         params = profile.resolved(params, self.profile)
         self.layout_reason = None               # why layout=auto chose what it chose (choose_route)
         self.p = params
@@ -60,6 +61,10 @@ class Run:
         # the steps and the engine reach it only through it
         self.consumer_name = consumer
         self.consumer: Consumer = registry.load(consumer)
+        if params.systemd_cgroup == profile.AUTO:  # a node's: its config as found (choose_route reads it again)
+            params = replace(params, systemd_cgroup=profile.systemd_cgroup(
+                profile.AUTO, self.consumer, lambda: self.consumer.read(self.target, params.config_path)))
+            self.p = params
         self.wanted = self.consumer.wanted(params)
         self.steps = REMOVE_STEPS if params.removing else STEPS
         self.plans: dict[str, Plan] = {}
@@ -130,7 +135,31 @@ class Run:
         plan.evidence += mine
         for w in mine:
             self.evidence_files[w.lab_path] = w.new
-        plan.notes.append(say("profile.node.evidence_only", files=", ".join(posixpath.basename(w.lab_path) for w in mine)))
+        plan.notes.append(say("profile.node.evidence_only"))
+
+    def title(self, step):
+        """The step's title in this run's world: a node's has no answer file in it (the catalog's title.<id>.node)."""
+        from runbook_lib.findings.problem import catalog
+        code = f"title.{step.id}.node"
+        return say(code) if not self.answer_files and code in catalog() else step.title
+
+    def _read_fact(self, step) -> str | None:
+        """The node profile: the step's answer-file facts read from the node's files as they are now (after this
+        run's writes; check mode: as found), kept as the run's evidence in place of the plan's and judged by the
+        step's verdict; None in a lab (the student's own file is read) or for a step with no such fact."""
+        plan = self.plans.get(step.id)
+        if self.answer_files or step.fact is None or plan is None or self._overlay is not None:
+            return None
+        lab = next((w.lab_path for w in plan.evidence if w.lab_path.startswith(self.tk(""))), None)
+        if lab is None:
+            return None
+        try:
+            text = step.fact(self)
+        except RunbookError:  # a config that cannot be read: the step's verdict says why, no fact stands
+            self.evidence_files.pop(lab, None)
+            return None
+        self.evidence_files[lab] = text.encode()
+        return text
 
     def path(self, lab_path: str):
         """The file on this machine that a lab path names (resolved under the root, links as in a chroot)."""
@@ -309,6 +338,12 @@ class Run:
         layout, self.layout_reason = profile.layout_for(self)  # layout=auto follows the profile and the config
         if layout != self.p.layout:
             self.p = replace(self.p, layout=layout)
+        if self.cgroup_auto and self.p.profile == profile.NODE:
+            # the file the distribution's containerd really reads, as it is before the run writes
+            cgroup = profile.systemd_cgroup(profile.AUTO, self.consumer, self.effective)
+            if cgroup is not self.p.systemd_cgroup:
+                self.p = replace(self.p, systemd_cgroup=cgroup)
+                self.wanted = self.consumer.wanted(self.p)
 
     @property
     def on_distro(self) -> bool:
@@ -425,7 +460,7 @@ class Run:
         """Apply mode: create the planned folders and write the planned files (backup first, atomic rename).
         Check mode, or a refused run: nothing. The result starts as changed or unchanged."""
         plan = self.plans[step.id]
-        result = StepResult(step.number, step.id, step.title, UNCHANGED, plan.message, notes=list(plan.notes))
+        result = StepResult(step.number, step.id, self.title(step), UNCHANGED, plan.message, notes=list(plan.notes))
         result.diff = plan.diff or None
         if self.p.check_only and plan.changed and not plan.others_repair:  # check mode: what apply *would* do
             result.message = say("run.apply_mode_would", message=plan.message)
@@ -524,6 +559,7 @@ class Run:
         # judged afresh from the commit's outcome: a check cell run again after a fix by hand says what the disk
         # holds now, not the failure it showed before
         result.status, result.message, committed = self._committed[step.id]  # _keep noted it with the result
+        fact = self._read_fact(step)
         try:  # not the problems the last verdict found: a check cell run again judges the disk afresh
             found = committed + step.verdict(self)
         except RunbookError as exc:
@@ -537,6 +573,8 @@ class Run:
         elif result.status == UNCHANGED and (self.p.check_only or not step.writes):
             result.status = PASSED  # nothing to write: the verdict is all there is
         said = step.message(self) if not errors else None
+        if said is None and fact is not None and not errors:  # a node's fact, as read: never the plan's value
+            said = say("node.fact.read", facts=fact.strip().replace("\n", ", "))
         if said is not None:  # what the step learnt (containerd's own reading, the file as read) says more than its plan
             if result.status == CHANGED and result.message != said and result.message not in result.notes:
                 result.notes.insert(0, result.message)  # what this run changed (a repair, a move), said beside it

@@ -68,6 +68,12 @@ class ConfinementError(RunbookError, PermissionError):
     default_code = "path.outside_root"
 
 
+class ReadError(RunbookError, OSError):
+    """A file under the root could not be read (EACCES, EIO, ...): the kernel's answer, said for the file; still an
+    OSError, so a caller that skips a file it cannot read (a neighbour's CDI spec) skips it as before."""
+    default_code = "read.failed"
+
+
 class WriteError(RunbookError, OSError):
     """A file could not be written safely; nothing was changed."""
     default_code = "write.failed"

@@ -14,7 +14,9 @@ that grows while it is read, 20,000 files under an `imports` glob. So, for each 
 
 The limits are fitted to real files, with a wide margin: the largest containerd config seen in
 /work/shared/fixtures and conformance (containerd 1.6's `config default`) is 6.8 KB, a CDI spec nvidia-ctk
-writes for an 8-GPU node with MIG is about 60 KB, the toolkit files are a few hundred bytes.
+writes for an 8-GPU node with MIG is about 60 KB, the toolkit files are a few hundred bytes. A containerd config
+is bounded twice (issue 54): 16 MiB in all, so a comment block of any size a site keeps there is read as containerd
+reads it, and 1 MiB of content beyond its comment lines (CONTENT_LIMITS), which only a mistake makes.
 """
 
 from __future__ import annotations
@@ -25,19 +27,27 @@ import stat
 from pathlib import Path
 
 from runbook_lib.findings.errors import ConfigError
+from runbook_lib.fs import os_errors
 from runbook_lib.findings.problem import say, words
 
 KIB, MIB = 1024, 1024 * 1024
 
 # kind -> the most bytes a file of that kind may hold.
 LIMITS = {
-    "config": 1 * MIB,        # containerd config.toml, its imports and drop-ins, k3s/RKE2 templates: kilobytes
+    "config": 16 * MIB,       # containerd config.toml, its imports and drop-ins, k3s/RKE2 templates: kilobytes of
+    #                           settings, and whatever comment a site keeps in it (a licence, a pasted runbook: a
+    #                           5 MB comment block is a file containerd reads at once); CONTENT_LIMITS bounds the rest
     "cdi": 512 * KIB,         # a CDI spec (YAML or JSON): tens of kilobytes on the largest nodes (a 4 MB one
     #                           took 3 minutes and 470 MB to judge)
     "runtimeclass": 64 * KIB,  # a RuntimeClass manifest: a few hundred bytes
     "toolkit": 1 * MIB,       # the lab's result files (default.txt, parsed.txt, cdi-keys.txt, report.txt)
     "params": 64 * KIB,       # a papermill parameters file (-f): a dozen lines
 }
+# kind -> the most bytes of content (every line but a blank or a comment line) a file of that kind may hold.
+# containerd reads a config of any size; what costs the runbook (and containerd) is its settings, not its
+# comments: 15 MB of tables outgrew the run's 768 MiB memory limit, a 6 MB comment block is read in seconds. So a
+# config is refused above 1 MiB of settings (a thousand times a real one, made by mistake) or 16 MiB in all.
+CONTENT_LIMITS = {"config": 1 * MIB}
 # What the findings call each kind: its words in the catalog (word.file_kind.*).
 KIND_WORDS = {"config": "word.file_kind.config", "cdi": "word.file_kind.cdi", "runtimeclass": "word.file_kind.runtimeclass",
               "toolkit": "word.file_kind.toolkit", "params": "word.file_kind.params"}
@@ -119,24 +129,44 @@ def read(path: Path | str, kind: str | None = None, shown: str | None = None) ->
             got += len(chunk)
         if got > limit:  # the size said otherwise: the file grew, or its size is not what it holds
             raise _too_large(shown, kind, f"> {_human(limit)}", str(path))
-        return b"".join(chunks)
+        data = b"".join(chunks)
+        if kind in CONTENT_LIMITS and len(data) > CONTENT_LIMITS[kind]:
+            content = content_bytes(data)
+            if content > CONTENT_LIMITS[kind]:
+                raise FileTooLarge.of("read.too_large.content", shown, path_shown=shown, path_at=str(path), size=_human(content),
+                                      limit=_human(CONTENT_LIMITS[kind]), kind=say(KIND_WORDS[kind]).as_dict())
+        return data
     finally:
         os.close(fd)
+
+
+def content_bytes(data: bytes) -> int:
+    """The bytes of every line but a blank one or a comment line (its first non-blank character a `#`): what a
+    config holds beyond its comments."""
+    total = 0
+    for line in data.split(b"\n"):
+        stripped = line.lstrip(b" \t\r")
+        if stripped and not stripped.startswith(b"#"):
+            total += len(line) + 1
+    return total
 
 
 def names_in(folder: Path | str, shown: str, match=None) -> list[str]:
     """The names in a folder that ``match`` (a predicate; default: every name), sorted. More than MAX_FILES of
     them, or more than MAX_ENTRIES names at all, is a finding, found without listing them all."""
     out, seen = [], 0
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            seen += 1
-            if seen > MAX_ENTRIES:
-                raise too_many(shown, f"> {MAX_ENTRIES}")
-            if match is None or match(entry.name):
-                out.append(entry.name)
-                if len(out) > MAX_FILES:
-                    raise too_many(shown, f"> {MAX_FILES}")
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                seen += 1
+                if seen > MAX_ENTRIES:
+                    raise too_many(shown, f"> {MAX_ENTRIES}")
+                if match is None or match(entry.name):
+                    out.append(entry.name)
+                    if len(out) > MAX_FILES:
+                        raise too_many(shown, f"> {MAX_FILES}")
+    except OSError as exc:  # a folder the run may not list (EACCES), EIO, ...: said for the folder under the root
+        raise os_errors.read_error(exc, folder, shown) from None
     return sorted(out)
 
 

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runbook_lib.fs import bounded_read
+from runbook_lib.fs import bounded_read, os_errors
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.errors import WriteError
 from runbook_lib.fs.target import Target
@@ -35,16 +35,32 @@ def sha256(data: bytes | None) -> str | None:
 def read_bytes(path: Path, kind: str | None = None, shown: str | None = None) -> bytes | None:
     """The file's bytes, or None when it does not exist, read within its kind's size limit (runbook_lib.fs.bounded_read,
     the one reader of a root's files). A folder (or a FIFO, a device, a socket: reading one could block forever)
-    where a file should be is an error."""
+    where a file should be is an error, and so is every other OS error (EACCES, EIO, ...): each a finding that
+    names the file as ``shown`` (its path under the root; runbook_lib.fs.os_errors), never a traceback."""
+    at = os_errors.shown_path(path, shown)
     try:
         return bounded_read.read(path, kind, shown)
     except bounded_read.SpecialFile:
-        raise WriteError.of("write.failed.not_a_regular_file", path=str(path), at=path) from None
+        raise WriteError.of("write.failed.not_a_regular_file", path=at, at=at) from None
     except NotADirectoryError:  # a file where one of its folders should be (/etc/cdi a file, not a folder)
         blocker = next(p for p in reversed(path.parents) if p.exists() and not p.is_dir())
-        raise WriteError.of("write.failed.file_stands_where_folder_2", path=str(blocker), name=path.name, blocker=blocker) from None
+        shown_blocker = _shown_parent(path, shown, blocker)
+        raise WriteError.of("write.failed.file_stands_where_folder_2", path=shown_blocker, name=path.name,
+                            blocker=shown_blocker) from None
     except IsADirectoryError:
-        raise WriteError.of("write.failed.folder_stands_where_file", path=str(path), at=path) from None
+        raise WriteError.of("write.failed.folder_stands_where_file", path=at, at=at) from None
+    except OSError as exc:  # EACCES, EIO, ELOOP, ENAMETOOLONG, ...: the kernel's answer, said for this file
+        raise os_errors.read_error(exc, path, shown) from None
+
+
+def _shown_parent(host: Path, shown: str | None, parent: Path) -> str:
+    """A folder on the way to ``host``, named as the user knows it: under the root when ``shown`` is the lab path
+    of ``host`` (the host path then ends with it), else the host path."""
+    if shown and str(host).endswith(shown) and shown.startswith("/"):
+        prefix = str(host)[: len(str(host)) - len(shown)]
+        if str(parent).startswith(prefix + "/"):
+            return str(parent)[len(prefix):]
+    return str(parent)
 
 
 @dataclass
@@ -78,7 +94,7 @@ class Committed:
 
 def plan_write(target: Target, lab_path: str, new: bytes, *, mode: int | None = None) -> WritePlan:
     host = target.resolve(lab_path)
-    return WritePlan(target, lab_path, host, read_bytes(host), new, mode)
+    return WritePlan(target, lab_path, host, read_bytes(host, shown=lab_path), new, mode)
 
 
 def commit(plan: WritePlan, *, backup: bool = True, keep_backups: int | None = None) -> Committed:
@@ -96,7 +112,7 @@ def commit(plan: WritePlan, *, backup: bool = True, keep_backups: int | None = N
         raise problem
     host = plan.host_path
     seen = _identity(host)
-    current = read_bytes(host)
+    current = read_bytes(host, shown=plan.lab_path)
     if current != plan.old:
         raise _changed(plan, "write.failed.file_changed_after_plan")
     backup_path = None
@@ -109,7 +125,7 @@ def commit(plan: WritePlan, *, backup: bool = True, keep_backups: int | None = N
                 _copy_xattrs(host, tmp)
             backup_path = _write_backup(host, current, mode) if (backup and current is not None) else None
             _pause_before_rename(host)
-            if read_bytes(host) != current or _identity(host) != seen:  # the last look: an edit made meanwhile
+            if read_bytes(host, shown=plan.lab_path) != current or _identity(host) != seen:  # the last look: an edit made meanwhile
                 _drop(backup_path)
                 backup_path = None
                 raise _changed(plan, "write.failed.file_changed_while_writing")
@@ -121,7 +137,7 @@ def commit(plan: WritePlan, *, backup: bool = True, keep_backups: int | None = N
         raise
     except OSError as exc:
         _drop(backup_path)
-        raise WriteError.of("write.failed.could_not_write_file", path=str(host), value=exc.strerror or exc, host=host) from exc
+        raise os_errors.write_error(exc, host, plan.lab_path) from exc
     _fsync_dir(host.parent)
     if backup_path is not None and keep_backups is not None:
         prune_backups(host, keep_backups)
@@ -350,7 +366,8 @@ def _ensure_dir(target: Target, lab_path: str, dry_run: bool) -> list[str]:
         missing.append(probe)
         probe = probe.parent
     if probe.exists() and not probe.is_dir():
-        raise WriteError.of("write.failed.file_stands_where_folder", path=str(probe), probe=probe)
+        shown = target.lab_path(probe)  # as the user knows it, never the grader's host path
+        raise WriteError.of("write.failed.file_stands_where_folder", path=shown, probe=shown)
     _refuse_names_too_long(target, probe, missing)
     made: list[Path] = []
     for folder in reversed(missing):
@@ -415,7 +432,8 @@ def _mkdir_failed(target: Target, folder: Path, exc: OSError) -> WriteError:
     if blocked is not None:  # a read-only mount or chattr +i, named with its fix
         return blocked
     lab = target.lab_path(folder)
-    return WriteError.of("write.failed.could_not_create_folder", path=lab, value=exc.strerror or exc, lab=lab, parent=folder.parent)
+    return WriteError.of("write.failed.could_not_create_folder", path=lab, value=exc.strerror or exc, lab=lab,
+                         parent=target.lab_path(folder.parent))
 
 
 def retire(target: Target, lab_path: str, *, backup: bool = True, keep_backups: int | None = None) -> Path | None:

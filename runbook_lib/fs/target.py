@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from runbook_lib.findings.errors import ConfinementError, ParameterError
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.catalog import say
+from runbook_lib.fs import os_errors
 
 MAX_SYMLINKS = 40  # the same limit Linux applies (ELOOP)
 
@@ -108,11 +109,15 @@ class Target:
                     parts.pop()
                 continue  # '..' at the root stays at the root, as in a chroot
             candidate = base + "/" + "/".join(parts + [name])
-            if _is_symlink(candidate):
+            try:
+                is_link = _is_symlink(candidate)
+                link = os.readlink(candidate) if is_link else None
+            except OSError as exc:  # a folder on the way the run may not search (EACCES): said for the lab path
+                raise os_errors.read_error(exc, candidate, lab_path) from None
+            if is_link:
                 hops += 1
-                if hops > MAX_SYMLINKS:
-                    raise ConfinementError.of("path.outside_root.symbolic_links_loop", path=str(candidate), lab_path=lab_path)
-                link = os.readlink(candidate)
+                if hops > MAX_SYMLINKS:  # named as the user wrote it, never the grader's host path
+                    raise ConfinementError.of("path.outside_root.symbolic_links_loop", path=lab_path, lab_path=lab_path)
                 links.append(("/" + "/".join(parts + [name]), link))
                 if link.startswith("/"):
                     parts = []  # absolute links restart at the root, never at the host's '/'

@@ -44,17 +44,18 @@ def _read_only_mount(path: Path) -> bool:
         return False
 
 
-def _reason(path: Path, flags: int) -> tuple[Msg, Msg] | None:
-    """(what stops the write, its fix) for a file or folder, or None."""
+def _reason(path: Path, flags: int, shown: str) -> tuple[Msg, Msg] | None:
+    """(what stops the write, its fix) for a file or folder, or None; ``shown`` names it as the user knows it
+    (its path under the root, never the grader's host path)."""
     if flags & IMMUTABLE_FL:
         return (say("writable.immutable_attribute_chattr_i"),
-                say("writable.look_attributes_lsattr_d", at=path))
+                say("writable.look_attributes_lsattr_d", at=shown))
     if flags & APPEND_FL:
         return (say("writable.append_only_attribute_chattr"),
-                say("writable.look_attributes_lsattr_d_2", at=path))
+                say("writable.look_attributes_lsattr_d_2", at=shown))
     if _read_only_mount(path):
         return (say("writable.file_system_mounted_read"),
-                say("writable.find_mount_findmnt_t", at=path))
+                say("writable.find_mount_findmnt_t", at=shown))
     return None
 
 
@@ -80,9 +81,9 @@ def folder_blocked(target, folder: Path, *, replacing: bool) -> WriteError | Non
     flags = _flags(folder)
     if os.access(folder, os.W_OK) and not (replacing and flags & APPEND_FL):
         return None
-    reason = _reason(folder, flags)
+    reason = _reason(folder, flags, target.lab_path(folder))
     if reason is None:
-        reason = (say("writable.there_no_write_permission", folder=folder),
+        reason = (say("writable.there_no_write_permission", folder=target.lab_path(folder)),
                   say("writable.run_root_correct_folder"))
     return _error(target, folder, _FOLDER, reason)
 
@@ -98,19 +99,20 @@ def _mount_points() -> set[str]:
             for line in lines if len(line.split()) > 4}
 
 
-def _bind_mounted(host: Path) -> tuple[Msg, Msg] | None:
+def _bind_mounted(host: Path, shown: str) -> tuple[Msg, Msg] | None:
     """A file that is a mount point of its own (k3d's `-v config.toml.tmpl:...`, kind's extraMounts, a
     DaemonSet's single-file hostPath): rename(2) over it and unlink(2) fail with EBUSY."""
     if os.path.realpath(host) not in _mount_points():
         return None
     return (say("writable.mount_point_own_single"),
-            say("writable.find_file_mount_comes", host=host))
+            say("writable.find_file_mount_comes", host=shown))
 
 
 def file_blocked(target, host: Path) -> WriteError | None:
     """Why an existing file cannot be replaced by a rename or removed (its own attributes, a mount of its own),
     or None."""
-    reason = _reason(host, _flags(host) & (IMMUTABLE_FL | APPEND_FL)) or _bind_mounted(host)
+    shown = target.lab_path(host)
+    reason = _reason(host, _flags(host) & (IMMUTABLE_FL | APPEND_FL), shown) or _bind_mounted(host, shown)
     return None if reason is None else _error(target, host, _FILE, reason)
 
 

@@ -84,6 +84,12 @@ def grade(roots, out: str, *, runtime_name: str, binary_name: str, systemd_cgrou
     _display({"text/plain": f"{line.ko}\n{line.en}\n{result.out}",
               "text/html": f"<p><b>{html.escape(line.ko)}</b><br>{html.escape(line.en)}<br>"
                            f"<code>{html.escape(str(result.out))}</code></p>"})
+    if result.errors:  # the grading machine's (grading/machine.py): once, with its fix, never a student's
+        text = [bilingual(say("grade.machine.heading"))]
+        for e in result.errors:
+            fix = e.get("fix") or {}
+            text += [e["what"]["ko"], e["what"]["en"], *([fix["ko"], fix["en"]] if fix else [])]
+        _display({"text/plain": "\n".join(text), "text/html": class_view.run_errors_html(result)})
     return result
 
 

@@ -199,6 +199,21 @@ def counts_line(result: ClassGrade) -> Msg:
     return say("class_view.students_something_fix", n=n, bad=bad)
 
 
+def run_errors_html(result: ClassGrade) -> str:
+    """The run's own errors (the grading machine's, grading/machine.py), each once with its fix, above the class."""
+    if not result.errors:
+        return ""
+    items = []
+    for e in result.errors:
+        fix = e.get("fix") or {}
+        said = f"{_e(e['what']['ko'])}<br>{_e(e['what']['en'])}"
+        if fix:
+            said += f"<br>{_e(bilingual(say('label.fix')))}: {_e(fix.get('ko'))}<br>{_e(fix.get('en'))}"
+        items.append(f"<li>{said}</li>")
+    return (f'<div class="run-errors" style="border:2px solid #cf222e;padding:.5rem 1rem">'
+            f"<h2>{_e(bilingual(say('grade.machine.heading')))}</h2><ul>{''.join(items)}</ul></div>\n")
+
+
 def page(result: ClassGrade) -> str:
     """DIR/index.html: the class picture, the common mistakes and the links, in one self-contained page."""
     line, title = counts_line(result), say("class_view.title")
@@ -208,6 +223,7 @@ def page(result: ClassGrade) -> str:
             '<style>body{font-family:system-ui,"Noto Sans KR",sans-serif;margin:2rem;word-break:keep-all}'
             "td,th{border:1px solid #d0d7de;padding:2px 6px}</style>\n</head>\n<body>\n"
             f"<h1>{_e(bilingual(title.capitalized()))}</h1><p>{_e(line.ko)}<br>{_e(line.en)}</p>\n"
+            f"{run_errors_html(result)}"
             f"<h2>{heading('class_view.at_a_glance')}</h2>{svg(result)}\n"
             f"{table_html(result)}\n{class_files_html()}\n"
             f"<h2>{heading('class_view.common_mistakes')}</h2>{mistakes_html(result)}\n</body>\n</html>\n")

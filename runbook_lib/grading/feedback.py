@@ -89,8 +89,9 @@ def render(s: Student) -> str:
     if skipped:
         body.append(f"<h2>{_heading('feedback.skipped_steps')}</h2>")
         said = Problem.of("feedback.skipped").what.as_dict()  # the step's own reason is for the operator
-        for r in skipped:
-            body.append(f'<div class="skipped"><b>{_title(r)}</b>{_both(said)}</div>')
+        for r in skipped:  # a step the grading machine could not grade says so (grading/machine.py)
+            own = r.get("message") if r.get("not_graded") else said
+            body.append(f'<div class="skipped"><b>{_title(r)}</b>{_both(own)}</div>')
     return ('<!DOCTYPE html>\n<html lang="ko">\n<head>\n<meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{_e(s.label)} — {_e(bilingual(title))}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from runbook_lib.evidence import labels as _labels
 from runbook_lib.evidence.archive import NOTEBOOK_NAME, packaged_notebook, records
-from runbook_lib.grading import class_view, feedback, junit
+from runbook_lib.grading import class_view, feedback, junit, machine
 from runbook_lib.grading.gradescope import class_grades, student_results
 from runbook_lib.fs.safe_write import write_file  # atomic and durable: a grade written is a grade kept
 from runbook_lib.grading.model import FEEDBACK_NAME, GRADES_NAME, INDEX_NAME, JUNIT_NAME, RESULTS_NAME, ClassGrade, Student
@@ -101,6 +101,9 @@ def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = 
         student = student_from(job, run)
         student.points = dict(points or {})
         result.students.append(student)
+    # the grading machine's failures: the run's errors, once each; the pod then graded for no one (machine.py)
+    result.errors = (machine.pod_errors(result.students, (params or {}).get("smoke"))
+                     + machine.timeout_errors(result.students))
     write_outputs(result)
     return result
 
@@ -128,7 +131,7 @@ def write_outputs(result: ClassGrade) -> None:
     for s in result.students:
         s.folder.mkdir(parents=True, exist_ok=True)
         write_file(s.folder / FEEDBACK_NAME, feedback.render(s))
-        _write_json(s.folder / RESULTS_NAME, student_results(s))
+        _write_json(s.folder / RESULTS_NAME, student_results(s, result.errors))
     _write_json(result.out / GRADES_NAME, class_grades(result))
     write_file(result.out / JUNIT_NAME, junit.render(result))
     write_file(result.out / INDEX_NAME, class_view.page(result))

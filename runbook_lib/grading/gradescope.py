@@ -42,8 +42,9 @@ def _test(counted: Scored) -> dict:
     }
 
 
-def student_results(s: Student) -> dict:
-    """One student's results.json (Gradescope's format)."""
+def student_results(s: Student, run_errors: list[dict] = ()) -> dict:
+    """One student's results.json (Gradescope's format); ``run_errors``: the run's own errors (the grading
+    machine's), said in its output and extra_data, never scored."""
     tests = [_test(c) for c in scored(s.steps, s.points)]
     if s.error:  # the notebook stopped before its summary: one more test says why (the steps it missed score 0)
         tests.append({"name": f"notebook: {bilingual(say('gradescope.unfinished'))}", "score": 0.0,
@@ -51,21 +52,27 @@ def student_results(s: Student) -> dict:
                       "output": f"{s.error.get('ename')}: {s.error.get('evalue')}",
                       "extra_data": {"id": "notebook", "runbook_status": "error", "findings": []}})
     score, top = total(s.steps, s.points)
+    output = f"{s.label}: {bilingual(verdict(s.ok))} ({score:g}/{top:g})"
+    for e in run_errors:  # the grading machine's error: the run's, said to every student, charged to none
+        output += f"\n{bilingual(say('grade.machine.heading'))}: {bilingual(e['what'])}"
     return {
         "score": score,
         "max_score": top,
-        "output": f"{s.label}: {bilingual(verdict(s.ok))} ({score:g}/{top:g})",
+        "output": output,
         "tests": tests,
         "extra_data": {"label": s.label, "root": s.root, "ok": s.ok, "feedback": s.link(),
-                       "notebook": s.link(NOTEBOOK_NAME), "evidence": s.link(EVIDENCE_NAME)},
+                       "notebook": s.link(NOTEBOOK_NAME), "evidence": s.link(EVIDENCE_NAME),
+                       "run_errors": list(run_errors)},
     }
 
 
 def class_grades(result: ClassGrade) -> dict:
-    """grades.json: every student's results.json, in the order the roots were given."""
-    students = [student_results(s) for s in result.students]
+    """grades.json: every student's results.json, in the order the roots were given, and the run's own errors
+    (the grading machine's, runbook_lib/grading/machine.py: each once, with its fix)."""
+    students = [student_results(s, result.errors) for s in result.students]
     return {
         "schema": GRADES_SCHEMA,
-        "ok": result.all_ok,
+        "ok": result.all_ok and not result.errors,
+        "errors": list(result.errors),
         "students": students,
     }

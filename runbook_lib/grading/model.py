@@ -65,6 +65,9 @@ class Student:
 class ClassGrade:
     out: Path
     students: list[Student] = field(default_factory=list)
+    # the run's own errors, the grading machine's (runbook_lib/grading/machine.py): each once, with its fix and
+    # the students it touched ({code, what, fix, students}); never a student's failed step
+    errors: list[dict] = field(default_factory=list)
 
     @property
     def all_ok(self) -> bool:

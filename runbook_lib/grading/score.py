@@ -1,16 +1,22 @@
-"""A student's points, on the lab's fixed total: the one rule every view of the grades reads (results.json and
+"""A student's points, on the assignment's fixed total: the one rule every view of the grades reads (results.json and
 grades.json, junit.xml, the class page, the class notebook), so the numbers are the same everywhere.
 
-- Every student is graded out of the same total: the points of every step of the lab (the eight of
-  runbook_lib/lab/student.py's LAB_STEPS, and any other step that was judged, the pod with `--smoke sandbox`).
-- A passed step scores its points; a failed one 0. A blocked step (it waits for an earlier step's fix) scores 0
-  with "fix step N first": the steps judge it against the corrected input where they can, so a blocked step is
-  one whose own file only follows from the earlier mistake (runbook_lib/steps/_files.py).
+- The total is the assignment's, never what the grading machine could run: the points of the eight steps of
+  runbook_lib/lab/student.py's LAB_STEPS (1 each), and of any other step the course file names (the pod, with
+  `points: {pod: 1}`). A step outside the assignment that was judged all the same (the pod with `-p smoke
+  sandbox` and no points for it) is shown in the student's feedback and the class page, and is no test: turning
+  `smoke` on leaves every total as it was.
+- A passed step scores its points; a failed one 0. A blocked step (it cannot be judged until an earlier step is
+  fixed) scores 0 with "fix step N first": the steps judge their files against the student's own input and
+  against the corrected one, so a blocked step is one that truly cannot be judged (runbook_lib/steps/_files.py).
 - A skipped step does not apply to a lab (asking containerd, the restart, a pod without `smoke`): it is out of
   the total for everyone, and in no view as a test.
+- A step the grading machine could not grade (grade.py: the pod without busybox-static, containerd, runc or
+  unshare, or past its time) is skipped for everyone, "not graded", and the run's error says why: the machine's
+  failure is never a student's.
 - A lab step without a record (the notebook stopped before it) scores 0 of its points: the total stays fixed.
-- Points are 1 a step unless the course file (`runbook grade --points course.yaml`) says otherwise:
-  ``points: {options: 2, 5: 0.5}``, keyed by a step's id or its number.
+- Points are 1 a lab step and 0 any other step unless the course file (`runbook grade --points course.yaml`)
+  says otherwise: ``points: {options: 2, 5: 0.5, pod: 1}``, keyed by a step's id or its number.
 """
 
 from __future__ import annotations
@@ -42,13 +48,19 @@ class Scored:
         return self.status in PASSING
 
 
+def in_assignment(points: dict | None, rec: dict) -> bool:
+    """The lab's eight steps, and any step the course file names."""
+    points = points or {}
+    return str(rec.get("id")) in LAB_STEPS or any(str(rec.get(k)) in points for k in ("id", "step"))
+
+
 def points_of(points: dict | None, rec: dict) -> float:
-    """A step's points: the course file's, by id then by number, else 1."""
+    """A step's points: the course file's, by id then by number, else 1 for a lab step and 0 for any other."""
     points = points or {}
     for key in (str(rec.get("id")), str(rec.get("step"))):
         if key in points:
             return float(points[key])
-    return POINTS
+    return POINTS if str(rec.get("id")) in LAB_STEPS else 0.0
 
 
 def scored(steps: list[dict], points: dict | None = None) -> list[Scored]:
@@ -58,6 +70,8 @@ def scored(steps: list[dict], points: dict | None = None) -> list[Scored]:
     for rec in steps:
         if rec.get("status") in OUTCOMES and not OUTCOMES[rec["status"]].scored:
             continue  # skipped: does not apply here, out of the total for everyone (steps/status.py's `scored`)
+        if not in_assignment(points, rec):
+            continue  # a step the assignment gives no points (the pod without `points: {pod: ...}`): no test
         worth = points_of(points, rec)
         out.append(Scored(rec, worth if rec.get("status") in PASSING else 0.0, worth))
     for step in STEPS:

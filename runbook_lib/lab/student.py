@@ -17,7 +17,9 @@ from runbook_lib.lab.check_step import check_step, step_named
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.lab.init_root import FIXTURE
-from runbook_lib.notebook import StepFailed, _display
+from runbook_lib.engine.params import refuse_unknown
+from runbook_lib.notebook import StepFailed, _display, parameters_refused_on_terminal
+from runbook_lib.notebook.session import injected_names
 from runbook_lib.engine.result import BLOCKED, FAILED, STEP_MIME, StepResult, record_text
 from runbook_lib.steps.status import outcome
 
@@ -84,8 +86,14 @@ def _next(result: StepResult) -> str:
     return "\n".join(finding_lines(p, FAILED_MARK))
 
 
+LAB_PARAMETERS = ("root",)  # the student edition's parameters cell (tools/lab_tasks.py: PARAMS)
+
+
 def start(**params) -> Lab:
-    """The student edition's first cell: the root checked (not created), and what to do next."""
+    """The student edition's first cell: the root checked (not created), and what to do next. A name papermill
+    was given that is no parameter of the student edition (`-p rot ...`) stops it first, as in run.ipynb."""
+    with parameters_refused_on_terminal():
+        refuse_unknown(injected_names(), LAB_PARAMETERS)
     root = params.get("root") or ""
     if not root:
         raise StepFailed("root is empty", "\n".join(finding_lines(Problem.of("lab.root_empty"), FAILED_MARK)))

@@ -15,28 +15,32 @@ May import: every layer up to engine, except containerd/ (the cells reach the ru
 from __future__ import annotations
 
 import html
+from contextlib import contextmanager
 
-from runbook_lib.engine.params import validate
+from runbook_lib.engine.params import refuse_unknown, validate
 from runbook_lib.engine.result import STEP_MIME, StepResult  # noqa: F401 - the record's mimetype, for readers
 from runbook_lib.engine.run import Run
 from runbook_lib.findings.catalog import say
-from runbook_lib.findings.errors import RunbookError
+from runbook_lib.findings.errors import ParameterError, RunbookError
 from runbook_lib.findings.messages import bilingual
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.notebook.feedback import Feedback, OutOfOrder, Refused, StepFailed  # noqa: F401
 from runbook_lib.notebook.plan_view import PlanView, colour_diff, diff_stat  # noqa: F401
 from runbook_lib.notebook.runbook import Runbook
-from runbook_lib.notebook.session import SESSION, _display, _hook, _shell
+from runbook_lib.notebook.session import SESSION, _display, _hook, _shell, injected_names, say_on_terminal
 from runbook_lib.steps.base import CHANGED, FAILED, UNCHANGED
 from runbook_lib.steps.status import outcome
 from runbook_lib.notebook.views import (STATUS_MIME, _status, head_lines, in_order, not_run, refusal_text,  # noqa: F401
-                                        say_on_terminal, show, summary)
+                                        show, summary)
 
 
 def start(**params) -> Runbook:
     """The validation cell: check every parameter, take the root's lock, and plan every step. An apply run
-    whose plan refuses stops here, before its first write, with the refusal and its fix at the top."""
+    whose plan refuses stops here, before its first write, with the refusal and its fix at the top. A name
+    papermill was given that is no parameter (`-p mdoe check`) stops it first, before anything is written."""
+    with parameters_refused_on_terminal():
+        refuse_unknown(injected_names())  # papermill only warns of it, and the run would go on without it
     if not params.get("root"):
         # the embedded sandbox is the runbook's own folder: create it, so `make run` works on a fresh clone
         # (an explicit root that does not exist stays an error: it is probably a typo)
@@ -45,11 +49,8 @@ def start(**params) -> Runbook:
     if SESSION.run is not None:  # the validation cell run again in this kernel: that run ends, and releases its lock
         SESSION.run.finish()     # (else this start would wait for the lock this very kernel holds)
         SESSION.run.replaced, SESSION.run = True, None
-    try:
+    with parameters_refused_on_terminal():
         p = validate(**params)
-    except RunbookError as exc:  # refused before a profile is decided: the reason is the terminal's first words
-        say_on_terminal(exc.render().split("\n"))
-        raise
     rb = Runbook(p)
     from runbook_lib.engine.limits import arm
     arm(rb.p.time_limit, rb.p.memory_limit)  # in a kernel: the run stops at its limits, with a finding
@@ -92,6 +93,17 @@ def start(**params) -> Runbook:
         show(result)
         _display({"text/plain": remove_report.text(remove_report.report(rb, result))})
     return rb
+
+
+@contextmanager
+def parameters_refused_on_terminal():
+    """A parameter refused (validate, refuse_unknown) goes on as the cell's error, and its reason is said first on
+    the terminal of a plain papermill run (session.say_on_terminal), above papermill's traceback of the cell."""
+    try:
+        yield
+    except ParameterError as exc:
+        say_on_terminal(finding_lines(Problem.from_error(exc), outcome(FAILED).mark + " "))
+        raise
 
 
 def _given(rb: Run) -> dict:

@@ -23,6 +23,7 @@ class Session:
 
 
 SESSION = Session()
+TERMINAL = "RUNBOOK_TERMINAL_SUMMARY"  # "0": the runbook's own executors (runbook run, grade) say it themselves
 
 
 def _shell():
@@ -31,6 +32,46 @@ def _shell():
     except ImportError:  # pragma: no cover - ipykernel is a dependency
         return None
     return get_ipython()
+
+
+def injected_names() -> tuple[str, ...]:
+    """The names the cell run just before this one gave the kernel, when that cell is `name = value` lines only:
+    under papermill (its CLI, execute_notebook, and every runbook executor) the `injected-parameters` cell papermill
+    puts right after the parameters cell, one line per parameter given, or, with none given, the parameters cell
+    itself. IPython keeps the previous cell's source as `_i` in the user's namespace (its documented input cache,
+    https://ipython.readthedocs.io/en/stable/interactive/reference.html#input-caching-system); the names returned
+    are the ones that cell bound there. Nothing outside a kernel, nor after a cell of any other kind (JupyterLab: a
+    step's cell run before the validation cell is run again)."""
+    shell = _shell()
+    source = shell.user_ns.get("_i") if shell is not None else None
+    if not isinstance(source, str):
+        return ()
+    import ast
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:  # a cell of IPython's own syntax (a magic): no parameters cell
+        return ()
+    names: list[str] = []
+    for statement in body:
+        if not isinstance(statement, ast.Assign) or not all(isinstance(t, ast.Name) for t in statement.targets):
+            return ()
+        names += [t.id for t in statement.targets]
+    return tuple(n for n in dict.fromkeys(names) if n in shell.user_ns)
+
+
+def say_on_terminal(lines: list[str]) -> None:
+    """In a kernel, lines on the kernel's own standard output, which a plain `papermill` run's terminal is
+    (papermill starts the kernel with its own stdout; it shows no cell's output): never into the notebook, and
+    not when the runbook's own command runs the notebook and says it itself (RUNBOOK_TERMINAL_SUMMARY=0)."""
+    import os
+    import sys
+    if _shell() is None or os.environ.get(TERMINAL, "1") == "0" or sys.__stdout__ is None:
+        return
+    try:
+        print("\n".join(lines), file=sys.__stdout__, flush=True)
+    except (OSError, ValueError):  # a closed stdout: the notebook still holds it
+        pass
+
 
 
 def _display(bundle: dict, **kw) -> None:

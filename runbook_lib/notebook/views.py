@@ -11,7 +11,7 @@ from runbook_lib.findings.catalog import say
 from runbook_lib.findings.messages import Msg, bilingual
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.text import lines as finding_lines
-from runbook_lib.notebook.session import SESSION, _display, _take_notes
+from runbook_lib.notebook.session import SESSION, _display, _take_notes, say_on_terminal
 from runbook_lib.steps.base import FAILED, PASSED, SKIPPED
 from runbook_lib.steps.expect import Expect
 from runbook_lib.steps.status import outcome, verdict
@@ -55,9 +55,6 @@ def summary(rb: Run, *, final: bool = True) -> None:
     to_terminal(rb, results, ok=record["ok"])
 
 
-TERMINAL = "RUNBOOK_TERMINAL_SUMMARY"  # "0": the runbook's own executors (runbook run, grade) say it themselves
-
-
 def head_lines(rb: Run) -> list[str]:
     """The run's first lines in a terminal: its profile and why (engine/profile.py), then, on a node, the layout
     and why, each under its own label."""
@@ -99,28 +96,8 @@ def terminal_lines(rb: Run, results: list[StepResult], *, ok: bool) -> list[str]
 
 
 def to_terminal(rb: Run, results: list[StepResult], *, ok: bool) -> None:
-    """The run's lines (terminal_lines) on the terminal of a plain `papermill`."""
+    """The run's lines (terminal_lines) on the terminal of a plain `papermill` (session.say_on_terminal)."""
     say_on_terminal(terminal_lines(rb, results, ok=ok))
-
-
-def say_on_terminal(lines: list[str]) -> None:
-    """In a kernel, the summary (or a refusal's reason, before the cell raises) also goes to the kernel's own standard output, which a plain `papermill`
-    run's terminal is (papermill starts the kernel with its own stdout): the one place such a run says what it
-    did. Never into the notebook (that is the summary above), and not when the runbook's own command runs the
-    notebook and prints its summary itself (TERMINAL=0)."""
-    import os
-    import sys
-    if _shell_of_kernel() is None or os.environ.get(TERMINAL, "1") == "0" or sys.__stdout__ is None:
-        return
-    try:
-        print("\n".join(lines), file=sys.__stdout__, flush=True)
-    except (OSError, ValueError):  # a closed stdout: the notebook still holds the summary
-        pass
-
-
-def _shell_of_kernel():
-    from runbook_lib.notebook.session import _shell
-    return _shell()
 
 
 def in_order(rb: Run) -> list[StepResult]:

@@ -3,9 +3,17 @@ compared by the one rule of runbook_lib/steps/lines.py.
 
 The expected content is the plan's (computed on the state the earlier plans leave: the corrected inputs), so
 when an earlier step is wrong the fix shows the lines the file will hold once that step is fixed, never the
-broken state; when even the plan cannot know a value, the fix names no lines at all. A file that is right (what
-it will hold once the earlier step is fixed) passes: it is judged against the corrected input. One that
-faithfully records the broken inputs is *blocked* by the earlier step's failure, not failed.
+broken state; when even the plan cannot know a value, the fix names no lines at all. One mistake costs one
+step: a file whose own work is right passes, either
+
+- as the corrected input says it (what it will hold once the earlier step is fixed), or
+- as the student's own files stand (``derived``: what the file holds when it is derived from the inputs as they
+  are now, the broken one included, as the lab asks): it faithfully reports the earlier mistake, which is that
+  step's, counted there; a warning says the file changes once that step is fixed.
+
+A file is *blocked* by the earlier step's failure only when it truly cannot be judged: it follows neither, and
+even the corrected input leaves its values unknown. One that differs from both where they are known is a mistake
+of its own and fails.
 """
 
 from __future__ import annotations
@@ -33,7 +41,10 @@ def _failed_earlier(run, depends: tuple[str, ...]):
 def file_problems(run, lab_path: str, expected: str, *, depends: tuple[str, ...] = (), rule: Rule = EXACT,
                   derived=None) -> list[Problem]:
     """The file's findings. ``expected`` is what it holds once every input is right; ``derived`` (a function)
-    what it would hold if derived from the inputs as they are now (a student's broken config)."""
+    what it would hold if derived from the inputs as they are now (a student's broken config): one text, or
+    every reading the lab's words allow (report.py)."""
+    if not run.answer_files:  # a node: the fact read from its files, never an answer file of the lab
+        return _node_fact_problems(run, lab_path, expected, depends, rule)
     got = run.read_text(lab_path)
     shown = expected.strip().replace("\n", " / ")  # kept as the finding's value (grades.json), never its fix's words
     ok_lines = derivable(expected)
@@ -44,10 +55,14 @@ def file_problems(run, lab_path: str, expected: str, *, depends: tuple[str, ...]
         return [Problem.of(code, lab_path, file=lab_path, expected=shown, step=earlier, rules=rules)]
     if same(rule, got, expected):  # right as it will read once every input is right: an earlier failure is not its own
         return []
-    if earlier is not None and (not ok_lines or (derived is not None and same(rule, got, _quiet(derived)))):
-        # what the file says only follows from the earlier failure: blocked, and the fix is each line's rule
-        code = "file.after_earlier_step" if ok_lines else "file.after_earlier_step.no_lines"
-        return [Problem.of(code, lab_path, step=earlier, file=lab_path, expected=shown, rules=rules)]
+    if earlier is not None and derived is not None and any(same(rule, got, d) for d in _quiet(derived)):
+        # right as the student's own files stand: it reports the earlier mistake faithfully, which costs that
+        # step only; said as a warning (the file changes once that step is fixed), never this step's failure
+        return [Problem.of("file.faithful_to_earlier_step", lab_path, step=earlier, file=lab_path)]
+    if earlier is not None and not ok_lines:
+        # neither the student's files nor the corrected ones give its values: it truly cannot be judged yet
+        return [Problem.of("file.after_earlier_step.no_lines", lab_path, step=earlier, file=lab_path, expected=shown,
+                           rules=rules)]
     return _differs(rule, lab_path, got, expected, shown, run.target.shell_path(lab_path))
 
 
@@ -90,11 +105,30 @@ def wrong_rules(wrong: list[tuple[int, str | None, str | None]]) -> Msg:
     return Msg.join("; ", said)
 
 
-def _quiet(derived) -> str | None:
+def _node_fact_problems(run, lab_path: str, expected: str, depends: tuple[str, ...], rule: Rule) -> list[Problem]:
+    """The node profile: what the node's files say now (engine/run.py keeps it fresh) against what the run must
+    leave. While an earlier step that makes what it describes failed (no runtime to report), the step is blocked
+    by that step; otherwise a difference is the node's finding, said with both values."""
+    got = run.read_text(lab_path)
+    if got is None or same(rule, got, expected):
+        return []
+    facts = got.strip().replace("\n", ", ")
+    earlier = _failed_earlier(run, depends)
+    if earlier is not None:
+        return [Problem.of("node.fact.after_earlier_step", run.p.config_path, step=earlier, facts=facts)]
+    return [Problem.of("node.fact.differs", run.p.config_path, facts=facts,
+                       expected=expected.strip().replace("\n", ", "))]
+
+
+def _quiet(derived) -> list[str]:
+    """Every text the file may hold as derived from the inputs as they are now ([] when none can be)."""
     try:
-        return derived()
+        found = derived()
     except Exception:  # noqa: BLE001 - the broken input cannot even be derived from: nothing to compare with
-        return None
+        return []
+    if found is None:
+        return []
+    return [found] if isinstance(found, str) else [d for d in found if isinstance(d, str)]
 
 
 def _differs(rule: Rule, lab_path: str, got: str, expected: str, shown: str, file_at: str) -> list[Problem]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from runbook_lib.fs.tomlvalue import value
+from runbook_lib.findings.catalog import say
 from runbook_lib.findings.errors import RunbookError
+from runbook_lib.findings.messages import bilingual
 
 
 def show_table(table: dict, prefix: str = "") -> str:
@@ -29,6 +31,6 @@ def file_evidence(run, *names: str) -> dict[str, str]:
             text = run.read_text(run.tk(name))
         except RunbookError:  # a folder (or a FIFO) where the file should be: the step's verdict says so
             continue
-        if text is not None:  # a node's answer files are only evidence: shown by name, never at a path they are not
-            out[run.tk(name) if run.answer_files else name] = text
+        if text is not None:  # a node's facts are only evidence: named for what they are, never at a path
+            out[run.tk(name) if run.answer_files else bilingual(say(f"evidence.node.{name}"))] = text
     return out

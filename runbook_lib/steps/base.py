@@ -31,7 +31,7 @@ RESTART_CODES = frozenset({"containerd.reads.not_regenerated"})
 # The findings that say "an earlier step failed, so this cannot be judged": a step whose only errors are these
 # is blocked, not failed, and the class page does not count them as mistakes of their own.
 BLOCKING_CODES = frozenset({"depends.earlier", "depends.runtime_table", "file.after_earlier_step",
-                            "file.after_earlier_step.no_lines"})
+                            "file.after_earlier_step.no_lines", "node.fact.after_earlier_step"})
 
 
 # One root cause said by two steps in their own words: the later finding is the earlier one's, named again
@@ -80,6 +80,9 @@ class Step:
     depends: tuple[str, ...] = ()              # the steps whose failure blocks it (a derived file's inputs)
     rule: Rule = EXACT                         # how its toolkit file is compared, by verdict and cell alike
     check: str = ""                            # its check cell's code: the notebook shows it, the plan judges it
+    # (run) -> text: its answer file's content as the files hold it now (a node gets no answer file: this is the
+    # fact read from the node's files after the run, its evidence and what its verdict judges, never the plan's)
+    fact: Callable | None = None
 
     # the names the cells and the records have always shown
     @property

@@ -2,16 +2,17 @@
 made by its nvidia-ctk (cdi/generate.py; without one, refused before any write), or, when the node already has
 an nvidia.com/gpu spec in another CDI folder, none: that one is judged where it is. An existing one is never
 guessed at: it is kept byte for byte, or, when it is not a valid spec of the right kind, the run refuses. Its
-top-level keys go to cdi-keys.txt (a node's evidence)."""
+top-level keys go to cdi-keys.txt (a node's evidence). On a node, a spec, made or found, is judged as the node
+reads it: every path it names is looked up under the root (missing_paths), and a root other than / has its
+generated spec's paths moved to the node's own / (cdi/generate.py)."""
 
 from __future__ import annotations
 
 import posixpath
-import shlex
 
 from runbook_lib.cdi import spec as cdi
 from runbook_lib.steps import toolkit
-from runbook_lib.cdi import generate
+from runbook_lib.cdi import generate, host_paths
 from runbook_lib.cdi.neighbours import conflicting_specs, node_spec, spec_elsewhere
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
@@ -20,6 +21,7 @@ from runbook_lib.steps import found
 from runbook_lib.steps.base import Step
 from runbook_lib.steps.lines import Rule
 from runbook_lib.findings.catalog import say
+from runbook_lib.fs.yamldoc import yaml_line
 from runbook_lib.steps._files import expected_text, file_problems
 from runbook_lib.steps._show import file_evidence
 
@@ -35,7 +37,26 @@ def spec_problems(run, text: str, spec: str | None = None) -> list[Problem]:
         doc = cdi.load_spec(text, spec)
     except RunbookError as exc:
         return [Problem.from_error(exc)]
-    return cdi.spec_problems(doc, spec, text, node=not run.answer_files)
+    found = cdi.spec_problems(doc, spec, text, node=not run.answer_files)
+    if run.answer_files or any(p.is_error for p in found):
+        return found  # a lab's spec is the course's (no real devices there); a broken spec's paths say nothing
+    return found + missing_paths(run, doc, spec, text)
+
+
+def missing_paths(run, doc: dict, spec: str, text: str | None) -> list[Problem]:
+    """A node's spec, made or found, judged as the node reads it: every path it names (device nodes, mounts,
+    hooks) is one the node has under the root, or it is the step's finding, at the first one's line; when
+    every missing path is a path of the node under one folder (/host/dev/nvidia0), the fix is the root
+    transform that takes that folder off (cdi/host_paths.py)."""
+    gone = host_paths.missing(run.target, doc)
+    if not gone:
+        return []
+    paths = [path for _, path in gone]
+    where = gone[0][0]
+    prefix = host_paths.mount_prefix(run.target, paths)
+    code, values = ("cdi.paths_missing.mount_point", {"prefix": prefix}) if prefix else ("cdi.paths_missing", {})
+    return [Problem.of(code, spec, yaml_line(text, where), pointer=where, spec=spec, count=len(paths),
+                       paths=host_paths.shown(paths), **values)]
 
 
 def judged_spec(run) -> str:
@@ -64,7 +85,7 @@ def plan(run) -> Plan:
             out.refusals.append(Problem.from_error(exc))
             out.message = exc.what
             return out
-        out.message = say("steps.cdi.write_generated_spec", spec=spec, cmd=shlex.join(cmd))
+        out.message = say("steps.cdi.write_generated_spec", spec=spec, cmd=cmd)
         found = spec_problems(run, text)
         out.refusals = [p for p in found if p.is_error]
         if out.refusals:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from runbook_lib.steps import toolkit
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.plan import Plan
-from runbook_lib.steps import found
 from runbook_lib.steps.base import Step
 from runbook_lib.findings.catalog import say
 from runbook_lib.steps._files import expected_text, file_problems
@@ -53,4 +52,15 @@ with rb.expect("default") as expect:
     expect.line(rb.tk("default.txt"), "DEFAULT", cri.get("default_runtime_name", "runc"))
     expect.line(rb.tk("default.txt"), "WHY", "runtimeclass")"""
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK, message=found.default)
+def message(run):
+    """The default runtime as the files hold it now (check mode: as found; apply: after the writes)."""
+    eff = run.effective()
+    return say("found.default", default=run.consumer.default_runtime(eff.data, eff.version))
+
+
+def fact(run) -> str:
+    eff = run.effective()
+    return toolkit.default_txt(run.consumer.default_runtime(eff.data, eff.version))
+
+
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK, fact=fact, message=message)

@@ -82,9 +82,11 @@ class Expect:
         return self._add(f"{key} == {shown(expected)}", ok, key, actual, expected)
 
     def boolean(self, table, key: str, expected: bool) -> bool:
-        """table[key] is the TOML boolean `expected` (a quoted "true" is a string and fails)."""
+        """table[key] is the TOML boolean `expected` as containerd reads it: a quoted "true" is a string and fails;
+        a key left out is containerd's zero value, false."""
         actual = dig(table, key)
-        return self._add(f"{key} is {shown(expected)} (boolean)", actual is expected, key, actual, expected)
+        read = False if actual is MISSING else actual
+        return self._add(f"{key} is {shown(expected)} (boolean)", read is expected, key, actual, expected)
 
     def not_equal(self, table, key: str, unwanted) -> bool:
         """table[key] is anything but `unwanted` of its type (1 is not true: `1 != True` alone would say it is)."""
@@ -149,7 +151,9 @@ class Expect:
         rule = lines.Rule(lists=(key,)) if listed else lines.EXACT
         got, unreadable = self._read(lab_path)
         value = lines.value_of(got, key)
-        said = f"{posixpath.basename(lab_path)}: {key}={want}" + (_any_order() if listed else "")
+        # a node's fact is read from its files, not from an answer file: named by its key alone
+        named = f"{posixpath.basename(lab_path)}: " if self.run.answer_files else ""
+        said = f"{named}{key}={want}" + (_any_order() if listed else "")
         actual = unreadable or (_missing() if got is None else
                                 f"{key}={value}" if value is not None else f"(no {key}= line)")
         return self._add(said, lines.value_matches(rule, key, value, want), f"{lab_path}:{key}", value, MISSING,

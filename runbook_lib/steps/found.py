@@ -53,26 +53,6 @@ def runtime(run) -> Msg | None:
                runtime_type=value(table.get("runtime_type")) if "runtime_type" in table else "-")
 
 
-def options(run) -> Msg | None:
-    eff = _effective(run)
-    if eff is None:
-        return None
-    name = run.p.runtime_name
-    table, where = run.consumer.runtime_table(eff.data, eff.version, name)
-    opts = table.get("options") if isinstance(table, dict) else None
-    if not isinstance(opts, dict):
-        return None
-    said = ", ".join(f"{k} = {value(opts[k])}" for k in ("BinaryName", "SystemdCgroup") if k in opts) or "-"
-    return say("found.options", file=_holder(run, eff, name), table=f"{where}.options", options=said)
-
-
-def default(run) -> Msg | None:
-    eff = _effective(run)
-    if eff is None:
-        return None
-    return say("found.default", default=run.consumer.default_runtime(eff.data, eff.version))
-
-
 def cdi(run) -> Msg | None:
     from runbook_lib.cdi import spec as cdi_spec
 

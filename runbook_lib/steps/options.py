@@ -6,7 +6,6 @@ from __future__ import annotations
 from runbook_lib.fs.tomlvalue import value
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.plan import Plan
-from runbook_lib.steps import found
 from runbook_lib.steps.base import Step
 from runbook_lib.findings.catalog import say
 from runbook_lib.steps._show import runtime_evidence
@@ -26,6 +25,17 @@ def verdict(run) -> list[Problem]:
     return run.consumer.options_problems(run)
 
 
+def message(run):
+    """The options as containerd reads them from the files now (a SystemdCgroup left out reads as false)."""
+    eff = run.effective()
+    table, _ = run.consumer.runtime_table(eff.data, eff.version, run.p.runtime_name)
+    options = table.get("options") if isinstance(table, dict) else None
+    if not isinstance(options, dict) or "BinaryName" not in options:
+        return None  # another layout's runtime (a distribution's template): its plan says what it holds
+    return say("options.read_back", binary=value(options["BinaryName"]),
+               cgroup=value(options.get("SystemdCgroup", False)))
+
+
 def evidence(run) -> dict[str, str]:
     return runtime_evidence(run)
 
@@ -39,4 +49,4 @@ with rb.expect("options") as expect:
         expect.equal(nvidia, "options.BinaryName", rb.expected.binary_name)
         expect.boolean(nvidia, "options.SystemdCgroup", rb.expected.systemd_cgroup)   # the string "true" is no boolean"""
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK, message=found.options)
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK, message=message)

@@ -77,4 +77,5 @@ with rb.expect("parse") as expect:
     expect.line(rb.tk("parsed.txt"), "VERSION", rb.version(parsed))
     expect.line(rb.tk("parsed.txt"), "RUNTIMES", rb.runtime_names(cfg))   # in any order (docs/GRADING.md)"""
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, depends=DEPENDS, rule=RULE, check=CHECK)
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, depends=DEPENDS, rule=RULE, check=CHECK,
+            fact=lambda run: parsed(run)[0])

@@ -66,12 +66,27 @@ def verdict(run) -> list[Problem]:
         problems.append(Problem.of("distro.not_generated", run.p.config_path, distro=run.route.distro,
                                    config=run.p.config_path))
     elif not run.on_distro and (data is None or not data.strip()):
-        problems.append((_misnamed(run, run.p.config_path, dirs=False) if data is None else None) or
+        problems.append((_dangling(run, run.p.config_path) if data is None else None) or
+                        (_misnamed(run, run.p.config_path, dirs=False) if data is None else None) or
                         Problem.of("prepare.config_missing" if data is None else "prepare.config_empty",
                                    run.p.config_path, config=run.p.config_path, base=run.p.base_config,
                                    config_at=run.target.shell_path(run.p.config_path),
                                    base_at=run.target.shell_path(run.p.base_config)))
     return problems
+
+
+def _dangling(run, lab_path: str) -> Problem | None:
+    """A config that is a symbolic link to nothing under the root (/etc/containerd/config.toml -> /etc/shadow in a
+    student's root): followed inside the root, as the node's containerd would; said as the link it is."""
+    try:
+        host, links = run.target.walk(lab_path)
+    except (OSError, RunbookError):
+        return None
+    if not links:
+        return None
+    shown = ", ".join(f"{p} -> {t}" for p, t in links)
+    return Problem.of("prepare.config_link_dangling", lab_path, config=lab_path, links=shown,
+                      resolved=run.target.lab_path(host), base=run.p.base_config)
 
 
 def _misnamed(run, lab_path: str, *, dirs: bool) -> Problem | None:
@@ -83,7 +98,7 @@ def _misnamed(run, lab_path: str, *, dirs: bool) -> Problem | None:
         near = [n for n in listed if ((host / n).is_dir() if dirs else (host / n).is_file())]
     except (OSError, RunbookError):
         return None
-    found = closest(name, near, cutoff=0.8)
+    found = closest(name, [n for n in near if n != name], cutoff=0.8)  # its own name is no neighbour (a link)
     if found is None:
         return None
     other = posixpath.join(parent, found)

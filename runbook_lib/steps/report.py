@@ -20,18 +20,39 @@ DEPENDS = ("runtime", "options", "runtimeclass")
 KEYS = ("CONFIG_VERSION", "RUNTIME", "RUNTIME_TYPE", "SYSTEMD_CGROUP", "HANDLER")  # the lab's five lines
 
 
-def report(run) -> str:
+def _read(run) -> tuple:
+    """(config version, the config's runtimes, the RuntimeClass's handler) as the files stand."""
     eff = run.effective()
     rc = run.tk("runtimeclass.yaml")
     text = run.read_text(rc)
     doc = runtimeclass.load_runtimeclass(text, rc) if text is not None else {}  # no RuntimeClass: no handler
-    handler = doc.get("handler")
-    runtimes = run.consumer.runtimes(eff.data, eff.version)[0] or {}
-    name = handler if handler in runtimes else run.p.runtime_name
+    return eff.version, run.consumer.runtimes(eff.data, eff.version)[0] or {}, doc.get("handler")
+
+
+def _lines(version, runtimes: dict, name, handler, runtime=None) -> str:
+    """report.txt of the runtime ``name`` (RUNTIME: ``runtime`` when given, else its name when it is one)."""
     table = runtimes.get(name) if isinstance(runtimes.get(name), dict) else {}
     options = table.get("options") if isinstance(table.get("options"), dict) else {}
-    return toolkit.report_txt(eff.version, name if name in runtimes else "", table.get("runtime_type"),
-                              options.get("SystemdCgroup"), handler if handler is not None else "")
+    shown = runtime if runtime is not None else name if name in runtimes else ""
+    # as containerd reads it: a key left out of a runtime's options is false, its zero value
+    cgroup = options.get("SystemdCgroup", False) if isinstance(table.get("options"), dict) else None
+    return toolkit.report_txt(version, shown, table.get("runtime_type"), cgroup, handler if handler is not None else "")
+
+
+def report(run) -> str:
+    version, runtimes, handler = _read(run)
+    return _lines(version, runtimes, handler if handler in runtimes else run.p.runtime_name, handler)
+
+
+def readings(run) -> list[str]:
+    """Every report.txt the lab's words allow from the files as they stand: the runtime the handler names (else
+    the lab's), and the check cell's reading (RUNTIME and HANDLER both the handler, the values of the runtime
+    it names: none when it names none). With a right handler they are one file; with a wrong one (step 7's
+    mistake) each reports the student's own files faithfully (_files.py)."""
+    version, runtimes, handler = _read(run)
+    named = str(handler) if isinstance(handler, (str, int, float)) and not isinstance(handler, bool) else ""
+    return [report(run), _lines(version, runtimes, handler, handler, named),
+            _lines(version, runtimes, handler, handler)]
 
 
 def plan(run) -> Plan:
@@ -42,7 +63,7 @@ def plan(run) -> Plan:
 
 def verdict(run) -> list[Problem]:
     expected = expected_text(run, ID, run.tk(FILE), lambda: report(run))
-    return file_problems(run, run.tk(FILE), expected, depends=DEPENDS, derived=lambda: report(run))
+    return file_problems(run, run.tk(FILE), expected, depends=DEPENDS, derived=lambda: readings(run))
 
 
 def evidence(run) -> dict[str, str]:
@@ -59,7 +80,7 @@ with rb.expect("report") as expect:
     expect.line(report, "CONFIG_VERSION", rb.version(cfg))
     expect.line(report, "RUNTIME", rc.get("handler"))
     expect.line(report, "RUNTIME_TYPE", nvidia.get("runtime_type"))
-    expect.line(report, "SYSTEMD_CGROUP", nvidia.get("options", {}).get("SystemdCgroup"))
+    expect.line(report, "SYSTEMD_CGROUP", nvidia.get("options", {}).get("SystemdCgroup", False))  # as containerd reads it
     expect.line(report, "HANDLER", rc.get("handler"))"""
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, depends=DEPENDS, check=CHECK)
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, depends=DEPENDS, check=CHECK, fact=report)

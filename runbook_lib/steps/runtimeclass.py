@@ -45,7 +45,10 @@ def judge(run, path: str, name: str) -> list[Problem]:
                 if handler in names or prob.code != "runtimeclass.handler"]  # the cross-check below says it better
     registering = run.results.get("runtime")
     if handler == name and handler not in names and registering is not None and registering.failed:
-        pass  # the handler is right once step 2 registers the runtime it names: judged on that corrected input
+        if not run.answer_files:  # a node: no runtime of that name is read yet, so the RuntimeClass has nothing to name
+            problems.append(Problem.of("node.fact.after_earlier_step", run.p.config_path, step=registering.step,
+                                       facts=f"handler={handler}"))
+        # a lab: the handler is right once step 2 registers the runtime it names, judged on that corrected input
     elif handler is not None and handler not in names:  # a missing handler is said above, where it belongs
         problems.append(Problem.of("runtimeclass.handler_not_a_runtime", path, yaml_line(text, "/handler"),
                                    pointer="/handler", handler=str(handler), runtimes=", ".join(names) or "-",

@@ -172,16 +172,18 @@ def test_each_lab_mistake_gets_its_own_finding_in_one_check_run(tmp_path, mistak
         assert LAB_MISTAKES[m][2] in codes, (m, sorted(codes))
 
 
-def test_a_derived_file_after_a_wrong_step_shows_the_lines_after_the_fix(tmp_path):
-    """A derived file that faithfully records the broken input is blocked, and its fix shows the lines after the
-    earlier fix, never the broken value: parsed.txt of an unquoted header lists both runtimes, in the config's
-    order, never RUNTIMES=runc (report.txt copied from a broken config: tests/steps/test_blocked.py). Right as it
-    is once fixed, it would pass (issue 41)."""
+def test_a_derived_file_after_a_wrong_step_keeps_its_point_either_way(tmp_path):
+    """A derived file that faithfully records the broken input passes with a warning naming the earlier step
+    (issue 51: one mistake costs one step); right as it is once fixed, it passes too (issue 41); one that says
+    neither fails, its fix the lines after the earlier fix, never the broken value: parsed.txt of an unquoted
+    header lists both runtimes, in the config's order."""
     root = lab_root(tmp_path, _with(["unquoted-header"]))
     (root / TOOLKIT / "parsed.txt").write_text("VERSION=2\nRUNTIMES=runc\n")  # what tomllib reads of the broken file
     results = check(root)
-    assert results[5].status == "blocked"
-    (parsed,) = [p for p in results[5].problems if p.code == "file.after_earlier_step"]
-    # the lines after the fix are the finding's value; its fix says each line's rule (issue 51), never the answer
-    assert "RUNTIMES=runc,nvidia" in parsed.values["expected"], parsed.values
-    assert "RUNTIMES=<the runtime names" in parsed.fix.en and "RUNTIMES=runc" not in parsed.fix.en + parsed.fix.ko
+    assert results[5].status == "passed"
+    assert [(p.code, p.values["step"]) for p in results[5].problems] == [("file.faithful_to_earlier_step", 2)]
+    (root / TOOLKIT / "parsed.txt").write_text("VERSION=2\nRUNTIMES=crun\n")
+    (parsed,) = [p for p in check(root)[5].problems if p.code == "file.differs"]
+    assert "RUNTIMES=runc,nvidia" in parsed.what.en and "RUNTIMES=runc,nvidia" in parsed.what.ko
+    # its fix: the wrong line's rule (issue 51), never the answer
+    assert "line 2: RUNTIMES must be" in parsed.fix.en and "RUNTIMES=runc" not in parsed.fix.en + parsed.fix.ko

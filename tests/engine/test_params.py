@@ -6,10 +6,26 @@ from runbook_lib.findings.errors import ParameterError
 from runbook_lib.engine.params import default_lab_root, validate
 
 
-def test_defaults_are_a_sandbox_not_the_host():
+def test_defaults_are_a_sandbox_not_the_host(tmp_path):
     p = validate()
     assert p.root != "/" and p.root == str(default_lab_root())
-    assert p.mode == "apply" and p.runtime_name == "nvidia" and p.systemd_cgroup is True
+    assert p.mode == "apply" and p.runtime_name == "nvidia"
+    # systemd_cgroup is decided by the run (issue 51): the lab's true in a lab root
+    assert p.systemd_cgroup == "auto"
+    from runbook_lib.engine.run import Run
+    assert Run(validate(root=str(tmp_path))).p.systemd_cgroup is True
+
+
+@pytest.mark.parametrize("text,value", [("auto", "auto"), ("AUTO", "auto"), ("true", True), (False, False)])
+def test_systemd_cgroup_is_a_boolean_or_auto(text, value):
+    assert validate(systemd_cgroup=text).systemd_cgroup == value
+
+
+def test_systemd_cgroup_refuses_another_word_in_both_languages():
+    with pytest.raises(ParameterError) as err:
+        validate(systemd_cgroup="yes")
+    said = str(err.value)
+    assert "auto" in said and "systemd_cgroup" in said and "실습" in said
 
 
 @pytest.mark.parametrize("kwargs,needle", [
@@ -18,8 +34,8 @@ def test_defaults_are_a_sandbox_not_the_host():
     ({"binary_name": "nvidia-container-runtime"}, "absolute path"),
     ({"runtime_name": "NVIDIA"}, "DNS-1123"),
     ({"runtime_name": "nv_idia"}, "DNS-1123"),
-    ({"systemd_cgroup": "yes"}, "true or false"),
-    ({"systemd_cgroup": 1}, "true or false"),
+    ({"systemd_cgroup": "yes"}, "true, false or auto"),
+    ({"systemd_cgroup": 1}, "true, false or auto"),
     ({"layout": "sideways"}, "inplace, dropin"),
     ({"root": "relative"}, "e.g. /srv/lab-root"),  # not "/usr/bin/...": that is no root
     ({"toolkit_dir": 5}, "e.g. /root/toolkit"),  # a number is judged as its text, as -p gives it

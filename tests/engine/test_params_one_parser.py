@@ -172,14 +172,16 @@ def test_the_values_cover_every_kind_of_verdict():
         said = [verdict(p.name, v) for v in TEXTS + [yaml.safe_load(f"v: {text}")["v"] for text in YAML_TEXTS]]
         assert any("accepted" in s for s in said) and any("refused" in s for s in said), p.name
     codes = {verdict(p.name, text).get("refused") for p in PARAMETERS for text in TEXTS}
-    assert codes - {None} == {"parameter.not_boolean", "parameter.not_positive_int", "parameter.not_absolute",
+    assert codes - {None} == {"parameter.not_boolean", "parameter.not_boolean_or_auto", "parameter.not_positive_int",
+                              "parameter.not_absolute",
                               "parameter.forbidden_character", "parameter.unknown_choice", "parameter.runtime_name",
                               "parameter.cdi_spec_extension", "parameter.empty"}
     assert verdict("toolkit_dir", ["a", "b"])["refused"] == "parameter.not_string"  # from YAML only: [a, b]
     for text, value in (("true", True), ("TRUE", True), ("True", True), ("false", False), ("False", False)):
         assert verdict("systemd_cgroup", text) == {"accepted": value}
+    assert verdict("systemd_cgroup", "auto") == {"accepted": "auto"}  # decided by the run (engine/profile.py)
     for text in ("yes", "no", "on", "off", "1", "0", "None", ""):
-        assert verdict("systemd_cgroup", text)["refused"] == "parameter.not_boolean", text
+        assert verdict("systemd_cgroup", text)["refused"] == "parameter.not_boolean_or_auto", text
 
 
 def test_validate_judges_a_text_as_it_judges_papermills_reading_of_it():

@@ -77,6 +77,8 @@ def test_a_node_writes_no_answer_file_and_keeps_their_facts_as_evidence(tmp_path
     (root / "etc/cdi").mkdir(parents=True)
     (root / "etc/cdi/nvidia.yaml").write_text('cdiVersion: "0.5.0"\nkind: nvidia.com/gpu\ndevices:\n  - name: all\n'
                                                '    containerEdits:\n      deviceNodes:\n        - path: /dev/nvidia0\n')
+    (root / "dev").mkdir()
+    (root / "dev/nvidia0").write_bytes(b"")  # the GPU the spec names, on the node (a file stands in for it)
     rb = Run(validate(root=str(root), profile="node")).start()
     try:
         results = rb.run_all()
@@ -84,8 +86,10 @@ def test_a_node_writes_no_answer_file_and_keeps_their_facts_as_evidence(tmp_path
         rb.finish()
     assert rb.ok(), [r.text() for r in rb.failed_steps()]
     assert not (root / "root").exists()
-    assert results["default"].evidence == {"default.txt": "DEFAULT=runc\nWHY=runtimeclass\n"}
-    assert "report.txt" in results["report"].evidence
+    # the facts are read from the node's files and named for what they are, never as the lab's answer files
+    assert list(results["default"].evidence.values()) == ["DEFAULT=runc\nWHY=runtimeclass\n"]
+    assert "RUNTIME=nvidia" in "".join(results["report"].evidence.values())
+    assert not [k for r in results.values() for k in r.evidence if k.endswith(".txt")]
     assert all(not f["path"].startswith("/root/") for r in results.values() for f in r.files)
     # the drop-in is written and this machine's containerd is not the node's: a restart is pending, never passed
     assert results["restart"].status == "restart-needed"

@@ -167,7 +167,7 @@ def test_usage_errors_exit_2_before_anything_runs(tmp_path):
         (["grade", "--out", out, tmp_path / "missing"], "no such student root folder"),
         (["grade", "--out", out, tmp_path / "s1", "--label", "x", "--label", "y"], "one --label per root"),
         (["grade", "--out", out, tmp_path / "s1", "-p", "mode", "apply"], "check mode only"),
-        (["grade", "--out", out, tmp_path / "s1", "-p", "no_such", "1"], "no parameter named no_such"),
+        (["grade", "--out", out, tmp_path / "s1", "-p", "no_such", "1"], "unknown parameter: no_such"),
         (["grade", "--out", tmp_path / "s1" / "grades", tmp_path / "s1"], "inside a student's root"),
         (["grade", tmp_path / "s1"], "--out"),
         (["grade", "--out", tmp_path / "a-file", tmp_path / "s1"], "--out is a file, not a folder"),  # was FileExistsError

@@ -76,7 +76,8 @@ def test_unknown_parameter_is_refused_in_both_languages(lab_root, tmp_path):
     archive = tmp_path / "archive"
     proc = standin(lab_root, archive, "-p", "runtime_nmae", "nvidia")
     assert proc.returncode == 2
-    assert "노트북에 없는 파라미터" in proc.stderr and "no parameter named runtime_nmae" in proc.stderr
+    assert "이 노트북에 없는 파라미터입니다: runtime_nmae (뜻한 파라미터는 runtime_name 인 듯합니다)" in proc.stderr
+    assert "unknown parameter: runtime_nmae (meaning runtime_name, it seems)" in proc.stderr
     assert "root, mode, runtime_name, fail_step" in proc.stderr
     assert not archive.exists()  # refused before anything ran
 

@@ -25,9 +25,10 @@ SPEC_NAME = Msg("CDI 스펙", "the CDI spec")
 # The limits as docs/GUARANTEES.md's table documents them, written here and never read back from the module
 # under test (issue 44: the CDI limit multiplied by 1000 survived every test that read LIMITS["cdi"]).
 KIB, MIB = 1024, 1024 * 1024
-SIZE = {"config": 1 * MIB, "cdi": 512 * KIB, "runtimeclass": 64 * KIB, "toolkit": 1 * MIB, "params": 64 * KIB}
+SIZE = {"config": 16 * MIB, "cdi": 512 * KIB, "runtimeclass": 64 * KIB, "toolkit": 1 * MIB, "params": 64 * KIB}
+CONTENT = {"config": 1 * MIB}  # a config's content beyond its comment and blank lines (issue 54)
 MAX_FILES, MAX_ALIAS_NODES, MAX_DEPTH = 256, 100_000, 100
-SHOWN = {1 * MIB: "1.0 MiB", 512 * KIB: "512.0 KiB", 64 * KIB: "64.0 KiB"}
+SHOWN = {16 * MIB: "16.0 MiB", 1 * MIB: "1.0 MiB", 512 * KIB: "512.0 KiB", 64 * KIB: "64.0 KiB"}
 
 
 def _documented() -> dict[str, str]:
@@ -43,6 +44,9 @@ def test_the_documented_table_of_limits_is_the_tests_numbers():
     for kind, size in SIZE.items():
         (value,) = [v for name, v in documented.items() if name.endswith(f"(`{kind}`)")]
         assert value == SHOWN[size].replace(".0 ", " "), kind
+    for kind, size in CONTENT.items():
+        (value,) = [v for name, v in documented.items() if name.endswith(f"(`{kind}` content)")]
+        assert value == SHOWN[size].replace(".0 ", " "), kind
     counts = [v for name, v in documented.items() if "`" not in name]
     assert counts == [f"{MAX_FILES}", f"{MAX_ALIAS_NODES:,}", f"{MAX_DEPTH}"]
 
@@ -57,6 +61,34 @@ def test_each_kind_of_file_is_read_at_its_documented_limit_and_refused_one_byte_
         bounded_read.read(path, kind, "/the/file")
     assert caught.value.code == "read.too_large" and caught.value.path == "/the/file"
     assert SHOWN[SIZE[kind]] in caught.value.what.en and SHOWN[SIZE[kind]] in caught.value.what.ko
+
+
+def test_a_config_with_a_large_comment_block_is_read_and_its_content_is_what_is_bounded(tmp_path):
+    """containerd reads a config of any size: a 5 MB comment block a site keeps (a licence, a pasted runbook) is
+    read whole; 1 MiB of settings beyond the comment lines is refused as made by mistake, with a fix that keeps
+    the file (a node's config is never moved aside), and a comment counts for nothing, however it is indented."""
+    base = b'version = 2\n[plugins."io.containerd.grpc.v1.cri"]\n  sandbox_image = "pause:3.9"\n'
+    comment = b"".join(b"  # %06d a licence or a runbook pasted into the config, kept by the site ......\n" % i
+                       for i in range(65_000))
+    path = tmp_path / "config.toml"
+    path.write_bytes(base + comment + b"\n\n")
+    assert len(comment) > 5 * 1000 * 1000
+    assert bounded_read.read(path, "config") == base + comment + b"\n\n"
+    assert load_toml(path.read_bytes(), "/etc/containerd/config.toml").data["version"] == 2
+    table = b'[plugins."io.example.v1.p"]\n'
+    settings = b"".join(b'  k%07d = "%s"\n' % (i, b"v" * 40) for i in range(CONTENT["config"] // 56))
+    at_limit = table + settings[: CONTENT["config"] - len(table) - 1].rsplit(b"\n", 1)[0] + b"\n"
+    at_limit += b"x" * (CONTENT["config"] - len(at_limit) - 1) + b"\n"  # one last line: content of exactly the limit
+    path.write_bytes(at_limit + comment)
+    assert bounded_read.content_bytes(at_limit) == CONTENT["config"]
+    assert bounded_read.read(path, "config") == at_limit + comment
+    path.write_bytes(b"y" + at_limit + comment)
+    with pytest.raises(FileTooLarge) as caught:
+        bounded_read.read(path, "config", "/etc/containerd/config.toml")
+    p = caught.value.problem
+    assert (p.code, p.path) == ("read.too_large.content", "/etc/containerd/config.toml")
+    assert SHOWN[CONTENT["config"]] in p.what.en and SHOWN[CONTENT["config"]] in p.what.ko
+    assert "mv " not in p.fix.en + p.fix.ko and "cp /etc/containerd/config.toml /etc/containerd/config.toml.orig" in p.fix.en
 
 
 def test_a_sparse_file_counts_by_its_size_before_a_byte_is_read(tmp_path):
@@ -193,3 +225,24 @@ def test_a_text_too_deep_is_refused_at_every_read_not_only_the_first():
     for _ in range(2):
         with pytest.raises(tomldoc.TooDeep):
             tomldoc.loads(deep)
+
+
+def test_plain_papermill_applies_to_a_node_config_with_a_5_mb_comment_block(tmp_path):
+    """The user's command on a config with a site's 5 MB comment block (issue 54: refused before as "made by
+    mistake", with a fix that moved the node's config aside): the runtime is written, the comment kept whole."""
+    root = tmp_path / "lab"
+    subprocess.run([str(Path(sys.executable).parent / "runbook"), "lab-init", str(root)], check=True, capture_output=True,
+                   timeout=300)
+    config = root / "etc/containerd/config.toml"
+    config.parent.mkdir(parents=True)
+    comment = b"".join(b"# %06d a licence or a runbook pasted into the config, kept by the site ........\n" % i
+                       for i in range(65_000))
+    config.write_bytes((root / "opt/fixtures/gpu-airgap/containerd/config.toml.base").read_bytes() + comment)
+    out = tmp_path / "out.ipynb"
+    proc = subprocess.run([str(Path(sys.executable).parent / "papermill"), "--no-progress-bar", "--log-level", "ERROR",
+                           str(REPO / "notebooks" / "run.ipynb"), str(out), "-p", "root", str(root)],
+                          capture_output=True, text=True, timeout=600, cwd=REPO)  # a hang's guard only
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    written = config.read_bytes()
+    assert comment in written and b"runtimes.nvidia]" in written
+    assert "read.too_large" not in out.read_text()

@@ -115,7 +115,8 @@ def test_parent_link_to_itself_is_a_clear_error(tmp_path):
     with pytest.raises(ConfinementError) as err:
         run_apply(root)
     assert_bilingual(err.value.what.ko + " " + err.value.what.en)
-    assert "<root>/etc -> /etc" in err.value.fix.en
+    assert "/etc -> /etc points at itself" in err.value.fix.en
+    assert not err.value.path.startswith(str(tmp_path))  # named under the root, never the host's path (issue 54)
     assert {p.name for p in root.iterdir()} == {"etc"}, "nothing was left, not even the lock"
     # the failed start released the lock: a second attempt is refused at once, not after the lock timeout
     with pytest.raises(ConfinementError):

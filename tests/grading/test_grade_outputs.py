@@ -55,10 +55,16 @@ def test_an_added_step_id_and_a_finding_code_reach_every_output(tmp_path):
 def test_results_count_points_and_a_stopped_notebook_is_a_failed_test(tmp_path):
     result = a_class(tmp_path)
     kim = student_results(result.students[0])
-    # the lab's fixed total: prepare passed; runtime and verify failed; the six lab steps never recorded score 0 of
-    # theirs; the skipped step (9) does not apply and is no test
-    assert (kim["score"], kim["max_score"]) == (1.0, 9.0)
-    assert [t["number"] for t in kim["tests"]] == ["1", "2", "3", "4", "5", "6", "7", "8", "10"]
+    # the assignment's fixed total: prepare passed; runtime failed; the six lab steps never recorded score 0 of
+    # theirs; the skipped step (9) does not apply and is no test; verify (10), a step the assignment gives no
+    # points (issue 51: the total is the assignment's, whatever else was judged), is no test either ...
+    assert (kim["score"], kim["max_score"]) == (1.0, 8.0)
+    assert [t["number"] for t in kim["tests"]] == ["1", "2", "3", "4", "5", "6", "7", "8"]
+    # ... until the course file gives it points
+    result.students[0].points = {"verify": 1.0}
+    graded = student_results(result.students[0])
+    assert (graded["score"], graded["max_score"]) == (1.0, 9.0)
+    assert [t["number"] for t in graded["tests"]] == ["1", "2", "3", "4", "5", "6", "7", "8", "10"]
     assert kim["tests"][1]["extra_data"]["findings"][0]["code"] == "value.wrong"
     assert kim["tests"][2]["extra_data"]["runbook_status"] == "not_reached" and kim["tests"][2]["score"] == 0.0
     dead = student_results(result.students[2])

@@ -59,8 +59,8 @@ def test_the_sizes_and_the_limit_are_in_the_finding(tmp_path):
     results = check(root)
     problem = results[1].problems[0]
     assert problem.code == "read.too_large"
-    assert "50.0 MiB" in problem.what.en and "1.0 MiB" in problem.what.en
-    assert "50.0 MiB" in problem.what.ko and "1.0 MiB" in problem.what.ko
+    assert "50.0 MiB" in problem.what.en and "16.0 MiB" in problem.what.en  # a config's limit in all (issue 54)
+    assert "50.0 MiB" in problem.what.ko and "16.0 MiB" in problem.what.ko
 
 
 # --- nothing outlives the grading ------------------------------------------------------------------------

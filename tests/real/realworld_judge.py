@@ -109,9 +109,13 @@ NODE_SPEC = ('cdiVersion: "0.5.0"\nkind: nvidia.com/gpu\ndevices:\n  - name: all
 
 
 def node_spec(root: Path) -> None:
+    """The node's spec, and the GPU it names (a file stands in for /dev/nvidia0): step 6 looks up every path a
+    node's spec names under the root (issue 51)."""
     if not any((root / d / "nvidia.yaml").exists() for d in ("etc/cdi", "var/run/cdi")):
         (root / "var/run/cdi").mkdir(parents=True, exist_ok=True)
         (root / "var/run/cdi/nvidia.yaml").write_text(NODE_SPEC)
+        (root / "dev").mkdir(exist_ok=True)
+        (root / "dev/nvidia0").touch()
 
 
 def _run(root: Path, containerd: str, mode: str) -> Run:

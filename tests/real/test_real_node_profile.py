@@ -4,14 +4,20 @@ real CDI consumer) puts that spec's device nodes and mounts into a container, an
 the drop-in the run writes where their own default config imports conf.d.
 
 No GPU here: the node root holds four NVIDIA device nodes made with mknod (character devices 195:0-3, as the
-driver makes them, and nvidiactl 195:255) and a driver's files laid out as the driver installs them (libcuda,
-libnvidia-ml with their soname links, nvidia-smi); nvidia-ctk reads them in its CSV mode (the mode of a node
-without the NVML driver library, as on Jetson), given through cdi_generate_args.
+driver makes them, and nvidiactl 195:255), /dev/null as every node has it (the spec mounts it), and a driver's
+files laid out as the driver installs them (libcuda, libnvidia-ml with their soname links, nvidia-smi);
+nvidia-ctk reads them in its CSV mode (the mode of a node without the NVML driver library, as on Jetson), given
+through cdi_generate_args.
+
+The spec is judged as the node reads it (issue 51): the root is the node's / mounted here, so the spec the run
+writes names the node's own /dev/nvidia0 (nvidia-ctk's `cdi transform root --from <root> --to /`), and a spec
+naming a path the node does not have under the root fails step 6.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -19,7 +25,7 @@ import pytest
 import yaml
 
 import realenv
-from grading_helpers import papermill
+from grading_helpers import papermill, step_records
 from helpers import tree_state
 
 pytestmark = pytest.mark.real
@@ -40,6 +46,7 @@ def gpu_node(root: Path, config: bytes) -> Path:
     for i in range(4):
         os.mknod(root / f"dev/nvidia{i}", 0o666 | 0o020000, os.makedev(195, i))
     os.mknod(root / "dev/nvidiactl", 0o666 | 0o020000, os.makedev(195, 255))
+    os.mknod(root / "dev/null", 0o666 | 0o020000, os.makedev(1, 3))  # the spec mounts it: a node has it
     for rel, data in DRIVER_FILES.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(data)
@@ -100,10 +107,13 @@ def test_a_gpu_node_gets_the_spec_its_own_nvidia_ctk_makes_and_podman_injects_it
     nodes = {n["path"]: n for n in devices["all"]["deviceNodes"]}
     for i, path in enumerate(GPUS):
         assert (nodes[path]["major"], nodes[path].get("minor", 0)) == (195, i)
-        assert nodes[path]["hostPath"] == str(root) + path  # the root is the driver's and the devices' root
+        assert nodes[path]["hostPath"] == path  # the node's own, not the mount point's <root>/dev/nvidia0
     mounts = {m["containerPath"]: m["hostPath"] for m in spec["containerEdits"]["mounts"]}
     for rel in DRIVER_FILES:
-        assert mounts["/" + rel] == str(root / rel)
+        assert mounts["/" + rel] == "/" + rel
+    assert str(root) not in (root / "etc/cdi/nvidia.yaml").read_text()
+    (line,) = [line for line in proc.stdout.splitlines() if line.split()[1:2] == ["6"]]
+    assert f" | {ctk} cdi transform root --from={root} --to=/ --input=-" in line, line  # how it was made
     # no answer file of the lab on a node; their facts are in the executed notebook
     assert not (root / "root").exists()
     assert "cdi-keys.txt" in out.read_text()
@@ -111,8 +121,13 @@ def test_a_gpu_node_gets_the_spec_its_own_nvidia_ctk_makes_and_podman_injects_it
     from test_real_podman_cdi import IMAGE, run_in_podman
     script = ('for p in "$@"; do stat -c "%n %F %t:%T" "$p"; done; '
               + "; ".join(f"cat /{rel}" for rel in DRIVER_FILES))
+    # podman runs on this machine, which sees the node at <root>: the node's spec, moved there by the same root
+    # transform the other way (a consumer on the node itself reads it as written)
+    seen_here = subprocess.run([ctk, "cdi", "transform", "root", "--from=/", f"--to={root}", "--input=-"],
+                               input=(root / "etc/cdi/nvidia.yaml").read_text(), capture_output=True, text=True,
+                               check=True, timeout=60).stdout
     (tmp_path / "podman").mkdir()
-    proc = run_in_podman(tmp_path / "podman", (root / "etc/cdi/nvidia.yaml").read_text(), "--device",
+    proc = run_in_podman(tmp_path / "podman", seen_here, "--device",
                          "nvidia.com/gpu=all", IMAGE, "/bin/sh", "-c", script, "sh", *GPUS, "/dev/nvidiactl")
     assert proc.returncode == 0, proc.stderr
     for i, path in enumerate(GPUS):
@@ -139,6 +154,46 @@ def test_a_node_with_its_spec_in_var_run_cdi_gets_no_second_one(tmp_path):
     executed = out.read_text()
     assert "judged where it is, and no second one is written at /etc/cdi/nvidia.yaml" in executed
     assert "mv /var/run/cdi/nvidia.yaml" not in executed
+
+
+def test_a_spec_made_under_the_mount_point_fails_step_6_and_the_transform_its_fix_names_makes_it_pass(tmp_path):
+    """The node's spec as a DaemonSet's `nvidia-ctk cdi generate --driver-root=<root> --dev-root=<root>` leaves it
+    without the root transform, in /var/run/cdi: every device and library under <root>, paths the node itself does
+    not have. Step 6 fails with the transform as its fix (refused before any write); the real nvidia-ctk, run as
+    the fix says, makes the spec the node's own and step 6 passes."""
+    ctk = realenv.need_nvidia_ctk()
+    root = gpu_node(tmp_path / "root", FIXTURE_2X.read_bytes())
+    made = subprocess.run([ctk, "cdi", "generate", f"--driver-root={root}", f"--dev-root={root}",
+                           *shlex.split(csv_args(root))], capture_output=True, text=True, check=True, timeout=120,
+                          env={**os.environ, "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH": ""}).stdout
+    assert f"hostPath: {root}/dev/nvidia0" in made  # the premise: what generate alone names
+    (root / "var/run/cdi").mkdir(parents=True)
+    (root / "var/run/cdi/nvidia.yaml").write_text(made)
+    before = tree_state(root)
+    out = tmp_path / "out.ipynb"
+    proc = papermill(root, out, "-p", "profile", "node")
+    assert proc.returncode != 0
+    step = step_records(out)[6]
+    assert step["status"] == "failed", step
+    (problem,) = step["problems"]
+    assert problem["code"] == "cdi.paths_missing.mount_point", problem
+    assert problem["path"] == "/var/run/cdi/nvidia.yaml" and problem["values"]["prefix"] == str(root)
+    assert problem["values"]["paths"].startswith(f"{root}/dev/nvidia0, {root}/dev/nvidia1, ")
+    spec = "/var/run/cdi/nvidia.yaml"
+    fix = f"nvidia-ctk cdi transform root --from {root} --to / --input {spec} --output {spec}"
+    assert fix in problem["fix"]["en"] and fix in problem["fix"]["ko"]
+    assert tree_state(root) == before  # refused before any write
+    # the fix, as the finding says it (here the node's /var/run/cdi/nvidia.yaml is under the root)
+    here = str(root / spec.lstrip("/"))
+    subprocess.run([ctk, "cdi", "transform", "root", "--from", str(root), "--to", "/", "--input", here,
+                    "--output", here], capture_output=True, check=True, timeout=60)
+    assert str(root) not in (root / spec.lstrip("/")).read_text()
+    again = tmp_path / "again.ipynb"
+    proc = papermill(root, again, "-p", "profile", "node")
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    step = step_records(again)[6]
+    assert step["status"] == "unchanged" and step["problems"] == [], step
+    assert not (root / "etc/cdi").exists()  # judged where it is, no second spec
 
 
 def test_a_gpu_node_without_nvidia_ctk_is_refused_before_any_write_with_the_package_to_install(tmp_path):

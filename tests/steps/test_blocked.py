@@ -66,25 +66,27 @@ def test_a_string_systemdcgroup_fails_step_3_only_and_5_and_8_already_right_pass
     assert results[5].status == "passed" and results[8].status == "passed"
 
 
-def test_a_report_that_records_the_broken_config_is_blocked_with_the_corrected_lines(tmp_path):
+def test_a_report_that_records_the_broken_config_keeps_its_point_and_says_step_3(tmp_path):
+    """Issue 51: report.txt parsed from the student's own config (the string "true" step 3 fails for) reports
+    those files faithfully: step 8 passes, with a warning that names step 3; one mistake costs one step."""
     root = lab_root(tmp_path)
     _string_cgroup(root)
     _report_copied_from_the_broken_config(root)
     results = check(root)
     assert failed_steps(results) == [3]
-    assert [n for n, s in _statuses(results).items() if s == "blocked"] == [8]
-    assert results[8].message.en == "fix step 3 first" and results[8].message.ko == "3단계를 먼저 고치세요"
-    (fix,) = [p.fix.en for p in results[8].problems]
-    # each line's rule (issue 51: the rule to apply, not the whole answer), never the broken config's value
-    assert "SYSTEMD_CGROUP=<the SystemdCgroup parsed" in fix and '"true"' not in fix and "=true" not in fix
+    assert [n for n, s in _statuses(results).items() if s == "blocked"] == []
+    assert results[8].status == "passed", results[8].text()
+    (p,) = results[8].problems
+    assert (p.code, p.values["step"], p.is_error) == ("file.faithful_to_earlier_step", 3, False)
+    assert '"true"' not in p.fix.en and "SYSTEMD_CGROUP" not in p.fix.en  # the rule to apply, not the answer
 
 
-def test_a_report_copied_from_the_broken_config_is_blocked_and_one_of_its_own_fails(tmp_path):
+def test_a_report_copied_from_the_broken_config_passes_and_one_of_its_own_fails(tmp_path):
     root = lab_root(tmp_path)
     _string_cgroup(root)
     report = root / TOOLKIT / "report.txt"
     report.write_text(report.read_text().replace("SYSTEMD_CGROUP=true", 'SYSTEMD_CGROUP="true"'))
-    assert check(root)[8].status == "blocked"  # it records the broken config faithfully: step 3's mistake
+    assert check(root)[8].status == "passed"  # it records the broken config faithfully: step 3's mistake
     report.write_text(report.read_text().replace("HANDLER=nvidia", "HANDLER=nvida"))
     results = check(root)
     assert results[8].status == "failed"  # a mistake of its own, its fix from the corrected inputs
@@ -124,26 +126,33 @@ def test_the_grade_counts_one_mistake_once_on_the_labs_fixed_total(tmp_path):
     student = Student("kim", str(root), False, records)
     results = gradescope.student_results(student)
     tests = results["tests"]
-    assert (results["score"], results["max_score"]) == (6.0, 8.0)  # 3 failed, 8 waits for it: both cost their points
-    assert [t["number"] for t in tests if t["score"] == 0] == ["3", "8"]
-    (blocked,) = [t for t in tests if t["extra_data"]["runbook_status"] == "blocked"]
-    assert blocked["max_score"] == 1.0 and blocked["output"].startswith("3단계를 먼저 고치세요 / fix step 3 first")
+    assert (results["score"], results["max_score"]) == (7.0, 8.0)  # 3 failed; 8 reports the student's files: kept
+    assert [t["number"] for t in tests if t["score"] == 0] == ["3"]
+    assert [t for t in tests if t["extra_data"]["runbook_status"] == "blocked"] == []
     mistakes = class_view.common_mistakes(ClassGrade(tmp_path / "out", [student]))
     assert [m.key for m in mistakes] == ["options.systemd_cgroup.string"]
     page = feedback.render(student)
     assert "고칠 단계가 1개" in page and "one step to fix" in page
-    assert page.count("3단계를 먼저 고치세요") == 1 and page.count("fix step 3 first") == 1
+    assert page.count("3단계를 먼저 고치세요") == 0 and page.count("fix step 3 first") == 0
+
+
+def _unclosed_quote(root) -> None:
+    edit(root, CONFIG, 'BinaryName = "/usr/bin/nvidia-container-runtime"', 'BinaryName = "/usr/bin/nvidia-container-runtime')
 
 
 def test_junit_skips_a_blocked_step_with_fix_step_n_first(tmp_path):
+    """A config tomllib cannot read (step 2's syntax error): the steps that read it truly cannot be judged, and
+    wait for step 2, each a JUnit <skipped> saying so."""
     from runbook_lib.grading import junit
     from runbook_lib.grading.model import ClassGrade, Student
     root = lab_root(tmp_path)
-    _string_cgroup(root)
-    _report_copied_from_the_broken_config(root)
-    student = Student("kim", str(root), False, [r.as_record() for r in check(root).values()])
+    _unclosed_quote(root)
+    results = check(root)
+    blocked = [n for n, s in _statuses(results).items() if s == "blocked"]
+    assert failed_steps(results) == [2] and blocked
+    student = Student("kim", str(root), False, [r.as_record() for r in results.values()])
     text = junit.render(ClassGrade(tmp_path, [student])).decode()
-    assert text.count("<skipped") == 1 and text.count("fix step 3 first") == 1 and text.count("<failure") == 1
+    assert text.count("<skipped") == len(blocked) == text.count("fix step 2 first") and text.count("<failure") == 1
 
 
 def test_microk8s_with_only_its_template_refuses_before_any_write(tmp_path):
@@ -228,7 +237,7 @@ def _cell_text(nb, marker: str) -> str:
                    for c in nb.cells if c.cell_type == "code" and marker in c.source for o in c.outputs)
 
 
-def test_the_notebook_shows_blocked_steps_as_fix_step_n_first(tmp_path):
+def test_the_notebook_passes_a_report_faithful_to_the_students_config(tmp_path):
     import papermill as pm
     import pytest
     from helpers import run_notebook, step_records
@@ -241,9 +250,27 @@ def test_the_notebook_shows_blocked_steps_as_fix_step_n_first(tmp_path):
     import nbformat
     nb = nbformat.read(out, as_version=4)
     records = step_records(nb)
-    assert {n: r["status"] for n, r in records.items() if n in (3, 5, 8)} == {3: "failed", 5: "passed", 8: "blocked"}
+    assert {n: r["status"] for n, r in records.items() if n in (3, 5, 8)} == {3: "failed", 5: "passed", 8: "passed"}
     summary = _cell_text(nb, "nb.summary(rb)")
-    assert summary.count("blocked  (3단계를 먼저 고치세요 / fix step 3 first)") == 1, summary
+    assert "blocked" not in summary, summary
+
+
+def test_the_notebook_shows_blocked_steps_as_fix_step_n_first(tmp_path):
+    import papermill as pm
+    import pytest
+    from helpers import run_notebook, step_records
+    root = lab_root(tmp_path)
+    _unclosed_quote(root)
+    out = tmp_path / "out.ipynb"
+    with pytest.raises(pm.PapermillExecutionError):
+        run_notebook(root, out, mode="check")
+    import nbformat
+    nb = nbformat.read(out, as_version=4)
+    records = step_records(nb)
+    blocked = [n for n, r in records.items() if r["status"] == "blocked"]
+    assert records[2]["status"] == "failed" and 5 in blocked and 8 in blocked
+    summary = _cell_text(nb, "nb.summary(rb)")
+    assert summary.count("blocked  (2단계를 먼저 고치세요 / fix step 2 first)") == len(blocked), summary
 
 
 def test_step_5s_cell_shows_tomllib_load_and_its_syntax_error(tmp_path):

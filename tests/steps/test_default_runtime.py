@@ -120,7 +120,8 @@ def test_an_empty_config_is_judged_by_the_base_step_1_copies_into_it(tmp_path):
 # --- auto on a real node's "/", through the user's own command (issue 44) -------------------------------------
 
 # The node's own CDI spec, as `nvidia-ctk cdi generate` writes it on a one-GPU node (a DGX or an EKS GPU node has
-# one): the node profile judges it where it is and needs no nvidia-ctk of this machine to make one.
+# one): the node profile judges it where it is and needs no nvidia-ctk of this machine to make one, and looks up
+# every path it names on the node (issue 51): the node runs with a GPU node's /dev (papermill_as_node's gpus).
 NODE_SPEC = """---
 cdiVersion: 0.5.0
 kind: nvidia.com/gpu
@@ -161,7 +162,7 @@ def test_auto_on_a_nodes_root_keeps_an_nvidia_default_through_papermill(tmp_path
 
     node = _node(tmp_path, name)
     original = (node / CONFIG).read_bytes()
-    proc, out = papermill_as_node(node)
+    proc, out = papermill_as_node(node, gpus=1)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     steps = step_records(json.loads(out.read_text()))
     assert steps[2]["status"] == "unchanged", "the nvidia runtime the default names is already there"
@@ -172,10 +173,12 @@ def test_auto_on_a_nodes_root_keeps_an_nvidia_default_through_papermill(tmp_path
 
 
 def test_auto_on_a_nodes_root_never_edits_an_nvidia_default_it_would_write_otherwise(tmp_path):
-    """The same node whose nvidia default lacks `SystemdCgroup = true`: the default's table is the node's, so the
-    run leaves the config byte for byte and says what is missing (step 3's finding, fixed by hand), where the lab's
-    rule would have rewritten the table every pod of the node runs through (issue 44's audit:
-    `default_is_the_runtime` reading `default_runtime == "keep"` did exactly that under the default parameters)."""
+    """The same node whose nvidia default lacks `SystemdCgroup`: containerd reads false, its zero value, and
+    systemd_cgroup auto takes the default runtime's value as containerd reads it, so the node is right as it is
+    and the run passes with the config byte for byte (issue 51: "a right node is refused"). Asked for the systemd
+    driver outright, the default's table is still the node's: the run leaves it byte for byte and says what is
+    missing (step 3's finding, fixed by hand), where the lab's rule would have rewritten the table every pod of
+    the node runs through (issue 44's audit)."""
     import json
 
     from helpers import step_records
@@ -187,7 +190,12 @@ def test_auto_on_a_nodes_root_never_edits_an_nvidia_default_it_would_write_other
                         'BinaryName = "/usr/bin/nvidia-container-runtime"')
     assert kept != text
     (node / CONFIG).write_text(kept)
-    proc, out = papermill_as_node(node)
+    proc, out = papermill_as_node(node, gpus=1)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    steps = step_records(json.loads(out.read_text()))
+    assert steps[3]["status"] == "unchanged" and steps[3]["problems"] == []
+    assert (node / CONFIG).read_text() == kept
+    proc, out = papermill_as_node(node, "-p", "systemd_cgroup", "True", gpus=1)
     assert proc.returncode != 0, "the run stops at the missing option"
     steps = step_records(json.loads(out.read_text()))
     assert [p["code"] for p in steps[3]["problems"]] == ["options.systemd_cgroup.missing"]

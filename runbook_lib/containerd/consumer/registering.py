@@ -232,7 +232,8 @@ def runtime_verdict(run) -> list[Problem]:
     def keys(p):
         return runtime_keys(run, eff.version, get_in(eff.data, runtime_path(eff.version, p.runtime_name)))
 
-    problems = (managed_file_warnings(run, eff) + _blockers(eff, run.p) + _newer_than_containerd(run, eff)
+    problems = (managed_file_warnings(run, eff) + diagnose.import_cycle_problems(eff) + _blockers(eff, run.p)
+                + _newer_than_containerd(run, eff)
                 + ([foreign] if foreign else []) + diagnose.runtime_problems(eff, run.p, part="runtime", keys=keys(run.p)))
     for pv in variant_params(run):  # each variant is a runtime of its own, judged by the same rules
         problems += diagnose.runtime_problems(eff, pv, part="runtime", keys=keys(pv)) + \

@@ -166,3 +166,26 @@ def test_a_refused_parameters_reason_comes_before_the_traceback(tmp_path):
     reason = said.index('unknown mode: "bogus"; valid values: apply, check, remove')
     assert reason < said.index("fix: pass e.g. -p mode apply.") < said.index("Traceback"), said[:3000]
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+
+
+def test_make_runs_first_line_is_the_profile_and_its_reason_refers_to_the_step_above(tmp_path):
+    """`make run`'s command (the runner with --show): the profile first, a node's layout under its own label, and
+    a refusal's finding said once, under its step, the reason at the end naming that step instead."""
+    node = node_root(tmp_path / "node")
+    def argv(out: str, *params: str) -> list[str]:
+        return [sys.executable, "-m", "runbook_lib.runner", "--show", "--log-level", "WARNING", "--no-progress-bar",
+                str(NOTEBOOK), str(tmp_path / out), *params]
+
+    proc = subprocess.run(argv("node.ipynb", "-p", "root", str(node), "-p", "profile", "node"), capture_output=True,
+                          text=True, timeout=600)
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("프로필 / profile: node: ") and lines[1].startswith("배치 / layout: dropin: "), proc.stdout
+
+    lab = lab_init(tmp_path / "lab", "--mistake", "toml-syntax-error")
+    proc = subprocess.run(argv("lab.ipynb", "-p", "root", str(lab)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=600)
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines()[0].startswith("프로필 / profile: lab: "), proc.stdout
+    assert proc.stdout.count("TOML syntax error (line 34, column 60)") == 1, proc.stdout
+    assert "as said under step 2 above" in proc.stdout and "Traceback" not in proc.stdout
+    assert repeated(proc.stdout) == [], repeated(proc.stdout)

@@ -70,7 +70,8 @@ def spec_elsewhere(run, spec: str, kind: str) -> Problem | None:
         for other, doc in _specs(run, folder, READ + (".yml",)):
             if other != spec and doc.get("kind") == kind:
                 code = "cdi.spec_unread_name" if not other.endswith(READ) else "cdi.spec_elsewhere"
-                return Problem.of(code, spec, spec=spec, other=other, kind=kind)
+                return Problem.of(code, spec, spec=spec, other=other, kind=kind,
+                                  spec_at=run.target.shell_path(spec), other_at=run.target.shell_path(other))
     return None
 
 

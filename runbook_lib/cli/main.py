@@ -247,26 +247,28 @@ def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
 def render_run(manifest: dict, run_dir: Path | None = None) -> str:
     """The steps, then the result; a failed run ends with its own reason and where its notebook is
     (runbook_lib/evidence/stop_reason.py), never the name of the exception papermill raised."""
-    from runbook_lib.findings.text import under_step
+    from runbook_lib.findings.text import once, under_step
     from runbook_lib.steps.status import verdict
 
-    lines = []
+    lines, said = [], set()
     decided = manifest.get("profile") or {}
     if decided.get("reason"):  # the world the run decided it is in, first (runbook_lib/engine/profile.py)
         lines.append(f"{bilingual(say('label.profile'))}: {bilingual(Msg.of_dict(decided['reason']))}")
+    if manifest.get("layout"):  # a node's layout and why, under its own label
+        lines.append(f"{bilingual(say('label.layout'))}: {bilingual(Msg.of_dict(manifest['layout']))}")
     for rec in manifest["steps"]:
         title = (rec.get("title") or {}).get("en", "")
         number = "" if str(rec.get("step")) == str(rec.get("id")) else f"[{rec.get('step')}]"  # restart, pod: no number
         lines.append(f"  {number:<5} {rec.get('id', ''):<13} {rec.get('status', ''):<10} {title}")
-        lines += under_step(rec)  # where, what, the fix: what an operator needs without opening the notebook
+        lines += once(under_step(rec), said)  # where, what, the fix: what an operator needs, each said once
     mode = manifest.get("mode") or (manifest.get("parameters") or {}).get("mode") or "apply"  # stopped early: as asked
     lines.append(f"{bilingual(say('label.result'))}: {bilingual(verdict(manifest['ok']))} ({manifest['label']}, mode={mode})")
     if not manifest["ok"]:
-        lines += _why(manifest, run_dir)
+        lines += _why(manifest, run_dir, "\n".join(lines))
     return "\n".join(lines)
 
 
-def _why(manifest: dict, run_dir: Path | None) -> list[str]:
+def _why(manifest: dict, run_dir: Path | None, shown: str = "") -> list[str]:
     import json
 
     from runbook_lib.evidence import stop_reason
@@ -274,7 +276,7 @@ def _why(manifest: dict, run_dir: Path | None) -> list[str]:
 
     executed = Path(run_dir or ".") / NOTEBOOK_NAME
     if run_dir is not None and executed.is_file():
-        return stop_reason.lines(executed, json.loads(executed.read_text(encoding="utf-8")))
+        return stop_reason.lines(executed, json.loads(executed.read_text(encoding="utf-8")), shown)
     err = manifest.get("error") or {}  # no executed notebook (the kernel never started): what stopped it
     return [f"  {line}" for line in str(err.get("evalue") or "").split("\n") if line.strip()]
 

@@ -102,24 +102,30 @@ def main(argv: list[str] | None = None, *, process_ends: bool = False) -> int:
             print(explained, file=sys.stderr)
             return 1
         code, failed = 1, exc
+    shown = ""
     if show and len(notebooks) >= 2 and os.path.isfile(notebooks[1]):
-        from runbook_lib.evidence.show import main as show_main
-        code = show_main([notebooks[1]])
+        from pathlib import Path
+
+        from runbook_lib.evidence.show import render
+        lines, code = render(Path(notebooks[1]).resolve())
+        shown = "\n".join(lines)
+        print(shown, flush=True)
     if failed is not None:
-        print(why_failed(notebooks[1] if len(notebooks) >= 2 else None, failed), file=sys.stderr)
+        print(why_failed(notebooks[1] if len(notebooks) >= 2 else None, failed, shown), file=sys.stderr)
     return code
 
 
-def why_failed(out: str | None, exc: Exception) -> str:
+def why_failed(out: str | None, exc: Exception, shown: str = "") -> str:
     """The run's own reason and where its notebook is (runbook_lib/evidence/stop_reason.py): never papermill's exception
-    name or a traceback. Without an executed notebook, papermill's own sentence (an input it could not read)."""
+    name or a traceback. Without an executed notebook, papermill's own sentence (an input it could not read).
+    ``shown``: what the terminal already says (the steps above), which the reason does not say again."""
     import json
 
     from runbook_lib.evidence import stop_reason
     if not out or not os.path.isfile(out):
         return f"papermill: {exc}"
     with open(out, encoding="utf-8") as f:
-        return "\n".join(stop_reason.lines(out, json.load(f)))
+        return "\n".join(stop_reason.lines(out, json.load(f), shown))
 
 def run_as_program() -> None:
     """`python -m runbook_lib.runner`: main() in a process that ends with it, once every exit handler has run

@@ -100,7 +100,7 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
     raw = read(config_lab_path)
     if raw is None:
         raise ConfigError.of("config.unreadable.config_file_does_not", path=config_lab_path, config_lab_path=config_lab_path)
-    main = load_toml(raw, config_lab_path)
+    main = load_toml(raw, config_lab_path, target.shell_path(config_lab_path))
     version = read_version(main.data, path=config_lab_path, empty=main.empty, text=main.text)
     merge = merge or (MERGE_2X if of(version).merges_key_by_key else MERGE_1X)
     files, missing, relative_globs, cycles = [main], [], [], []
@@ -121,7 +121,7 @@ def load_effective(target: Target, config_lab_path: str, *, overlay: dict[str, b
         if raw is None:
             missing.append(path)
             continue
-        f = load_toml(raw, path)
+        f = load_toml(raw, path, target.shell_path(path))
         if "version" in f.data:  # a drop-in's version is read like the main file's (an error names its line)
             detect_version(f.data, path=path, empty=f.empty, text=f.text)
         if merge == MERGE_2X and f.data.get("version", 0) > version:

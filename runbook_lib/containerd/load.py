@@ -26,6 +26,7 @@ class TomlFile:
     data: dict
     bom: bool
     crlf: bool
+    at: str = ""       # the file as a fix's command names it on this machine (under the root); "" : lab_path
 
     @property
     def empty(self) -> bool:
@@ -38,12 +39,12 @@ class TomlFile:
         return ((BOM if self.bom else "") + text).encode("utf-8")
 
 
-def decode_text(raw: bytes, lab_path: str) -> tuple[str, bool, bool]:
+def decode_text(raw: bytes, lab_path: str, at: str | None = None) -> tuple[str, bool, bool]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with its byte-order mark: PowerShell's > and Notepad
-            what, fix, _ = words("toml.utf16", path=lab_path)
+            what, fix, _ = words("toml.utf16", path=lab_path, path_at=at or lab_path)
             raise ConfigError(what, fix, path=lab_path, line=1, col=1, code="toml.utf16") from None
         line = raw[: exc.start].count(b"\n") + 1
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
@@ -57,7 +58,7 @@ def decode_text(raw: bytes, lab_path: str) -> tuple[str, bool, bool]:
     return text, bom, crlf
 
 
-def parse_text(text: str, lab_path: str) -> dict:
+def parse_text(text: str, lab_path: str, at: str | None = None) -> dict:
     try:
         return loads(text)
     except TooDeep as exc:
@@ -68,12 +69,13 @@ def parse_text(text: str, lab_path: str) -> dict:
             finding = generated_finding(text, lab_path)
             if finding is not None:
                 raise raised(finding) from None
-        raise toml_error(exc, text, lab_path) from None
+        raise toml_error(exc, text, lab_path, at) from None
 
 
-def load_toml(raw: bytes, lab_path: str) -> TomlFile:
-    text, bom, crlf = decode_text(raw, lab_path)
-    return TomlFile(lab_path, text, parse_text(text, lab_path), bom, crlf)
+def load_toml(raw: bytes, lab_path: str, at: str | None = None) -> TomlFile:
+    """``at``: the file as a fix's command names it on this machine (Target.shell_path), else its lab path."""
+    text, bom, crlf = decode_text(raw, lab_path, at)
+    return TomlFile(lab_path, text, parse_text(text, lab_path, at), bom, crlf, at or "")
 
 
 def reads_as(text: str, expected: dict) -> bool:

@@ -56,7 +56,7 @@ def problems(files: list[TomlFile], file_version) -> list[Problem]:
     out = []
     for f in files:
         if f.bom:
-            out.append(Problem.of("toml.bom", f.lab_path, 1, col=1, file=f.lab_path))
+            out.append(Problem.of("toml.bom", f.lab_path, 1, col=1, file=f.lab_path, file_at=f.at or f.lab_path))
         version = VERSIONS.get(file_version(f))
         if version is None:
             continue

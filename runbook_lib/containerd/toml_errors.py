@@ -31,7 +31,7 @@ _REASONS = {
 }
 
 
-def toml_error(exc: tomllib.TOMLDecodeError, text: str, lab_path: str) -> ConfigError:
+def toml_error(exc: tomllib.TOMLDecodeError, text: str, lab_path: str, at: str | None = None) -> ConfigError:
     m = _POS.search(str(exc))
     reason = _POS.sub("", str(exc)).strip()
     lines = text.split("\n")
@@ -39,17 +39,18 @@ def toml_error(exc: tomllib.TOMLDecodeError, text: str, lab_path: str) -> Config
     col = int(m.group(2)) if m and m.group(2) else None
     shown = lines[line - 1] if 0 < line <= len(lines) else ""
     excerpt = f"{line:>5} | {_visible(shown)}" + (f"\n      | {' ' * (col - 1)}^" if col else "")
-    at = say("toml.at_line_column", line=line, col=col) if col else say("toml.at_line", line=line)
+    where = say("toml.at_line_column", line=line, col=col) if col else say("toml.at_line", line=line)
     if col and _control_in_comment(shown, col):  # containerd 1.6 reads it: not "a syntax error containerd rejects"
         code, hexa = "toml.control_in_comment", f"{ord(shown[col - 1]):02x}"
-        what, fix, _ = words(code, at=at, byte=f"0x{hexa}", hex=hexa, path=lab_path)
+        what, fix, _ = words(code, at=where, byte=f"0x{hexa}", hex=hexa, path=lab_path, path_at=at or lab_path)
         return ConfigError(what, fix, path=lab_path, line=line, col=col, excerpt=excerpt, code=code)
     code, values = _explain(reason, text, shown, line)
     if col and 0 < col <= len(shown) and _is_control(shown[col - 1]):  # tomllib would say '\x01', a Python repr
         code, hexa = "toml.control_character", f"{ord(shown[col - 1]):02x}"
-        values = {"byte": f"0x{hexa}", "hex": hexa, "u": f"{ord(shown[col - 1]):04x}", "path": lab_path}
+        values = {"byte": f"0x{hexa}", "hex": hexa, "u": f"{ord(shown[col - 1]):04x}", "path": lab_path,
+                  "path_at": at or lab_path}
     detail, fix, _ = words(code, line=line, col=col or "-", reason=reason, **values)
-    what = words("toml.syntax", at=at, detail=detail)[0]
+    what = words("toml.syntax", at=where, detail=detail)[0]
     return ConfigError(what, fix, path=lab_path, line=line, col=col, excerpt=excerpt, code=code)
 
 

@@ -564,6 +564,8 @@ class Run:
             found = committed + step.verdict(self)
         except RunbookError as exc:
             found = committed + [Problem.from_error(exc)]
+        if not any(p.is_error for p in found):
+            found += self._would_create(step)
         result.problems = [self._refer_to_earlier(step, prob) for prob in unique(found)]
         errors = [prob for prob in result.problems if prob.is_error]
         if errors:
@@ -573,7 +575,9 @@ class Run:
         said = step.message(self) if not errors else None
         if said is None and fact is not None and not errors:  # a node's fact, as read: never the plan's value
             said = say("node.fact.read", facts=fact.strip().replace("\n", ", "))
-        if said is not None:  # what the step learnt (containerd's own reading) says more than its plan
+        if said is not None:  # what the step learnt (containerd's own reading, the file as read) says more than its plan
+            if result.status == CHANGED and result.message != said and result.message not in result.notes:
+                result.notes.insert(0, result.message)  # what this run changed (a repair, a move), said beside it
             result.message = said
         reason = step.skipped(self) if not errors else None
         if reason is not None:
@@ -586,6 +590,18 @@ class Run:
         except RunbookError:
             result.evidence = {}
         return result
+
+    def _would_create(self, step) -> list[Problem]:
+        """Check mode: a file or folder the plan would create is not there, so the step cannot pass whatever
+        else its verdict found; said as the plan it is ("would write ..."), never as a pass. (A rewrite of a
+        file its verdict accepts, a final newline added, is no such thing: the file says what it must.)"""
+        plan = self.plans.get(step.id)
+        if not self.p.check_only or plan is None or plan.others_repair:
+            return []
+        new = list(plan.dirs) + [w.lab_path for w in plan.writes if w.changed and w.old is None]
+        if not new:
+            return []
+        return [Problem.of("run.check_would_create", plan.subject or new[-1], files=new, message=plan.message)]
 
     def run(self, step) -> StepResult:
         self.commit(step)

@@ -139,6 +139,7 @@ def build_manifest(*, label: str, notebook: Path, parameters: dict, started: _dt
         "mode": (summary or {}).get("mode", parameters.get("mode")),
         "root": (summary or {}).get("root", parameters.get("root")),
         "profile": (summary or {}).get("profile"),  # lab or node, and why (runbook_lib/engine/profile.py)
+        "layout": (summary or {}).get("layout"),  # a node's layout and why (engine/profile.py: layout_for)
         "runbook_version": version,
         "notebook_runbook_version": (summary or {}).get("runbook_version"),
         "notebook": str(notebook),

@@ -22,8 +22,10 @@ def _outputs(nb: dict):
         yield from cell.get("outputs", []) or []
 
 
-def reason(nb: dict) -> list[str]:
-    """The lines that say why the run failed (Korean, then English), or [] when it did not fail."""
+def reason(nb: dict, shown: str = "") -> list[str]:
+    """The lines that say why the run failed (Korean, then English), or [] when it did not fail. ``shown``: what
+    the terminal already says above (the failed step's finding under its line): said again here only by
+    reference to that step."""
     from runbook_lib.engine.result import read_record
     from runbook_lib.notebook import STATUS_MIME
 
@@ -37,6 +39,9 @@ def reason(nb: dict) -> list[str]:
         lines = [message.get("ko", ""), message.get("en", "")]
         failed = status.get("failed") or {}
         said = failed.get("message") or {}
+        if said.get("en") and said["en"] in shown and said.get("ko", "") in shown:  # said under the step above
+            where = say("stop_reason.under_step", step=failed.get("step"))
+            return [line.replace(said[lang], getattr(where, lang)) for line, lang in zip(lines, ("ko", "en"))]
         if said.get("en") and said["en"] not in lines[1]:  # the failed step's own message, when the box's is general
             lines += [f"  {failed.get('step')}. {said.get('ko', '')}", f"  {failed.get('step')}. {said['en']}"]
         return lines
@@ -49,10 +54,10 @@ def reason(nb: dict) -> list[str]:
     return []
 
 
-def lines(notebook_path, nb: dict | None) -> list[str]:
-    """The last lines of a failed run: why, then where its notebook is."""
+def lines(notebook_path, nb: dict | None, shown: str = "") -> list[str]:
+    """The last lines of a failed run: why (what ``shown`` already says, by reference), then where its notebook is."""
     import os
 
-    why = reason(nb) if nb is not None else []
+    why = reason(nb, shown) if nb is not None else []
     out = [f"{bilingual(say('label.why_it_failed'))}:"] + [f"  {line}" for line in why] if why else []
     return out + [f"{bilingual(say('label.notebook'))}: {os.path.abspath(notebook_path)}"]

@@ -109,6 +109,18 @@ def under_step(rec: dict, indent: str = "      ") -> list[str]:
     return []
 
 
+def once(lines: list[str], said: set[str]) -> list[str]:
+    """The lines not said yet in this terminal (``said`` holds them, stripped, and learns these): a blocked
+    step's "fix step N first", or a finding two steps share, is read once."""
+    out = []
+    for line in lines:
+        if line.strip() and line.strip() in said:
+            continue
+        said.add(line.strip())
+        out.append(line)
+    return out
+
+
 def code(problem: dict) -> str | None:
     """The finding's code."""
     return problem.get("code")

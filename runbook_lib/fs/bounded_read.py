@@ -72,8 +72,10 @@ class TooManyFiles(ConfigError):
     code = "read.too_many_files"
 
 
-def _too_large(shown: str, kind: str, size: int | str) -> FileTooLarge:
-    return FileTooLarge.of("read.too_large", shown, path_shown=shown, size=_human(size), limit=_human(LIMITS[kind]),
+def _too_large(shown: str, kind: str, size: int | str, at: str | None = None) -> FileTooLarge:
+    # at: the file on this machine, as a fix's `mv` is pasted (under the root; issue 51)
+    return FileTooLarge.of("read.too_large", shown, path_shown=shown, path_at=at or shown, size=_human(size),
+                           limit=_human(LIMITS[kind]),
                            kind=say(KIND_WORDS[kind]).as_dict())  # one value, shown in each line's language
 
 
@@ -117,7 +119,7 @@ def read(path: Path | str, kind: str | None = None, shown: str | None = None) ->
         if not stat.S_ISREG(st.st_mode):
             raise SpecialFile(errno.EINVAL, "not a regular file", str(path))
         if st.st_size > limit:
-            raise _too_large(shown, kind, st.st_size)
+            raise _too_large(shown, kind, st.st_size, str(path))
         chunks, got = [], 0
         while got <= limit:
             chunk = os.read(fd, min(limit + 1 - got, 1 * MIB))
@@ -126,12 +128,12 @@ def read(path: Path | str, kind: str | None = None, shown: str | None = None) ->
             chunks.append(chunk)
             got += len(chunk)
         if got > limit:  # the size said otherwise: the file grew, or its size is not what it holds
-            raise _too_large(shown, kind, f"> {_human(limit)}")
+            raise _too_large(shown, kind, f"> {_human(limit)}", str(path))
         data = b"".join(chunks)
         if kind in CONTENT_LIMITS and len(data) > CONTENT_LIMITS[kind]:
             content = content_bytes(data)
             if content > CONTENT_LIMITS[kind]:
-                raise FileTooLarge.of("read.too_large.content", shown, path_shown=shown, size=_human(content),
+                raise FileTooLarge.of("read.too_large.content", shown, path_shown=shown, path_at=str(path), size=_human(content),
                                       limit=_human(CONTENT_LIMITS[kind]), kind=say(KIND_WORDS[kind]).as_dict())
         return data
     finally:

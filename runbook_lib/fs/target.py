@@ -150,5 +150,12 @@ class Target:
         rel = os.path.relpath(host_path, self.root)
         return "/" if rel == "." else "/" + rel
 
+    def shell_path(self, lab_path: str) -> str:
+        """The path a person types in a shell on this machine for a lab path (a fix's `mkdir -p`, `cp`, `mv`):
+        under the root, the root's own path first (/tmp/lab/etc/containerd); on the root /, the lab path itself.
+        Links are not followed: it is the path as pasted, which the shell walks as the runbook does under /."""
+        root = str(self.root).rstrip("/")
+        return root + "/" + lab_path.lstrip("/") if root else lab_path
+
     def __repr__(self) -> str:
         return f"Target({str(self.root)!r})"

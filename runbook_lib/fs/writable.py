@@ -157,9 +157,9 @@ def unwritable(plan, *, will_exist: set[Path] = frozenset()) -> WriteError | Non
         return None
     return WriteError(
         plan.target.explain_missing_parent(plan.lab_path),
-        say("safe_write.make_link_point_file", lab_path=plan.lab_path)
+        say("safe_write.make_link_point_file", lab_path=plan.target.shell_path(plan.lab_path))
         if plan.target.walk(plan.lab_path)[1] else
-        say("safe_write.create_folder_then_run", parent=plan.target.lab_path(parent)),
+        say("safe_write.create_folder_then_run", parent=plan.target.shell_path(plan.target.lab_path(parent))),
         path=plan.lab_path)
 
 

@@ -31,7 +31,8 @@ from runbook_lib.notebook.runbook import Runbook
 from runbook_lib.notebook.session import SESSION, _display, _hook, _shell, injected_names, say_on_terminal
 from runbook_lib.steps.base import CHANGED, FAILED, UNCHANGED
 from runbook_lib.steps.status import outcome
-from runbook_lib.notebook.views import STATUS_MIME, _status, in_order, not_run, show, summary  # noqa: F401
+from runbook_lib.notebook.views import (STATUS_MIME, _status, head_lines, in_order, not_run, refusal_text,  # noqa: F401
+                                        show, summary)
 
 
 def start(**params) -> Runbook:
@@ -64,8 +65,10 @@ def start(**params) -> Runbook:
     try:
         with rb.target.remembering():  # every path of the plan walked once (fs/target.py)
             rb.preflight()
-    except BaseException:
+    except BaseException as exc:
         _display(given)  # what was asked, above why it stopped
+        if isinstance(exc, RunbookError):  # the profile and the reason first, before papermill's traceback
+            say_on_terminal(head_lines(rb) + exc.render().split("\n"))
         rb.finish()
         raise
     given = _given(rb)  # the plan decided layout=auto too
@@ -106,26 +109,15 @@ def parameters_refused_on_terminal():
 def _given(rb: Run) -> dict:
     """What was asked, and the world the run decided it is in, with why (engine/profile.py): the first lines of
     the run's output."""
-    label = bilingual(say("label.profile"))
-    said = [rb.profile.reason] + ([rb.layout_reason] if rb.layout_reason is not None else [])
+    said = [(bilingual(say("label.profile")), rb.profile.reason)]
+    if rb.layout_reason is not None:
+        said.append((bilingual(say("label.layout")), rb.layout_reason))
     text = [f"root = {rb.target.root}  mode = {rb.p.mode}  runtime = {rb.p.runtime_name}"]
-    text += [f"{label}: {m.ko}" + "\n" + " " * (len(label) + 2) + m.en for m in said]
-    rows = "".join(f"<br><b>{html.escape(label)}</b> {html.escape(m.ko)} / {html.escape(m.en)}" for m in said)
+    text += [f"{label}: {m.ko}" + "\n" + " " * (len(label) + 2) + m.en for label, m in said]
+    rows = "".join(f"<br><b>{html.escape(label)}</b> {html.escape(bilingual(m))}" for label, m in said)
     return {"text/plain": "\n".join(text),
             "text/html": f"<p><b>root</b> <code>{html.escape(str(rb.target.root))}</code> · <b>mode</b> {rb.p.mode} · "
                          f"<b>runtime</b> {html.escape(rb.p.runtime_name)}{rows}</p>"}
-
-
-def refusal_text(rb: Run) -> str:
-    refused = say("notebook.run_refused_nothing_written")
-    lines = [refused.ko, refused.en, ""]
-    shown: list[Problem] = []
-    for step, p in rb.refusals():
-        if any(p.same(q) for q in shown):
-            continue  # one unreadable file refuses several steps: say it once
-        shown.append(p)
-        lines += [f"✗ {step.NUMBER}. {bilingual(step.TITLE)}"] + finding_lines(p, indent="  ")
-    return "\n".join(lines)
 
 
 def _plans_bundle(rb: Run, given: dict) -> dict:

@@ -38,6 +38,8 @@ def summary(rb: Run, *, final: bool = True) -> None:
     record = {"ok": rb.ok() and not rb.refused and not missing, "final": final, "mode": rb.p.mode,
               "root": str(rb.target.root), "refused": rb.refused, "runbook_version": __import__("runbook_lib").__version__,
               "params": rb.p.as_dict(), "profile": rb.profile.as_dict(), "steps": [r.as_record() for r in results]}
+    if rb.layout_reason is not None:  # why layout=auto chose what it chose (a node's), read by the terminals
+        record["layout"] = rb.layout_reason.as_dict()
     if missing:
         record["not_run"] = missing
     text = summary_text(results)
@@ -53,23 +55,48 @@ def summary(rb: Run, *, final: bool = True) -> None:
     to_terminal(rb, results, ok=record["ok"])
 
 
+def head_lines(rb: Run) -> list[str]:
+    """The run's first lines in a terminal: its profile and why (engine/profile.py), then, on a node, the layout
+    and why, each under its own label."""
+    lines = [f"{bilingual(say('label.profile'))}: {bilingual(rb.profile.reason)}"]
+    if rb.layout_reason is not None:
+        lines.append(f"{bilingual(say('label.layout'))}: {bilingual(rb.layout_reason)}")
+    return lines
+
+
+def refusal_text(rb: Run) -> str:
+    """Why an apply run refused before its first write: once, then each refusing finding with its fix."""
+    refused = say("notebook.run_refused_nothing_written")
+    lines = [refused.ko, refused.en, ""]
+    shown: list[Problem] = []
+    for step, p in rb.refusals():
+        if any(p.same(q) for q in shown):
+            continue  # one unreadable file refuses several steps: say it once
+        shown.append(p)
+        lines += [f"✗ {step.NUMBER}. {bilingual(step.TITLE)}"] + finding_lines(p, indent="  ")
+    return "\n".join(lines)
+
+
 def terminal_lines(rb: Run, results: list[StepResult], *, ok: bool) -> list[str]:
     """The run in a few lines for the terminal of a plain `papermill` (which shows no cell's output): the
-    profile and why, one line per step (its mark, number, status and message), the result."""
-    said = [rb.profile.reason] + ([rb.layout_reason] if rb.layout_reason is not None else [])
-    lines = [f"{bilingual(say('label.profile'))}: {bilingual(m)}" for m in said]
+    profile and why first, a refusal's reason next, one line per step (its mark, number, status and message;
+    steps that say the same are one line, each sentence said once), the result."""
+    lines = head_lines(rb)
+    if rb.refused:  # the reason first; the refusing steps' own lines would only say it again
+        lines += refusal_text(rb).split("\n")
+        results = [r for r in results if not rb.plans.get(r.id) or not rb.plans[r.id].refusals]
+    groups: dict[tuple[str, str, str], tuple[Msg, list[str]]] = {}
     for r in results:
-        said = outcome(r.status)
-        lines.append(f"  {said.mark} {str(r.step):>7}  {bilingual(said.said)}: {bilingual(r.message)}")
+        groups.setdefault((r.status, r.message.ko, r.message.en), (r.message, []))[1].append(str(r.step))
+    for (status, _, _), (message, steps) in groups.items():
+        said = outcome(status)
+        lines.append(f"  {said.mark} {', '.join(steps):>7}  {bilingual(said.said)}: {bilingual(message)}")
     lines.append(f"{bilingual(say('label.result'))}: {bilingual(verdict(ok))} (mode={rb.p.mode})")
     return lines
 
 
 def to_terminal(rb: Run, results: list[StepResult], *, ok: bool) -> None:
-    """In a kernel, the summary also goes to the kernel's own standard output, which a plain `papermill`
-    run's terminal is (papermill starts the kernel with its own stdout): the one place such a run says what it
-    did. Never into the notebook (that is the summary above), and not when the runbook's own command runs the
-    notebook and prints its summary itself (TERMINAL=0)."""
+    """The run's lines (terminal_lines) on the terminal of a plain `papermill` (session.say_on_terminal)."""
     say_on_terminal(terminal_lines(rb, results, ok=ok))
 
 

@@ -46,12 +46,13 @@ def file_problems(run, lab_path: str, expected: str, *, depends: tuple[str, ...]
     if not run.answer_files:  # a node: the fact read from its files, never an answer file of the lab
         return _node_fact_problems(run, lab_path, expected, depends, rule)
     got = run.read_text(lab_path)
-    shown = expected.strip().replace("\n", " / ")
+    shown = expected.strip().replace("\n", " / ")  # kept as the finding's value (grades.json), never its fix's words
     ok_lines = derivable(expected)
     earlier = _failed_earlier(run, depends)
-    if got is None:  # missing whatever else is wrong: said now, with the lines it holds once that is fixed
+    rules = every_rule(expected)
+    if got is None:  # missing whatever else is wrong: said now, with the rule of every line it holds
         code = "file.missing" if ok_lines else "file.missing.after_earlier_step" if earlier else "file.missing.no_lines"
-        return [Problem.of(code, lab_path, file=lab_path, expected=shown, step=earlier)]
+        return [Problem.of(code, lab_path, file=lab_path, expected=shown, step=earlier, rules=rules)]
     if same(rule, got, expected):  # right as it will read once every input is right: an earlier failure is not its own
         return []
     if earlier is not None and derived is not None and any(same(rule, got, d) for d in _quiet(derived)):
@@ -60,8 +61,48 @@ def file_problems(run, lab_path: str, expected: str, *, depends: tuple[str, ...]
         return [Problem.of("file.faithful_to_earlier_step", lab_path, step=earlier, file=lab_path)]
     if earlier is not None and not ok_lines:
         # neither the student's files nor the corrected ones give its values: it truly cannot be judged yet
-        return [Problem.of("file.after_earlier_step.no_lines", lab_path, step=earlier, file=lab_path, expected=shown)]
-    return _differs(rule, lab_path, got, expected, shown)
+        return [Problem.of("file.after_earlier_step.no_lines", lab_path, step=earlier, file=lab_path, expected=shown,
+                           rules=rules)]
+    return _differs(rule, lab_path, got, expected, shown, run.target.shell_path(lab_path))
+
+
+def _rule(key: str | None) -> Msg | None:
+    """What a line's value must be, as a rule (toolkit.rule.*): where the student reads it, never the value."""
+    from runbook_lib.findings.catalog import catalog
+
+    code = f"toolkit.rule.{(key or 'names').lower()}"  # a file of bare names (cdi-keys.txt): the names' rule
+    return say(code) if code in catalog() else None
+
+
+def _key(line: str) -> str | None:
+    key, eq, _ = line.partition("=")
+    return key if eq else None
+
+
+def every_rule(expected: str) -> Msg:
+    """The rule of every line of a file, KEY=<rule> (a file of bare names: its one rule), never the lines."""
+    keys = list(dict.fromkeys(_key(line) for line in expected.split("\n") if line))
+    said = [(k, _rule(k)) for k in keys]
+    if keys == [None] or any(r is None for _, r in said):
+        return _rule(None) if keys == [None] else Msg.verbatim(expected.strip().replace("\n", " / "))
+    return Msg.join("; ", [say("file.rule.key", key=k, rule=r) for k, r in said])
+
+
+def wrong_rules(wrong: list[tuple[int, str | None, str | None]]) -> Msg:
+    """Which lines are wrong and the rule each must follow (a line too many: delete it)."""
+    said, names = [], False
+    for n, got, want in wrong:
+        if want is None:
+            said.append(say("file.rule.delete", n=n))
+        elif _key(want) is None:
+            names = True  # a file of bare names: one rule for them all, said once
+        else:
+            rule = _rule(_key(want))
+            said.append(say("file.rule.line", n=n, key=_key(want), rule=rule) if rule is not None
+                        else say("file.rule.line_as", n=n, line=want))
+    if names:
+        said.insert(0, say("file.rule.lines", lines=[n for n, _, w in wrong if w is not None], rule=_rule(None)))
+    return Msg.join("; ", said)
 
 
 def _node_fact_problems(run, lab_path: str, expected: str, depends: tuple[str, ...], rule: Rule) -> list[Problem]:
@@ -90,9 +131,9 @@ def _quiet(derived) -> list[str]:
     return [found] if isinstance(found, str) else [d for d in found if isinstance(d, str)]
 
 
-def _differs(rule: Rule, lab_path: str, got: str, expected: str, shown: str) -> list[Problem]:
+def _differs(rule: Rule, lab_path: str, got: str, expected: str, shown: str, file_at: str) -> list[Problem]:
     if got.replace("\r\n", "\n") == expected or got.replace("\r\n", "\n") + "\n" == expected:
-        return [Problem.of("file.line_endings", lab_path, file=lab_path, expected=shown)]
+        return [Problem.of("file.line_endings", lab_path, file=lab_path, expected=shown, file_at=file_at)]
     got_lines, want_lines = canonical(rule, got), canonical(rule, expected)
     raw, want_raw = got.split("\n"), expected.split("\n")
     # compared as the rule reads them; shown as written (the expected line in the config's order, not sorted)
@@ -104,7 +145,8 @@ def _differs(rule: Rule, lab_path: str, got: str, expected: str, shown: str) -> 
         return [Problem.of("file.python_boolean", lab_path, n, file=lab_path, at=n, got=g, fixed=e, expected=shown)]
     lines = Msg.join("; ", [say("file.differs.line", n=n, got=_shown(g) if g is not None else say("file.differs.no_line"),
                                 want=e if e is not None else say("file.differs.delete_line")) for n, g, e in wrong])
-    return [Problem.of("file.differs", lab_path, wrong[0][0], file=lab_path, expected=shown, lines=lines)]
+    return [Problem.of("file.differs", lab_path, wrong[0][0], file=lab_path, expected=shown, lines=lines,
+                       rules=wrong_rules(wrong))]
 
 
 _INVISIBLE = (("\ufeff", "file.invisible.bom"), ("\t", "file.invisible.tab"))

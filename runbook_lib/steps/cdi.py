@@ -17,6 +17,7 @@ from runbook_lib.cdi.neighbours import conflicting_specs, node_spec, spec_elsewh
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.plan import Plan
+from runbook_lib.steps import found
 from runbook_lib.steps.base import Step
 from runbook_lib.steps.lines import Rule
 from runbook_lib.findings.catalog import say
@@ -148,4 +149,4 @@ with rb.expect("cdi") as expect:
     expect.equal(spec, "kind", rb.expected.cdi_kind)
     expect.file(rb.tk("cdi-keys.txt"))"""
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, rule=RULE, check=CHECK)
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, rule=RULE, check=CHECK, message=found.cdi)

@@ -55,7 +55,7 @@ with rb.expect("default") as expect:
 def message(run):
     """The default runtime as the files hold it now (check mode: as found; apply: after the writes)."""
     eff = run.effective()
-    return say("default_runtime.default_runtime_not_changed", default=run.consumer.default_runtime(eff.data, eff.version))
+    return say("found.default", default=run.consumer.default_runtime(eff.data, eff.version))
 
 
 def fact(run) -> str:

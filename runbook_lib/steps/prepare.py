@@ -6,6 +6,7 @@ import posixpath
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.plan import Plan
+from runbook_lib.steps import found
 from runbook_lib.steps.base import Step
 from runbook_lib.findings.catalog import say
 from runbook_lib.fs.bounded_read import names_in
@@ -54,7 +55,8 @@ def plan(run) -> Plan:
 
 
 def verdict(run) -> list[Problem]:
-    problems = [_misnamed(run, folder, dirs=True) or Problem.of("prepare.folder_missing", folder, folder=folder)
+    problems = [_misnamed(run, folder, dirs=True) or Problem.of("prepare.folder_missing", folder, folder=folder,
+                                                                                 folder_at=run.target.shell_path(folder))
                 for folder in folders(run) if not run.is_dir(folder)]
     data = run.read_bytes(run.p.config_path)
     if run.on_distro and data is None:
@@ -67,7 +69,9 @@ def verdict(run) -> list[Problem]:
         problems.append((_dangling(run, run.p.config_path) if data is None else None) or
                         (_misnamed(run, run.p.config_path, dirs=False) if data is None else None) or
                         Problem.of("prepare.config_missing" if data is None else "prepare.config_empty",
-                                   run.p.config_path, config=run.p.config_path, base=run.p.base_config))
+                                   run.p.config_path, config=run.p.config_path, base=run.p.base_config,
+                                   config_at=run.target.shell_path(run.p.config_path),
+                                   base_at=run.target.shell_path(run.p.base_config)))
     return problems
 
 
@@ -98,7 +102,8 @@ def _misnamed(run, lab_path: str, *, dirs: bool) -> Problem | None:
     if found is None:
         return None
     other = posixpath.join(parent, found)
-    return Problem.of("prepare.misnamed", lab_path, wanted=lab_path, other=other)
+    return Problem.of("prepare.misnamed", lab_path, wanted=lab_path, other=other,
+                      wanted_at=run.target.shell_path(lab_path), other_at=run.target.shell_path(other))
 
 
 
@@ -109,4 +114,4 @@ CHECK = """with rb.expect("prepare") as expect:
         expect.true(rb.is_dir(toolkit_dir), "expect.toolkit_dir_exists")
     expect.true((rb.read(rb.config_path) or "").strip(), "expect.config_not_empty")"""
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, check=CHECK)
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, check=CHECK, message=found.prepare)

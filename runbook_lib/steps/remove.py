@@ -172,7 +172,7 @@ def verdict(run) -> list[Problem]:
                  for m in _still_there(run)]
     for lab in run.plans[ID].retire:
         if run.read_bytes(lab) is not None:
-            left.append(Problem.of("remove.still_there", lab, lab=lab))
+            left.append(Problem.of("remove.still_there", lab, lab=lab, lab_at=run.target.shell_path(lab)))
     return left
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.catalog import say
 from runbook_lib.fs.plan import Plan
+from runbook_lib.steps import found
 from runbook_lib.steps.base import Step
 from runbook_lib.steps._show import runtime_evidence
 
@@ -44,4 +45,4 @@ nvidia = rb.runtime_table(cfg, runtime_name)     # at the path of the config's v
 with rb.expect("runtime") as expect:
     expect.equal(nvidia, "runtime_type", rb.expected.runtime_type)"""
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK)
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK, message=found.runtime)

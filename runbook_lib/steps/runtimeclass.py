@@ -7,6 +7,7 @@ from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.catalog import say
 from runbook_lib.fs.yamldoc import yaml_line
 from runbook_lib.fs.plan import Plan
+from runbook_lib.steps import found
 from runbook_lib.steps.base import Step
 from runbook_lib.steps._show import file_evidence
 from runbook_lib.steps.runtime import variants
@@ -67,4 +68,4 @@ with rb.expect("runtimeclass") as expect:
     expect.equal(rc, "kind", "RuntimeClass")
     expect.equal(rc, "handler", rb.expected.runtime_name)    # must name a runtime in containerd's config"""
 
-STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK)
+STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK, message=found.runtimeclass)

@@ -4,6 +4,8 @@ tests/real/test_real_podman_cdi.py), said with the line and the fix."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from grading_helpers import SPEC, TOOLKIT, check, failed_steps, lab_root, tree, verdict
@@ -52,7 +54,8 @@ def test_a_spec_saved_under_another_name_is_found_with_the_mv(tmp_path, moved, c
     results = check(root)
     assert failed_steps(results) == [6]
     p = verdict(results, 6, code)
-    assert p.path == "/etc/cdi/nvidia.yaml" and p.fix.en == f"mv /{moved} /etc/cdi/nvidia.yaml"
+    at = os.path.realpath(root)  # the mv as pasted: under the root (issue 51)
+    assert p.path == "/etc/cdi/nvidia.yaml" and p.fix.en == f"mv {at}/{moved} {at}/etc/cdi/nvidia.yaml"
 
 
 @pytest.mark.parametrize("old, new, code, line, fix", [

@@ -29,7 +29,9 @@ def test_string_boolean_is_corrected_with_diff_and_backup(tmp_path):
     r = run_all(root)[2]
     assert r.status == "changed"
     assert '-            SystemdCgroup = "true"\n+            SystemdCgroup = true\n' in r.diff
-    assert 'correct options.SystemdCgroup from "true" to true (line 35)' in r.message.en
+    # the repair is said beside what the step then found (issue 51: the message is the file as read)
+    assert 'correct options.SystemdCgroup from "true" to true (line 35)' in r.notes[0].en
+    assert r.message.en.startswith("/etc/containerd/config.toml: containerd reads the [")
     assert [b.read_bytes() for b in backups(root)] == [original]
     assert (root / CONFIG).read_bytes() == GOOD.read_bytes()  # only that one value changed
 
@@ -41,7 +43,7 @@ def test_stray_table_is_moved_to_the_right_path(tmp_path, name):
     root = fresh_root(tmp_path, original)
     results = run_all(root)
     r = results[2]
-    assert r.status == "changed" and "is where containerd does not look" in r.message.en and r.message.ko
+    assert r.status == "changed" and "is where containerd does not look" in r.notes[0].en and r.notes[0].ko
     assert r.diff and [b.read_bytes() for b in backups(root)] == [original]
     # the result reads exactly as the correct lab config: nothing else lost or added
     assert tomllib.loads((root / CONFIG).read_text()) == tomllib.loads(GOOD.read_text())

@@ -4,6 +4,8 @@ languages and the exact fix, never a fix that writes the broken value again."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from grading_helpers import TOOLKIT, check, failed_steps, good_with, lab_root, tree, verdict
@@ -160,7 +162,8 @@ def test_a_misnamed_folder_or_config_is_found_with_the_mv(tmp_path, wanted, type
     (root / wanted).rename(root / typed)
     results = check(root)
     p = verdict(results, 1, "prepare.misnamed")
-    assert p.path == f"/{wanted}" and p.fix.en == f"mv /{typed} /{wanted}"
+    at = os.path.realpath(root)  # the mv as pasted: under the root (issue 51)
+    assert p.path == f"/{wanted}" and p.fix.en == f"mv {at}/{typed} {at}/{wanted}"
 
 
 def test_the_nvidia_binary_in_the_default_runtimes_options_is_step_4s_verdict(tmp_path):
@@ -190,7 +193,8 @@ def test_a_config_saved_as_utf16_is_named_with_its_iconv(tmp_path):
     cfg = root / CFG[1:]
     cfg.write_bytes(cfg.read_text().encode("utf-16"))  # PowerShell's >, Notepad's "Unicode"
     p = verdict(check(root), 2, "UTF-16")
-    assert (p.line, p.col) == (1, 1) and p.fix.en.startswith("iconv -f utf-16 -t utf-8 /etc/containerd/config.toml")
+    at = os.path.realpath(root) + CFG  # the command as pasted: the file under the root (issue 51)
+    assert (p.line, p.col) == (1, 1) and p.fix.en.startswith(f"iconv -f utf-16 -t utf-8 {at} ")
 
 
 @pytest.mark.parametrize("typed", ["/usr/bin/nvidia-container-runtime ", " /usr/bin/nvidia-container-runtime",

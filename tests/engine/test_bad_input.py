@@ -121,7 +121,8 @@ def test_a_utf8_bom_is_refused_before_any_write(tmp_path):
     results = run_apply(root)
     step2 = next(r for r in results if r.step == 2)
     assert [(p.code, p.line, p.col) for p in step2.problems] == [("toml.bom", 1, 1)]
-    assert "sed -i '1s/^\\xEF\\xBB\\xBF//' /etc/containerd/config.toml" in step2.problems[0].fix.en
+    at = os.path.realpath(root) + "/etc/containerd/config.toml"  # the command as pasted: under the root (issue 51)
+    assert f"sed -i '1s/^\\xEF\\xBB\\xBF//' {at}" in step2.problems[0].fix.en
     assert_nothing_changed(root, before)
 
 

@@ -99,7 +99,9 @@ def test_check_mode_never_states_another_steps_repair(tmp_path):
     r = results[2]
     assert r.status == "passed"  # the runtime table is there; the wrong option is step 3's verdict
     assert r.diff is None
-    assert r.message.en == "the nvidia runtime is already registered."
+    # what it found (issue 51): the table containerd reads, never the options' repair
+    assert r.message.en == ('/etc/containerd/config.toml: containerd reads the [plugins."io.containerd.grpc.v1.cri"'
+                            '.containerd.runtimes.nvidia] table, runtime_type = "io.containerd.runc.v2".')
     assert not any("SystemdCgroup" in n.en for n in r.notes)
     assert results[3].failed and results[3].problems[0].code == "options.systemd_cgroup.string"
 

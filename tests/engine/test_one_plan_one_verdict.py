@@ -184,4 +184,6 @@ def test_a_derived_file_after_a_wrong_step_keeps_its_point_either_way(tmp_path):
     assert [(p.code, p.values["step"]) for p in results[5].problems] == [("file.faithful_to_earlier_step", 2)]
     (root / TOOLKIT / "parsed.txt").write_text("VERSION=2\nRUNTIMES=crun\n")
     (parsed,) = [p for p in check(root)[5].problems if p.code == "file.differs"]
-    assert "RUNTIMES=runc,nvidia" in parsed.fix.en and "RUNTIMES=runc,nvidia" in parsed.fix.ko
+    assert "RUNTIMES=runc,nvidia" in parsed.what.en and "RUNTIMES=runc,nvidia" in parsed.what.ko
+    # its fix: the wrong line's rule (issue 51), never the answer
+    assert "line 2: RUNTIMES must be" in parsed.fix.en and "RUNTIMES=runc" not in parsed.fix.en + parsed.fix.ko

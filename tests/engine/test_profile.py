@@ -54,7 +54,7 @@ def test_default_runtime_and_layout_auto_follow_the_profile(tmp_path, profile, d
         rb.finish()
     assert (rb.p.profile, rb.p.default_runtime, rb.p.layout) == (profile, default_runtime, layout)
     if profile == "node":
-        assert rb.layout_reason.en == ("layout dropin: /etc/containerd/config.toml already imports the drop-in "
+        assert rb.layout_reason.en == ("dropin: /etc/containerd/config.toml already imports the drop-in "
                                        "folder (/etc/containerd/conf.d/*.toml)")
     else:
         assert rb.layout_reason is None
@@ -67,7 +67,7 @@ def test_a_node_whose_config_imports_no_conf_d_is_edited_in_place(tmp_path):
     finally:
         rb.finish()
     assert rb.p.layout == "inplace"
-    assert rb.layout_reason.en == "layout inplace: /etc/containerd/config.toml imports no conf.d folder"
+    assert rb.layout_reason.en == "inplace: /etc/containerd/config.toml imports no conf.d folder"
 
 
 def test_a_node_writes_no_answer_file_and_keeps_their_facts_as_evidence(tmp_path):

@@ -89,7 +89,7 @@ def test_failed_run_names_the_step_and_message_at_the_top(runs):
     # the plan refused before its first write: every other step is shown as not run, and nothing was written
     done = {s["step"]: s["status"] for s in record["steps"]}
     assert done[6] == "failed" and all(done[n] == "skipped" for n in (1, 2, 3, 4, 5, 7, 8))
-    assert "Nothing was written" in text and "CDI" in text
+    assert "before anything was written" in text and "CDI" in text
     assert (root / CONFIG).read_bytes() == BASE and not (root / TOOLKIT).exists(), "a refused run writes nothing"
 
 

@@ -127,7 +127,9 @@ def test_a_missing_toolkit_file_is_said_missing_even_after_a_failed_step(tmp_pat
     root = lab_root(tmp_path, good_with("SystemdCgroup = true\n\n    [plugins", 'SystemdCgroup = "true"\n\n    [plugins'))
     (root / TOOLKIT / "report.txt").unlink()
     p = verdict(check(root), 8, "file.missing")
-    assert "SYSTEMD_CGROUP=true" in p.fix.en and "HANDLER=nvidia" in p.fix.ko
+    # the lines it holds once step 3 is fixed are the finding's value; the fix gives each line's rule (issue 51)
+    assert "SYSTEMD_CGROUP=true" in p.values["expected"] and "HANDLER=nvidia" in p.values["expected"]
+    assert "SYSTEMD_CGROUP=<" in p.fix.en and "HANDLER 줄은" in p.fix.ko and '"true"' not in p.fix.en + p.fix.ko
 
 
 def test_parsed_txt_may_list_the_runtimes_in_the_order_tomllib_reads_them(tmp_path):

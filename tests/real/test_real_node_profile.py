@@ -227,7 +227,7 @@ def apply_and_remove(tmp_path: Path, label: str) -> tuple[Path, dict]:
               "-p", "containerd_bin", str(containerd))
     proc = papermill(root, tmp_path / "apply.ipynb", *common)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "layout dropin" in proc.stdout, proc.stdout
+    assert "배치 / layout: dropin" in proc.stdout, proc.stdout  # the layout under its own label (issue 51)
     dropin = root / "etc/containerd/conf.d/99-nvidia.toml"
     assert dropin.is_file()
     assert (root / "etc/containerd/config.toml").read_bytes() == config  # its imports already read the drop-in

@@ -91,7 +91,10 @@ def test_a_report_copied_from_the_broken_config_passes_and_one_of_its_own_fails(
     results = check(root)
     assert results[8].status == "failed"  # a mistake of its own, its fix from the corrected inputs
     (p,) = results[8].problems
-    assert "HANDLER=nvidia" in p.fix.en and "SYSTEMD_CGROUP=true" in p.fix.en and '"true"' not in p.fix.en
+    # the wrong line named with its rule (issue 51), not every expected line; never the broken config's value
+    assert "line 5: HANDLER must be the handler parsed" in p.fix.en and "line 4: SYSTEMD_CGROUP must be" in p.fix.en
+    assert "RUNTIME_TYPE" not in p.fix.en, p.fix.en  # only the wrong lines
+    assert '"true"' not in p.fix.en and "HANDLER=nvidia" in p.what.en
 
 
 def test_the_unquoted_header_is_one_finding(tmp_path):

@@ -7,6 +7,8 @@ holds the mistakes students make; these are the rules behind every one of them).
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from grading_helpers import GOOD, TOOLKIT, check, lab_root, run_all
@@ -22,13 +24,15 @@ def _only_finding(results, step: int):
     return problems[0]
 
 
-def _names_the_file_and_the_fix(p, lab_path: str, expected: str) -> None:
-    """Both languages: the file in what is wrong, the whole expected content in the fix, no value left out."""
+def _names_the_file_and_the_fix(p, lab_path: str, expected: str, fix: str) -> None:
+    """Both languages: the file in what is wrong, no value left out; the fix says ``fix`` (English) and never the
+    whole expected content (issue 51: the rule to apply, not the full answer)."""
     assert p.path == lab_path
     for said in (p.what.en, p.what.ko):
         assert lab_path in said and "None" not in said and "{" not in said, said
     for said in (p.fix.en, p.fix.ko):
-        assert expected in said and "None" not in said, said
+        assert expected not in said and "None" not in said and "<" + "rules>" not in said, said
+    assert fix in p.fix.en, p.fix.en
 
 
 @pytest.mark.parametrize("written", [
@@ -41,7 +45,8 @@ def test_a_file_that_differs_only_by_its_line_endings_is_said_so(tmp_path, writt
     (root / TOOLKIT / "default.txt").write_bytes(written)
     p = _only_finding(check(root), 4)
     assert p.code == "file.line_endings", p
-    _names_the_file_and_the_fix(p, DEFAULT, DEFAULT_SHOWN)
+    # the command as pasted: the file under the root (issue 51)
+    _names_the_file_and_the_fix(p, DEFAULT, DEFAULT_SHOWN, f"sed -i 's/\\r$//' {os.path.realpath(root)}{DEFAULT}")
 
 
 @pytest.mark.parametrize("systemd_cgroup, python, toml", [(True, "True", "true"), (False, "False", "false")])
@@ -63,23 +68,26 @@ def test_a_boolean_as_python_prints_it_is_named_with_its_toml_spelling(tmp_path,
     # the file, the line and the whole fix, in both languages
     assert p.what.en.startswith(f"line 4 of {REPORT} spells the boolean")
     assert p.what.ko.startswith(f"{REPORT} 의 4번째 줄이")
-    _names_the_file_and_the_fix(p, REPORT, shown)
+    _names_the_file_and_the_fix(p, REPORT, shown, f"write SYSTEMD_CGROUP={toml} (in Python, str(value).lower()).")
 
 
-@pytest.mark.parametrize("written, line, en, ko", [
+@pytest.mark.parametrize("written, line, en, ko, fix", [
     # two wrong lines: each named with its number, what it holds and what it must hold, one after the other
     ("DEFAULT=nvidia\nWHY=other\n", 1,
      "line 1 DEFAULT=nvidia → DEFAULT=runc; line 2 WHY=other → WHY=runtimeclass",
-     "1번째 줄 DEFAULT=nvidia → DEFAULT=runc; 2번째 줄 WHY=other → WHY=runtimeclass"),
+     "1번째 줄 DEFAULT=nvidia → DEFAULT=runc; 2번째 줄 WHY=other → WHY=runtimeclass",
+     "line 1: DEFAULT must be the default_runtime_name containerd reads from your config; line 2: WHY must be runtimeclass"),
     # a line too many: the fix says to delete it
-    ("DEFAULT=runc\nWHY=runtimeclass\nEXTRA=1\n", 3, "line 3 EXTRA=1 → (delete)", "3번째 줄 EXTRA=1 → (지울 줄)"),
+    ("DEFAULT=runc\nWHY=runtimeclass\nEXTRA=1\n", 3, "line 3 EXTRA=1 → (delete)", "3번째 줄 EXTRA=1 → (지울 줄)",
+     "by its rule: delete line 3"),
     # a line too few: said missing
-    ("DEFAULT=runc\n", 2, "line 2 (missing) → WHY=runtimeclass", "2번째 줄 (없음) → WHY=runtimeclass"),
+    ("DEFAULT=runc\n", 2, "line 2 (missing) → WHY=runtimeclass", "2번째 줄 (없음) → WHY=runtimeclass",
+     "by its rule: line 2: WHY must be runtimeclass"),
     # a wrong value in a \r\n file: the line as the student sees it, without the carriage return
     ("DEFAULT=nvidia\r\nWHY=runtimeclass\r\n", 1, "line 1 DEFAULT=nvidia → DEFAULT=runc;",
-     "1번째 줄 DEFAULT=nvidia → DEFAULT=runc;"),
+     "1번째 줄 DEFAULT=nvidia → DEFAULT=runc;", "by its rule: line 1: DEFAULT must be the default_runtime_name"),
 ])
-def test_a_file_that_differs_names_every_wrong_line_and_the_whole_fix(tmp_path, written, line, en, ko):
+def test_a_file_that_differs_names_every_wrong_line_and_each_ones_rule(tmp_path, written, line, en, ko, fix):
     root = lab_root(tmp_path)
     (root / TOOLKIT / "default.txt").write_bytes(written.encode())
     p = _only_finding(check(root), 4)
@@ -87,7 +95,7 @@ def test_a_file_that_differs_names_every_wrong_line_and_the_whole_fix(tmp_path, 
     assert p.line == line
     assert en in p.what.en and ko in p.what.ko, p.what
     assert "\r" not in p.what.en + p.what.ko
-    _names_the_file_and_the_fix(p, DEFAULT, DEFAULT_SHOWN)
+    _names_the_file_and_the_fix(p, DEFAULT, DEFAULT_SHOWN, fix)
 
 
 SPACE_END, SPACE_START = ("a space at the end", "줄 끝에 공백"), ("a space at the start", "줄 앞에 공백")
@@ -172,7 +180,9 @@ def test_a_runtime_with_another_binary_and_no_runtime_type_in_a_lab_is_the_stude
     assert [p.code for p in results[2].problems] == ["runtime.type_missing"]
     assert [p.code for p in results[3].problems] == ["options.binary_name.wrong"]
     (p,) = results[8].problems
-    assert p.code == "file.missing" and "RUNTIME_TYPE=io.containerd.runc.v2" in p.fix.en, p.fix.en
+    # the fix: every line's rule (issue 51), the line the corrected config gives kept as the finding's value
+    assert p.code == "file.missing" and "RUNTIME_TYPE=io.containerd.runc.v2" in p.values["expected"], p.values
+    assert "RUNTIME_TYPE=<the runtime_type parsed from your config" in p.fix.en, p.fix.en
 
 
 # --- the words of a file's findings: the file by its path, the step that blocks it -------------------------------
@@ -204,7 +214,8 @@ def test_a_missing_file_behind_a_failed_step_is_told_to_wait_for_that_step(tmp_p
     lab = f"/{TOOLKIT}/report.txt"
     assert (p.code, p.path) == ("file.missing", lab)  # the fixed config gives every line: they are shown
     assert p.what.en == f"{lab} is missing."
-    assert p.fix.en.startswith("create it with: CONFIG_VERSION=2 / RUNTIME=nvidia / RUNTIME_TYPE=io.containerd.runc.v2")
+    assert p.fix.en.startswith("create it, one line each, every value read from your own files: CONFIG_VERSION=<")
+    assert "io.containerd.runc.v2" not in p.fix.en  # the rule to apply, not the answer (issue 51)
 
 
 @pytest.mark.parametrize("text, shown", [

@@ -140,7 +140,8 @@ def test_a_wrong_parsed_txts_fix_lists_the_runtimes_in_the_configs_order(tmp_pat
     assert text.index("runtimes.runc]") < text.index("runtimes.nvidia]")
     (root / TOOLKIT / "parsed.txt").write_text("VERSION=2\nRUNTIMES=runc\n")
     (p,) = check(root)[5].problems
-    assert p.code == "file.differs" and "RUNTIMES=runc,nvidia" in p.fix.en and "nvidia,runc" not in p.fix.en
+    assert p.code == "file.differs" and "RUNTIMES=runc,nvidia" in p.what.en and "nvidia,runc" not in p.what.en
+    assert "line 2: RUNTIMES must be" in p.fix.en, p.fix.en  # the fix: the line's rule (issue 51), not the answer
     (root / TOOLKIT / "parsed.txt").write_text("VERSION=2\nRUNTIMES=nvidia,runc\n")
     rb = Run(validate(root=str(root))).start()
     try:

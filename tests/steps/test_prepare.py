@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from importlib import resources
 
+import os
+
 import pytest
 
 from grading_helpers import TOOLKIT, check, lab_root
@@ -23,7 +25,9 @@ def test_a_missing_folder_a_neighbour_nearly_names_is_found_with_the_mv(tmp_path
     (root / TOOLKIT).rename(root / typed)
     problems = check(root, toolkit_dir=toolkit_dir)[1].problems
     assert [p.code for p in problems] == ["prepare.misnamed"], [p.what.en for p in problems]
-    assert problems[0].path == toolkit_dir and problems[0].fix.en == f"mv /{typed} {toolkit_dir}"
+    # the mv as a person pastes it: both paths under the root (issue 51: without it, it moved the host's folders)
+    at = os.path.realpath(root)
+    assert problems[0].path == toolkit_dir and problems[0].fix.en == f"mv {at}/{typed} {at}{toolkit_dir}"
 
 
 @pytest.mark.parametrize("neighbour", ["toolkit-old", "tools"])
@@ -69,7 +73,8 @@ def test_a_config_missing_or_empty_is_said_at_the_config_with_the_copy_of_the_ba
     [problem] = check(root, base_config=base)[1].problems
     assert (problem.code, problem.path, problem.line) == (code, config, None)
     assert (problem.what.ko, problem.what.en) == (ko.format(config=config), en.format(config=config))
-    assert (problem.fix.ko, problem.fix.en) == (f"cp {base} {config}", f"cp {base} {config}")
+    at = os.path.realpath(root)  # the cp as pasted: under the root, never the host's /etc/containerd (issue 51)
+    assert (problem.fix.ko, problem.fix.en) == (f"cp {at}{base} {at}{config}", f"cp {at}{base} {at}{config}")
 
 
 def _planned_copy(root):

@@ -7,6 +7,7 @@ without the variants) writes. The verdict reads the disk afterwards."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -250,7 +251,8 @@ def test_the_verdict_finds_a_retired_file_back(tmp_path):
     assert [p.path for p in back] == [report]
     for said in (back[0].what.en, back[0].what.ko):  # the file named, and the fix that removes it
         assert said.endswith(f": {report}"), said
-    assert back[0].fix.en == f"rm {report}" and back[0].fix.ko == f"rm {report}"
+    at = os.path.realpath(root) + report  # the rm as pasted: under the root (issue 51)
+    assert back[0].fix.en == f"rm {at}" and back[0].fix.ko == f"rm {at}"
 
 
 def test_cdi_settings_no_run_wrote_stay_when_the_runbooks_spec_goes(tmp_path):

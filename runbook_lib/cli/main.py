@@ -247,7 +247,7 @@ def cmd_run_many(args, notebook: Path, declared: dict, roots: list[str]) -> int:
 def render_run(manifest: dict, run_dir: Path | None = None) -> str:
     """The steps, then the result; a failed run ends with its own reason and where its notebook is
     (runbook_lib/evidence/stop_reason.py), never the name of the exception papermill raised."""
-    from runbook_lib.findings.text import once, under_step
+    from runbook_lib.findings.text import once, under_step, warnings
     from runbook_lib.steps.status import verdict
 
     lines, said = [], set()
@@ -262,7 +262,9 @@ def render_run(manifest: dict, run_dir: Path | None = None) -> str:
         lines.append(f"  {number:<5} {rec.get('id', ''):<13} {rec.get('status', ''):<10} {title}")
         lines += once(under_step(rec), said)  # where, what, the fix: what an operator needs, each said once
     mode = manifest.get("mode") or (manifest.get("parameters") or {}).get("mode") or "apply"  # stopped early: as asked
-    lines.append(f"{bilingual(say('label.result'))}: {bilingual(verdict(manifest['ok']))} ({manifest['label']}, mode={mode})")
+    result = f"{bilingual(say('label.result'))}: {bilingual(verdict(manifest['ok']))} ({manifest['label']}, mode={mode})"
+    warned = len({(p.get("code"), str(p.get("what"))) for rec in manifest["steps"] for p in warnings(rec)})
+    lines.append(result + (f", {bilingual(say('label.warnings_under', n=warned))}" if warned else ""))
     if not manifest["ok"]:
         lines += _why(manifest, run_dir, "\n".join(lines))
     return "\n".join(lines)

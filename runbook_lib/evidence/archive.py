@@ -157,11 +157,14 @@ def build_manifest(*, label: str, notebook: Path, parameters: dict, started: _dt
 
 
 def _brief(rec: dict) -> dict:
-    """A step as the manifest keeps it; a failed step keeps its errors (file, line, what, the fix), so that
-    `runbook run`, a fleet's summary and Ansible can say what to fix without opening the notebook."""
+    """A step as the manifest keeps it; a failed step keeps its errors (file, line, what, the fix), and every step
+    its warnings (a runtime whose cgroup driver is not the default runtime's), so that `runbook run`, a fleet's
+    summary and Ansible can say what to fix or look at without opening the notebook."""
     out = {k: rec.get(k) for k in ("step", "id", "title", "status", "message", "backup")}
-    if rec.get("status") == "failed":
-        out["problems"] = [p for p in rec.get("problems") or [] if isinstance(p, dict) and p.get("severity") == ERROR]
+    found = [p for p in rec.get("problems") or [] if isinstance(p, dict)]
+    kept = [p for p in found if p.get("severity") != ERROR or rec.get("status") == "failed"]
+    if kept:
+        out["problems"] = kept
     return out
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from runbook_lib.evidence.archive import records
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.messages import bilingual
-from runbook_lib.findings.text import once, under_step
+from runbook_lib.findings.text import once, under_step, warnings
 from runbook_lib.steps.status import verdict
 
 
@@ -43,7 +43,9 @@ def render(path: Path) -> tuple[list[str], int]:
     ok = bool(summary and summary.get("ok") and summary.get("final"))
     if not summary or not summary.get("final"):
         lines.append(f"  {bilingual(say('show.stopped_before_summary'))}")
-    lines.append(f"{bilingual(say('label.result'))}: {bilingual(verdict(ok))}")
+    warned = len({(p.get("code"), str(p.get("what"))) for rec in final.values() for p in warnings(rec)})
+    lines.append(f"{bilingual(say('label.result'))}: {bilingual(verdict(ok))}"
+                 + (f", {bilingual(say('label.warnings_under', n=warned))}" if warned else ""))
     return lines, 0 if ok else 1
 
 

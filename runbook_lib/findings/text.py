@@ -101,12 +101,19 @@ def under_step(rec: dict, indent: str = "      ") -> list[str]:
     status = rec.get("status")
     problems = [p for p in rec.get("problems") or [] if isinstance(p, dict) and p.get("severity") == ERROR] \
         if status == "failed" else []
+    # a warning is a finding of every status (a runtime whose cgroup driver is not the default runtime's)
+    warned = [line for p in warnings(rec) for line in (lambda ko, en: [f"{indent}! {ko}", f"{indent}  {en}"])(*_both(p.get("what")))]
     if problems:
-        return [line for p in problems for line in lines(p, indent=indent)]
+        return [line for p in problems for line in lines(p, indent=indent)] + warned
     if status in ("failed", "blocked"):
         ko, en = _both(rec.get("message"))
-        return [f"{indent}{ko}", f"{indent}{en}"]
-    return []
+        return [f"{indent}{ko}", f"{indent}{en}"] + warned
+    return warned
+
+
+def warnings(rec: dict) -> list[dict]:
+    """A step record's warnings (findings that do not fail it), as the record keeps them."""
+    return [p for p in rec.get("problems") or [] if isinstance(p, dict) and p.get("severity") not in (None, ERROR)]
 
 
 def once(lines: list[str], said: set[str]) -> list[str]:

@@ -91,7 +91,18 @@ def terminal_lines(rb: Run, results: list[StepResult], *, ok: bool) -> list[str]
     for (status, _, _), (message, steps) in groups.items():
         said = outcome(status)
         lines.append(f"  {said.mark} {', '.join(steps):>7}  {bilingual(said.said)}: {bilingual(message)}")
-    lines.append(f"{bilingual(say('label.result'))}: {bilingual(verdict(ok))} (mode={rb.p.mode})")
+    # a warning is a finding too (a runtime whose cgroup driver is not the default runtime's): said under its
+    # step's number and counted in the result line, never only in a cell
+    warned: list[Problem] = []
+    for r in results:
+        for p in r.problems:
+            if not p.is_error and not any(p.same(q) for q in warned):
+                warned.append(p)
+                lines.append(f"  ! {str(r.step):>7}  {bilingual(p.what)}")
+    result = f"{bilingual(say('label.result'))}: {bilingual(verdict(ok))} (mode={rb.p.mode})"
+    if warned:
+        result += f", {bilingual(say('label.warnings', n=len(warned)))}"
+    lines.append(result)
     return lines
 
 

@@ -143,3 +143,8 @@ def test_a_cgroup_driver_other_than_the_default_runtimes_is_a_finding_on_a_node(
     steps = step_records(tmp_path / "out.ipynb")
     assert "options.systemd_cgroup.differs_from_default" in [p["code"] for p in steps[3]["problems"]]
     assert _nvidia(root)["options"]["SystemdCgroup"] is True
+    # in the terminal too, under its step and counted in the result line
+    warned = [line for line in proc.stdout.splitlines() if line.lstrip().startswith("! ")]
+    assert len(warned) == 1 and "SystemdCgroup (true) disagrees with the default runtime runc's (false)" in warned[0]
+    result = [line for line in proc.stdout.splitlines() if line.startswith("결과 / result:")]
+    assert result and "1 warning (the ! line above)" in result[-1], proc.stdout

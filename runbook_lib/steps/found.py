@@ -74,8 +74,6 @@ def cdi(run) -> Msg | None:
 
 
 def runtimeclass(run) -> Msg | None:
-    if not run.answer_files:  # a node's RuntimeClass is evidence only: the node's verdict says what it is
-        return None
     from runbook_lib.k8s import runtimeclass as rc
 
     path = run.tk("runtimeclass.yaml")
@@ -87,4 +85,12 @@ def runtimeclass(run) -> Msg | None:
     if not isinstance(doc, dict):
         return None
     name = (doc.get("metadata") or {}).get("name") if isinstance(doc.get("metadata"), dict) else None
+    if not run.answer_files:  # a node's RuntimeClass is the manifest to apply: its handler as containerd reads it now
+        try:
+            eff = run.effective()
+        except RunbookError:
+            return None
+        runtimes = run.consumer.runtimes(eff.data, eff.version)[0] or {}
+        return say("found.runtimeclass.node", name=name or "-", handler=doc.get("handler") or "-",
+                   runtimes=", ".join(runtimes) or "-")
     return say("found.runtimeclass", file=posixpath.basename(path), name=name or "-", handler=doc.get("handler") or "-")

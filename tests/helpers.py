@@ -156,3 +156,26 @@ def other_spec(kind: str, devices=("all", "0")) -> str:
     """A CDI spec of another vendor's ``kind`` defining ``devices`` (never a conflict with ours)."""
     names = "".join(f"  - name: {d}\n    containerEdits:\n      env: [VENDOR_DEVICE={d}]\n" for d in devices)
     return f'cdiVersion: "0.5.0"\nkind: {kind}\ndevices:\n{names}'
+
+
+# The node's own CDI spec, as `nvidia-ctk cdi generate` writes it on a one-GPU node (a DGX or an EKS GPU node has
+# one): the node profile judges it where it is and needs no nvidia-ctk of this machine to make one, and looks up
+# every path it names on the node (issue 51): the node runs with a GPU node's /dev (papermill_as_node's gpus).
+NODE_SPEC = """---
+cdiVersion: 0.5.0
+kind: nvidia.com/gpu
+devices:
+- name: "0"
+  containerEdits:
+    deviceNodes:
+    - path: /dev/nvidia0
+- name: all
+  containerEdits:
+    deviceNodes:
+    - path: /dev/nvidia0
+containerEdits:
+  env:
+  - NVIDIA_VISIBLE_DEVICES=void
+  deviceNodes:
+  - path: /dev/nvidiactl
+"""

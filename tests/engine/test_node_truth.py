@@ -16,7 +16,7 @@ import tomllib
 import pytest
 
 from grading_helpers import papermill, step_records
-from helpers import TEST_DATA
+from helpers import NODE_SPEC, TEST_DATA  # the node's own spec: its device files exist under the root
 
 CONFIG = "etc/containerd/config.toml"
 DEFAULTS = {
@@ -24,22 +24,6 @@ DEFAULTS = {
     "containerd-2.4.2": (TEST_DATA / "containerd/containerd-2.4.2-default.toml", False),
     "containerd-2.3-v4": (TEST_DATA / "distro/containerd-2.3-config-v4.toml", True),
 }
-# what `nvidia-ctk cdi generate` writes on a one-GPU node (trimmed): its device files exist under the root
-NODE_SPEC = """cdiVersion: 0.5.0
-kind: nvidia.com/gpu
-devices:
-- name: "0"
-  containerEdits:
-    deviceNodes:
-    - path: /dev/nvidia0
-- name: all
-  containerEdits:
-    deviceNodes:
-    - path: /dev/nvidia0
-containerEdits:
-  deviceNodes:
-  - path: /dev/nvidiactl
-"""
 # the steps whose verdict describes the nvidia runtime: 2 its table, 3 its options, 5 the runtimes parsed,
 # 7 the RuntimeClass naming it, 8 the report of it
 DESCRIBE_NVIDIA = (2, 3, 5, 7, 8)

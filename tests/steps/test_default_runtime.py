@@ -119,27 +119,8 @@ def test_an_empty_config_is_judged_by_the_base_step_1_copies_into_it(tmp_path):
 
 # --- auto on a real node's "/", through the user's own command (issue 44) -------------------------------------
 
-# The node's own CDI spec, as `nvidia-ctk cdi generate` writes it on a one-GPU node (a DGX or an EKS GPU node has
-# one): the node profile judges it where it is and needs no nvidia-ctk of this machine to make one, and looks up
-# every path it names on the node (issue 51): the node runs with a GPU node's /dev (papermill_as_node's gpus).
-NODE_SPEC = """---
-cdiVersion: 0.5.0
-kind: nvidia.com/gpu
-devices:
-- name: "0"
-  containerEdits:
-    deviceNodes:
-    - path: /dev/nvidia0
-- name: all
-  containerEdits:
-    deviceNodes:
-    - path: /dev/nvidia0
-containerEdits:
-  env:
-  - NVIDIA_VISIBLE_DEVICES=void
-  deviceNodes:
-  - path: /dev/nvidiactl
-"""
+# The node's own CDI spec (tests/helpers.py): the node runs with a GPU node's /dev (papermill_as_node's gpus).
+from helpers import NODE_SPEC  # noqa: E402
 
 
 def _node(tmp_path, name):

@@ -11,17 +11,20 @@ from runbook_lib.cli.refused import Refused
 
 
 def as_papermill_reads(text: str):
-    """What papermill's own `-p NAME VALUE` hands the notebook for VALUE: papermill's CLI function itself
-    (papermill.cli._resolve_type: True, False, None, a whole number, a decimal, else the text as given), not a
-    copy of its rules. Nothing is judged here: the notebook's validation (runbook_lib/engine/params.py: validate)
-    judges the value as it does papermill's, so papermill, `runbook` and the Python API accept and refuse the same
-    values with the same words (tests/engine/test_params_one_parser.py)."""
-    from runbook_lib.cdi import format_extras
-
-    format_extras.skip_for_this_process()  # before papermill, as the runner does (runbook_lib/cli/runner.py)
-    from papermill.cli import _resolve_type
-
-    return _resolve_type(text)
+    """What papermill's own `-p NAME VALUE` hands the notebook for VALUE, as its CLI documents it: True, False and
+    None by their words, a whole number, a decimal, else the text as given. Nothing is judged here: the notebook's
+    validation (runbook_lib/engine/params.py: validate) judges the value as it does papermill's, so papermill,
+    `runbook` and the Python API accept and refuse the same values with the same words; the real papermill command
+    and this reading are held to each other by tests/engine/test_params_one_parser.py."""
+    words = {"True": True, "False": False, "None": None}
+    if text in words:
+        return words[text]
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def read_parameters_file(path: str) -> dict:

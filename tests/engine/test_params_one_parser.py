@@ -189,6 +189,11 @@ def test_validate_judges_a_text_as_it_judges_papermills_reading_of_it():
     so on for every text papermill's -p hands on as what it says (the slow tests above run the real programs)."""
     from papermill.cli import _resolve_type
 
+    from runbook_lib.cli.args import as_papermill_reads
+
+    # runbook's own reading of a -p text is papermill's, text for text (the value and its type)
+    assert [(type(as_papermill_reads(t)), repr(as_papermill_reads(t))) for t in TEXTS] == \
+        [(type(_resolve_type(t)), repr(_resolve_type(t))) for t in TEXTS]  # repr: nan is not nan
     wrong = [(p.name, text) for p in PARAMETERS for text in TEXTS
              if verdict(p.name, text) != verdict(p.name, _resolve_type(text))]
     assert not wrong, f"{len(wrong)} disagreements; the first: {wrong[:5]}"

@@ -20,6 +20,7 @@ from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.lifeline import child_preexec
 from runbook_lib.findings.catalog import say
 from runbook_lib.containerd import render
+from runbook_lib.containerd.edit import cgroup_as_read
 from runbook_lib.containerd.default_rule import DefaultRule
 from runbook_lib.containerd.versions import RUNTIME_TYPE, any_cri_disabled_by
 from runbook_lib.containerd.versions import read_by
@@ -104,7 +105,7 @@ def compare(reading: dict, p, written: dict | None, file_default: str | None,
         for item, want, got in ((f"runtimes.{name}.runtime_type", RUNTIME_TYPE, rt.get("runtime_type")),
                                 (f"runtimes.{name}.options.BinaryName", p.binary_name, options.get("BinaryName")),
                                 # a key left out is containerd's zero value, false (runc's options as it decodes them)
-                                (f"runtimes.{name}.options.SystemdCgroup", p.systemd_cgroup, options.get("SystemdCgroup", False))):
+                                (f"runtimes.{name}.options.SystemdCgroup", p.systemd_cgroup, cgroup_as_read(options))):
             ok = got == want and type(got) is type(want)
             rows.append((item, shown(want), shown(got), ok))
             if ok:

@@ -11,7 +11,7 @@ from runbook_lib.k8s.names import closest as _closest
 from runbook_lib.containerd import reads_2x, releases, render
 from runbook_lib.containerd.releases import RuntimeKeys
 from runbook_lib.findings.problem import Problem, say
-from runbook_lib.containerd.edit import default_runtime_name
+from runbook_lib.containerd.edit import cgroup_as_read, default_runtime_name
 from runbook_lib.containerd.default_rule import DefaultRule, names_a_runtime
 from runbook_lib.containerd.effective import Effective, MERGE_1X, import_path, locate
 from runbook_lib.containerd.layout import scan
@@ -245,14 +245,6 @@ def require_runtime(after: Effective, p, lab_path: str) -> None:
         and table["options"].get("BinaryName") == p.binary_name and cgroup_as_read(table["options"]) is p.systemd_cgroup
     if not ok:
         raise ConfigError.of("runtime.not_effective", path=lab_path, lab_path=lab_path)
-
-
-def cgroup_as_read(options) -> object:
-    """SystemdCgroup as containerd reads a runtime's options: a key left out is its zero value, false; anything
-    else as written (a quoted "true" stays a string, its own finding)."""
-    if not isinstance(options, dict):
-        return False
-    return options.get("SystemdCgroup", False)
 
 
 def cgroup_disagreement(eff: Effective, p) -> Problem | None:

@@ -56,6 +56,14 @@ class EditPlan:
         return self.text != old
 
 
+def cgroup_as_read(options) -> object:
+    """SystemdCgroup as containerd reads a runtime's options: a key left out is its zero value, false; anything
+    else as written (a quoted "true" stays a string, its own finding)."""
+    if not isinstance(options, dict):
+        return False
+    return options.get("SystemdCgroup", False)
+
+
 def default_runtime_name(data: dict, version: int) -> str:
     node = get_in(data, containerd_table(version))
     name = node.get("default_runtime_name") if isinstance(node, dict) else None
@@ -298,7 +306,7 @@ def _update_runtime(layout: Layout, data: dict, path: tuple[str, ...], wanted: R
     for rel, want in wanted.settings().items():
         full = path + rel
         current = get_in(data, full)
-        if current is None and rel == (OPTIONS, "SystemdCgroup") and want is False:
+        if current is None and rel == (OPTIONS, "SystemdCgroup") and cgroup_as_read(get_in(data, path + (OPTIONS,))) is want:
             continue  # left out: containerd reads false, its zero value, so the runtime is right as it is
         set_in(expected, full, want)
         if current == want and type(current) is type(want):

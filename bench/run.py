@@ -1,30 +1,23 @@
-"""`make bench`: what a runbook run costs next to papermill's own floor, interleaved and repeated.
+"""`make bench`: issue 52's four figures from one run, each beside its goal (docs/BENCHMARKS.md).
 
-Standard library only; run it with any Python 3.11+ (the Makefile uses the project's). It measures:
+1. a course of 240 roots graded end to end by `runbook grade --jobs 2 --out DIR R1..R240` (results.json, junit.xml,
+   grades.csv, index.html, the feedback pages): wall seconds, and in a run of its own the peak memory summed over
+   all its processes (PSS from /proc/<pid>/smaps_rollup, the process tree sampled every 10 ms);
+2. a class of 24: the instructor's loop (24 plain `papermill notebooks/run.ipynb OUT -p root R -p mode check`, one
+   after another) over `runbook grade --jobs 2` on the same 24 roots;
+3. `runbook grade --notebooks --jobs 2` on those 24 over stock papermill in a pool of 2 (the same 24 commands as
+   the loop, two at a time); "not measured" while `runbook grade` has no `--notebooks`;
+4. plain papermill on a node root (`-p root NODE -p profile node`, apply mode, a fresh root made from containerd
+   1.6.20's default config each time) over the same notebook with every code cell `pass`.
 
-1. an empty parameterized notebook (bench/empty.ipynb) through a STOCK environment (`pip install papermill
-   jupyterlab` in bench/.venv-stock, created on first use) against the whole runbook in the project's
-   environment, `make run` and `runbook run`, each on a fresh lab root (`runbook lab-init`, not timed);
-   for reference also plain `.venv/bin/papermill` on the runbook, the empty notebook through our runner,
-   and the runbook through our runner without papermill's per-cell saves (what those saves cost);
-   and the command the mission types, plain `papermill notebooks/run.ipynb out.ipynb -p root R`, in a NODE
-   install (bench/.venv-node: `pip install .`, no extras), with the empty notebook in that same install,
-   paired round by round with the stock empty run, and the same notebook with every code cell `pass`
-   (node_floor: what the notebook's shape alone costs plain papermill); then where that run's time goes
-   (bench/papermill_phases.py: imports, kernel start, cells, papermill's saves, the kernel's stop);
-2. the runbook's own code cells (the durations papermill records in the executed notebook) and the kernel
-   start alone (bench/kernel_start.py) in both environments;
-3. the edit alone (bench/edit_bench.py) on containerd 1.6's default config and on grown configs;
-4. N roots one after another (N separate `runbook run`) against one `runbook run --jobs 2` over the N roots;
-5. peak memory of a run: the largest process (wait4's ru_maxrss) and the sum over the run's process tree
-   (sampled from /proc every 10 ms).
+Roots are made by `runbook lab-init` (not timed): one finished and one for every mistake of `--list`, then copied,
+half finished and half a mistake. Every round runs each command once, in a rotated order, so a drift of the
+machine's load falls on all of them; the report gives medians over rounds, the median of the per-round ratios,
+CPU time (user+sys of the whole process tree, from wait4) beside wall, and the load average before and after.
+Standard library only, run by the project's .venv (its `runbook` and `papermill`); the notebook's kernel is the one
+its metadata names. Results go to bench/results/latest.json (not committed).
 
-Each round runs every command once, in a rotated order, so slow drifts of the machine's load hit all of
-them alike; the report gives medians over rounds and the ratios of those medians (and the median of the
-per-round ratios). Wall time is what a user waits; CPU time (user+sys of the whole process tree) is given
-beside it because it is far less disturbed by other work on the machine.
-
-    python bench/run.py [--quick] [--rounds 5] [--par-rounds 2] [--roots 20] [--class-rounds 3] [--out bench/results/latest.json]
+    .venv/bin/python bench/run.py [--quick] [--rounds N] [--course 240] [--students 24] [--out FILE]
 """
 
 from __future__ import annotations
@@ -41,689 +34,437 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-BENCH = REPO / "bench"
-PROJECT_BIN = REPO / ".venv" / "bin"
-PROJECT_PY = PROJECT_BIN / "python"
-STOCK = BENCH / ".venv-stock"
-STOCK_BIN = STOCK / "bin"
-NODE = BENCH / ".venv-node"  # `pip install .`: no lab/test/fleet extras, as the Ansible role and DaemonSet install it
-NODE_BIN = NODE / "bin"
-EMPTY = BENCH / "empty.ipynb"
-PAGE = os.sysconf("SC_PAGE_SIZE")
+BIN = REPO / ".venv" / "bin"
+RUNBOOK, PAPERMILL, PYTHON = BIN / "runbook", BIN / "papermill", BIN / "python"
+NOTEBOOK = REPO / "notebooks" / "run.ipynb"
+NODE_CONFIG = REPO / "tests" / "fixtures" / "containerd" / "containerd-1.6.20-default.toml"
+QUIET = ["--log-level", "WARNING", "--no-progress-bar"]
 MIB = 1024 * 1024
 
-TARGETS = {
-    "class: papermill loop / runbook grade --jobs 2 (wall, median per round)": 40,
-    "class --jobs 2: peak memory of all processes, MiB (PSS)": 300,
-    "course of 240: runbook grade --jobs 2, end to end (wall s, median)": 10,
-    "course of 240 --jobs 2: peak memory of all processes, MiB (PSS)": 300,
-    "node_plain / node_floor (wall, median per round)": 1.10,
-    "node_plain / stock_empty (wall, median per round)": 0.55,
-    "make_run / stock_empty (wall)": 0.40,
-    "runbook_run / stock_empty (wall)": 0.55,
-    "code cells, s": 0.3,
-    "edit on 1.6 default, ms": 50,
-    "20 roots: sequential / jobs2": 1.7,
-    "peak memory per run, MiB": 150,
-}
+# (key, what is measured, goal, "max" or "min"): the figures `make bench` ends with
+FIGURES = (
+    ("course_wall", "1. a course of {course}: `runbook grade --jobs 2`, end to end, wall s", 5.0, "max"),
+    ("course_pss", "1. a course of {course}: peak memory over all its processes, MiB PSS", 300.0, "max"),
+    ("class_speedup", "2. a class of {students}: papermill loop / `runbook grade --jobs 2`, wall", 100.0, "min"),
+    ("notebooks_ratio", "3. a class of {students}: `runbook grade --notebooks --jobs 2` / papermill pool of 2, wall",
+     1.0, "max"),
+    ("node_ratio", "4. a node: plain papermill / the same notebook with every code cell `pass`, wall", 1.10, "max"),
+)
 
 
-# --- running one command ---------------------------------------------------------------------------------
+# --- pure parts (tests/bench/test_bench_run.py) --------------------------------------------------------------
 
 
-def _tree_rss(root_pid: int, pss: bool = False):
-    """Resident bytes of root_pid and every descendant, from /proc (a sample); with pss, (RSS, PSS)."""
-    parent: dict[int, int] = {}
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def ratio(num: list[dict], den: list[dict]) -> dict | None:
+    """num over den from the same rounds: the median of the per-round wall ratios (the figure: a drift of the
+    machine's load between rounds cancels), the ratio of the wall medians and of the CPU medians beside it."""
+    pairs = [(a, b) for a, b in zip(num, den) if a and b]
+    if not pairs:
+        return None
+    return {"median_per_round": med([a["wall"] / b["wall"] for a, b in pairs]),
+            "of_medians": med([a["wall"] for a, _ in pairs]) / med([b["wall"] for _, b in pairs]),
+            "cpu_of_medians": med([a["cpu"] for a, _ in pairs]) / med([b["cpu"] for _, b in pairs])}
+
+
+def judge(value: float | None, goal: float, sense: str) -> bool | None:
+    """Whether a measured value meets its goal ("max": at most, "min": at least); None when not measured."""
+    if value is None:
+        return None
+    return value <= goal if sense == "max" else value >= goal
+
+
+def mistake_kinds(listing: str) -> list[str]:
+    """The mistake kinds in `runbook lab-init --list`'s output (each line that starts with two spaces and a kind)."""
+    return re.findall(r"^  ([a-z0-9]+(?:-[a-z0-9]+)*)\s", listing, flags=re.MULTILINE)
+
+
+def floor_notebook(nb: dict) -> dict:
+    """The notebook with every code cell but the parameters cell `pass` and no outputs: the same cells, narrative
+    and metadata (the kernel), so plain papermill pays for the notebook's shape and nothing of the runbook's work."""
+    nb = json.loads(json.dumps(nb))
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code" and "parameters" not in cell.get("metadata", {}).get("tags", []):
+            cell["source"], cell["outputs"], cell["execution_count"] = "pass", [], None
+    return nb
+
+
+def tree(parents: dict[int, int], root: int) -> set[int]:
+    """root and every descendant of it, from a map of pid -> parent pid."""
+    children: dict[int, list[int]] = {}
+    for pid, ppid in parents.items():
+        children.setdefault(ppid, []).append(pid)
+    found, frontier = {root}, [root]
+    while frontier:
+        for child in children.get(frontier.pop(), []):
+            if child not in found:
+                found.add(child)
+                frontier.append(child)
+    return found
+
+
+# --- running a command -----------------------------------------------------------------------------------
+
+
+def _parents() -> dict[int, int]:
+    out = {}
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
                 with open(f"/proc/{entry.name}/stat", "rb") as f:
-                    fields = f.read().rsplit(b")", 1)[1].split()
-                parent[int(entry.name)] = int(fields[1])
+                    out[int(entry.name)] = int(f.read().rsplit(b")", 1)[1].split()[1])
             except (OSError, IndexError, ValueError):
-                pass
-    pids, frontier = {root_pid}, [root_pid]
-    children: dict[int, list[int]] = {}
-    for pid, ppid in parent.items():
-        children.setdefault(ppid, []).append(pid)
-    while frontier:
-        for child in children.get(frontier.pop(), []):
-            if child not in pids:
-                pids.add(child)
-                frontier.append(child)
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/statm", "rb") as f:
-                total += int(f.read().split()[1]) * PAGE
-        except (OSError, IndexError, ValueError):
-            pass
-    return total if not pss else (total, _tree_pss(pids))
+                pass  # gone meanwhile
+    return out
 
 
-def _tree_pss(pids) -> int:
-    """Proportional set size summed over the processes: a page shared by k of them counts 1/k in each, so the sum
-    is the memory the tree really holds (RSS counts a page the zygote's forks share once in every fork)."""
-    total = 0
+def _memory(pids) -> tuple[int, int]:
+    """(RSS, PSS) summed over pids, in bytes: PSS counts a page k processes share 1/k in each, so its sum is what
+    the tree really holds."""
+    rss = pss = 0
     for pid in pids:
         try:
             with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
                 for line in f:
-                    if line.startswith(b"Pss:"):
-                        total += int(line.split()[1]) * 1024
+                    if line.startswith(b"Rss:"):
+                        rss += int(line.split()[1]) * 1024
+                    elif line.startswith(b"Pss:"):
+                        pss += int(line.split()[1]) * 1024
                         break
         except (OSError, IndexError, ValueError):
             pass
-    return total
+    return rss, pss
 
 
-def run(cmd: list, *, cwd: Path | None = None, sample_memory: bool = False, log: Path | None = None) -> dict:
-    """Run a command to completion: wall seconds, CPU seconds of its whole tree, largest process' RSS."""
-    out = open(log, "ab") if log else subprocess.DEVNULL
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, stdout=out, stderr=out, env=env)
-    peak = [0, 0]
-    stop = threading.Event()
+def run(cmd: list, *, cwd: Path, log: Path, sample_memory: bool = False) -> dict:
+    """Run a command to its end: wall seconds, CPU seconds (user+sys of it and every descendant it waited for,
+    from wait4), its exit code; with sample_memory, the peak of its process tree's summed RSS and PSS."""
+    with open(log, "ab") as out:
+        out.write(f"\n$ {' '.join(map(str, cmd))}\n".encode())
+        out.flush()
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([str(c) for c in cmd], cwd=cwd, stdout=out, stderr=out,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        peak, stop = [0, 0], threading.Event()
 
-    def sampler():
-        while not stop.is_set():
-            rss, pss = _tree_rss(proc.pid, pss=True)
-            peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
-            stop.wait(0.01)
+        def sampler():
+            while not stop.is_set():
+                rss, pss = _memory(tree(_parents(), proc.pid))
+                peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
+                stop.wait(0.01)
 
-    thread = threading.Thread(target=sampler, daemon=True) if sample_memory else None
-    if thread:
-        thread.start()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if thread:
-        stop.set()
-        thread.join()
-    if log:
-        out.close()
-    res = {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "maxrss_mib": usage.ru_maxrss / 1024,
-           "rc": proc.returncode}
+        thread = threading.Thread(target=sampler, daemon=True) if sample_memory else None
+        if thread:
+            thread.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if thread:
+            stop.set()
+            thread.join()
+    res = {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rc": proc.returncode}
     if sample_memory:
-        res["tree_peak_mib"] = peak[0] / MIB
-        res["tree_pss_peak_mib"] = peak[1] / MIB
+        res["rss_peak_mib"], res["pss_peak_mib"] = peak[0] / MIB, peak[1] / MIB
     return res
 
 
-def check_rc(name: str, res: dict, log: Path) -> None:
-    if res["rc"] not in (0,):
-        tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
-        raise SystemExit(f"bench: {name} exited {res['rc']}; its output ends with:\n{tail}")
+class Failed(Exception):
+    """A command did not do what the figure needs; the figure is then not measured."""
 
 
-# --- environments and inputs ------------------------------------------------------------------------------
+def _tail(log: Path) -> str:
+    return log.read_text(errors="replace")[-1500:] if log.exists() else ""
 
 
-def ensure_stock(log: Path) -> None:
-    """bench/.venv-stock: `pip install papermill jupyterlab`, nothing of ours; created once."""
-    stamp = STOCK / ".installed"
-    if stamp.exists():
-        return
-    print("bench: creating the stock environment (pip install papermill jupyterlab) in", STOCK, flush=True)
-    base = getattr(sys, "_base_executable", sys.executable)
-    subprocess.run([base, "-m", "venv", "--clear", str(STOCK)], check=True)
-    with open(log, "ab") as out:
-        subprocess.run([STOCK_BIN / "python", "-m", "pip", "install", "--quiet", "--upgrade", "pip"],
-                       check=True, stdout=out, stderr=out)
-        subprocess.run([STOCK_BIN / "python", "-m", "pip", "install", "--quiet", "papermill", "jupyterlab"],
-                       check=True, stdout=out, stderr=out)
-        subprocess.run([STOCK_BIN / "python", "-m", "ipykernel", "install", "--sys-prefix", "--name", "python3"],
-                       check=True, stdout=out, stderr=out)
-    stamp.touch()
+# --- inputs ----------------------------------------------------------------------------------------------
 
 
-def ensure_node(log: Path) -> None:
-    """bench/.venv-node: `pip install .` into a fresh venv once; then every time the dependencies this checkout
-    adds and the package itself reinstalled, so the figure is for the code as it is now."""
-    base = getattr(sys, "_base_executable", sys.executable)
-    stamp = NODE / ".installed"
-    had_build = (REPO / "build").exists()
-    with open(log, "ab") as out:
-        if not stamp.exists():
-            print("bench: creating the node environment (pip install .) in", NODE, flush=True)
-            subprocess.run([base, "-m", "venv", "--clear", str(NODE)], check=True)
-            subprocess.run([NODE_BIN / "python", "-m", "pip", "install", "--quiet", "--upgrade", "pip"],
-                           check=True, stdout=out, stderr=out)
-            subprocess.run([NODE_BIN / "python", "-m", "pip", "install", "--quiet", str(REPO)],
-                           check=True, stdout=out, stderr=out)
-            stamp.touch()
-        else:  # a dependency added since the environment was made
-            subprocess.run([NODE_BIN / "python", "-m", "pip", "install", "--quiet", str(REPO)],
-                           check=True, stdout=out, stderr=out)
-        subprocess.run([NODE_BIN / "python", "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall",
-                        str(REPO)], check=True, stdout=out, stderr=out)
-    if not had_build:
-        shutil.rmtree(REPO / "build", ignore_errors=True)  # setuptools' in-tree build folder
+def make_roots(work: Path, log: Path) -> tuple[Path, Path, list[str]]:
+    """One finished root and one root for every mistake kind, by `runbook lab-init` (two at a time, not timed)."""
+    listing = subprocess.run([RUNBOOK, "lab-init", "--list"], capture_output=True, text=True, check=True).stdout
+    kinds = mistake_kinds(listing)
+    if not kinds:
+        raise SystemExit(f"bench: no mistake kinds in `runbook lab-init --list`:\n{listing}")
+    templates = work / "templates"
+    jobs = [("finished", ["--finished"])] + [(k, ["--mistake", k]) for k in kinds]
+
+    def init(job):
+        name, flags = job
+        with open(log, "ab") as out:
+            subprocess.run([RUNBOOK, "lab-init", *flags, templates / name], check=True, stdout=out, stderr=out)
+
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(init, jobs))
+    return templates, work, kinds
 
 
-def ensure_project() -> None:
-    if not (REPO / ".venv" / ".installed").exists():
-        subprocess.run(["make", "-s", "-C", str(REPO), "venv"], check=True)
+def class_folder(templates: Path, kinds: list[str], folder: Path, n: int) -> list[Path]:
+    """n roots under folder: every other one finished, the others each a mistake, the kinds in turn."""
+    roots = []
+    for i in range(n):
+        root = folder / f"s{i:03d}"
+        shutil.copytree(templates / ("finished" if i % 2 == 0 else kinds[(i // 2) % len(kinds)]), root,
+                        symlinks=True)
+        roots.append(root)
+    return roots
 
 
-def versions(python: Path) -> dict:
-    code = ("import json, importlib.metadata as m\nout = {}\n"
-            "for d in ('papermill', 'nbclient', 'ipykernel', 'jupyterlab', 'jsonschema', 'rfc3987-syntax', 'nbconvert'):\n"
-            "    try: out[d] = m.version(d)\n    except m.PackageNotFoundError: out[d] = None\n"
-            "print(json.dumps(out))")
-    return json.loads(subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout)
-
-
-def machine() -> dict:
-    info = {"nproc": os.cpu_count(), "python": platform.python_version(), "kernel": platform.release(),
-            "machine": platform.machine()}
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                info["cpu"] = line.split(":", 1)[1].strip()
-                break
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal"):
-                info["mem_gib"] = round(int(line.split()[1]) / 1024 / 1024, 1)
-    except OSError:
-        pass
-    return info
-
-
-def fresh_root(parent: Path, name: str) -> Path:
-    root = parent / name
-    subprocess.run([PROJECT_PY, "-m", "runbook_lib.cli", "lab-init", str(root)], check=True,
-                   stdout=subprocess.DEVNULL)
+def node_root(parent: Path, node_spec: str) -> Path:
+    """A node's root as tests/engine/test_node_truth.py makes one: containerd 1.6.20's default config, the node's
+    own CDI spec (tests/helpers.py NODE_SPEC) and the device files it names."""
+    root = Path(tempfile.mkdtemp(prefix="node-", dir=parent))
+    (root / "etc/containerd").mkdir(parents=True)
+    shutil.copyfile(NODE_CONFIG, root / "etc/containerd/config.toml")
+    (root / "var/run/cdi").mkdir(parents=True)
+    (root / "var/run/cdi/nvidia.yaml").write_text(node_spec)
+    (root / "dev").mkdir()
+    for dev in ("nvidia0", "nvidiactl"):
+        (root / "dev" / dev).write_text("")
     return root
 
 
-def code_cells(nb_path: Path) -> dict:
-    nb = json.loads(nb_path.read_text(encoding="utf-8"))
-    durations = [(c.get("metadata", {}).get("papermill", {}) or {}).get("duration") or 0.0
-                 for c in nb["cells"] if c["cell_type"] == "code"]
-    return {"cells_sum": sum(durations), "cells_n": len(durations), "cells_max": max(durations),
-            "notebook_duration": nb["metadata"].get("papermill", {}).get("duration")}
+def read_node_spec() -> str:
+    code = "import sys; sys.path.insert(0, 'tests'); from helpers import NODE_SPEC; print(NODE_SPEC, end='')"
+    return subprocess.run([PYTHON, "-c", code], cwd=REPO, capture_output=True, text=True, check=True).stdout
 
 
-# --- the scenarios -------------------------------------------------------------------------------------------
+def has_notebooks_option() -> bool:
+    helptext = subprocess.run([RUNBOOK, "grade", "--help"], capture_output=True, text=True).stdout
+    return "--notebooks" in helptext
 
 
-def floor_notebook(work: Path) -> Path:
-    """The runbook's own cells with nothing in them: the same narrative and the same number of code cells,
-    each `pass` (the parameters cell kept, for `-p root`). What plain papermill costs for the notebook's shape
-    alone, before any of the runbook's work or output."""
-    path = work / "floor.ipynb"
-    if not path.exists():
-        nb = json.loads((REPO / "notebooks/run.ipynb").read_text(encoding="utf-8"))
-        for cell in nb["cells"]:
-            if cell["cell_type"] == "code" and "parameters" not in cell["metadata"].get("tags", []):
-                cell["source"] = "pass"
-        path.write_text(json.dumps(nb), encoding="utf-8")
-    return path
+# --- the scenarios ---------------------------------------------------------------------------------------
 
 
-def scenario(name: str, work: Path, log: Path, *, sample_memory: bool = False) -> dict:
-    tmp = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=work))
-    pm_quiet = ["--log-level", "WARNING", "--no-progress-bar"]
-    if name == "stock_empty":
-        res = run([STOCK_BIN / "papermill", *pm_quiet, EMPTY, tmp / "out.ipynb", "-p", "x", "1"],
-                  sample_memory=sample_memory, log=log)
-    elif name == "project_empty":
-        res = run([PROJECT_PY, "-m", "runbook_lib.runner", *pm_quiet, EMPTY, tmp / "out.ipynb", "-p", "x", "1"],
-                  sample_memory=sample_memory, log=log)
-    elif name == "plain_papermill":
-        root = fresh_root(tmp, "root")
-        res = run([PROJECT_BIN / "papermill", *pm_quiet, REPO / "notebooks/run.ipynb", tmp / "out.ipynb",
-                   "-p", "root", root], sample_memory=sample_memory, log=log)
-        res.update(code_cells(tmp / "out.ipynb"))
-    elif name in ("node_plain", "node_floor"):
-        # what the mission types, in a node install: plain papermill, no runner, no engine, no extras; from a
-        # folder of its own, as on a node (from the checkout, the kernel would import the checkout's runbook_lib)
-        root = fresh_root(tmp, "root")
-        notebook = REPO / "notebooks/run.ipynb" if name == "node_plain" else floor_notebook(work)
-        res = run([NODE_BIN / "papermill", *pm_quiet, notebook, tmp / "out.ipynb", "-p", "root", root],
-                  cwd=tmp, sample_memory=sample_memory, log=log)
-        res.update(code_cells(tmp / "out.ipynb"))
-    elif name == "node_empty":
-        res = run([NODE_BIN / "papermill", *pm_quiet, EMPTY, tmp / "out.ipynb", "-p", "x", "1"],
-                  cwd=tmp, sample_memory=sample_memory, log=log)
-    elif name == "runner_nosave":
-        # the runbook through the runner without make and without --show (what `make run` adds around it)
-        root = fresh_root(tmp, "root")
-        res = run([PROJECT_PY, "-m", "runbook_lib.runner", *pm_quiet, "--no-request-save-on-cell-execute",
-                   REPO / "notebooks/run.ipynb", tmp / "out.ipynb", "-p", "root", root],
-                  sample_memory=sample_memory, log=log)
-        res.update(code_cells(tmp / "out.ipynb"))
-    elif name == "make_run":
-        root = fresh_root(tmp, "root")
-        res = run(["make", "-s", "-C", REPO, "run", f"ROOT={root}", f"OUT={tmp}"], sample_memory=sample_memory,
-                  log=log)
-        res.update(code_cells(tmp / "run.ipynb"))
-    elif name == "runbook_run":
-        root = fresh_root(tmp, "root")
-        res = run([PROJECT_BIN / "runbook", "run", "--root", root, "--archive", tmp / "archive", "--label", "bench"],
-                  sample_memory=sample_memory, log=log)
-        (nb,) = (tmp / "archive" / "bench").glob("*/run.ipynb")
-        res.update(code_cells(nb))
-    elif name in ("kernel_project", "kernel_stock"):
-        py = PROJECT_PY if name == "kernel_project" else STOCK_BIN / "python"
-        proc = subprocess.run([py, BENCH / "kernel_start.py", tmp / "k"], capture_output=True, text=True)
-        if proc.returncode:
-            raise SystemExit(f"bench: {name} failed:\n{proc.stderr[-3000:]}")
-        res = {"rc": 0, **json.loads(proc.stdout.strip().splitlines()[-1])}
-        res["wall"] = res["ready"]
-    else:
-        raise ValueError(name)
-    check_rc(name, res, log)
-    shutil.rmtree(tmp, ignore_errors=True)
+def grade(roots: list[Path], tmp: Path, log: Path, *, notebooks: bool = False, sample_memory: bool = False) -> dict:
+    """`runbook grade --jobs 2 --out DIR ROOT...`, and what it must leave in DIR for the figure to count."""
+    out = tmp / "grades"
+    res = run([RUNBOOK, "grade", "--jobs", "2", "--out", out, *(["--notebooks"] if notebooks else []), *roots],
+              cwd=tmp, log=log, sample_memory=sample_memory)
+    if res["rc"] not in (0, 1):  # 1: a student has something to fix
+        raise Failed(f"runbook grade exited {res['rc']}; its output ends with:\n{_tail(log)}")
+    n = len(roots)
+    results = len(list(out.glob("*/results.json"))) + (out / "results.json").exists()
+    pages = len([p for p in out.rglob("*.html") if p.name != "index.html"])
+    missing = [name for name in ("junit.xml", "grades.csv", "index.html") if not (out / name).exists()]
+    missing += ["results.json"] if not results else []
+    missing += [f"feedback pages ({pages} of {n})"] if pages < n else []
+    if notebooks and len(list(out.rglob("*.ipynb"))) < n:
+        raise Failed(f"runbook grade --notebooks left {len(list(out.rglob('*.ipynb')))} notebooks for {n} roots")
+    res["missing"] = missing
     return res
 
 
-def parallel(kind: str, n: int, work: Path, log: Path) -> dict:
-    tmp = Path(tempfile.mkdtemp(prefix=f"{kind}-", dir=work))
-    roots = [fresh_root(tmp, f"student{i:02d}") for i in range(1, n + 1)]
-    archive = tmp / "archive"
-    if kind == "sequential":
-        t0 = time.perf_counter()
-        cpu = 0.0
-        for root in roots:
-            res = run([PROJECT_BIN / "runbook", "run", "--root", root, "--archive", archive, "--label", root.name],
-                      log=log)
-            check_rc(kind, res, log)
-            cpu += res["cpu"]
-        res = {"wall": time.perf_counter() - t0, "cpu": cpu, "rc": 0}
-    else:
-        jobs = kind.removeprefix("jobs")
-        res = run([PROJECT_BIN / "runbook", "run", "--jobs", jobs, *[a for r in roots for a in ("--root", r)],
-                   "--archive", archive], log=log)
-        check_rc(kind, res, log)
-    runs = list(archive.glob("*/*/manifest.json"))
-    ok = sum(json.loads(p.read_text())["ok"] for p in runs)
-    if ok != n:
-        raise SystemExit(f"bench: {kind}: {ok} of {n} runs passed (see {archive})")
-    shutil.rmtree(tmp, ignore_errors=True)
+def papermill_check(root: Path, tmp: Path, log: Path) -> dict:
+    """Plain papermill in check mode on one root, as an instructor types it; exit 1 is a student's failed step."""
+    out = tmp / f"{root.name}.ipynb"
+    res = run([PAPERMILL, *QUIET, NOTEBOOK, out, "-p", "root", root, "-p", "mode", "check"], cwd=tmp, log=log)
+    if res["rc"] not in (0, 1) or not out.exists():
+        raise Failed(f"papermill on {root.name} exited {res['rc']}; its output ends with:\n{_tail(log)}")
     return res
 
 
-# --- a class: what an instructor waits for -----------------------------------------------------------------
+def loop(roots: list[Path], tmp: Path, log: Path) -> dict:
+    t0, cpu = time.perf_counter(), 0.0
+    for root in roots:
+        cpu += papermill_check(root, tmp, log)["cpu"]
+    return {"wall": time.perf_counter() - t0, "cpu": cpu}
 
 
-def make_class(parent: Path, n: int) -> Path:
-    """n student roots: every other one a finished lab, the rest each with one known mistake (not timed)."""
-    folder = parent / "class"
-    code = ("import sys\nfrom runbook_lib.lab.init_root import add_mistakes, finished_lab\n"
-            "from runbook_lib.lab.mistakes import MISTAKES\n"
-            "base, n = sys.argv[1], int(sys.argv[2])\n"
-            "for i in range(n):\n"
-            "    root = f'{base}/s{i:02d}'\n"
-            "    finished_lab(root) if i % 2 == 0 else add_mistakes(root, MISTAKES[(i // 2) % len(MISTAKES)].kind)\n")
-    subprocess.run([PROJECT_PY, "-c", code, folder, str(n)], check=True, stdout=subprocess.DEVNULL)
-    return folder
+def pool(roots: list[Path], tmp: Path, log: Path) -> dict:
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(2) as ex:
+        runs = list(ex.map(lambda r: papermill_check(r, tmp, log), roots))
+    return {"wall": time.perf_counter() - t0, "cpu": sum(r["cpu"] for r in runs)}
 
 
-def class_run(kind: str, folder: Path, work: Path, log: Path, *, sample_memory: bool = False) -> dict:
-    """One class graded one way: `loop` (what an instructor writes without `runbook grade`), `grade`
-    (`runbook grade --jobs 2`) or `class_notebook` (notebooks/class.ipynb through plain papermill, jobs 2)."""
-    roots = sorted(p for p in folder.iterdir() if p.is_dir())
-    tmp = Path(tempfile.mkdtemp(prefix=f"class-{kind}-", dir=work))
-    pm_quiet = ["--log-level", "WARNING", "--no-progress-bar"]
-    if kind == "loop":
-        t0, cpu = time.perf_counter(), 0.0
-        for root in roots:  # papermill exits 1 for a student with a failed step: the notebook is still written
-            res = run([PROJECT_BIN / "papermill", *pm_quiet, REPO / "notebooks/run.ipynb", tmp / f"{root.name}.ipynb",
-                       "-p", "root", root, "-p", "mode", "check"], cwd=tmp, log=log)
-            if res["rc"] not in (0, 1) or not (tmp / f"{root.name}.ipynb").exists():
-                check_rc(kind, res, log)
-            cpu += res["cpu"]
-        res = {"wall": time.perf_counter() - t0, "cpu": cpu, "rc": 0}
-        graded = len(list(tmp.glob("*.ipynb")))
-    elif kind == "grade":
-        res = run([PROJECT_BIN / "runbook", "grade", "--jobs", "2", "--out", tmp / "grades", *roots], cwd=tmp,
-                  log=log, sample_memory=sample_memory)
-        graded = len(json.loads((tmp / "grades" / "grades.json").read_text())["students"])
-        for name in ("junit.xml", "index.html"):  # end to end: the class's files, and each student's
-            if not (tmp / "grades" / name).exists():
-                raise SystemExit(f"bench: class grade: no {name}")
-        graded = min(graded, len(list((tmp / "grades").glob("*/results.json"))))
-    elif kind == "class_notebook":
-        res = run([PROJECT_BIN / "papermill", *pm_quiet, REPO / "notebooks/class.ipynb", tmp / "class-out.ipynb",
-                   "-p", "roots", f"{folder}/*", "-p", "out", tmp / "grades", "-p", "jobs", "2"], cwd=tmp, log=log)
-        graded = len(json.loads((tmp / "grades" / "grades.json").read_text())["students"])
-        nb = json.loads((tmp / "class-out.ipynb").read_text())
-        cell = next(c for c in nb["cells"] if c["cell_type"] == "code" and "cn.grade(" in "".join(c["source"]))
-        res["grading_cell"] = cell["metadata"]["papermill"]["duration"]
-    else:
-        raise ValueError(kind)
-    if res["rc"] not in (0, 1) or graded != len(roots):
-        raise SystemExit(f"bench: class {kind}: {graded} of {len(roots)} students graded (rc {res['rc']}, see {log})")
-    shutil.rmtree(tmp, ignore_errors=True)
+def node(notebook: Path, tmp: Path, log: Path, node_spec: str) -> dict:
+    root = node_root(tmp, node_spec)  # apply writes: a fresh root each time, not timed
+    res = run([PAPERMILL, *QUIET, notebook, tmp / "out.ipynb", "-p", "root", root, "-p", "profile", "node"],
+              cwd=tmp, log=log)
+    if res["rc"] != 0:
+        raise Failed(f"papermill {notebook.name} on a node root exited {res['rc']}; its output ends with:\n"
+                     f"{_tail(log)}")
     return res
 
 
-def class_section(args, work: Path, log: Path, started: float) -> dict:
-    folder = make_class(work, args.students)
-    kinds = ["loop", "grade", "class_notebook"]
-    samples: dict[str, list[dict]] = {k: [] for k in kinds}
-    for r in range(args.class_rounds):
-        for kind in kinds[r % len(kinds):] + kinds[:r % len(kinds)]:
-            samples[kind].append(class_run(kind, folder, work, log))
-        print(f"bench: class of {args.students}, round {r + 1}/{args.class_rounds} done "
-              f"({time.time() - started:.0f} s)", flush=True)
-    memory = [class_run("grade", folder, work, log, sample_memory=True) for _ in range(2)]
-    shutil.rmtree(folder, ignore_errors=True)
-    course = course_section(args, work, log, started)
-    medians = {k: {f: med([x[f] for x in v if f in x]) for f in v[0]} for k, v in samples.items()}
-    per_round = [a["wall"] / b["wall"] for a, b in zip(samples["loop"], samples["grade"])]
-    return {"students": args.students, "samples": samples, "medians": medians,
-            "loop_over_grade": {"median_per_round": med(per_round),
-                                "of_medians": medians["loop"]["wall"] / medians["grade"]["wall"],
-                                "cpu_of_medians": medians["loop"]["cpu"] / medians["grade"]["cpu"]},
-            "notebook_over_grade": medians["class_notebook"]["grading_cell"] / medians["grade"]["wall"],
-            "memory": {"tree_pss_peak_mib": max(m["tree_pss_peak_mib"] for m in memory),
-                       "tree_peak_mib": max(m["tree_peak_mib"] for m in memory),
-                       "maxrss_mib": max(m["maxrss_mib"] for m in memory)},
-            "course": course}
+# --- the run ---------------------------------------------------------------------------------------------
 
 
-def course_section(args, work: Path, log: Path, started: float) -> dict:
-    """A course: `args.course` roots graded end to end by `runbook grade --jobs 2` (every student's run.ipynb,
-    run.html, manifest.json, feedback.html and results.json, then grades.json, junit.xml and the class page),
-    `args.course_rounds` times, the last one with its process tree sampled for memory."""
-    folder = make_class(work / "course", args.course)
-    runs = []
-    for r in range(args.course_rounds):
-        runs.append(class_run("grade", folder, work, log, sample_memory=r == args.course_rounds - 1))
-        print(f"bench: course of {args.course}, round {r + 1}/{args.course_rounds} done "
-              f"({time.time() - started:.0f} s)", flush=True)
-    shutil.rmtree(folder.parent, ignore_errors=True)
-    last = runs[-1]
-    return {"students": args.course, "samples": runs, "wall": med([x["wall"] for x in runs]),
-            "cpu": med([x["cpu"] for x in runs]), "tree_pss_peak_mib": last["tree_pss_peak_mib"],
-            "tree_peak_mib": last["tree_peak_mib"], "maxrss_mib": last["maxrss_mib"]}
-
-
-# --- report ----------------------------------------------------------------------------------------------------
-
-
-def med(xs):
-    return statistics.median(xs) if xs else float("nan")
+def machine() -> dict:
+    info = {"nproc": os.cpu_count(), "python": platform.python_version(), "kernel": platform.release()}
+    try:
+        info["cpu"] = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                           if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    code = ("import json, importlib.metadata as m\nout = {}\n"
+            "for d in ('papermill', 'nbclient', 'jupyter_client', 'ipykernel', 'nbformat'):\n"
+            "    try: out[d] = m.version(d)\n    except m.PackageNotFoundError: out[d] = None\n"
+            "print(json.dumps(out))")
+    info["versions"] = json.loads(subprocess.run([PYTHON, "-c", code], capture_output=True, text=True,
+                                                 check=True).stdout)
+    info["commit"] = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True,
+                                    text=True).stdout.strip()
+    return info
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rounds", type=int, help="rounds of the single-run scenarios (default 5, quick 3)")
-    ap.add_argument("--par-rounds", type=int, help="rounds of the N-roots comparison (default 2, quick 1)")
-    ap.add_argument("--roots", type=int, help="roots in the N-roots comparison (default 20, quick 6)")
-    ap.add_argument("--jobs1", action="store_true", help="also time `runbook run --jobs 1` over the N roots")
-    ap.add_argument("--students", type=int, default=24, help="students in the class comparison (default 24)")
-    ap.add_argument("--class-rounds", type=int, help="rounds of the class comparison (default 3, quick 2)")
-    ap.add_argument("--course", type=int, default=240, help="students in the course graded end to end (default 240)")
-    ap.add_argument("--course-rounds", type=int, help="rounds of the course (default 3, quick 2)")
-    ap.add_argument("--quick", action="store_true",
-                    help="fewer rounds (3 single, 1 of 6 roots, 2 of the class of 24): every figure, ~10-15 min "
-                         "on 2 quiet cores")
-    ap.add_argument("--only", choices=("all", "class"), default="all",
-                    help="class: only the class comparison and its memory (a quicker look)")
-    ap.add_argument("--out", default=str(BENCH / "results" / "latest.json"))
+    ap.add_argument("--quick", action="store_true", help="one round instead of three (a look, not the figures)")
+    ap.add_argument("--rounds", type=int, help="rounds (default 3, --quick 1)")
+    ap.add_argument("--course", type=int, default=240, help="roots in the course (default 240)")
+    ap.add_argument("--students", type=int, default=24, help="roots in the class (default 24)")
+    ap.add_argument("--out", default=str(REPO / "bench" / "results" / "latest.json"))
     args = ap.parse_args(argv)
-    for name, full, quick in (("rounds", 5, 3), ("par_rounds", 2, 1), ("roots", 20, 6), ("class_rounds", 3, 2),
-                              ("course_rounds", 3, 2)):
-        if getattr(args, name) is None:
-            setattr(args, name, quick if args.quick else full)
-    if args.only == "class":
-        return class_only(args)
-
+    rounds = args.rounds or (1 if args.quick else 3)
+    if not RUNBOOK.exists():
+        subprocess.run(["make", "-s", "-C", REPO, "venv"], check=True)
     out_path = Path(args.out)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     log = out_path.with_suffix(".log")
     log.write_text("")
-    ensure_project()
-    ensure_stock(log)
-    ensure_node(log)
+    started, load_before = time.time(), os.getloadavg()
     work = Path(tempfile.mkdtemp(prefix="runbook-bench-"))
-    report: dict = {"machine": machine(), "load_before": os.getloadavg(),
-                    "versions": {"project": versions(PROJECT_PY), "stock": versions(STOCK_BIN / "python"),
-                                 "node": versions(NODE_BIN / "python")},
-                    "rounds": args.rounds, "par_rounds": args.par_rounds, "roots": args.roots}
-    names = ["stock_empty", "node_plain", "make_run", "runbook_run", "plain_papermill", "project_empty",
-             "runner_nosave", "node_empty", "node_floor", "kernel_project", "kernel_stock"]
-    samples: dict[str, list[dict]] = {n: [] for n in names}
-    started = time.time()
-    for r in range(args.rounds):
-        order = names[r % len(names):] + names[:r % len(names)]
-        for name in order:
-            samples[name].append(scenario(name, work, log))
-        print(f"bench: round {r + 1}/{args.rounds} done ({time.time() - started:.0f} s)", flush=True)
-
-    print("bench: where plain papermill's time goes (node install)", flush=True)
-    phases = {"runbook": [], "empty": []}
-    for _ in range(3):
-        for kind, nb_args in (("runbook", [REPO / "notebooks/run.ipynb"]), ("empty", [EMPTY])):
-            tmp = Path(tempfile.mkdtemp(prefix="phases-", dir=work))
-            params = ["-p", "root", fresh_root(tmp, "root")] if kind == "runbook" else ["-p", "x", "1"]
-            proc = subprocess.run([NODE_BIN / "python", BENCH / "papermill_phases.py", *nb_args, tmp / "out.ipynb",
-                                   *params], capture_output=True, text=True, cwd=tmp)
-            if proc.returncode:
-                raise SystemExit(f"bench: papermill_phases failed:\n{proc.stderr[-3000:]}")
-            phases[kind].append(json.loads(proc.stdout.strip().splitlines()[-1]))
-            if kind == "runbook" and "output_costs" not in report:  # what each of its outputs cost those saves
-                costs = subprocess.run([NODE_BIN / "python", BENCH / "output_costs.py", tmp / "out.ipynb"],
-                                       capture_output=True, text=True, check=True)
-                report["output_costs"] = json.loads(costs.stdout.strip().splitlines()[-1])
-            shutil.rmtree(tmp, ignore_errors=True)
-    report["phases"] = {k: {f: med([r[f] for r in v]) for f in v[0]} for k, v in phases.items()}
-
-    print("bench: memory pass", flush=True)
-    memory = {n: [scenario(n, work, log, sample_memory=True) for _ in range(2)]
-              for n in ("stock_empty", "make_run", "runbook_run")}
-
-    print("bench: edit alone", flush=True)
-    edit = json.loads(subprocess.run([PROJECT_PY, BENCH / "edit_bench.py"], capture_output=True, text=True,
-                                     check=True, cwd=REPO).stdout)
-
-    kinds = ["sequential", "jobs2"] + (["jobs1"] if args.jobs1 else [])
-    par: dict[str, list[dict]] = {k: [] for k in kinds}
-    for r in range(args.par_rounds):
-        for kind in (kinds if r % 2 == 0 else kinds[::-1]):
-            par[kind].append(parallel(kind, args.roots, work, log))
-        print(f"bench: {args.roots} roots, round {r + 1}/{args.par_rounds} done ({time.time() - started:.0f} s)",
-              flush=True)
-    print("bench: a class", flush=True)
-    report["class"] = class_section(args, work, log, started)
-    shutil.rmtree(work, ignore_errors=True)
-    report["load_after"] = os.getloadavg()
-    report["seconds"] = round(time.time() - started)
-
-    # medians and ratios
-    m = {n: {k: med([s[k] for s in samples[n] if k in s]) for k in samples[n][0]} for n in names}
-    base = samples["stock_empty"]
-
-    def ratio(name, key="wall"):
-        per_round = [a[key] / b[key] for a, b in zip(samples[name], base)]
-        return {"of_medians": m[name][key] / m["stock_empty"][key], "median_per_round": med(per_round)}
-
-    ratios = {f"{n} / stock_empty": {"wall": ratio(n), "cpu": ratio(n, "cpu")}
-              for n in ("node_plain", "node_floor", "node_empty", "make_run", "runbook_run", "plain_papermill", "project_empty",
-                        "runner_nosave")}
-    cells = med([s["cells_sum"] for n in ("make_run", "runbook_run") for s in samples[n]])
-    pm_ = {k: {"wall": med([s["wall"] for s in v]), "cpu": med([s["cpu"] for s in v])} for k, v in par.items()}
-    speedup = pm_["sequential"]["wall"] / pm_["jobs2"]["wall"]
-    peak = {n: {"tree_peak_mib": max(s["tree_peak_mib"] for s in v), "maxrss_mib": max(s["maxrss_mib"] for s in v)}
-            for n, v in memory.items()}
-    report.update({"samples": samples, "medians": m, "ratios": ratios, "cells_sum_median": cells,
-                   "memory": peak, "edit": edit, "parallel": {"samples": par, "medians": pm_,
-                                                               "speedup_sequential_over_jobs2": speedup}})
-    floor = med([a["wall"] / b["wall"] for a, b in zip(samples["node_plain"], samples["node_floor"])])
-    ratios["node_plain / node_floor"] = {"wall": {"of_medians": m["node_plain"]["wall"] / m["node_floor"]["wall"],
-                                                  "median_per_round": floor},
-                                         "cpu": {"of_medians": m["node_plain"]["cpu"] / m["node_floor"]["cpu"],
-                                                 "median_per_round": med([a["cpu"] / b["cpu"] for a, b in zip(
-                                                     samples["node_plain"], samples["node_floor"])])}}
-    cls = report["class"]
-    verdict = {
-        f"class of {args.students}: papermill loop / runbook grade --jobs 2 (wall, median per round)":
-            cls["loop_over_grade"]["median_per_round"],
-        f"class of {args.students} --jobs 2: peak memory of all processes, MiB (PSS)": cls["memory"]["tree_pss_peak_mib"],
-        **course_verdict(cls),
-        "node_plain / node_floor (wall, median per round)": floor,
-        "node_plain / stock_empty (wall, median per round)": ratios["node_plain / stock_empty"]["wall"]["median_per_round"],
-        "make_run / stock_empty (wall)": ratios["make_run / stock_empty"]["wall"]["of_medians"],
-        "runbook_run / stock_empty (wall)": ratios["runbook_run / stock_empty"]["wall"]["of_medians"],
-        "code cells, s": cells,
-        "edit on 1.6 default, ms": edit["default_1_6"]["median_ms"],
-        "20 roots: sequential / jobs2": speedup,
-        "peak memory per run, MiB": max(v["tree_peak_mib"] for n, v in peak.items() if n != "stock_empty"),
-    }
-    report["targets"] = targets(verdict)
+    try:
+        report = measure(args, rounds, work, log, started)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report.update({"load_before": load_before, "load_after": os.getloadavg(), "seconds": round(time.time() - started),
+                   "rounds": rounds, "course": args.course, "students": args.students, "log": str(log)})
     out_path.write_text(json.dumps(report, indent=1) + "\n")
     print_report(report)
-    print(f"\nbench: full results in {out_path}")
-    return 0
+    print(f"\nbench: full results in {out_path}, the commands' output in {log}")
+    return 1 if report["errors"] else 0
 
 
-def course_verdict(cls: dict) -> dict:
-    c = cls["course"]
-    return {f"course of {c['students']}: runbook grade --jobs 2, end to end (wall s, median)": c["wall"],
-            f"course of {c['students']} --jobs 2: peak memory of all processes, MiB (PSS)": c["tree_pss_peak_mib"]}
+def measure(args, rounds: int, work: Path, log: Path, started: float) -> dict:
+    report: dict = {"machine": machine()}
+    print("bench: making the roots (runbook lab-init, not timed)", flush=True)
+    templates, _, kinds = make_roots(work, log)
+    course = class_folder(templates, kinds, work / "course", args.course)
+    klass = class_folder(templates, kinds, work / "class", args.students)
+    node_spec = read_node_spec()
+    floor = work / "floor.ipynb"
+    floor.write_text(json.dumps(floor_notebook(json.loads(NOTEBOOK.read_text(encoding="utf-8")))), encoding="utf-8")
+    notebooks = has_notebooks_option()
+
+    scenarios = {
+        "course_grade": lambda tmp: grade(course, tmp, log),
+        "class_grade": lambda tmp: grade(klass, tmp, log),
+        "class_loop": lambda tmp: loop(klass, tmp, log),
+        "class_grade_notebooks": lambda tmp: grade(klass, tmp, log, notebooks=True),
+        "class_pool": lambda tmp: pool(klass, tmp, log),
+        "node_plain": lambda tmp: node(NOTEBOOK, tmp, log, node_spec),
+        "node_floor": lambda tmp: node(floor, tmp, log, node_spec),
+    }
+    errors: dict[str, str] = {}
+    if not notebooks:
+        errors["class_grade_notebooks"] = errors["class_pool"] = "not measured: `runbook grade` has no --notebooks"
+    samples: dict[str, list] = {name: [] for name in scenarios}
+
+    def once(name: str, fn, **kw) -> dict | None:
+        if name in errors:
+            return None
+        tmp = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=work))
+        try:
+            return fn(tmp, **kw)
+        except Failed as e:
+            errors[name] = str(e)
+            print(f"bench: {name} failed: {str(e).splitlines()[0]}", flush=True)
+            return None
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    names = list(scenarios)
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            samples[name].append(once(name, scenarios[name]))
+        print(f"bench: round {r + 1}/{rounds} done ({time.time() - started:.0f} s)", flush=True)
+    print("bench: the course's memory, its process tree sampled every 10 ms", flush=True)
+    memory = once("course_memory", lambda tmp: grade(course, tmp, log, sample_memory=True))
+
+    medians = {name: {k: med([s[k] for s in v if s]) for k in ("wall", "cpu")} for name, v in samples.items()}
+    class_ratio = ratio(samples["class_loop"], samples["class_grade"])
+    notebooks_ratio = ratio(samples["class_grade_notebooks"], samples["class_pool"])
+    node_ratio = ratio(samples["node_plain"], samples["node_floor"])
+    missing = sorted({m for s in samples["course_grade"] if s for m in s["missing"]})
+    measured = {
+        "course_wall": medians["course_grade"]["wall"],
+        "course_pss": memory and memory["pss_peak_mib"],
+        "class_speedup": class_ratio and class_ratio["median_per_round"],
+        "notebooks_ratio": notebooks_ratio and notebooks_ratio["median_per_round"],
+        "node_ratio": node_ratio and node_ratio["median_per_round"],
+    }
+    figures = {}
+    for key, label, goal, sense in FIGURES:
+        met, note = judge(measured[key], goal, sense), ""
+        if key in ("course_wall", "course_pss") and missing and met is not None:
+            met, note = False, f"not end to end: no {', '.join(missing)}"  # a file the course needs is not there
+        figures[key] = {"label": label.format(course=args.course, students=args.students), "measured": measured[key],
+                        "goal": goal, "sense": sense, "met": met, "note": note}
+    report.update({"samples": samples, "medians": medians, "memory": memory, "missing": missing,
+                   "ratios": {"class": class_ratio, "notebooks": notebooks_ratio, "node": node_ratio},
+                   "figures": figures, "errors": {k: v for k, v in errors.items() if "--notebooks" not in v},
+                   "not_measured": {k: v for k, v in errors.items() if "--notebooks" in v}})
+    return report
 
 
-def targets(verdict: dict) -> dict:
-    """Each measured figure against its target; "at least" for the speed-ups, "at most" for the rest."""
-    out = {}
-    for k, v in verdict.items():
-        key = re.sub(r"^class of \d+", "class", re.sub(r"^course of \d+", "course of 240", k))
-        at_least = "sequential / jobs2" in key or "loop / runbook grade" in key
-        out[k] = {"measured": v, "target": TARGETS[key], "met": v >= TARGETS[key] if at_least else v <= TARGETS[key]}
-    return out
+# --- the report ------------------------------------------------------------------------------------------
 
 
-def class_only(args) -> int:
-    """`--only class`: the class comparison and its memory, nothing else."""
-    out_path = Path(args.out)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    log = out_path.with_suffix(".log")
-    log.write_text("")
-    ensure_project()
-    work = Path(tempfile.mkdtemp(prefix="runbook-bench-"))
-    started = time.time()
-    report = {"machine": machine(), "load_before": os.getloadavg()}
-    report["class"] = class_section(args, work, log, started)
-    shutil.rmtree(work, ignore_errors=True)
-    report["load_after"], report["seconds"] = os.getloadavg(), round(time.time() - started)
-    cls = report["class"]
-    report["targets"] = targets({
-        f"class of {args.students}: papermill loop / runbook grade --jobs 2 (wall, median per round)":
-            cls["loop_over_grade"]["median_per_round"],
-        f"class of {args.students} --jobs 2: peak memory of all processes, MiB (PSS)": cls["memory"]["tree_pss_peak_mib"],
-        **course_verdict(cls)})
-    out_path.write_text(json.dumps(report, indent=1) + "\n")
-    mc = report["machine"]
-    print(f"\nmachine: {mc.get('cpu')}, {mc['nproc']} cores, load {report['load_before'][0]:.1f} before / "
-          f"{report['load_after'][0]:.1f} after, {report['seconds']} s")
-    print_class(cls)
-    print_targets(report)
-    return 0
-
-
-def print_class(cls: dict) -> None:
-    n = cls["students"]
-    print(f"\n| a class of {n} (median of {len(cls['samples']['loop'])}) | wall s | CPU s |")
-    print("|---|---:|---:|")
-    names = {"loop": f"{n} × plain `papermill notebooks/run.ipynb ... -p mode check`",
-             "grade": "`runbook grade --jobs 2`", "class_notebook": "notebooks/class.ipynb via plain papermill, jobs 2"}
-    for k, v in cls["medians"].items():
-        print(f"| {names[k]} | {v['wall']:.1f} | {v['cpu']:.1f} |")
-    print(f"| the class notebook's grading cell alone | {cls['medians']['class_notebook']['grading_cell']:.1f} | |")
-    r = cls["loop_over_grade"]
-    print(f"\nloop / grade: {r['median_per_round']:.1f}× (median per round), {r['of_medians']:.1f}× (of medians), "
-          f"CPU {r['cpu_of_medians']:.1f}×; the class notebook's grading cell / runbook grade: "
-          f"{cls['notebook_over_grade']:.2f}")
-    c = cls["course"]
-    print(f"a course of {c['students']} graded end to end by `runbook grade --jobs 2` (median of {len(c['samples'])}): "
-          f"{c['wall']:.1f} s wall, {c['cpu']:.1f} s CPU, {c['wall'] / c['students'] * 1000:.0f} ms a student; peak "
-          f"memory {c['tree_pss_peak_mib']:.0f} MiB PSS over all its processes ({c['tree_peak_mib']:.0f} MiB RSS summed)")
-    mem = cls["memory"]
-    print(f"peak memory of `runbook grade --jobs 2` over all its processes: {mem['tree_pss_peak_mib']:.0f} MiB PSS, "
-          f"{mem['tree_peak_mib']:.0f} MiB RSS summed (shared pages counted in every process), largest process "
-          f"{mem['maxrss_mib']:.0f} MiB")
-
-
-HEADLINE = ("class: papermill loop / runbook grade --jobs 2", "class --jobs 2: peak memory",
-            "course of 240: runbook grade", "course of 240 --jobs 2: peak memory",
-            "node_plain / node_floor", "make_run / stock_empty")  # issue 43's six figures
-
-
-def print_targets(rep: dict) -> None:
-    print("\n| target | measured | target | met |")
-    print("|---|---:|---:|---|")
-    for k, v in rep["targets"].items():
-        print(f"| {k} | {v['measured']:.3g} | {v['target']} | {'yes' if v['met'] else 'NO'} |")
-    head = [(k, v) for h in HEADLINE for k, v in rep["targets"].items()
-            if re.sub(r"^course of \d+", "course of 240", re.sub(r"^class of \d+", "class", k)).startswith(h)]
-    load = f"load {rep['load_before'][0]:.1f} before / {rep['load_after'][0]:.1f} after"
-    print(f"\nthe issue's figures (issue 43), measured side by side in this run ({load}):")
-    for k, v in head:
-        print(f"  {'ok ' if v['met'] else 'NO '} {k}: {v['measured']:.3g} (target {'>=' if 'loop' in k else '<='} "
-              f"{v['target']})")
+def _fmt(x, spec=".2f") -> str:
+    return "-" if x is None else format(x, spec)
 
 
 def print_report(rep: dict) -> None:
-    mc = rep["machine"]
-    print(f"\nmachine: {mc.get('cpu')}, {mc['nproc']} cores, {mc.get('mem_gib')} GiB, Python {mc['python']}, "
-          f"load {rep['load_before'][0]:.1f} before / {rep['load_after'][0]:.1f} after, {rep['seconds']} s")
-    print(f"\n| scenario (median of {rep['rounds']}) | wall s | CPU s | largest process MiB | code cells s |")
-    print("|---|---:|---:|---:|---:|")
-    for n, v in rep["medians"].items():
-        if n.startswith("kernel"):
-            continue
-        cells = f"{v['cells_sum']:.3f}" if "cells_sum" in v else ""
-        print(f"| {n} | {v['wall']:.2f} | {v['cpu']:.2f} | {v['maxrss_mib']:.0f} | {cells} |")
-    for n in ("kernel_project", "kernel_stock"):
-        v = rep["medians"][n]
-        print(f"| {n}: ready / first cell / shutdown | {v['ready']:.2f} / {v['first_cell']:.3f} / "
-              f"{v['shutdown']:.2f} | | | |")
-    print("\n| ratio | wall (of medians) | wall (median per round) | CPU (of medians) |")
-    print("|---|---:|---:|---:|")
-    for k, v in rep["ratios"].items():
-        print(f"| {k} | {v['wall']['of_medians']:.2f} | {v['wall']['median_per_round']:.2f} | "
-              f"{v['cpu']['of_medians']:.2f} |")
-    ph = rep.get("phases")
-    if ph:
-        print("\n| plain papermill, node install (median of 3, s) | runbook | empty notebook |")
-        print("|---|---:|---:|")
-        for f in ("import", "read", "kernel_launch", "kernel_until_ready", "cells_n", "cells_total", "saves_n",
-                  "saves_total", "kernel_shutdown", "total_after_interpreter"):
-            fmt = (lambda x: f"{x:.0f}") if f.endswith("_n") else (lambda x: f"{x:.3f}")
-            print(f"| {f} | {fmt(ph['runbook'].get(f, 0))} | {fmt(ph['empty'].get(f, 0))} |")
-    oc = rep.get("output_costs")
-    if oc:
-        print(f"\n| what each output costs plain papermill (model: {oc['per_kib_per_save_ms']:.3f} ms per KiB per save, "
-              f"{oc['saves']} saves) | outputs | bytes | saves ms | messages ms |")
-        print("|---|---:|---:|---:|---:|")
-        for k, v in oc["by_kind"].items():
-            print(f"| {k} | {v['outputs']} | {v['bytes']} | {v['saves_s'] * 1000:.1f} | {v['message_s'] * 1000:.1f} |")
-        print(f"| all outputs | | {oc['notebook_bytes'] - oc['without_outputs_bytes']} | "
-              f"{oc['outputs_total_s'] * 1000:.0f} (total) | |")
-    e = rep["edit"]
-    print("\n| edit alone (CPU) | lines | median ms | ms per 1000 lines |")
-    print("|---|---:|---:|---:|")
-    for label, v in [("containerd 1.6 default", e["default_1_6"])] + [("grown", g) for g in e["grown"]]:
-        print(f"| {label} | {v['lines']} | {v['median_ms']:.1f} | {v['ms_per_1000_lines']:.1f} |")
-    p = rep["parallel"]["medians"]
-    print(f"\n| {rep['roots']} roots (median of {rep['par_rounds']}) | wall s | CPU s |")
+    mc, lb, la = rep["machine"], rep["load_before"], rep["load_after"]
+    print(f"\nmachine: {mc.get('cpu')}, {mc['nproc']} cores, Python {mc['python']}, papermill "
+          f"{mc['versions'].get('papermill')}, commit {mc.get('commit')}; load {lb[0]:.2f} {lb[1]:.2f} {lb[2]:.2f} "
+          f"before, {la[0]:.2f} {la[1]:.2f} {la[2]:.2f} after; {rep['rounds']} round(s), {rep['seconds']} s")
+    c, s = rep["course"], rep["students"]
+    what = {
+        "course_grade": f"`runbook grade --jobs 2`, {c} roots",
+        "class_grade": f"`runbook grade --jobs 2`, {s} roots",
+        "class_loop": f"{s} × plain `papermill ... -p mode check`, one after another",
+        "class_grade_notebooks": f"`runbook grade --notebooks --jobs 2`, {s} roots",
+        "class_pool": f"{s} × plain `papermill ... -p mode check`, 2 at a time",
+        "node_plain": "plain papermill on a node root (apply)",
+        "node_floor": "the same, every code cell `pass`",
+    }
+    print(f"\n| scenario (median of {rep['rounds']}) | wall s | CPU s |")
     print("|---|---:|---:|")
-    for k, v in p.items():
-        print(f"| {k} | {v['wall']:.1f} | {v['cpu']:.1f} |")
-    print("\n| peak memory of one run | process tree MiB (sampled) | largest process MiB |")
-    print("|---|---:|---:|")
-    for k, v in rep["memory"].items():
-        print(f"| {k} | {v['tree_peak_mib']:.0f} | {v['maxrss_mib']:.0f} |")
-    print_class(rep["class"])
-    print_targets(rep)
+    for name, m in rep["medians"].items():
+        print(f"| {what[name]} | {_fmt(m['wall'])} | {_fmt(m['cpu'])} |")
+    mem = rep["memory"]
+    if mem:
+        print(f"\nthe course's peak memory over all its processes: {mem['pss_peak_mib']:.0f} MiB PSS "
+              f"({mem['rss_peak_mib']:.0f} MiB RSS summed, shared pages counted in every process)")
+    print("\n| figure | measured | goal | met |")
+    print("|---|---:|---:|---|")
+    for key, f in rep["figures"].items():
+        why = next((v for k, v in {**rep["not_measured"], **rep["errors"]}.items() if _feeds(key, k)), "")
+        value = _fmt(f["measured"], ".3g") if f["measured"] is not None else (why.splitlines()[0] if why else "-")
+        met = {True: "yes", False: "NO", None: "-"}[f["met"]] + (f" ({f['note']})" if f["note"] else "")
+        print(f"| {f['label']} | {value} | {'≤' if f['sense'] == 'max' else '≥'} {f['goal']:g} | {met} |")
+    for name, err in rep["errors"].items():
+        print(f"\nbench: {name} failed: {err}")
+
+
+def _feeds(figure: str, scenario: str) -> bool:
+    """Whether a scenario's failure leaves a figure unmeasured."""
+    return scenario in {"course_wall": ("course_grade",), "course_pss": ("course_memory",),
+                        "class_speedup": ("class_loop", "class_grade"),
+                        "notebooks_ratio": ("class_grade_notebooks", "class_pool"),
+                        "node_ratio": ("node_plain", "node_floor")}[figure]
 
 
 if __name__ == "__main__":

@@ -1,0 +1,67 @@
+"""bench/run.py's pure parts: the ratios and verdicts `make bench` prints, the mistake kinds it reads from
+`runbook lab-init --list`, the `pass` floor notebook and the process tree it samples. Nothing here is timed."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("bench_run", REPO / "bench" / "run.py")
+bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench)
+
+
+def test_a_ratio_is_the_median_of_the_rounds_ratios_with_the_ratio_of_medians_beside_it():
+    num = [{"wall": 10.0, "cpu": 4.0}, {"wall": 30.0, "cpu": 6.0}, {"wall": 12.0, "cpu": 5.0}]
+    den = [{"wall": 5.0, "cpu": 2.0}, {"wall": 10.0, "cpu": 2.0}, {"wall": 2.0, "cpu": 1.0}]
+    assert bench.ratio(num, den) == {"median_per_round": 3.0, "of_medians": 12.0 / 5.0, "cpu_of_medians": 2.5}
+
+
+def test_a_round_where_either_side_failed_is_left_out_and_none_left_is_no_figure():
+    num = [{"wall": 4.0, "cpu": 1.0}, None, {"wall": 9.0, "cpu": 1.0}]
+    den = [{"wall": 2.0, "cpu": 1.0}, {"wall": 1.0, "cpu": 1.0}, None]
+    assert bench.ratio(num, den)["median_per_round"] == 2.0
+    assert bench.ratio([None, None], den) is None
+
+
+@pytest.mark.parametrize(("value", "goal", "sense", "met"), [
+    (5.0, 5.0, "max", True), (5.01, 5.0, "max", False), (100.0, 100.0, "min", True), (99.9, 100.0, "min", False),
+    (None, 1.0, "max", None)])
+def test_a_figure_meets_its_goal_at_most_or_at_least(value, goal, sense, met):
+    assert bench.judge(value, goal, sense) is met
+
+
+def test_the_mistake_kinds_are_read_from_lab_inits_own_list():
+    listing = subprocess.run([str(Path(sys.executable).parent / "runbook"), "lab-init", "--list"],
+                             capture_output=True, text=True, check=True).stdout
+    from runbook_lib.lab.mistakes import MISTAKES
+
+    assert bench.mistake_kinds(listing) == [m.kind for m in MISTAKES]
+
+
+def test_the_floor_notebook_keeps_every_cell_and_the_parameters_and_runs_nothing_else():
+    text = (REPO / "notebooks" / "run.ipynb").read_text(encoding="utf-8")
+    nb = json.loads(text)
+    floor = bench.floor_notebook(nb)
+    assert nb == json.loads(text)  # the notebook given is left as it was
+    assert [c["cell_type"] for c in floor["cells"]] == [c["cell_type"] for c in nb["cells"]]
+    assert floor["metadata"] == nb["metadata"]  # the same kernel
+    for before, after in zip(nb["cells"], floor["cells"]):
+        if before["cell_type"] != "code":
+            assert after == before
+        elif "parameters" in before["metadata"].get("tags", []):
+            assert after["source"] == before["source"]
+        else:
+            assert (after["source"], after["outputs"]) == ("pass", [])
+
+
+def test_the_process_tree_is_the_root_and_all_its_descendants():
+    parents = {1: 0, 10: 1, 11: 10, 12: 11, 13: 10, 20: 1, 21: 20}
+    assert bench.tree(parents, 10) == {10, 11, 12, 13}
+    assert bench.tree(parents, 99) == {99}

@@ -16,8 +16,7 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test,lab,fleet]'
-	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
-	$(BIN)/python -m runbook_lib.kernel install >/dev/null  # the notebook's kernel: an editable install leaves it out
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null  # the notebooks' kernel
 	$(BIN)/python -m compileall -q runbook_lib
 	touch $(STAMP)
 

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 TCP_KERNELS = "tcp-kernels"
-# what starts a kernel over TCP in a test file: papermill (in process, or its command), or a bare KernelManager
+# what starts a kernel over TCP in a test file: papermill (in process, or its command, or the runner with papermill's
+# own engine), or a bare KernelManager
 _STARTS_TCP_KERNEL = re.compile(r'run_notebook\(|execute_notebook|"-m", "papermill"|/ "papermill"|\bPAPERMILL\b|'
-                                r'papermill_as_node|started_kernel|\bpapermill\(|KernelManager\(')
+                                r'papermill_as_node|started_kernel|\bpapermill\(|KernelManager\(|"--engine", "nbclient"')
 
 
 @cache

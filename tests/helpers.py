@@ -20,8 +20,8 @@ COURSE_FIXTURE = "opt/fixtures/gpu-airgap/containerd/config.toml.base"
 
 
 def run_notebook(root: Path, out: Path, **params):
-    """Execute notebooks/run.ipynb with papermill, as a user would (in the notebook's own kernel, see
-    runbook_lib/kernel/app.py); returns the executed notebook."""
+    """Execute notebooks/run.ipynb with plain papermill, as a user would (in the kernel the notebook names,
+    ipykernel's stock python3); returns the executed notebook."""
     import papermill
 
     return papermill.execute_notebook(str(NOTEBOOK), str(out), parameters={"root": str(root), **params},

@@ -4,8 +4,8 @@ once, in one worker; and every file that starts a kernel over TCP (plain papermi
 jupyter_client directly) is in one group, "tcp-kernels", whose tests run one after the other. jupyter_client
 picks such a kernel's five ports at random and frees them before the kernel binds them, so two started at the
 same moment in two workers can pick the same port ("Kernel died before replying to kernel_info", seen in CI).
-The runbook's own runner and `runbook run`/`grade` use private Unix sockets (runbook_lib/kernel/manager.py) and
-need no such care. Without xdist the groups are ignored."""
+The runbook's own runner and `runbook run` use private Unix sockets (papermill's `runbook` engine,
+runbook_lib/evidence/engine.py) and need no such care. Without xdist the groups are ignored."""
 from __future__ import annotations
 
 import re
@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 TCP_KERNELS = "tcp-kernels"
-# what starts a kernel over TCP in a test file: papermill (in process, or its command), or a bare KernelManager
+# what starts a kernel over TCP in a test file: papermill (in process, or its command, or the runner with papermill's
+# own engine), or a bare KernelManager
 _STARTS_TCP_KERNEL = re.compile(r'run_notebook\(|execute_notebook|"-m", "papermill"|/ "papermill"|\bPAPERMILL\b|'
-                                r'papermill_as_node|started_kernel|\bpapermill\(|KernelManager\(')
+                                r'papermill_as_node|started_kernel|\bpapermill\(|KernelManager\(|"--engine", "nbclient"')
 
 
 @cache

@@ -9,8 +9,8 @@ from nbformat.v4 import new_notebook
 
 def notebook(cells: list, id_prefix: str) -> nbformat.NotebookNode:
     nb = new_notebook(cells=cells)
-    # runbook_lib/kernel/app.py: the stock IPython kernel without its debugger, which papermill waits less for
-    nb.metadata["kernelspec"] = {"name": "nvidia-runbook", "display_name": "Python 3 (runbook)", "language": "python"}
+    # ipykernel's stock kernel (`python -m ipykernel install --sys-prefix --name python3`, as make does)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"{id_prefix}-{i:02d}"

@@ -17,7 +17,6 @@ import json
 import re
 from functools import lru_cache
 from importlib import resources
-from runbook_lib.cdi.format_extras import skipped_while_importing
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.messages import Msg
 
@@ -99,11 +98,11 @@ def meets_schema(spec: object) -> bool | None:
 @lru_cache(maxsize=1)
 def schema_validator():
     """A validator for the shipped upstream schema: the class its `$schema` names (draft-07), `defs.json`
-    resolved from the package, and format checking on. The schema has no `format` keyword today (a test says
-    so, because jsonschema's optional format extras are not loaded here: runbook_lib/cdi/format_extras.py)."""
+    resolved from the package, and format checking on. jsonschema is imported here only, when a spec has
+    failed fastjsonschema's check (meets_schema): with JupyterLab installed, its import compiles an RFC 3987
+    grammar for its "iri" format checker, seconds of CPU a run that meets the schema never pays."""
 
-    with skipped_while_importing():  # else ~3 s of grammar compiling, in a kernel of a JupyterLab environment
-        from jsonschema.validators import validator_for
+    from jsonschema.validators import validator_for
     from referencing import Registry
     from referencing.jsonschema import specification_with
 

@@ -32,12 +32,10 @@ def read_parameters_file(path: str) -> dict:
     as its text), within the runbook's bounds on its size, nesting and aliases (fs/bounded_read.py, fs/yamldoc.py)."""
     import yaml
 
-    from runbook_lib.cdi import format_extras
     from runbook_lib.findings.errors import RunbookError
     from runbook_lib.fs.bounded_read import read
     from runbook_lib.fs.yamldoc import check_bounds
 
-    format_extras.skip_for_this_process()
     from papermill.iorw import NoDatesSafeLoader
     try:
         raw = read(path, "params")

@@ -34,7 +34,6 @@ def cmd_grade(args) -> int:
     from runbook_lib.cli.args import refuse_same_root_twice
     from runbook_lib.evidence.archive import packaged_notebook
     from runbook_lib.cli.refused import EXIT_FAILED, EXIT_OK, Refused
-    from runbook_lib.cdi import format_extras
 
     if args.jobs < 1:
         raise Refused(str(say("cli.grade.jobs_must_least", jobs=args.jobs)))
@@ -72,7 +71,6 @@ def cmd_grade(args) -> int:
     notebook = Path(args.notebook) if args.notebook else packaged_notebook()
     if not notebook.is_file():
         raise Refused(str(say("cli.grade.notebook_not_found", notebook=notebook)))
-    format_extras.skip_for_this_process()  # before jupyter_client and papermill: see runbook_lib/cdi/format_extras.py
     from runbook_lib.grading.runner import EarlyZygote
 
     os.environ["RUNBOOK_TERMINAL_SUMMARY"] = "0"  # the students' kernels print nothing here (notebook/views.py)

@@ -162,20 +162,11 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by 
 
 
 def cmd_run(args) -> int:
-    from runbook_lib.cdi import format_extras
     from runbook_lib.evidence.archive import packaged_notebook
 
     notebook = Path(args.notebook) if args.notebook else packaged_notebook()
     roots = getattr(args, "roots", None) or [args.root]
-    # before the early kernel: the kernel it adopts must have the environment its run has (evidence/archive.py
-    # sets this too; set only there, it made the early kernel's environment differ and a second kernel start)
     os.environ["RUNBOOK_TERMINAL_SUMMARY"] = "0"  # this command prints the run itself (notebook/views.py)
-    if len(roots) == 1 and notebook.is_file():
-        from runbook_lib.kernel import early as kernel_early
-
-        # the kernel boots while papermill is imported; stopped at exit if the run is refused
-        kernel_early.spawn_for_notebook(str(notebook))
-    format_extras.skip_for_this_process()  # before papermill: see runbook_lib/cdi/format_extras.py
     import papermill as pm
 
     from runbook_lib import __version__

@@ -1,14 +1,8 @@
-"""`python -m runbook_lib.runner ...`: papermill's own command line, without an import it never uses.
+"""`python -m runbook_lib.runner ...`: papermill's own command line, with its `runbook` engine.
 
-With JupyterLab installed, `import jsonschema` (done by `nbformat`, so by papermill) compiles an RFC 3987 grammar
-to register format checkers notebooks never use (runbook_lib/cdi/format_extras.py): about half of papermill's
-start-up. So the runner marks those modules as absent *in its own process*, before papermill is imported;
-jsonschema then simply has no "iri" checker, as in an environment without that extra. Nothing is uninstalled,
-JupyterLab is untouched, and every argument goes to papermill's CLI unchanged.
-
-It also starts the kernel first (runbook_lib.kernel.early), so that the kernel boots while papermill is
-imported, and runs papermill with `--engine runbook` (runbook_lib.kernel.manager), which adopts that kernel
-and talks to it over private IPC sockets. An `--engine` of the caller's own turns both off.
+Every argument goes to papermill's CLI unchanged, with `--engine runbook` first unless the caller gives an engine
+(runbook_lib/evidence/engine.py: papermill's nbclient engine, the stock python3 kernel on private IPC sockets).
+A leading `--show` also prints the run's steps (runbook_lib/evidence/show.py) once papermill is done.
 """
 
 from __future__ import annotations
@@ -16,8 +10,9 @@ from __future__ import annotations
 import os
 import sys
 
-from runbook_lib.cdi import format_extras
-from runbook_lib.kernel.early import OUTPUT_NOTEBOOK  # noqa: F401 - also the name the kernel's cells read
+# where the runner writes the executed notebook, in the kernel's environment: a cell that links to files beside
+# it (notebooks/class.ipynb) makes its links relative to that folder
+OUTPUT_NOTEBOOK = "RUNBOOK_OUTPUT_NOTEBOOK"
 
 
 def _option(args: list[str], *names: str) -> str | None:
@@ -32,43 +27,13 @@ def _option(args: list[str], *names: str) -> str | None:
     return found
 
 
-def kernel_name_of(args: list[str]) -> str | None:
-    """The kernel papermill will start: `-k NAME`, else the input notebook's kernelspec (a local file)."""
-    name = _option(args, "-k", "--kernel")
-    if name:
-        return name
-    from runbook_lib.kernel.early import notebook_kernel_name
-
-    for arg in args:
-        if arg.endswith(".ipynb") and os.path.isfile(arg):
-            return notebook_kernel_name(arg)
-    return None
-
-
-def start_kernel_early(args: list[str]) -> list[str]:
-    """Start the kernel now (runbook_lib.kernel.early) and return papermill's arguments with `--engine runbook`,
-    whose kernel manager adopts it. With an engine of the caller's own, nothing changes."""
-    if _option(args, "--engine"):
-        return args
-    from runbook_lib.kernel import early as kernel_early
-
-    # papermill's CLI sets this before it starts a kernel; set it first so the early kernel's environment is the
-    # one papermill would give it (and the kernel manager's comparison holds).
-    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
-    name = kernel_name_of(args)
-    if name:
-        kernel_early.spawn(name, cwd=_option(args, "--cwd"))
-    return ["--engine", "runbook", *args]
-
-
-def main(argv: list[str] | None = None, *, process_ends: bool = False) -> int:
+def main(argv: list[str] | None = None) -> int:
     """papermill's CLI. With a leading `--show`, also print where the executed notebook is and its step summary
     (runbook_lib.show) in the same process, and exit with the run's result: `make run` costs one start-up.
     A failed run ends with its own reason and the notebook's path (why_failed), never a traceback.
 
     Exit codes: 0 the run passed, 1 it failed (a step, a refusal, a parameter; or no kernel), 2 papermill's own
-    usage errors (an unknown option). ``process_ends``: the process ends when this returns (`python -m`), so the
-    kernel's own exit is not waited for (runbook_lib/kernel/manager.py: detach_at_shutdown)."""
+    usage errors (an unknown option)."""
     args = list(argv if argv is not None else sys.argv[1:])
     show = bool(args) and args[0] == "--show"
     if show:
@@ -77,17 +42,10 @@ def main(argv: list[str] | None = None, *, process_ends: bool = False) -> int:
     notebooks = [a for a in args if a.endswith(".ipynb")]
     if len(notebooks) >= 2:  # the kernel's cells may link to files beside it (notebooks/class.ipynb does)
         os.environ[OUTPUT_NOTEBOOK] = os.path.abspath(notebooks[1])
-    if args and not {"--help", "--version", "--help-notebook"} & set(args):
-        args = start_kernel_early(args)
-    format_extras.skip_for_this_process()
+    if args and not {"--help", "--version", "--help-notebook"} & set(args) and not _option(args, "--engine"):
+        from runbook_lib.evidence.archive import ENGINE_NAME
+        args = ["--engine", ENGINE_NAME, *args]
     from papermill.cli import papermill
-
-    from runbook_lib.kernel.manager import register
-
-    register()
-    if process_ends:
-        from runbook_lib.kernel.manager import detach_at_shutdown
-        detach_at_shutdown()
 
     failed = None
     try:
@@ -96,7 +54,7 @@ def main(argv: list[str] | None = None, *, process_ends: bool = False) -> int:
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except Exception as exc:  # noqa: BLE001 - a failed cell: papermill already wrote the notebook
-        from runbook_lib.kernel.app import explain_missing
+        from runbook_lib.evidence.stop_reason import explain_missing
         explained = explain_missing(exc)
         if explained:  # a missing kernel: nothing ran and no notebook was written, so say how to fix it
             print(explained, file=sys.stderr)
@@ -128,16 +86,8 @@ def why_failed(out: str | None, exc: Exception, shown: str = "") -> str:
         return "\n".join(stop_reason.lines(out, json.load(f), shown))
 
 def run_as_program() -> None:
-    """`python -m runbook_lib.runner`: main() in a process that ends with it, once every exit handler has run
-    (logging's flush among them), without the ~0.05 s of teardown of papermill, nbclient, jupyter_client and zmq
-    that nobody waits for (kernel/app.py: exit_without_teardown)."""
-    import atexit
-
-    from runbook_lib.kernel.app import exit_without_teardown
-
-    code = main(process_ends=True)
-    atexit._run_exitfuncs()
-    exit_without_teardown(code, (sys.stdout, sys.stderr))
+    """`python -m runbook_lib.runner`: main() as the process's exit status."""
+    raise SystemExit(main())
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ MANIFEST_SCHEMA = "nvidia-runtime-runbook/manifest/1"
 NOTEBOOK_NAME = "run.ipynb"
 HTML_NAME = "run.html"
 MANIFEST_NAME = "manifest.json"
+# papermill's engine every run goes through (runbook_lib/evidence/engine.py, registered by papermill's entry point)
+ENGINE_NAME = "runbook"
 
 
 def packaged_notebook() -> Path:
@@ -176,11 +178,9 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
     import nbformat
     import papermill as pm
 
-    from runbook_lib.kernel.manager import ENGINE_NAME, register
     from runbook_lib.fs.safe_write import sync_in_place
 
-    register()  # private IPC sockets, the early kernel when one was started, a quick stop
-    engine_kwargs.setdefault("engine_name", ENGINE_NAME)
+    engine_kwargs.setdefault("engine_name", ENGINE_NAME)  # the stock kernel on private IPC sockets
     os.environ["RUNBOOK_TERMINAL_SUMMARY"] = "0"  # its caller prints the run itself (notebook/views.py: to_terminal)
     started = utc_now()
     if run_dir is None:
@@ -199,7 +199,7 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
         error = {"kind": "cell", "cell_index": exc.cell_index, "ename": exc.ename, "evalue": exc.evalue}
     except Exception as exc:  # noqa: BLE001 - a dead kernel or a missing kernelspec still leaves evidence
         error = {"kind": "papermill", "ename": type(exc).__name__, "evalue": str(exc)}
-        from runbook_lib.kernel.app import explain_missing
+        from runbook_lib.evidence.stop_reason import explain_missing
         from runbook_lib.engine.limits import explain_dead
         error["evalue"] = explain_missing(exc) or explain_dead(exc, parameters) or error["evalue"]
     ended = utc_now()

@@ -4,8 +4,8 @@
   forked after papermill and nbformat are imported once here, so a run pays only for its kernel and its
   cells (a worker runs several roots one after another).
 - Kernel ports: every kernel talks over IPC sockets in a private temporary folder instead of TCP ports
-  picked at random (runbook_lib.kernel.manager), so two kernels started at the same moment (here or by
-  another `runbook run`) can never race for the same port.
+  picked at random (papermill's `runbook` engine, runbook_lib/evidence/engine.py), so two kernels started at
+  the same moment (here or by another `runbook run`) can never race for the same port.
 - Locks: each root has its own lock file under the root; the same root twice is refused up front, since
   the second run would only wait for the first.
 - Archives: each root gets its own label (runbook_lib.evidence.labels: its folder name, after `--label` when given,
@@ -37,14 +37,12 @@ def labels_for(roots: list[str], prefix: str | None) -> list[str]:
 
 
 def run_one(notebook: Path, job: Job, archive: Path, version: str):
-    """One root, as `runbook run` does it: the kernel started before the notebook is read, on private IPC
-    sockets (runbook_lib.kernel.early, runbook_lib.kernel.manager)."""
-    from runbook_lib.kernel import early as kernel_early
+    """One root, as `runbook run` does it: papermill's execute_notebook, the stock kernel on private IPC sockets
+    (runbook_lib/evidence/archive.py: execute)."""
     from runbook_lib.evidence.archive import execute
 
     from runbook_lib.engine.limits import parent_timeout
 
-    kernel_early.spawn_for_notebook(str(notebook))
     try:
         return execute(notebook, job.params, archive, job.label, version, run_dir=job.run_dir, kind=job.kind,
                        execution_timeout=parent_timeout(job.params))
@@ -60,9 +58,7 @@ def run_one(notebook: Path, job: Job, archive: Path, version: str):
 def _preload() -> None:
     """Import what every run needs once, before the workers fork: none of them pays for it again."""
     import nbformat  # noqa: F401
-    import papermill  # noqa: F401
-
-    from runbook_lib.kernel import manager as kernel_manager  # noqa: F401 - jupyter_client's kernel manager and papermill's engines
+    import papermill  # noqa: F401 - with nbclient, jupyter_client and its engines (ours among them)
 
 
 def run_many(notebook: Path, jobs: list[Job], archive: Path, version: str, workers: int):

@@ -61,3 +61,18 @@ def lines(notebook_path, nb: dict | None, shown: str = "") -> list[str]:
     why = reason(nb, shown) if nb is not None else []
     out = [f"{bilingual(say('label.why_it_failed'))}:"] + [f"  {line}" for line in why] if why else []
     return out + [f"{bilingual(say('label.notebook'))}: {os.path.abspath(notebook_path)}"]
+
+
+def explain_missing(exc: BaseException) -> str | None:
+    """For jupyter_client's NoSuchKernel (which names the kernel, not the fix): what to tell the user, in both
+    languages, with the fix. None for any other error."""
+    from jupyter_client.kernelspec import NoSuchKernel
+
+    if not isinstance(exc, NoSuchKernel):
+        return None
+    import sys
+
+    from runbook_lib.findings.problem import Problem
+    from runbook_lib.findings.text import text
+
+    return text(Problem.of("kernel.missing", kernel=exc.name or str(exc), python=sys.executable).as_dict())

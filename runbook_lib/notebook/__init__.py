@@ -39,6 +39,10 @@ def start(**params) -> Runbook:
     """The validation cell: check every parameter, take the root's lock, and plan every step. An apply run
     whose plan refuses stops here, before its first write, with the refusal and its fix at the top. A name
     papermill was given that is no parameter (`-p mdoe check`) stops it first, before anything is written."""
+    shell = _shell()
+    if shell is not None:  # in a kernel: a later cell run before the one that defines its names says so
+        from runbook_lib.notebook.kernel_names import install
+        install(shell)
     with parameters_refused_on_terminal():
         refuse_unknown(injected_names())  # papermill only warns of it, and the run would go on without it
     if not params.get("root"):

@@ -1,42 +1,28 @@
-"""The papermill runner (runbook_lib/cli/runner.py): papermill's CLI, without the URI grammar it never uses."""
+"""The papermill runner (runbook_lib/cli/runner.py): papermill's CLI with its `runbook` engine
+(runbook_lib/evidence/engine.py: the stock python3 kernel on private IPC sockets)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
 
-def test_the_runner_process_never_imports_the_uri_grammar_and_still_validates_notebooks():
-    code = ("import sys\n"
-            "from runbook_lib.cdi.format_extras import skip_for_this_process\n"
-            "skip_for_this_process()\n"
-            "import papermill, nbformat, jsonschema\n"
-            "from nbformat.v4 import new_notebook, new_code_cell\n"
-            "nb = new_notebook(cells=[new_code_cell('x = 1')])\n"
-            "nbformat.validate(nb)\n"
-            "bad = new_notebook(cells=[new_code_cell('x = 1')]); bad.cells[0]['cell_type'] = 'nonsense'\n"
-            "try:\n    nbformat.validate(bad)\nexcept nbformat.ValidationError:\n    print('invalid caught')\n"
-            "from runbook_lib.cdi.format_extras import FORMAT_ONLY\n"
-            "print('grammar loaded' if any(sys.modules.get(m) for m in FORMAT_ONLY) else 'grammar skipped')\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "invalid caught" in out and "grammar skipped" in out
-
-
-def test_the_cdi_validator_skips_the_grammar_only_while_importing_jsonschema():
-    """In a kernel: jsonschema without the format-only extras, and sys.modules left as it was for the user."""
-    code = ("import sys\n"
+def test_the_cdi_validator_imports_jsonschema_only_for_a_spec_that_fails_the_schema():
+    """jsonschema (seconds of import with JupyterLab's format extras) is not imported by a run whose spec meets
+    the schema; a spec that does not gets jsonschema's every error."""
+    from helpers import NODE_SPEC
+    code = ("import sys, yaml\n"
             "from runbook_lib.cdi.validate import validate_spec\n"
-            "print(validate_spec({}) != [])\n"
-            "from runbook_lib.cdi.format_extras import FORMAT_ONLY\n"
-            "print(any(sys.modules.get(m) for m in FORMAT_ONLY), any(m in sys.modules for m in FORMAT_ONLY))\n")
+            f"print(validate_spec(yaml.safe_load({NODE_SPEC!r})) == [], 'jsonschema' in sys.modules)\n"
+            "print(validate_spec({'kind': 1}) != [], 'jsonschema' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["True", "False", "False"]
+    assert out == ["True", "False", "True", "True"]
 
 
 def test_the_runner_is_papermills_own_command_line():
@@ -58,79 +44,75 @@ def test_show_prints_the_summary_and_exits_with_the_runs_result(tmp_path):
     assert bad.returncode == 1 and "실패 / failed" in bad.stdout
 
 
-# --- the runner's kernel at the end of a run: asked to stop, not waited for, never left behind -----------------
+# --- the runner's kernel: ipykernel's stock python3, on private IPC sockets, gone with the run ---------------
 
-SLOW_EXIT = """import atexit, os, pathlib, time
-def _slow_exit():  # a kernel slow on its way out; the marker says it got to the end
-    time.sleep(3)
-    pathlib.Path(os.environ["MARKER"]).write_text("exited by itself")
-atexit.register(_slow_exit)
-print(os.getpid())"""
+PROBE = """import json, os
+from ipykernel import get_connection_info
+info = json.loads(get_connection_info())
+print(json.dumps({"pid": os.getpid(), "transport": info["transport"], "ip": info["ip"]}))"""
 
 
-def _pid_notebook(path: Path, code: str) -> Path:
+def _notebook(path: Path, code: str, kernel: str = "python3") -> Path:
     nb = new_notebook(cells=[new_code_cell(code)])
-    nb.metadata["kernelspec"] = {"name": "nvidia-runbook", "display_name": "Python 3 (runbook)", "language": "python"}
+    nb.metadata["kernelspec"] = {"name": kernel, "display_name": kernel, "language": "python"}
     nbformat.write(nb, str(path))
     return path
 
 
-def _kernel_pid(out: Path) -> int:
-    return int(nbformat.read(str(out), as_version=4).cells[-1].outputs[0]["text"])
+def _probed(out: Path) -> dict:
+    return json.loads(nbformat.read(str(out), as_version=4).cells[-1].outputs[0]["text"])
 
 
-def _alive(pid: int) -> bool:
-    """Running, not a zombie: an orphan's zombie lingers where PID 1 of a container reaps nothing."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state not in ("Z", "X")
+def test_the_engine_is_papermills_entry_point_of_the_name_the_runs_use():
+    from importlib.metadata import entry_points
+
+    from runbook_lib.evidence.archive import ENGINE_NAME
+    (found,) = [ep for ep in entry_points(group="papermill.engine") if ep.name == ENGINE_NAME]
+    assert found.value == "runbook_lib.evidence.engine:RunbookEngine"
 
 
-def test_the_runner_ends_without_waiting_for_its_kernel_and_leaves_no_kernel_behind(tmp_path):
-    """`python -m runbook_lib.runner` sends the stop and goes on (the kernel's exit is nothing of the run's); the
-    kernel, still in an exit handler when the runner ends, is ended with it by its lifeline."""
-    marker = tmp_path / "marker"
-    nb, out = _pid_notebook(tmp_path / "slow.ipynb", SLOW_EXIT), tmp_path / "out.ipynb"
+def test_the_runner_runs_the_stock_kernel_on_ipc_sockets_of_its_own_removed_after_the_run(tmp_path):
+    nb, out = _notebook(tmp_path / "probe.ipynb", PROBE), tmp_path / "out.ipynb"
     proc = subprocess.run([sys.executable, "-m", "runbook_lib.runner", "--no-progress-bar", str(nb), str(out)],
-                          capture_output=True, text=True, env={**os.environ, "MARKER": str(marker)}, timeout=60)
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    pid = _kernel_pid(out)
-    for _ in range(100):
-        if not _alive(pid):
-            break
-        time.sleep(0.05)
-    assert not _alive(pid)
-    time.sleep(3.5)  # the exit handler's sleep, had it gone on
-    assert not marker.exists()
+    probed = _probed(out)
+    assert probed["transport"] == "ipc" and os.path.basename(probed["ip"]) == "kernel"
+    assert not os.path.exists(os.path.dirname(probed["ip"]))  # the folder went with the run
+    assert "without encryption" not in proc.stderr  # ipykernel's warning of a TCP kernel
+    assert nbformat.read(str(out), as_version=4).metadata["papermill"]["parameters"] == {}
+
+
+def test_a_caller_engine_is_papermills_own_tcp_kernel(tmp_path):
+    nb, out = _notebook(tmp_path / "probe.ipynb", PROBE), tmp_path / "out.ipynb"
+    proc = subprocess.run([sys.executable, "-m", "runbook_lib.runner", "--no-progress-bar", "--engine", "nbclient",
+                           str(nb), str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert _probed(out)["transport"] == "tcp"
 
 
 def test_the_runner_called_in_a_process_that_goes_on_waits_for_its_kernel_to_exit(tmp_path):
     """main() in-process (a test, a tool): the kernel has exited and been reaped when it returns, no zombie."""
     from runbook_lib.cli.runner import main
 
-    nb, out = _pid_notebook(tmp_path / "pid.ipynb", "import os\nprint(os.getpid())"), tmp_path / "out.ipynb"
+    nb, out = _notebook(tmp_path / "pid.ipynb", PROBE), tmp_path / "out.ipynb"
     assert main(["--no-progress-bar", "--log-level", "ERROR", str(nb), str(out)]) == 0
-    assert not Path(f"/proc/{_kernel_pid(out)}").exists()
+    assert not Path(f"/proc/{_probed(out)['pid']}").exists()
 
 
-def test_a_detached_stop_returns_while_the_kernel_is_still_on_its_way_out(tmp_path, monkeypatch):
-    """detach_at_shutdown(): the run returns with the kernel still in its slow exit handler (without it, the
-    manager would wait, then SIGTERM and SIGKILL it before returning)."""
-    import papermill
+def test_a_missing_kernel_is_explained_with_its_fix_by_runbook_run(tmp_path):
+    from runbook_lib.evidence import archive
+    nb = _notebook(tmp_path / "in.ipynb", "x = 1", kernel="no-such-kernel-4711")
+    result = archive.execute(nb, {}, tmp_path / "archive", "x", "0")
+    error = result.manifest["error"]
+    assert not result.ok and error["ename"] == "NoSuchKernel"
+    assert "no-such-kernel-4711" in error["evalue"] and "ipykernel install --sys-prefix --name python3" in error["evalue"]
+    assert "커널" in error["evalue"]
 
-    from runbook_lib.kernel import manager
 
-    monkeypatch.setattr(manager, "_detached", False)  # put back after the test
-    manager.register()
-    manager.detach_at_shutdown()
-    monkeypatch.setenv("MARKER", str(tmp_path / "marker"))
-    nb, out = _pid_notebook(tmp_path / "slow.ipynb", SLOW_EXIT), tmp_path / "out.ipynb"
-    papermill.execute_notebook(str(nb), str(out), engine_name=manager.ENGINE_NAME, progress_bar=False)
-    pid = _kernel_pid(out)
-    try:
-        assert _alive(pid)
-    finally:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
+def test_a_missing_kernel_is_explained_with_its_fix_by_the_runner(tmp_path):
+    nb = _notebook(tmp_path / "in.ipynb", "x = 1", kernel="no-such-kernel-4711")
+    proc = subprocess.run([sys.executable, "-m", "runbook_lib.runner", "--show", str(nb), str(tmp_path / "out.ipynb")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert "ipykernel install --sys-prefix --name python3" in proc.stderr and "설치되어 있지 않습니다" in proc.stderr, proc.stderr

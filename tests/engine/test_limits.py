@@ -19,10 +19,10 @@ PAPERMILL = [sys.executable, "-m", "papermill"]
 
 @pytest.fixture
 def kernel():
-    """A runbook kernel, as papermill starts it, and a way to run a cell in it: (status, ename, evalue)."""
+    """The notebook's kernel (ipykernel's stock python3), as papermill starts it, and a way to run a cell in it: (status, ename, evalue)."""
     from jupyter_client.manager import KernelManager
 
-    km = KernelManager(kernel_name="nvidia-runbook")
+    km = KernelManager(kernel_name="python3")
     km.start_kernel()
     kc = km.client()
     kc.start_channels()

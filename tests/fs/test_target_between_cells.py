@@ -5,7 +5,7 @@ reads and writes is what a walk without the memo would give."""
 from __future__ import annotations
 
 from helpers import put_course_fixture, started_kernel
-from runbook_lib.kernel.app import NAME as KERNEL
+KERNEL = "python3"  # the notebooks' kernel: ipykernel's stock kernelspec
 
 
 def _value(kc, code: str) -> str:

@@ -6,12 +6,11 @@ from __future__ import annotations
 from jupyter_client.manager import KernelManager
 
 from runbook_lib.engine.result import STEP_MIME
-from runbook_lib.kernel import app as kernel
 from runbook_lib.lab.init_root import add_mistakes, finished_lab
 
 
 def outputs(code: str) -> list[dict]:
-    km = KernelManager(kernel_name=kernel.NAME)
+    km = KernelManager(kernel_name="python3")  # the notebooks' kernel: ipykernel's stock one
     km.start_kernel()
     kc = km.client()
     kc.start_channels()

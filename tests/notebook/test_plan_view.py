@@ -9,7 +9,7 @@ from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
 from helpers import put_course_fixture, started_kernel
-from runbook_lib.kernel.app import NAME as KERNEL
+KERNEL = "python3"  # the notebooks' kernel: ipykernel's stock kernelspec
 from runbook_lib.notebook import STEP_MIME
 
 

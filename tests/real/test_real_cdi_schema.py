@@ -156,8 +156,9 @@ def test_the_schema_is_draft_07_and_the_package_validates_with_draft_07():
 
 
 def test_the_schema_uses_no_format_keyword():
-    """jsonschema's optional format extras are not loaded in the kernel (runbook_lib/cdi/format_extras.py); a newer
-    schema with `format` must fail here, so that choice is revisited rather than silently weaker."""
+    """Whether jsonschema checks a `format` depends on its optional extras, installed in one environment (with
+    JupyterLab) and not in another (a node): a newer schema with `format` must fail here, so that the verdict is
+    made the same everywhere rather than silently weaker on a node."""
     assert '"format"' not in json.dumps(SCHEMA) + json.dumps(DEFS)
 
 

@@ -23,7 +23,6 @@ from runbook_lib.findings.catalog import say
 from runbook_lib.fs.plan import Plan
 from runbook_lib.containerd.smoke import node as smoke_node
 from runbook_lib.fs.yamldoc import safe_load
-from runbook_lib.containerd.smoke import sandbox as smoke_sandbox
 from runbook_lib.containerd.smoke.show import lines
 
 CDI_DEVICE = "all"  # what nvidia-ctk names the device of every GPU: the GPU Operator asks for nvidia.com/gpu=all
@@ -75,6 +74,8 @@ def _handler(run) -> tuple[str | None, str | None]:
 
 
 def _sandbox(run):
+    from runbook_lib.containerd.smoke import sandbox as smoke_sandbox  # grpc: only when a pod is started
+
     try:
         eff = run.effective()
     except RunbookError as exc:

@@ -49,7 +49,7 @@ def test_an_added_step_id_and_a_finding_code_reach_every_output(tmp_path):
     xmlschema.XMLSchema(str(JUNIT_XSD)).validate(xml.decode())
     failure = ET.fromstring(xml).find("testsuite/testcase/failure")
     assert failure.get("type") == "value.wrong" and "[/etc/x.toml:3:7]" in failure.text
-    assert ET.fromstring(xml).find("testsuite[@name='dead']/testcase/error").get("type") == "DeadKernelError"
+    assert ET.fromstring(xml).find("testsuite[@name='dead']/testcase[@name='grading']/error").get("type") == "DeadKernelError"
 
 
 def test_results_count_points_and_a_stopped_notebook_is_a_failed_test(tmp_path):
@@ -70,7 +70,7 @@ def test_results_count_points_and_a_stopped_notebook_is_a_failed_test(tmp_path):
     dead = student_results(result.students[2])
     assert (dead["score"], dead["max_score"]) == (0.0, 8.0)  # out of the lab's total like everyone
     assert [t["extra_data"]["runbook_status"] for t in dead["tests"]] == ["not_reached"] * 8 + ["error"]
-    assert dead["tests"][-1]["name"] == "notebook: 실행이 끝나지 않았습니다 / the grading did not finish"
+    assert dead["tests"][-1]["name"] == "grading: 실행이 끝나지 않았습니다 / the grading did not finish"
     assert "DeadKernelError: Kernel died" in dead["tests"][-1]["output"]
     assert json.loads(json.dumps(class_grades(result)))["ok"] is False
 
@@ -100,9 +100,11 @@ def test_a_student_folder_named_with_hash_question_mark_or_space_still_links_to_
             if tag == "a":
                 hrefs.append(dict(attrs)["href"])
 
+    result.students[0].notebook = True  # graded with --notebooks: its executed notebook is linked too
     Links().feed(class_view.page(result))
-    pages = [f"{n}/{page}" for n in names for page in ("feedback.html", "feedback.html", "run.html", "run.ipynb")]
-    assert [unquote(h) for h in hrefs] == pages + ["grades.json", "junit.xml"]
+    pages = [f"{n}/{page}" for n in names for page in ("feedback.html", "feedback.html")]
+    pages[2:2] = ["kim#2/run.ipynb"]
+    assert [unquote(h) for h in hrefs] == pages + ["grades.json", "grades.csv", "junit.xml"]
     assert not any(c in h for h in hrefs for c in "#? ")  # the whole href is the path: no fragment, no query
 
 

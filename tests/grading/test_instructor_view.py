@@ -30,10 +30,8 @@ def test_the_class_notebooks_links_resolve_from_the_executed_notebook(tmp_path):
     html = "".join("".join(o["data"].get("text/html", "")) for c in json.loads(executed.read_text())["cells"]
                    for o in c.get("outputs", []) if "data" in o)
     hrefs = re.findall(r'href="([^"#]+)"', html)
-    assert "kim/feedback.html" in hrefs and "lee/run.ipynb" in hrefs and "index.html" in hrefs
+    assert {"kim/feedback.html", "lee/feedback.html", "index.html", "grades.csv"} <= set(hrefs)
     assert [h for h in hrefs if not (executed.parent / unquote(h)).is_file()] == []
-    log = (out / "kernels.log").read_text() if (out / "kernels.log").exists() else ""
-    assert "KeyboardInterrupt" not in log
     for page in (out / "kim" / "feedback.html", out / "kim" / "results.json"):
         text = page.read_text()
         assert "containerd_bin" not in text and "unshare" not in text, page  # the operator's hint, not the student's

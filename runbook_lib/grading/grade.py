@@ -23,7 +23,7 @@ from pathlib import Path
 
 from runbook_lib.evidence import labels as _labels
 from runbook_lib.findings.catalog import say
-from runbook_lib.fs.safe_write import write_file  # atomic and durable: a grade written is a grade kept
+from runbook_lib.fs.safe_write import write_files  # atomic and durable: a grade written is a grade kept
 from runbook_lib.grading import class_view, feedback, junit, lms, machine
 from runbook_lib.grading.gradescope import class_grades, student_results
 from runbook_lib.grading.model import (CSV_NAME, FEEDBACK_NAME, GRADES_NAME, INDEX_NAME, JUNIT_NAME, NOTEBOOK_NAME,
@@ -181,15 +181,32 @@ def _text(code: str, **values) -> str:
 
 
 def write_outputs(result: ClassGrade) -> None:
+    """Every file of the grading folder, each replaced whole (a reader sees the old one or the new one), all
+    flushed to disk once at the end (fs/safe_write.py write_files). grades.json holds each student's results.json
+    as written, indented one level further: each is encoded once."""
+    files: dict[Path, str] = {}
+    own = []
     for s in result.students:
         s.folder.mkdir(parents=True, exist_ok=True)
-        write_file(s.folder / FEEDBACK_NAME, feedback.render(s))
-        _write_json(s.folder / RESULTS_NAME, student_results(s, result.errors))
-    _write_json(result.out / GRADES_NAME, class_grades(result))
-    write_file(result.out / CSV_NAME, lms.render(result))
-    write_file(result.out / JUNIT_NAME, junit.render(result))
-    write_file(result.out / INDEX_NAME, class_view.page(result))
+        files[s.folder / FEEDBACK_NAME] = feedback.render(s)
+        own.append(_json(student_results(s, result.errors)))
+        files[s.folder / RESULTS_NAME] = own[-1] + "\n"
+    files[result.out / GRADES_NAME] = _grades_text(class_grades(result, students=[]), own)
+    files[result.out / CSV_NAME] = lms.render(result)
+    files[result.out / JUNIT_NAME] = junit.render(result)
+    files[result.out / INDEX_NAME] = class_view.page(result)
+    write_files(files)
 
 
-def _write_json(path: Path, data) -> None:
-    write_file(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+def _json(data) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+def _grades_text(head: dict, students: list[str]) -> str:
+    """grades.json as json.dumps(..., indent=2) writes it, with the students' texts already encoded."""
+    text = _json(head)
+    if not students:
+        return text + "\n"
+    inner = ",\n".join("    " + t.replace("\n", "\n    ") for t in students)
+    cut = text.rindex('"students": []')
+    return text[:cut] + '"students": [\n' + inner + "\n  ]" + text[cut + len('"students": []'):] + "\n"

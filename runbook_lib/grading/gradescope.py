@@ -66,10 +66,12 @@ def student_results(s: Student, run_errors: list[dict] = ()) -> dict:
     }
 
 
-def class_grades(result: ClassGrade) -> dict:
+def class_grades(result: ClassGrade, students: list[dict] | None = None) -> dict:
     """grades.json: every student's results.json, in the order the roots were given, and the run's own errors
-    (the grading machine's, runbook_lib/grading/machine.py: each once, with its fix)."""
-    students = [student_results(s, result.errors) for s in result.students]
+    (the grading machine's, runbook_lib/grading/machine.py: each once, with its fix). ``students``: those
+    results.json already made."""
+    if students is None:
+        students = [student_results(s, result.errors) for s in result.students]
     return {
         "schema": GRADES_SCHEMA,
         "ok": result.all_ok and not result.errors,

@@ -88,7 +88,10 @@ class _Worker:
 
     def give(self, index: int, task) -> None:
         self.task, self.since = index, time.monotonic()
-        self.conn.send((index, task))
+        try:
+            self.conn.send((index, task))
+        except OSError:  # the worker ended meanwhile: its sentinel says so, and this task is said as its death
+            pass
 
     def stop(self) -> None:
         try:
@@ -117,6 +120,9 @@ def run(fn: Callable, tasks: list, jobs: int, timeout: float | None = None) -> I
         return
     ended = False
     context = multiprocessing.get_context("fork")
+    import gc
+
+    gc.freeze()  # what is imported so far stays shared with the workers: their collections do not copy it
     pending = list(enumerate(tasks))[::-1]
     workers = [_Worker(context, fn, timeout) for _ in range(max(1, min(jobs, len(tasks))))]
     busy: dict[object, _Worker] = {}
@@ -131,11 +137,13 @@ def run(fn: Callable, tasks: list, jobs: int, timeout: float | None = None) -> I
                 limit = max(0.0, min(w.since for w in busy.values()) + timeout + GRACE - time.monotonic())
             sentinels = {w.process.sentinel: w for w in busy.values()}
             ready = wait(list(busy) + list(sentinels), limit)
-            done: list[_Worker] = []
+            done: list[_Worker] = []  # the workers free for a next task (a dead one's replacement among them)
+            handled: set[int] = set()
             for ready_one in ready:
                 w = busy.get(ready_one) or sentinels.get(ready_one)
-                if w is None or w in done:
+                if w is None or id(w) in handled:  # a dead worker is ready twice: its pipe and its sentinel
                     continue
+                handled.add(id(w))
                 try:
                     index, (kind, value), seconds = w.conn.recv()
                 except (EOFError, OSError):  # the worker died with this student's task
@@ -146,13 +154,13 @@ def run(fn: Callable, tasks: list, jobs: int, timeout: float | None = None) -> I
                 yield index, kind, value, seconds
             now = time.monotonic()
             for w in list(busy.values()):
-                if timeout and w not in done and now - w.since > timeout + GRACE:  # no signal reached it
+                if timeout and id(w) not in handled and now - w.since > timeout + GRACE:  # no signal reached it
                     index, seconds = w.task, now - w.since
                     w.kill()
                     done.append(_replace(workers, w, context, fn, timeout))
                     busy.pop(w.conn, None)
                     yield index, "timeout", {"seconds": timeout}, seconds
-            busy = {w.conn: w for w in busy.values() if w not in done and not w.conn.closed}
+            busy = {w.conn: w for w in busy.values() if id(w) not in handled and not w.conn.closed}
             for w in done:
                 if pending:
                     w.give(*pending.pop())
@@ -167,6 +175,7 @@ def run(fn: Callable, tasks: list, jobs: int, timeout: float | None = None) -> I
                 w.process.join(timeout=5)
             if w.process.is_alive():
                 w.kill()
+        gc.unfreeze()
 
 
 def _replace(workers: list, dead: _Worker, context, fn, timeout) -> _Worker:

@@ -78,7 +78,7 @@ def cmd_grade(args) -> int:
     params = grade_parameters(args, None)
     try:
         result = grade_class(args.roots, out, params, labels=args.labels, jobs=args.jobs, notebooks=args.notebooks,
-                             notebook=notebook, timeout=args.timeout, points=points)
+                             notebook=notebook, points=points)  # --timeout, --memory: the run's, in params
     except ValueError as exc:
         raise Refused(str(exc)) from None
     print(render(result))

@@ -29,7 +29,8 @@ from runbook_lib.grading.gradescope import class_grades, student_results
 from runbook_lib.grading.model import (CSV_NAME, FEEDBACK_NAME, GRADES_NAME, INDEX_NAME, JUNIT_NAME, NOTEBOOK_NAME,
                                        RESULTS_NAME, ClassGrade, Student)
 
-TIMEOUT = 300  # seconds a student's check run may take (it reads a few files: ~15 ms); a notebook's cell, the same
+
+RETIRE_MIB = 64  # a worker grown by more than this (a root that took memory to judge) is replaced after it
 
 
 def expand_roots(roots) -> list[str]:
@@ -83,16 +84,17 @@ def refuse_overlap(folders: list[Path], roots: list[str]) -> None:
                     str(say("grading.grade.grading_folder_overlaps_student", folder=folder, root=root)))
 
 
-def refuse_parameters(params: dict, root: str) -> None:
-    """A parameter no check run would accept (-p runtime_name "a b"), refused once with its finding, before
-    anything runs, rather than said as every student's error."""
+def refuse_parameters(params: dict, root: str):
+    """The parameters as every student's check run reads them (engine/params.py's Params); one no check run
+    would accept (-p runtime_name "a b") refused once with its finding, before anything runs, rather than said as
+    every student's error."""
     from runbook_lib.engine.params import validate
     from runbook_lib.findings.errors import ParameterError
     from runbook_lib.findings.problem import Problem
     from runbook_lib.findings.text import lines
 
     try:
-        validate(**{**params, "root": root, "mode": "check"})
+        return validate(**{**params, "root": root, "mode": "check"})
     except ParameterError as exc:
         raise ValueError("\n".join(lines(Problem.from_error(exc)))) from None
 
@@ -114,8 +116,9 @@ def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = 
                 notebooks: bool = False, notebook: Path | None = None, timeout: float | None = None,
                 points: dict | None = None) -> ClassGrade:
     """Grade every root into `out` and write every output file; returns the class's grades. Each student is
-    graded by the engine in check mode in a worker of its own, `jobs` at a time (grading/pool.py); a run that
-    raises, or runs past `timeout` seconds, is that student's error only. `notebooks`: each student's notebook
+    graded by the engine in check mode in a worker, `jobs` at a time (grading/pool.py); a run that raises or
+    passes its limits (params' time_limit and memory_limit) is that student's error only; one the grader had to
+    stop after `timeout` seconds (default: the time limit and a margin) is the machine's. `notebooks`: each student's notebook
     (`notebook`, else the packaged one) also executed by papermill into DIR/<label>/run.ipynb. `points`: the
     course file's points per step (score.load_points), else 1 a lab step."""
     from runbook_lib.grading import pool, verdicts
@@ -124,10 +127,13 @@ def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = 
     params.pop("mode", None)
     out = Path(out).resolve()
     students = plan(roots, out, labels, prefix)  # refused before anything is written
-    if students:
-        refuse_parameters(params, students[0][0])
+    checked = refuse_parameters(params, students[0][0] if students else str(out))
     out.mkdir(parents=True, exist_ok=True)
-    timeout = float(timeout or TIMEOUT)
+    from runbook_lib.engine.limits import GRACE
+
+    # the run's own limits (time_limit, memory_limit: --timeout, --memory) stop a student's check with its words,
+    # as in the notebook; the grader's limit, past them, is the machine's (a notebook's cell, a stuck worker)
+    timeout = float(timeout or checked.time_limit + GRACE + 30)
     limit, nb_path = timeout, None
     warm()
     if notebooks:
@@ -141,7 +147,10 @@ def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = 
               "out_nb": str(out / label / NOTEBOOK_NAME)} for root, label in students]
     result = ClassGrade(out, [Student(label, root, False, [], folder=out / label, points=dict(points or {}))
                               for root, label in students])
-    for index, kind, value, seconds in pool.run(verdicts.student, tasks, jobs, limit):
+    from runbook_lib.engine.limits import rss_mib
+
+    verdicts.FORKED_AT_MIB = rss_mib()  # the workers inherit it: a student's memory counted as a kernel's
+    for index, kind, value, seconds in pool.run(verdicts.student, tasks, jobs, limit, retire_mib=RETIRE_MIB):
         _take(result.students[index], kind, value, seconds, limit)
     # the grading machine's failures: the run's errors, once each; the pod then graded for no one (machine.py)
     result.errors = (machine.pod_errors(result.students, params.get("smoke"))

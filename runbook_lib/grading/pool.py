@@ -33,13 +33,16 @@ def _alarm(signum, frame):
     raise TaskTimeout()
 
 
-def _serve(conn, fn: Callable, timeout: float | None, parent: int) -> None:
-    """A worker: task after task from the parent, each result sent back, until the parent sends None. It ends
-    with the parent, however that ends (SIGKILL included: fs/lifeline.py)."""
+def _serve(conn, fn: Callable, timeout: float | None, parent: int, retire_mib: float | None) -> None:
+    """A worker: task after task from the parent, each result sent back, until the parent sends None, or until a
+    task left it holding ``retire_mib`` MiB more than when it started (a root that took memory to judge: the next
+    student gets a fresh worker, not what is left of it). It ends with the parent, however that ends (SIGKILL included:
+    fs/lifeline.py)."""
     from runbook_lib.fs.lifeline import die_with_parent
 
     die_with_parent(parent)
     signal.signal(signal.SIGALRM, _alarm)
+    born = _rss_mib()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     while True:
         try:
@@ -60,10 +63,18 @@ def _serve(conn, fn: Callable, timeout: float | None, parent: int) -> None:
             result = ("error", {"ename": type(exc).__name__, "evalue": _said(exc)})
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+        retire = bool(retire_mib) and _rss_mib() - born > retire_mib
         try:
-            conn.send((index, result, time.monotonic() - started))
+            conn.send((index, result, time.monotonic() - started, retire))
         except TaskTimeout:  # the timer fired between the task's end and the disarming: the result stands
-            conn.send((index, result, time.monotonic() - started))
+            conn.send((index, result, time.monotonic() - started, retire))
+        if retire:
+            return
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/statm", "rb") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
 
 
 def _said(exc: BaseException) -> str:
@@ -78,9 +89,10 @@ def _said(exc: BaseException) -> str:
 
 
 class _Worker:
-    def __init__(self, context, fn, timeout):
+    def __init__(self, context, fn, timeout, retire_mib=None):
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, fn, timeout, os.getpid()), daemon=True)
+        self.process = context.Process(target=_serve, args=(child, fn, timeout, os.getpid(), retire_mib),
+                                       daemon=True)
         self.process.start()
         child.close()
         self.task: int | None = None
@@ -109,9 +121,11 @@ class _Worker:
         return self.process.exitcode
 
 
-def run(fn: Callable, tasks: list, jobs: int, timeout: float | None = None) -> Iterator[tuple[int, str, object, float]]:
+def run(fn: Callable, tasks: list, jobs: int, timeout: float | None = None,
+        retire_mib: float | None = None) -> Iterator[tuple[int, str, object, float]]:
     """(index, kind, value, seconds) for every task, as they end: kind "ok" with fn's result, else "error",
-    "timeout" or "kernel" with a dict saying why ({"ename", "evalue"}, {"seconds"}, {"status"})."""
+    "timeout" or "kernel" with a dict saying why ({"ename", "evalue"}, {"seconds"}, {"status"}). A worker that
+    grew by more than ``retire_mib`` MiB is replaced by a fresh one after its task."""
     import ctypes  # noqa: F401 - the workers' die_with_parent uses it: imported once, before they fork
     import multiprocessing
     from multiprocessing.connection import wait
@@ -124,7 +138,8 @@ def run(fn: Callable, tasks: list, jobs: int, timeout: float | None = None) -> I
 
     gc.freeze()  # what is imported so far stays shared with the workers: their collections do not copy it
     pending = list(enumerate(tasks))[::-1]
-    workers = [_Worker(context, fn, timeout) for _ in range(max(1, min(jobs, len(tasks))))]
+    spawn = lambda: _Worker(context, fn, timeout, retire_mib)  # noqa: E731
+    workers = [spawn() for _ in range(max(1, min(jobs, len(tasks))))]
     busy: dict[object, _Worker] = {}
     try:
         for w in workers:
@@ -145,11 +160,16 @@ def run(fn: Callable, tasks: list, jobs: int, timeout: float | None = None) -> I
                     continue
                 handled.add(id(w))
                 try:
-                    index, (kind, value), seconds = w.conn.recv()
+                    index, (kind, value), seconds, retire = w.conn.recv()
                 except (EOFError, OSError):  # the worker died with this student's task
                     index, seconds = w.task, time.monotonic() - w.since
                     kind, value = "kernel", {"status": w.kill()}
-                    w = _replace(workers, w, context, fn, timeout)
+                    w = _replace(workers, w, spawn)
+                else:
+                    if retire:  # it ends by itself: a fresh one for the next task
+                        w.process.join(timeout=5)
+                        w.kill()
+                        w = _replace(workers, w, spawn)
                 done.append(w)
                 yield index, kind, value, seconds
             now = time.monotonic()
@@ -157,7 +177,7 @@ def run(fn: Callable, tasks: list, jobs: int, timeout: float | None = None) -> I
                 if timeout and id(w) not in handled and now - w.since > timeout + GRACE:  # no signal reached it
                     index, seconds = w.task, now - w.since
                     w.kill()
-                    done.append(_replace(workers, w, context, fn, timeout))
+                    done.append(_replace(workers, w, spawn))
                     busy.pop(w.conn, None)
                     yield index, "timeout", {"seconds": timeout}, seconds
             busy = {w.conn: w for w in busy.values() if id(w) not in handled and not w.conn.closed}
@@ -178,7 +198,7 @@ def run(fn: Callable, tasks: list, jobs: int, timeout: float | None = None) -> I
         gc.unfreeze()
 
 
-def _replace(workers: list, dead: _Worker, context, fn, timeout) -> _Worker:
-    fresh = _Worker(context, fn, timeout)
+def _replace(workers: list, dead: _Worker, spawn) -> _Worker:
+    fresh = spawn()
     workers[workers.index(dead)] = fresh
     return fresh

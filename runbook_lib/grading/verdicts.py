@@ -13,6 +13,51 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+from contextlib import contextmanager
+
+
+# MiB resident in the grader when it forked its workers (grade.py sets it): what a kernel would hold before its run
+FORKED_AT_MIB: float | None = None
+
+
+class _OneCell:
+    """What engine/limits.py arms a run's limits on, in a grading worker: a stand-in for the kernel's shell, the
+    student's whole check one cell (the time counted from the arming). The memory counted is what a kernel would
+    hold: the grader's when it forked (everything imported), and what this check takes on top. A forked worker's
+    own resident memory is only the pages it has touched, so it is not that number."""
+
+    runs_notebook_cells = True  # limits.IN_PROCESS_MARK
+
+    def __init__(self):
+        from runbook_lib.engine.limits import rss_mib
+
+        self.events = self
+        # limits.OVERHEAD_MARK: subtracted from the worker's resident memory
+        self.grader_overhead_mib = rss_mib() - FORKED_AT_MIB if FORKED_AT_MIB is not None else 0.0
+
+    def register(self, name, fn) -> None:  # no cells: the limits hold from arm() to disarm()
+        pass
+
+    def unregister(self, name, fn) -> None:
+        pass
+
+
+@contextmanager
+def limited(seconds: int, mib: int):
+    """The run's time and memory limits (its time_limit and memory_limit parameters), armed as the notebook's
+    validation cell arms them: past one, the run stops with run.timeout or run.memory, naming the file read last."""
+    import resource
+
+    from runbook_lib.engine import limits
+
+    shell = _OneCell()
+    address_space = resource.getrlimit(resource.RLIMIT_AS)
+    limits.arm(seconds, mib, shell)
+    try:
+        yield
+    finally:
+        limits.disarm(shell)
+        resource.setrlimit(resource.RLIMIT_AS, address_space)  # a notebook's kernel started after this gets it back
 
 
 def check(params: dict) -> dict:
@@ -20,13 +65,15 @@ def check(params: dict) -> dict:
     from runbook_lib.engine.params import validate
     from runbook_lib.engine.run import Run
 
-    run = Run(validate(**{**params, "mode": "check"}))
-    run.start()
-    try:
-        run.preflight()
-        results = [run.verdict(step) for step in run.steps]
-    finally:
-        run.finish()
+    p = validate(**{**params, "mode": "check"})
+    with limited(p.time_limit, p.memory_limit):
+        run = Run(p)
+        run.start()
+        try:
+            run.preflight()
+            results = [run.verdict(step) for step in run.steps]
+        finally:
+            run.finish()
     return {"ok": run.ok(), "steps": [r.as_record() for r in results]}
 
 

@@ -107,11 +107,12 @@ def test_grade_with_a_memory_limit_stops_one_root_and_grades_the_other(tmp_path)
     proc = subprocess.run([sys.executable, "-m", "runbook_lib.cli", "grade", "--jobs", "2", "--memory", "80",
                            "--out", str(out), *map(str, roots)], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr[-2000:]
-    manifest = json.loads((out / "big-spec" / "manifest.json").read_text())
-    assert manifest["error"]["ename"] == "RunStopped"
-    assert "used more than 80 MiB" in manifest["error"]["evalue"]
-    assert "/etc/cdi/nvidia.yaml" in manifest["error"]["evalue"], "it says what was being read"
-    assert json.loads((out / "correct" / "manifest.json").read_text())["ok"] is True
+    big = json.loads((out / "big-spec" / "results.json").read_text(encoding="utf-8"))
+    (why,) = [t for t in big["tests"] if t["extra_data"]["id"] == "grading"]  # the run stopped: no verdicts
+    assert why["output"].startswith("RunStopped: ")
+    assert "used more than 80 MiB" in why["output"]
+    assert "/etc/cdi/nvidia.yaml" in why["output"], "it says what was being read"
+    assert json.loads((out / "correct" / "results.json").read_text(encoding="utf-8"))["extra_data"]["ok"] is True
     assert "used more than 80 MiB" in proc.stdout, "the command says why the student's run stopped"
 
 

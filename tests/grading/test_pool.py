@@ -11,6 +11,9 @@ import time
 from runbook_lib.grading import pool
 
 
+KEPT: list = []
+
+
 def task(what: str) -> dict:
     """A student's task, as a test chooses it to end."""
     if what == "raise":
@@ -19,15 +22,17 @@ def task(what: str) -> dict:
         os._exit(7)  # the worker ends mid-task: a crash of the grading process
     if what == "sleep":
         time.sleep(3600)  # the worker's timer stops it
+    if what == "grow":
+        KEPT.append(bytearray(96 * 1024 * 1024))  # 96 MiB the worker keeps after the task
     if what == "deaf":
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})  # no timer reaches it: the parent kills it
         time.sleep(3600)
     return {"task": what, "pid": os.getpid(), "parent": os.getppid()}
 
 
-def by_index(tasks, jobs, timeout=None) -> dict[int, tuple[str, object]]:
+def by_index(tasks, jobs, timeout=None, retire_mib=None) -> dict[int, tuple[str, object]]:
     seen: dict[int, tuple[str, object]] = {}
-    for index, kind, value, seconds in pool.run(task, tasks, jobs, timeout):
+    for index, kind, value, seconds in pool.run(task, tasks, jobs, timeout, retire_mib):
         assert index not in seen, f"task {index} came back twice"
         assert seconds >= 0
         seen[index] = (kind, value)
@@ -77,3 +82,10 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
     except OSError:
         return False
+
+
+def test_a_worker_grown_by_a_task_is_replaced_before_the_next_one():
+    seen = by_index(["ok0", "grow", "ok2", "ok3"], 1, retire_mib=64)
+    assert [kind for kind, _ in seen.values()] == ["ok"] * 4
+    pids = [seen[i][1]["pid"] for i in range(4)]
+    assert pids[0] == pids[1] != pids[2] == pids[3]  # replaced after the task that grew it, and only then

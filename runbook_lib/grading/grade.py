@@ -109,6 +109,10 @@ def warm() -> None:
 
     registry.load()  # the run's consumer (containerd) and what the steps reach through it
     catalog()  # every sentence a verdict says
+    from runbook_lib.cdi.validate import schema_check, schema_validator
+
+    schema_check()  # the CDI schema's validators, compiled once (a spec that fails the first is judged by the second)
+    schema_validator()
 
 
 def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = None, *,

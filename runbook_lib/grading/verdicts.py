@@ -89,6 +89,28 @@ def student(task: dict) -> dict:
     return graded
 
 
+KERNELS_LOG = "kernels.log"  # DIR/kernels.log: what the students' kernels said on their stderr (--notebooks)
+
+
+@contextmanager
+def _stderr_to(path: str):
+    """This worker's stderr, which the kernel papermill starts inherits, into ``path`` while the notebook runs:
+    the kernels' own warnings go to DIR/kernels.log, not to the grader's terminal."""
+    import sys
+
+    sys.stderr.flush()
+    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+    saved = os.dup(2)
+    os.dup2(log, 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(log)
+
+
 def kernel_name(notebook: str) -> str:
     """The notebook's own kernel (its kernelspec), as papermill would pick it."""
     import json
@@ -109,9 +131,10 @@ def execute(notebook: str, out_nb: str, params: dict, timeout: float | None) -> 
     os.environ[TERMINAL] = "0"  # the kernel prints no summary on the grader's terminal (notebook/session.py)
     os.makedirs(os.path.dirname(out_nb), exist_ok=True)
     try:
-        papermill.execute_notebook(notebook, out_nb, parameters={**params, "mode": "check"},
-                                   kernel_name=kernel_name(notebook), progress_bar=False,
-                                   execution_timeout=timeout)
+        with _stderr_to(os.path.join(os.path.dirname(os.path.dirname(out_nb)), KERNELS_LOG)):
+            papermill.execute_notebook(notebook, out_nb, parameters={**params, "mode": "check"},
+                                       kernel_name=kernel_name(notebook), progress_bar=False,
+                                       execution_timeout=timeout)
     except PapermillExecutionError:
         return None  # a cell raised: the executed notebook shows it, with papermill's marker at its top
     except Exception as exc:  # noqa: BLE001 - the evidence did not run; the grade above stands

@@ -20,7 +20,6 @@ from runbook_lib.containerd.smoke import cdi_probe
 from runbook_lib.containerd.smoke import cleanup as pod_cleanup
 from runbook_lib.containerd.distro.detect import K0S, K3S, MICROK8S, PLAIN, RKE2
 from runbook_lib.containerd.smoke.facts import NODE, Smoke, classify_refusal, gpu_lines
-from runbook_lib.containerd import cri
 from runbook_lib.findings.problem import Problem
 
 # each distribution's containerd CRI socket (RKE2 runs its containerd on k3s's socket path)
@@ -85,6 +84,7 @@ def _log_output(path: Path) -> str:
 
 def reach(socket: str, timeout: float):
     """(client, status) or (None, containerd's words) for the node's CRI socket."""
+    from runbook_lib.containerd import cri  # grpc: imported only when a pod starts
     client = cri.RuntimeService(socket, timeout=min(timeout, 20))
     try:
         return client, client.status()
@@ -98,6 +98,7 @@ def run(*, client, status: dict, socket: str, handler: str, image: str, command:
         root: Path = Path("/")) -> Smoke:
     """The pod, `smoke_command`'s container and, with CDI devices and the edits their spec makes
     (runbook_lib/cdi/edits.py), a probe container that shows which of those edits arrived."""
+    from runbook_lib.containerd import cri  # grpc: imported only when a pod starts
     argv = shlex.split(command)
     runtimes = running_runtimes(status)
     smoke = Smoke(NODE, {"mode": NODE, "handler": handler, "endpoint": socket, "image": image, "command": command,
@@ -200,6 +201,7 @@ def run(*, client, status: dict, socket: str, handler: str, image: str, command:
 
 
 def _clean(client, facts: dict, containers: list[str], name: str, logs: Path) -> list[str]:
+    from runbook_lib.containerd import cri  # grpc: imported only when a pod starts
     client.timeout = 20
     left = []
     for container_id in containers:

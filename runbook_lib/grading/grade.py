@@ -99,9 +99,10 @@ def refuse_parameters(params: dict, root: str):
         raise ValueError("\n".join(lines(Problem.from_error(exc)))) from None
 
 
-def warm() -> None:
+def warm(smoke: str | None = None) -> None:
     """What every student's check run uses, imported and read once here, before the workers fork: each worker
-    starts with it (nothing is imported again in a worker)."""
+    starts with it (nothing is imported again in a worker). ``smoke``: a pod for every student, so its CRI
+    client too."""
     import runbook_lib.engine.run  # noqa: F401
     import runbook_lib.steps  # noqa: F401 - every step
     from runbook_lib.consumer import registry
@@ -113,6 +114,8 @@ def warm() -> None:
 
     schema_check()  # the CDI schema's validators, compiled once (a spec that fails the first is judged by the second)
     schema_validator()
+    if smoke not in (None, "off"):
+        import runbook_lib.containerd.cri  # noqa: F401 - grpc, which every pod's check talks through
 
 
 def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = None, *,
@@ -139,7 +142,7 @@ def grade_class(roots: list[str], out: str | os.PathLike, params: dict | None = 
     # as in the notebook; the grader's limit, past them, is the machine's (a notebook's cell, a stuck worker)
     timeout = float(timeout or checked.time_limit + GRACE + 30)
     limit, nb_path = timeout, None
-    warm()
+    warm(checked.smoke)
     if notebooks:
         from runbook_lib.evidence.archive import packaged_notebook
 

@@ -19,7 +19,7 @@ OUT = Path(__file__).resolve().parents[1] / "notebooks" / "class.ipynb"
 
 INTRO = """# 반 전체 채점 — 학생마다 피드백, 반 전체를 한 장의 그림으로
 
-이 노트북은 학생들의 실습 루트를 모두 **check 모드**로 채점합니다. `runbook grade` 와 같은 코드이므로 결과도 같습니다. 학생 루트에는 아무것도 쓰지 않고, 모든 결과는 `out` 폴더에 남습니다: 학생마다 실행된 노트북과 피드백 페이지, 그리고 반 전체의 `grades.json`(Gradescope 형식), `junit.xml`(CI 용), `index.html`.
+이 노트북은 학생들의 실습 루트를 모두 **check 모드**로 채점합니다. `runbook grade` 와 같은 코드이므로 결과도 같습니다. 학생마다 노트북의 확인 셀이 보여 줄 판정을 엔진이 계산하므로 커널을 띄우지 않습니다. 학생 루트에는 아무것도 쓰지 않고, 모든 결과는 `out` 폴더에 남습니다: 학생마다 피드백 페이지와 `results.json`, 그리고 반 전체의 `grades.json`(Gradescope 형식), `grades.csv`(LMS 용), `junit.xml`(CI 용), `index.html`.
 
 ```sh
 mkdir -p grades
@@ -32,7 +32,7 @@ python -m runbook_lib.runner notebooks/class.ipynb grades/class.ipynb -p roots '
 
 # Grading a whole class — feedback per student, the class as a picture
 
-This notebook grades every student's lab root in **check mode**, through the same code as `runbook grade`, so the results are the same. Nothing is written under a student's root; everything goes to the `out` folder: each student's executed notebook and feedback page, and the class's `grades.json` (Gradescope's format), `junit.xml` (for CI) and `index.html`.
+This notebook grades every student's lab root in **check mode**, through the same code as `runbook grade`, so the results are the same. The engine computes the verdict each student's check cells would show, so no kernel starts. Nothing is written under a student's root; everything goes to the `out` folder: each student's feedback page and `results.json`, and the class's `grades.json` (Gradescope's format), `grades.csv` (for an LMS), `junit.xml` (for CI) and `index.html`.
 
 `runbook_lib.runner` takes papermill's arguments and tells the kernel the folder the executed notebook is saved in, so the links below open from the executed notebook, from its HTML copy and from `grades/index.html` alike. Opened and run in JupyterLab, the links are made from the notebook's own folder."""
 

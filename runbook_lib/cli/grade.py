@@ -1,4 +1,5 @@
-"""`runbook grade --out DIR ROOT...`: check mode on every student's root, the grades in DIR.
+"""`runbook grade --out DIR ROOT...`: the engine in check mode on every student's root, the grades in DIR
+(`--notebooks`: each student's notebook executed by papermill too, as evidence).
 
 Exit codes: 0 every student passed, 1 at least one did not, 2 the request was refused before anything ran
 (argparse's own usage errors are 2 as well), 3 the grading machine failed the run (runbook_lib/grading/machine.py:
@@ -14,8 +15,9 @@ from pathlib import Path
 from runbook_lib.findings.catalog import say
 
 
-def grade_parameters(args, declared: dict) -> dict:
-    """-f then -p, as `runbook run` reads them; the root and the mode are the grader's, not the caller's."""
+def grade_parameters(args, declared: dict | None) -> dict:
+    """-f then -p, as `runbook run` reads them; the root and the mode are the grader's, not the caller's.
+    ``declared``: the parameters there are (None: run.ipynb's, engine/params.py's table)."""
     from runbook_lib.cli.args import collect_parameters
     from runbook_lib.cli.refused import Refused
 
@@ -59,7 +61,7 @@ def cmd_grade(args) -> int:
     if any(os.path.realpath(out).startswith(os.path.realpath(r) + os.sep) or os.path.realpath(out) ==
            os.path.realpath(r) for r in args.roots):
         raise Refused(str(say("cli.grade.out_inside_student_s", out=out)))
-    if out.exists() and not out.is_dir():  # it would fail in mkdir, after every student's notebook had run
+    if out.exists() and not out.is_dir():  # it would fail in mkdir, after every student had been graded
         raise Refused(str(say("cli.grade.out_file_not_folder", out=out)))
     points = None
     if args.points:
@@ -69,24 +71,16 @@ def cmd_grade(args) -> int:
         except (OSError, ValueError) as exc:
             raise Refused(str(exc)) from None
     notebook = Path(args.notebook) if args.notebook else packaged_notebook()
-    if not notebook.is_file():
+    if args.notebooks and not notebook.is_file():
         raise Refused(str(say("cli.grade.notebook_not_found", notebook=notebook)))
-    from runbook_lib.grading.runner import EarlyZygote
+    from runbook_lib.grading.grade import grade_class
 
-    os.environ["RUNBOOK_TERMINAL_SUMMARY"] = "0"  # the students' kernels print nothing here (notebook/views.py)
-    early = EarlyZygote()  # the kernels' zygote imports beside this process's imports below, not after them
+    params = grade_parameters(args, None)
     try:
-        import papermill as pm
-
-        from runbook_lib.grading.grade import grade_class
-
-        params = grade_parameters(args, pm.inspect_notebook(str(notebook)))
-        result = grade_class(args.roots, out, params, labels=args.labels, jobs=args.jobs, notebook=notebook,
-                             early=early, points=points)
+        result = grade_class(args.roots, out, params, labels=args.labels, jobs=args.jobs, notebooks=args.notebooks,
+                             notebook=notebook, points=points)  # --timeout, --memory: the run's, in params
     except ValueError as exc:
         raise Refused(str(exc)) from None
-    finally:
-        early.close()  # refused before the grading ran: the zygote stops; after it, nothing is left to do
     print(render(result))
     if result.errors:
         return EXIT_MACHINE
@@ -97,18 +91,28 @@ EXIT_MACHINE = 3  # the grading machine's error (the run's, said once with its f
 
 
 def render(result) -> str:
-    from runbook_lib.grading.class_view import counts_line
-    from runbook_lib.grading.model import GRADES_NAME, INDEX_NAME, JUNIT_NAME
+    """Every student's score on the assignment's fixed total and verdict under bilingual headers, then the class's
+    count, the run's errors (the grading machine's, once each with its fix) and the files written."""
+    from runbook_lib.grading.class_view import counts_line, score_text
+    from runbook_lib.grading.model import CSV_NAME, GRADES_NAME, INDEX_NAME, JUNIT_NAME
     from runbook_lib.findings.messages import bilingual, display_width
     from runbook_lib.steps.status import verdict
 
-    width = max([display_width(s.label) for s in result.students] + [4])
-    lines = []
-    for s in result.students:
+    heads = [bilingual(say(code)) for code in ("label.student", "label.score", "label.result")]
+    scores = [score_text(s) for s in result.students]
+    width = max([display_width(s.label) for s in result.students] + [display_width(heads[0])])
+    wide = max([len(t) for t in scores] + [display_width(heads[1])])
+
+    def row(label: str, score: str, state: str) -> str:
+        return (f"  {label}{' ' * (width - display_width(label))}  {score}{' ' * (wide - display_width(score))}"
+                f"  {state}")
+
+    lines = [row(*heads)]
+    for s, score in zip(result.students, scores):
         failed = [f"{r.get('step')} {r.get('id')}" for r in s.failed_steps()]
-        state = bilingual(verdict(s.ok)) + ("" if s.ok else ": " + (", ".join(failed) or bilingual(say("label.notebook"))))
-        lines.append(f"  {s.label}{' ' * (width - display_width(s.label))}  {state}")
-        if s.error and not failed:  # stopped before its verdicts (a limit, a dead kernel): why, in its words
+        state = bilingual(verdict(s.ok)) + ("" if s.ok else ": " + (", ".join(failed) or bilingual(say("gradescope.unfinished"))))
+        lines.append(row(s.label, score, state))
+        if s.error and not failed:  # no verdicts (a limit, a dead worker, an error): why, in its words
             lines += [f"      {text}" for text in str(s.error.get("evalue") or "").splitlines()[:5]]
     line = counts_line(result)
     lines += [line.ko, line.en]
@@ -118,7 +122,8 @@ def render(result) -> str:
         lines += [f"  {e['what']['ko']}", f"  {e['what']['en']}"]
         if fix:
             lines += [f"  {bilingual(say('label.fix'))}: {fix['ko']}", f"  {fix['en']}"]
-    for name in (INDEX_NAME, GRADES_NAME, JUNIT_NAME):
+    for name in (INDEX_NAME, GRADES_NAME, CSV_NAME, JUNIT_NAME):
         lines.append(f"  {result.out / name}")
-    lines.append(f"  {result.out}/<label>/feedback.html, run.ipynb, results.json")
+    notebooks = ", run.ipynb" if any(s.notebook for s in result.students) else ""
+    lines.append(f"  {result.out}/<label>/feedback.html, results.json{notebooks}")
     return "\n".join(lines)

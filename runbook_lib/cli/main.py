@@ -95,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help=_help("cli.help.grade_labels"))
     grade.add_argument("--points", default=None, metavar="COURSE.yaml", help=_help("cli.help.grade_points"))
     add_limits(grade)
+    grade.add_argument("--notebooks", action="store_true", help=_help("cli.help.grade_notebooks"))
     grade.add_argument("--notebook", default=None, help=argparse.SUPPRESS)  # tests and development only
 
     check = sub.add_parser("check", help=_help("cli.help.check"),

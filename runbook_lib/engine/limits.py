@@ -157,13 +157,13 @@ def arm(seconds: float = DEFAULT_TIME_LIMIT, mib: int = DEFAULT_MEMORY_LIMIT, sh
     return True
 
 
-OVERHEAD_MARK = "grader_overhead_mib"  # on that shell: MiB resident in the child from its start that no kernel holds
-IN_PROCESS_MARK = "runs_notebook_cells"  # set on the grader's in-process shell (runbook_lib/kernel/inprocess.py)
+OVERHEAD_MARK = "grader_overhead_mib"  # on that shell: MiB resident in the process that are not the run's
+IN_PROCESS_MARK = "runs_notebook_cells"  # set on a grading worker's stand-in shell (runbook_lib/grading/verdicts.py)
 
 
 def runs_notebook_cells(shell) -> bool:
-    """Whether ``shell`` runs a notebook's cells: a kernel's, or the shell a graded student's cells run in without
-    a kernel (in process, in a child of its own). Not a terminal IPython, nor a test's shell."""
+    """Whether ``shell`` runs a notebook's cells: a kernel's, or the stand-in a grading worker judges a student's
+    root under (grading/verdicts.py). Not a terminal IPython, nor a test's shell."""
     if shell is None:
         return False
     return getattr(shell, "kernel", None) is not None or getattr(shell, IN_PROCESS_MARK, False) is True

@@ -6,8 +6,6 @@ from runbook_lib.findings.catalog import say
 
 import html
 import os
-import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 from runbook_lib.grading import class_view
@@ -24,26 +22,6 @@ class NoRoots(ValueError):
         return [str(self)]
 
 
-KERNELS_LOG = "kernels.log"
-
-
-@contextmanager
-def _stderr_to(path: Path):
-    """The students' kernels inherit this kernel's stderr, which ipykernel shows in the notebook: their own
-    shutdown messages would land among the instructor's outputs. They go to DIR/kernels.log instead."""
-    sys.stderr.flush()
-    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    saved = os.dup(2)
-    os.dup2(log, 2)
-    try:
-        yield
-    finally:
-        sys.stderr.flush()
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(log)
-
-
 def _display(bundle: dict) -> None:
     try:
         from IPython.display import display
@@ -51,16 +29,6 @@ def _display(bundle: dict) -> None:
         print(bundle["text/plain"])
         return
     display(bundle, raw=True)
-
-
-def _import_papermill() -> None:
-    """papermill as `runbook grade` imports it: without jsonschema's format-only extras, whose RFC 3987 grammar
-    took 4 s of this kernel's grading cell (runbook_lib/cdi/format_extras.py); only while it is imported, so the
-    instructor's own imports in this kernel still find them."""
-    from runbook_lib.cdi import format_extras
-
-    with format_extras.skipped_while_importing():
-        import papermill  # noqa: F401
 
 
 def grade(roots, out: str, *, runtime_name: str, binary_name: str, systemd_cgroup: bool, jobs: int = 1,
@@ -72,14 +40,7 @@ def grade(roots, out: str, *, runtime_name: str, binary_name: str, systemd_cgrou
         shown = roots if isinstance(roots, str) else ", ".join(map(str, roots))
         raise NoRoots(str(say("class_notebook.no_student_folder_matches", value=shown or '-')))
     params = {"runtime_name": runtime_name, "binary_name": binary_name, "systemd_cgroup": systemd_cgroup}
-    _import_papermill()
-    Path(out).mkdir(parents=True, exist_ok=True)
-    from runbook_lib.cdi.format_extras import skipped_while_importing
-
-    # papermill, imported by the grading in this kernel, imports jsonschema: without its format-only extras, as
-    # `runbook grade` imports it (~2-3 s of CPU with JupyterLab installed, runbook_lib/cdi/format_extras.py)
-    with _stderr_to(Path(out) / KERNELS_LOG), skipped_while_importing():
-        result = grade_class(found, out, params, labels=labels, jobs=jobs)
+    result = grade_class(found, out, params, labels=labels, jobs=jobs)  # the engine's verdicts: no kernel starts
     line = class_view.counts_line(result)
     _display({"text/plain": f"{line.ko}\n{line.en}\n{result.out}",
               "text/html": f"<p><b>{html.escape(line.ko)}</b><br>{html.escape(line.en)}<br>"
@@ -121,7 +82,7 @@ def _base(result: ClassGrade) -> str:
     which is the notebook's own in JupyterLab."""
     from urllib.parse import quote
 
-    from runbook_lib.kernel.early import OUTPUT_NOTEBOOK
+    from runbook_lib.cli.runner import OUTPUT_NOTEBOOK
 
     saved = os.environ.get(OUTPUT_NOTEBOOK)
     here = Path(saved).parent if saved else Path.cwd()
@@ -130,7 +91,7 @@ def _base(result: ClassGrade) -> str:
 
 
 def links(result: ClassGrade) -> None:
-    """Every student's pages (the feedback, run.html, the executed notebook) and the class's files."""
+    """Every student's pages (the feedback, the executed notebook with --notebooks) and the class's files."""
     base = _base(result)
     items = "".join(
         f'<li>{html.escape(s.label)} — {html.escape(bilingual(verdict(s.ok)))} ({class_view.score_text(s)}) · '
@@ -140,6 +101,7 @@ def links(result: ClassGrade) -> None:
                      for s in result.students)
     _display({"text/html": f"<p>{html.escape(bilingual(head))}</p><ul>{items}</ul>"
                            f'<p><a href="{html.escape(base)}grades.json">grades.json</a> · '
+                           f'<a href="{html.escape(base)}grades.csv">grades.csv</a> · '
                            f'<a href="{html.escape(base)}junit.xml">junit.xml</a> · '
                            f'<a href="{html.escape(base)}index.html">index.html</a></p>',
               "text/plain": text})

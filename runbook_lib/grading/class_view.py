@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from runbook_lib.findings.text import code
-from runbook_lib.grading.model import (EVIDENCE_NAME, FEEDBACK_NAME, GRADES_NAME, JUNIT_NAME, NOTEBOOK_NAME, ClassGrade,
+from runbook_lib.grading.model import (CSV_NAME, FEEDBACK_NAME, GRADES_NAME, JUNIT_NAME, NOTEBOOK_NAME, ClassGrade,
                                        root_causes)
 from runbook_lib.grading.score import total
 from runbook_lib.steps.status import STATES, look, outcome, verdict
@@ -40,9 +40,8 @@ def _e(text) -> str:
 
 
 def student_links(s, base: str = "") -> str:
-    """A student's three pages: the feedback, the evidence (run.html, the executed notebook as a page) and the
-    executed notebook itself (a browser downloads .ipynb: run.html is the one to read)."""
-    pages = ((FEEDBACK_NAME, "label.feedback"), (EVIDENCE_NAME, "label.evidence"), (NOTEBOOK_NAME, "label.notebook"))
+    """A student's pages: the feedback, and the executed notebook when the grading ran it (--notebooks)."""
+    pages = ((FEEDBACK_NAME, "label.feedback"),) + (((NOTEBOOK_NAME, "label.notebook"),) if s.notebook else ())
     return " · ".join(f'<a href="{_e(base + s.href(name))}">{_e(bilingual(say(code)))}</a>' for name, code in pages)
 
 
@@ -85,8 +84,9 @@ def table_html(result: ClassGrade, base: str = "") -> str:
 
 
 def class_files_html(base: str = "") -> str:
-    """The class's own files: grades.json (for a course platform) and junit.xml (for CI)."""
-    return "<p>" + " · ".join(f'<a href="{_e(base + name)}">{name}</a>' for name in (GRADES_NAME, JUNIT_NAME)) + "</p>"
+    """The class's own files: grades.json (for a course platform), grades.csv (for an LMS) and junit.xml (for CI)."""
+    names = (GRADES_NAME, CSV_NAME, JUNIT_NAME)
+    return "<p>" + " · ".join(f'<a href="{_e(base + name)}">{name}</a>' for name in names) + "</p>"
 
 
 def column_label(step_id: str, number) -> str:

@@ -8,7 +8,7 @@ import html
 
 from urllib.parse import quote
 
-from runbook_lib.grading.model import EVIDENCE_NAME, INDEX_NAME, NOTEBOOK_NAME, PASSING, RESULTS_NAME, Student, blocked_words
+from runbook_lib.grading.model import INDEX_NAME, NOTEBOOK_NAME, PASSING, RESULTS_NAME, Student, blocked_words
 from runbook_lib.grading.score import total
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.text import both_html as _both
@@ -48,10 +48,10 @@ def _heading(code: str, capital: bool = False) -> str:
     return _e(bilingual(said.capitalized() if capital else said))
 
 
-def _nav() -> str:
-    """Back to the class page, and the student's evidence beside this page (DIR/<label>/)."""
-    pages = ((f"../{INDEX_NAME}", "label.class_page"), (EVIDENCE_NAME, "label.evidence"),
-             (NOTEBOOK_NAME, "label.notebook"))
+def _nav(s: Student) -> str:
+    """Back to the class page, and the student's files beside this page (DIR/<label>/): the executed notebook
+    when the grading ran it (--notebooks), results.json."""
+    pages = ((f"../{INDEX_NAME}", "label.class_page"),) + (((NOTEBOOK_NAME, "label.notebook"),) if s.notebook else ())
     links = [f'<a href="{quote(href)}">{_heading(code)}</a>' for href, code in pages]
     links.append(f'<a href="{RESULTS_NAME}">{RESULTS_NAME}</a>')
     return f'<p class="nav">{" · ".join(links)}</p>'
@@ -68,7 +68,7 @@ def render(s: Student) -> str:
     title = say("feedback.title")
     score, top = total(s.steps, s.points)  # the numbers of results.json and the class page
     body = [f"<h1>{_heading('feedback.title', capital=True)}: {_e(s.label)}</h1>", verdict,
-            f'<p class="score">{_heading("label.score")}: {score:g}/{top:g}</p>', _nav()]
+            f'<p class="score">{_heading("label.score")}: {score:g}/{top:g}</p>', _nav(s)]
     if s.error:
         body.append(f"<h2>{_heading('feedback.grading_unfinished')}</h2>"
                     + _both(say("feedback.grading_unfinished.why"))

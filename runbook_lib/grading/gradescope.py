@@ -11,7 +11,7 @@ total for everyone and no test at all.
 from __future__ import annotations
 
 from runbook_lib.findings.text import code, step_name, step_text, where
-from runbook_lib.grading.model import BLOCKED, EVIDENCE_NAME, GRADES_SCHEMA, NOTEBOOK_NAME, ClassGrade, Student, blocked_words
+from runbook_lib.grading.model import BLOCKED, GRADES_SCHEMA, NOTEBOOK_NAME, ClassGrade, Student, blocked_words
 from runbook_lib.grading.score import Scored, scored, total
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.messages import bilingual
@@ -46,11 +46,11 @@ def student_results(s: Student, run_errors: list[dict] = ()) -> dict:
     """One student's results.json (Gradescope's format); ``run_errors``: the run's own errors (the grading
     machine's), said in its output and extra_data, never scored."""
     tests = [_test(c) for c in scored(s.steps, s.points)]
-    if s.error:  # the notebook stopped before its summary: one more test says why (the steps it missed score 0)
-        tests.append({"name": f"notebook: {bilingual(say('gradescope.unfinished'))}", "score": 0.0,
-                      "max_score": 0.0, "status": "failed", "tags": ["notebook"],
+    if s.error:  # the check run gave no verdicts: one more test says why (the steps it missed score 0)
+        tests.append({"name": f"grading: {bilingual(say('gradescope.unfinished'))}", "score": 0.0,
+                      "max_score": 0.0, "status": "failed", "tags": ["grading"],
                       "output": f"{s.error.get('ename')}: {s.error.get('evalue')}",
-                      "extra_data": {"id": "notebook", "runbook_status": "error", "findings": []}})
+                      "extra_data": {"id": "grading", "runbook_status": "error", "findings": []}})
     score, top = total(s.steps, s.points)
     output = f"{s.label}: {bilingual(verdict(s.ok))} ({score:g}/{top:g})"
     for e in run_errors:  # the grading machine's error: the run's, said to every student, charged to none
@@ -61,15 +61,17 @@ def student_results(s: Student, run_errors: list[dict] = ()) -> dict:
         "output": output,
         "tests": tests,
         "extra_data": {"label": s.label, "root": s.root, "ok": s.ok, "feedback": s.link(),
-                       "notebook": s.link(NOTEBOOK_NAME), "evidence": s.link(EVIDENCE_NAME),
+                       "notebook": s.link(NOTEBOOK_NAME) if s.notebook else None,
                        "run_errors": list(run_errors)},
     }
 
 
-def class_grades(result: ClassGrade) -> dict:
+def class_grades(result: ClassGrade, students: list[dict] | None = None) -> dict:
     """grades.json: every student's results.json, in the order the roots were given, and the run's own errors
-    (the grading machine's, runbook_lib/grading/machine.py: each once, with its fix)."""
-    students = [student_results(s, result.errors) for s in result.students]
+    (the grading machine's, runbook_lib/grading/machine.py: each once, with its fix). ``students``: those
+    results.json already made."""
+    if students is None:
+        students = [student_results(s, result.errors) for s in result.students]
     return {
         "schema": GRADES_SCHEMA,
         "ok": result.all_ok and not result.errors,

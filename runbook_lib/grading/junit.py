@@ -17,7 +17,7 @@ import socket
 import xml.etree.ElementTree as ET
 
 from runbook_lib.findings.text import step_name, step_text
-from runbook_lib.grading.model import BLOCKED, ClassGrade, Student, blocked_words
+from runbook_lib.grading.model import BLOCKED, NOTEBOOK_NAME, ClassGrade, Student, blocked_words
 from runbook_lib.grading.score import Scored, scored, total
 from runbook_lib.findings.messages import bilingual
 
@@ -63,7 +63,7 @@ def _suite(root: ET.Element, s: Student, index: int) -> None:
     for counted in scored(s.steps, s.points):  # a step that does not apply to a lab is no test case
         counts[_case(suite, s, counted)] += 1
     if s.error:
-        case = ET.SubElement(suite, "testcase", name="notebook", classname=f"runbook.{s.label}", time="0")
+        case = ET.SubElement(suite, "testcase", name="grading", classname=f"runbook.{s.label}", time="0")
         err = ET.SubElement(case, "error", message=str(s.error.get("evalue", ""))[:500],
                             type=str(s.error.get("ename", "")))
         err.text = f"{s.error.get('ename')}: {s.error.get('evalue')}"
@@ -74,7 +74,8 @@ def _suite(root: ET.Element, s: Student, index: int) -> None:
     suite.set("skipped", str(counts["skipped"]))
     suite.set("time", f"{s.duration:.3f}")
     # the schema's order: properties, the testcases, then system-out and system-err (ElementTree keeps it)
-    ET.SubElement(suite, "system-out").text = f"feedback: {s.link()}\nnotebook: {s.link('run.ipynb')}"
+    ET.SubElement(suite, "system-out").text = f"feedback: {s.link()}" + (f"\nnotebook: {s.link(NOTEBOOK_NAME)}"
+                                                                         if s.notebook else "")
     ET.SubElement(suite, "system-err").text = ""
 
 

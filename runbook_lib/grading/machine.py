@@ -13,9 +13,10 @@ notebooks' own records:
   install, in both languages) and the students whose pod met it. The terminal prints it once; grades.json,
   every results.json and the class page carry it; `runbook grade` exits 3.
 
-A cell that ran past the grader's own per-cell limit (runner.CELL_TIMEOUT, grade.cell_timeout) is the run's error
-in the same way: one entry naming the students it stopped, with its fix (fewer --jobs, then what the cell waits
-for).
+A student's check run past the grader's own limit (grade.TIMEOUT, grade.cell_timeout), or with --notebooks a
+notebook's cell past it, is the run's error in the same way: one entry naming the students it stopped, with its fix
+(fewer --jobs, then what the run waits for). A notebook that could not run at all (its kernel missing or dead) is
+one entry too (grade.machine.notebook_failed): the notebook is evidence, the grade is the verdicts.
 """
 
 from __future__ import annotations
@@ -104,8 +105,20 @@ def _not_graded(student) -> None:
 
 
 def timeout_errors(students) -> list[dict]:
-    """The grader's own cell limit, met by some students' runs: one error naming them."""
-    stopped = [s for s in students if (s.error or {}).get("kind") == "timeout"]
+    """The grader's own time limit, met by some students' runs or their notebooks' cells: one error naming them."""
+    stopped = [s for s in students if "timeout" in ((s.error or {}).get("kind"),
+                                                      (s.notebook_error or {}).get("kind"))]
     if not stopped:
         return []
     return [_error("grade.machine.cell_timeout", [s.label for s in stopped])]
+
+
+def notebook_errors(students) -> list[dict]:
+    """Notebooks (--notebooks) that did not run for another reason than the time limit (a kernel not installed,
+    one that died): one error naming the students, with the first reason."""
+    failed = [s for s in students if s.notebook_error and s.notebook_error.get("kind") != "timeout"]
+    if not failed:
+        return []
+    first = failed[0].notebook_error
+    return [_error("grade.machine.notebook_failed", [s.label for s in failed],
+                   reason=f"{first.get('ename')}: {str(first.get('evalue') or '').splitlines()[0][:300]}")]

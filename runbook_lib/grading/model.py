@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from runbook_lib.evidence.archive import HTML_NAME as EVIDENCE_NAME, NOTEBOOK_NAME  # noqa: F401 - the evidence's names
 from runbook_lib.findings.problem import words
 from runbook_lib.steps import status
 from runbook_lib.steps.base import BLOCKED, BLOCKING_CODES  # noqa: F401 - BLOCKED: gradescope and junit read it here
@@ -17,6 +16,8 @@ RESULTS_NAME = "results.json"
 GRADES_NAME = "grades.json"
 JUNIT_NAME = "junit.xml"
 INDEX_NAME = "index.html"
+CSV_NAME = "grades.csv"
+NOTEBOOK_NAME = "run.ipynb"  # `runbook grade --notebooks`: the student's notebook as papermill executed it
 GRADES_SCHEMA = "nvidia-runtime-runbook/grades/1"
 # From the one status mapping (runbook_lib/steps/status.py); the points are runbook_lib/grading/score.py's.
 PASSING = status.PASSING
@@ -39,12 +40,14 @@ class Student:
     label: str
     root: str
     ok: bool
-    steps: list[dict]  # the step records the notebook displayed (full: problems included)
-    error: dict | None = None  # why the notebook stopped before its summary, when it did
+    steps: list[dict]  # the step records of the check run, as the notebook displays them (problems included)
+    error: dict | None = None  # why the student's check run gave no verdicts, when it did not
     folder: Path | None = None  # DIR/<label>/
     started_at: str | None = None  # when the student's check run started (ISO 8601, UTC)
     duration: float = 0.0  # seconds
     points: dict = field(default_factory=dict)  # the course file's points per step id or number (score.py)
+    notebook: bool = False  # DIR/<label>/run.ipynb is there (`runbook grade --notebooks`)
+    notebook_error: dict | None = None  # why that notebook did not run (the grading machine's error: machine.py)
 
     def failed_steps(self) -> list[dict]:
         return [s for s in self.steps if s.get("status") == "failed"]
@@ -74,7 +77,7 @@ class ClassGrade:
         return bool(self.students) and all(s.ok for s in self.students)
 
     def step_ids(self) -> list[tuple[str, object, dict]]:
-        """(id, step number, title) of every step any student's notebook recorded, in step order."""
+        """(id, step number, title) of every step any student's check run recorded, in step order."""
         seen: dict[str, tuple[object, dict]] = {}
         for s in self.students:
             for rec in s.steps:

@@ -1,5 +1,5 @@
 """`runbook grade`: a whole class (a finished lab, every mistake kind, an empty root, two students with the same
-folder name) graded by one command with the real notebook, in parallel. No student root changes; the outputs
+folder name) graded by one command, in parallel. No student root changes; the outputs
 are read by real consumers (junitparser for the JUnit XML, jsonschema for grades.json)."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import pytest
 
 from fleet_helpers import runbook
 from helpers import tree_state
-from runbook_lib.evidence.archive import records
 from runbook_lib.lab.init_root import add_mistakes, finished_lab
 from runbook_lib.lab.mistakes import MISTAKES
 
@@ -60,7 +59,7 @@ def test_labels_never_collide_and_follow_the_folder_names(graded):
     assert labels[:len(MISTAKES)] == [m.kind for m in MISTAKES]
     assert labels[len(MISTAKES):] == ["a-kim", "b-kim", "empty"]
     for label in labels:
-        assert (graded["out"] / label / "run.ipynb").is_file() and (graded["out"] / label / "feedback.html").is_file()
+        assert (graded["out"] / label / "results.json").is_file() and (graded["out"] / label / "feedback.html").is_file()
 
 
 def test_a_finished_lab_passes_with_full_marks(graded):
@@ -88,12 +87,11 @@ def test_every_mistake_kind_fails_its_step(graded, kind):
     m = next(m for m in MISTAKES if m.kind == kind)
     s = student(graded, kind)
     assert s["extra_data"]["ok"] is False
-    assert step_tests(s)[m.step]["status"] == "failed", {i: t["status"] for i, t in step_tests(s).items()}
-    # the same verdict in the executed notebook's own records
-    nb = json.loads((graded["out"] / kind / "run.ipynb").read_text(encoding="utf-8"))
-    rec = {r["id"]: r for r in records(nb)[1]["steps"]}[m.step]
-    assert rec["status"] == "failed" and rec["problems"]
-    codes = [p["code"] for p in rec["problems"]]
+    test = step_tests(s)[m.step]
+    assert test["status"] == "failed", {i: t["status"] for i, t in step_tests(s).items()}
+    # the notebook shows the same (tests/grading/test_grade_equals_notebook.py): here, the grade's own findings
+    assert test["extra_data"]["runbook_status"] == "failed" and test["extra_data"]["findings"]
+    codes = [p["code"] for p in test["extra_data"]["findings"]]
     assert m.code in codes, f"the grader must name {kind} by its code {m.code}; it gave {codes}"
 
 

@@ -6,7 +6,8 @@ or folder it touched (an fd's path from /proc/self/fd). For every way the runboo
 run, a second run's backups, remove, a failed run's withdrawn report, lab-init, the grading folder, the archive
 of `runbook run`), every file that changed under the folders it writes to was made durable:
 
-- replaced: the temporary file fsynced, renamed over the file, then the folder fsynced;
+- replaced: the temporary file fsynced, renamed over the file, then the folder fsynced; or, for many files at
+  once (the grading folder), each renamed over its file, then the file system holding them flushed (syncfs);
 - a backup: the temporary copy fsynced, hard-linked under the backup's name, then the folder fsynced;
 - removed: unlinked, then the folder fsynced;
 - run.ipynb, which papermill writes in place during the run (a killed run's notebook is its evidence): the file
@@ -50,6 +51,16 @@ class Spy:
             self.events.append(("unlink", os.path.realpath(path)))
             return out
 
+        from runbook_lib.fs import safe_write
+        real_syncfs = safe_write._syncfs
+
+        def syncfs(fd):  # the file system holding fd flushed whole (a class's grading folder: write_files)
+            done = real_syncfs(fd)
+            if done:
+                self.events.append(("syncfs", os.fstat(fd).st_dev))
+            return done
+
+        monkeypatch.setattr(safe_write, "_syncfs", syncfs)
         monkeypatch.setattr(os, "fsync", fsync)
         for name in ("replace", "rename", "link"):
             monkeypatch.setattr(os, name, two(name))
@@ -87,6 +98,8 @@ def why_not_durable(spy: Spy, path: Path, removed: bool = False) -> str | None:
     op, tmp = spy.events[at][0], spy.events[at][1]
     if (op == "link") != (kind == "link"):  # a backup never replaces anything; a file is never a second link
         return f"{'a backup' if kind == 'link' else 'the file'} made by os.{op}"
+    if spy.index(("syncfs", os.stat(folder).st_dev), at) > at:
+        return None  # renamed, then its whole file system flushed (the file's bytes and the folder's entry)
     if ("fsync", tmp) not in spy.events[:at]:
         return f"renamed from {tmp} that was never fsynced before"
     if spy.index(("fsync", folder), at) < 0:
@@ -190,7 +203,7 @@ def test_the_grading_folder_is_written_durably(tmp_path, monkeypatch):
     grade.write_outputs(result)
     grade.write_outputs(result)  # a second grading over the first: replaced, never rewritten in place
     changed, _ = assert_durable(spy, out, {})
-    assert sorted(changed) == sorted(["grades.json", "junit.xml", "index.html"] +
+    assert sorted(changed) == sorted(["grades.json", "grades.csv", "junit.xml", "index.html"] +
                                      [f"{s}/{n}" for s in ("kim", "lee") for n in ("feedback.html", "results.json")])
 
 

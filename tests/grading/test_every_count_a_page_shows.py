@@ -2,15 +2,15 @@
 students passed" on a class where one student's notebook stopped passed the suite, behind an assertion whose
 second half always held).
 
-The class: a student who passed, one whose step 3 failed, one whose notebook stopped after two passed steps
-(the kernel died: no summary), one whose plan was refused, one whose run raised before any notebook. Only the
-first passed, and every page says so by the numbers: the class page's line, its rows and its mistakes table,
-grades.json, junit.xml, and the summary of the archive (`runbook summary`) in text, markdown and HTML. The truth
-each count is compared with is this file's list of students, never what the grading model computed."""
+The class: a student who passed, one whose step 3 failed, one whose grading process died (no verdicts), one whose
+steps were all skipped but step 3, one whose run raised. Only the first passed, and every page says so by the
+numbers: the class page's line, its rows and its mistakes table, grades.json, grades.csv and junit.xml. The truth
+each count is compared with is this file's list of students, never what the grading model computed. Each student
+is taken as grade_class takes what its worker said (grade._take: the worker's kind and value)."""
 
 from __future__ import annotations
 
-import datetime as dt
+import csv
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -18,14 +18,11 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from runbook_lib.grading import grade
-from runbook_lib.evidence import summary
-from runbook_lib.evidence.archive import RunResult, build_manifest
 from runbook_lib.grading.class_view import page
-from runbook_lib.evidence.parallel import Job
-from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME, record_text
+from runbook_lib.grading.model import ClassGrade, Student
 
 STEPS = ["prepare", "runtime", "options", "default", "parse", "cdi", "runtimeclass", "report"]
-STARTED = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
+STARTED = "2026-01-02T03:04:05+00:00"
 
 
 def step(n: int, status: str) -> dict:
@@ -35,30 +32,18 @@ def step(n: int, status: str) -> dict:
             "message": {"ko": "메시지", "en": "message"}, "files": [], "problems": problems}
 
 
-# label -> (the step records the notebook showed, its summary's ok (None: no summary), the run's error, passed)
+# label -> (what the student's worker said: its kind and value, passed)
 CLASS = {
-    "a-passed": ([step(n, "passed") for n in range(1, 9)], True, None, True),
-    "b-failed-step": ([step(1, "passed"), step(2, "passed"), step(3, "failed")], False,
-                      {"kind": "cell", "ename": "StepFailed", "evalue": "step 3 failed"}, False),
-    "c-stopped": ([step(1, "passed"), step(2, "passed")], None,
-                  {"kind": "papermill", "ename": "DeadKernelError", "evalue": "Kernel died"}, False),
-    "d-refused": ([step(n, "failed" if n == 3 else "skipped") for n in range(1, 9)], False,
-                  {"kind": "cell", "ename": "Refused", "evalue": "the plan refused"}, False),
-    "e-raised": (None, None, None, False),  # the run itself raised: no notebook at all
+    "a-passed": (("ok", {"ok": True, "steps": [step(n, "passed") for n in range(1, 9)]}), True),
+    "b-failed-step": (("ok", {"ok": False, "steps": [step(1, "passed"), step(2, "passed"), step(3, "failed")]}), False),
+    "c-died": (("kernel", {"status": -9}), False),
+    "d-refused": (("ok", {"ok": False, "steps": [step(n, "failed" if n == 3 else "skipped") for n in range(1, 9)]}),
+                  False),
+    "e-raised": (("error", {"ename": "RuntimeError", "evalue": "no verdict"}), False),
 }
-PASSED = sorted(label for label, (*_, ok) in CLASS.items() if ok)
-FAILED = sorted(label for label, (*_, ok) in CLASS.items() if not ok)
+PASSED = sorted(label for label, (_, ok) in CLASS.items() if ok)
+FAILED = sorted(label for label, (_, ok) in CLASS.items() if not ok)
 WITH_STEP_3_WRONG = ["b-failed-step", "d-refused"]
-
-
-def notebook(steps: list[dict], ok: bool | None, *, summary_steps: list[dict] | None = None) -> dict:
-    """A notebook as the runbook writes it: each record its JSON text (engine/result.py: record_text)."""
-    outputs = [{"output_type": "display_data", "metadata": {}, "data": {STEP_MIME: record_text(r)}} for r in steps]
-    if ok is not None:
-        summary = {"ok": ok, "mode": "check", "root": "/", "steps": steps if summary_steps is None else summary_steps}
-        outputs.append({"output_type": "display_data", "metadata": {}, "data": {SUMMARY_MIME: record_text(summary)}})
-    return {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
-            "cells": [{"cell_type": "code", "source": "", "metadata": {}, "outputs": outputs, "execution_count": 1}]}
 
 
 @pytest.fixture  # made for each test (a fraction of a second): mutmut sees every test reach the grading model
@@ -68,20 +53,13 @@ def graded(tmp_path_factory):
 
 def build_class(out):
     """CLASS graded into `out`, every output file written."""
-    result = grade.ClassGrade(out)
-    for label, (steps, ok, error, _) in CLASS.items():
-        job = Job(f"/srv/class/{label}", label, {"mode": "check"}, run_dir=out / label, kind="grade")
-        job.run_dir.mkdir()
-        if steps is None:
-            result.students.append(grade.student_from(job, RuntimeError("no kernel")))
-            continue
-        nb = notebook(steps, ok)
-        (job.run_dir / grade.NOTEBOOK_NAME).write_text(json.dumps(nb))
-        manifest = build_manifest(label=label, notebook=job.run_dir / "run.ipynb", parameters=job.params,
-                                  started=STARTED, ended=STARTED + dt.timedelta(seconds=3), nb=nb, error=error,
-                                  version="0", kind="grade")
-        (job.run_dir / "manifest.json").write_text(json.dumps(manifest))
-        result.students.append(grade.student_from(job, RunResult(job.run_dir, manifest["ok"], manifest)))
+    result = ClassGrade(out)
+    for label, ((kind, value), _) in CLASS.items():
+        student = Student(label, f"/srv/class/{label}", False, [], folder=out / label)
+        if kind == "ok":
+            value = {**value, "started_at": STARTED, "notebook_error": None}
+        grade._take(student, kind, value, 3.0, 300.0)
+        result.students.append(student)
     grade.write_outputs(result)
     return result
 
@@ -98,7 +76,7 @@ def test_the_class_page_counts(graded):
     line = re.search(r"<h1>[^<]*</h1><p>([^<]*)<br>([^<]*)</p>", text).groups()
     assert line == (f"학생 {n}명 중 {bad}명이 고칠 것이 있습니다.", f"{bad} of {n} students have something to fix.")
     verdicts = re.findall(r'padding:2px 8px">(통과 / passed|실패 / failed)</td><td', text)
-    assert verdicts == ["통과 / passed" if CLASS[label][3] else "실패 / failed" for label in CLASS]
+    assert verdicts == ["통과 / passed" if CLASS[label][1] else "실패 / failed" for label in CLASS]
     mistakes = re.findall(r'<tr><td style="[^"]*">(\d+)</td><td style="[^"]*">3 options</td>.*?<small>([^<]*)</small></td>',
                           text)
     assert mistakes == [(str(len(WITH_STEP_3_WRONG)), ", ".join(WITH_STEP_3_WRONG))]
@@ -115,11 +93,11 @@ def test_grades_json_and_junit_count_the_same(graded):
     assert failing == FAILED
 
 
-@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
-def test_the_archive_summary_counts(graded, fmt):
-    table = summary.summarize(graded.out)
-    shown = summary.render(table, fmt)
-    n_archived = len(CLASS) - 1  # the student whose run raised left no manifest and no notebook
-    bad = len(FAILED) - 1
-    assert f"학생 {n_archived}명 중 {bad}명 실패 / {bad} of {n_archived} students failed" in shown, shown
-    assert sorted(r.label for r in table.rows if r.ok) == PASSED
+def test_grades_csv_counts_the_same(graded):
+    with open(graded.out / grade.CSV_NAME, encoding="utf-8", newline="") as f:
+        table = list(csv.DictReader(f))
+    assert [r["student"] for r in table] == list(CLASS)
+    full = [r["student"] for r in table if r["total"] == r["max_score"]]
+    assert full == PASSED
+    died = next(r for r in table if r["student"] == "c-died")
+    assert [died[f"{n} {i}"] for n, i in enumerate(STEPS, 1)] == ["0"] * 8 and died["max_score"] == "8"

@@ -4,6 +4,7 @@ class picture (fast: no notebook runs here; tests/fleet/test_grade.py grades rea
 
 from __future__ import annotations
 
+import csv
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -49,7 +50,7 @@ def test_an_added_step_id_and_a_finding_code_reach_every_output(tmp_path):
     xmlschema.XMLSchema(str(JUNIT_XSD)).validate(xml.decode())
     failure = ET.fromstring(xml).find("testsuite/testcase/failure")
     assert failure.get("type") == "value.wrong" and "[/etc/x.toml:3:7]" in failure.text
-    assert ET.fromstring(xml).find("testsuite[@name='dead']/testcase/error").get("type") == "DeadKernelError"
+    assert ET.fromstring(xml).find("testsuite[@name='dead']/testcase[@name='grading']/error").get("type") == "DeadKernelError"
 
 
 def test_results_count_points_and_a_stopped_notebook_is_a_failed_test(tmp_path):
@@ -70,7 +71,7 @@ def test_results_count_points_and_a_stopped_notebook_is_a_failed_test(tmp_path):
     dead = student_results(result.students[2])
     assert (dead["score"], dead["max_score"]) == (0.0, 8.0)  # out of the lab's total like everyone
     assert [t["extra_data"]["runbook_status"] for t in dead["tests"]] == ["not_reached"] * 8 + ["error"]
-    assert dead["tests"][-1]["name"] == "notebook: 실행이 끝나지 않았습니다 / the grading did not finish"
+    assert dead["tests"][-1]["name"] == "grading: 실행이 끝나지 않았습니다 / the grading did not finish"
     assert "DeadKernelError: Kernel died" in dead["tests"][-1]["output"]
     assert json.loads(json.dumps(class_grades(result)))["ok"] is False
 
@@ -100,9 +101,11 @@ def test_a_student_folder_named_with_hash_question_mark_or_space_still_links_to_
             if tag == "a":
                 hrefs.append(dict(attrs)["href"])
 
+    result.students[0].notebook = True  # graded with --notebooks: its executed notebook is linked too
     Links().feed(class_view.page(result))
-    pages = [f"{n}/{page}" for n in names for page in ("feedback.html", "feedback.html", "run.html", "run.ipynb")]
-    assert [unquote(h) for h in hrefs] == pages + ["grades.json", "junit.xml"]
+    pages = [f"{n}/{page}" for n in names for page in ("feedback.html", "feedback.html")]
+    pages[2:2] = ["kim#2/run.ipynb"]
+    assert [unquote(h) for h in hrefs] == pages + ["grades.json", "grades.csv", "junit.xml"]
     assert not any(c in h for h in hrefs for c in "#? ")  # the whole href is the path: no fragment, no query
 
 
@@ -116,3 +119,28 @@ def test_a_control_character_in_a_student_s_file_leaves_junit_xml_well_formed(tm
     failure = next(case.find("failure") for case in ET.fromstring(xml).iter("testcase")
                    if case.get("name").startswith("8 report"))
     assert "RUNTIME=nv\\x07idia\\x1b[31m" in failure.get("message") and "\\x1b[31m" in failure.text
+
+
+def test_grades_csv_is_a_row_a_student_and_a_column_a_step_as_pythons_csv_module_reads_it(tmp_path):
+    from runbook_lib.grading import grade
+
+    result = a_class(tmp_path)
+    eight = [rec(n, sid, "passed") for n, sid in enumerate(
+        ["prepare", "runtime", "options", "default", "parse", "cdi", "runtimeclass", "report"], 1)]
+    result.students.append(Student('park, "jr"', "/srv/park", True, eight, None, tmp_path / "park"))
+    grade.write_outputs(result)
+    with open(tmp_path / "grades.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    steps = ["1 prepare", "2 runtime", "3 options", "4 default", "5 parse", "6 cdi", "7 runtimeclass", "8 report"]
+    assert rows[0] == ["student", *steps, "total", "max_score"]  # the skipped step 9 and verify (no points): none
+    assert rows[1:] == [["김민준", "1", "0", "0", "0", "0", "0", "0", "0", "1", "8"],
+                        ["lee", "1", "1", "0", "0", "0", "0", "0", "0", "2", "8"],
+                        ["dead", "0", "0", "0", "0", "0", "0", "0", "0", "0", "8"],
+                        ['park, "jr"', "1", "1", "1", "1", "1", "1", "1", "1", "8", "8"]]
+    # a step the course file gives points to is a column; a student without that step's record has it empty
+    result.students[0].points = {"verify": 2.0}
+    grade.write_outputs(result)
+    with open(tmp_path / "grades.csv", encoding="utf-8", newline="") as f:
+        table = list(csv.DictReader(f))
+    assert [(r["student"], r["10 verify"], r["total"], r["max_score"]) for r in table] == [
+        ("김민준", "0", "1", "10"), ("lee", "", "2", "8"), ("dead", "", "0", "8"), ('park, "jr"', "", "8", "8")]

@@ -251,9 +251,10 @@ def test_a_pod_judged_is_worth_the_points_the_course_file_gives_it_and_no_more()
 
 
 def test_the_graders_own_cell_limit_is_one_error_of_the_run_naming_the_students_it_stopped(tmp_path):
-    """The grader's per-cell limit (grade_class's `timeout`, runner.CELL_TIMEOUT) met by every student's run: a
-    notebook of the runbook's kernel (`--notebook`, for development) whose second cell waits for longer than the
-    limit. The run says so once, naming the students, with its fix; no step of theirs is called failed."""
+    """The grader's time limit (grade_class's `timeout`) met by every student's notebook (--notebooks): a notebook
+    of the runbook's kernel (`--notebook`, for development) whose second cell waits for longer than the limit.
+    The run says so once, naming the students, with its fix; the grade is the verdicts, no step of theirs is
+    called failed."""
     import nbformat
 
     from runbook_lib.evidence.archive import packaged_notebook
@@ -266,12 +267,14 @@ def test_the_graders_own_cell_limit_is_one_error_of_the_run_naming_the_students_
     notebook = tmp_path / "waits.ipynb"
     nbformat.write(nb, notebook)
     roots = [lab_init(tmp_path / "class" / name) for name in ("kim", "lee")]
-    result = grade_class([str(r) for r in roots], tmp_path / "grades", {}, notebook=notebook, timeout=3)
+    result = grade_class([str(r) for r in roots], tmp_path / "grades", {}, notebooks=True, notebook=notebook,
+                         timeout=3, jobs=2)
     (error,) = result.errors
     assert error["code"] == "grade.machine.cell_timeout" and error["students"] == ["kim", "lee"]
     assert "--jobs" in error["fix"]["en"] and "--jobs" in error["fix"]["ko"]
     assert grades(tmp_path / "grades")["errors"] == result.errors
-    assert all(s.failed_steps() == [] for s in result.students)
+    assert all(s.failed_steps() == [] and s.ok for s in result.students)
+    assert all((tmp_path / "grades" / s.label / "run.ipynb").is_file() for s in result.students)  # as far as it ran
 
 
 def test_a_pod_past_its_time_on_the_grading_machine_is_graded_for_no_one():

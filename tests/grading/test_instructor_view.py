@@ -30,34 +30,8 @@ def test_the_class_notebooks_links_resolve_from_the_executed_notebook(tmp_path):
     html = "".join("".join(o["data"].get("text/html", "")) for c in json.loads(executed.read_text())["cells"]
                    for o in c.get("outputs", []) if "data" in o)
     hrefs = re.findall(r'href="([^"#]+)"', html)
-    assert "kim/feedback.html" in hrefs and "lee/run.ipynb" in hrefs and "index.html" in hrefs
+    assert {"kim/feedback.html", "lee/feedback.html", "index.html", "grades.csv"} <= set(hrefs)
     assert [h for h in hrefs if not (executed.parent / unquote(h)).is_file()] == []
-    log = (out / "kernels.log").read_text() if (out / "kernels.log").exists() else ""
-    assert "KeyboardInterrupt" not in log
     for page in (out / "kim" / "feedback.html", out / "kim" / "results.json"):
         text = page.read_text()
         assert "containerd_bin" not in text and "unshare" not in text, page  # the operator's hint, not the student's
-
-
-def test_a_kernel_being_stopped_is_sent_no_interrupt():
-    from runbook_lib.kernel import app as kernel
-    from runbook_lib.kernel.manager import RunbookKernelManager
-
-    async def run() -> list:
-        km = RunbookKernelManager(kernel_name=kernel.NAME)
-        sent = []
-        original = km._async_signal_kernel
-
-        async def record(signum):
-            sent.append(signum)
-            await original(signum)
-
-        km._async_signal_kernel = record
-        await km.start_kernel()
-        try:
-            await km.interrupt_kernel()  # a running kernel is still interrupted when asked
-        finally:
-            await km.shutdown_kernel()
-        return sent
-
-    assert asyncio.run(run()) == [signal.SIGINT]

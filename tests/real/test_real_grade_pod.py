@@ -37,7 +37,7 @@ def graded(tmp_path_factory):
     course.write_text("points:\n  pod: 1\n", encoding="utf-8")
     runs = {}
     with leaves_nothing():
-        for name, args in {"off": [], "sandbox": ["-p", "smoke", "sandbox"],
+        for name, args in {"off": [], "sandbox": ["-p", "smoke", "sandbox", "--notebooks"],
                            "points": ["-p", "smoke", "sandbox", "--points", course]}.items():
             out = tmp_path_factory.mktemp(name)
             proc = runbook("grade", "--out", out, *args, base / "kim", base / "lee")
@@ -50,6 +50,7 @@ def _totals(grades: dict) -> dict:
 
 
 def _pod(out, label: str) -> dict:
+    """The pod's record as the student's notebook showed it (the sandbox run has --notebooks)."""
     from runbook_lib.evidence.archive import records
     steps, summary = records(json.loads((out / label / "run.ipynb").read_text(encoding="utf-8")))
     return next(r for r in (summary or {}).get("steps") or steps if r["id"] == "pod")
@@ -60,7 +61,9 @@ def test_smoke_on_judges_the_pod_and_leaves_every_total_the_assignments(graded):
     proc, on, out = graded["sandbox"]
     assert proc.returncode == 1 and on["errors"] == [], proc.stdout + proc.stderr  # lee's step 3; no machine error
     assert _totals(off) == _totals(on) == {"kim": (8.0, 8.0), "lee": (7.0, 8.0)}
-    assert _pod(out, "kim")["status"] == "passed"
+    assert _pod(out, "kim")["status"] == "passed"  # in the notebook, as in the grade (the feedback's passed steps)
+    passed = (out / "kim" / "feedback.html").read_text(encoding="utf-8").split('<ul class="passed">')[1].split("</ul>")[0]
+    assert "<li>pod. " in passed
     assert "pod" not in {t["extra_data"]["id"] for s in on["students"] for t in s["tests"]}
 
 

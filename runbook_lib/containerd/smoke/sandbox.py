@@ -28,7 +28,6 @@ from runbook_lib.containerd.smoke.facts import SANDBOX, Smoke, classify_refusal
 from runbook_lib.containerd.tables import get_in
 from runbook_lib.containerd.throwaway import PAUSE_IMAGE, Daemon, DaemonFailed, sandbox_config
 from runbook_lib.containerd.versions import runtimes_path
-from runbook_lib.containerd import cri
 
 STAND_IN = """#!/bin/sh
 # stand-in for {binary}: record how containerd's shim called it, then hand over to runc
@@ -116,6 +115,7 @@ class _Deadline:
 
 def run(*, data: dict, version: int, handler: str, runtime: str, containerd: str | None, timeout: float,
         temp_parent: str | None = None) -> Smoke:
+    from runbook_lib.containerd import cri  # grpc: imported only when a pod starts
     smoke = Smoke(SANDBOX, {"mode": SANDBOX, "handler": handler, "runtime": runtime, "containerd": containerd})
     missing = missing_programs(containerd)
     if missing:

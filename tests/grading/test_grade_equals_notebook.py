@@ -1,0 +1,44 @@
+"""The grade is what the notebook shows: for every mistake the course knows (runbook_lib/lab/mistakes.py, made by
+`runbook lab-init --mistake KIND`) and for a finished lab, `runbook grade --notebooks`'s code (grade_class) grades
+the root with the engine and executes the student's notebook with stock papermill (papermill.execute_notebook, the
+notebook's own kernel) into DIR/<label>/run.ipynb; the step records that notebook's check cells displayed
+(evidence/archive.py `records`, the summary's list) equal the grade's, step by step: each step's status and its
+findings' codes, in order.
+
+One papermill run a case, so slow: one parametrized test, which pytest-xdist spreads over its workers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from runbook_lib.evidence.archive import records
+from runbook_lib.grading.grade import grade_class
+from runbook_lib.lab.mistakes import MISTAKES
+
+CASES = ["finished", *(m.kind for m in MISTAKES)]
+
+
+def shown(steps: list[dict]) -> list[tuple]:
+    return [(r.get("id"), r.get("status"), [p.get("code") for p in r.get("problems") or []]) for r in steps]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES)
+def test_the_executed_notebook_shows_the_grade_step_by_step(tmp_path, case):
+    root = tmp_path / "class" / case
+    made = subprocess.run([sys.executable, "-m", "runbook_lib.cli", "lab-init",
+                           *(["--finished"] if case == "finished" else ["--mistake", case]), str(root)],
+                          capture_output=True, text=True, timeout=600)
+    assert made.returncode == 0, made.stderr
+    result = grade_class([str(root)], tmp_path / "grades", notebooks=True)
+    (student,) = result.students
+    assert result.errors == [] and student.error is None and student.notebook_error is None
+    steps, summary = records(json.loads((tmp_path / "grades" / case / "run.ipynb").read_text(encoding="utf-8")))
+    assert summary is not None, "the notebook stopped before its summary"
+    assert shown(summary["steps"]) == shown(student.steps)
+    assert shown(steps) == shown(student.steps)  # each check cell's own record, as displayed
+    assert summary["ok"] is student.ok is (case == "finished")

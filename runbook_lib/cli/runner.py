@@ -10,9 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-# where the runner writes the executed notebook, in the kernel's environment: a cell that links to files beside
-# it (notebooks/class.ipynb) makes its links relative to that folder
-OUTPUT_NOTEBOOK = "RUNBOOK_OUTPUT_NOTEBOOK"
+from runbook_lib.evidence.archive import OUTPUT_NOTEBOOK
 
 
 def _option(args: list[str], *names: str) -> str | None:

@@ -29,6 +29,9 @@ HTML_NAME = "run.html"
 MANIFEST_NAME = "manifest.json"
 # papermill's engine every run goes through (runbook_lib/evidence/engine.py, registered by papermill's entry point)
 ENGINE_NAME = "runbook"
+# where the runner writes the executed notebook, in the kernel's environment: a cell that links to files beside
+# it (notebooks/class.ipynb) makes its links relative to that folder
+OUTPUT_NOTEBOOK = "RUNBOOK_OUTPUT_NOTEBOOK"
 
 
 def packaged_notebook() -> Path:

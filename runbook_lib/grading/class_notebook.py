@@ -82,7 +82,7 @@ def _base(result: ClassGrade) -> str:
     which is the notebook's own in JupyterLab."""
     from urllib.parse import quote
 
-    from runbook_lib.cli.runner import OUTPUT_NOTEBOOK
+    from runbook_lib.evidence.archive import OUTPUT_NOTEBOOK
 
     saved = os.environ.get(OUTPUT_NOTEBOOK)
     here = Path(saved).parent if saved else Path.cwd()

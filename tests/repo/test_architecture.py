@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "runbook_lib"
 
 # Bottom to top; a module may import its own package and any package below it. docs/ARCHITECTURE.md gives each
 # a paragraph, and each package's __init__.py states its rule.
-LAYERS = ["findings", "fs", "k8s", "containerd", "cdi", "consumer", "steps", "engine", "notebook", "kernel", "evidence",
+LAYERS = ["findings", "fs", "k8s", "containerd", "cdi", "consumer", "steps", "engine", "notebook", "evidence",
           "lab", "grading", "cli"]
 # The packages that reach a container runtime only through runbook_lib/consumer/protocol.py (``run.consumer``):
 # none of them imports containerd/, the one consumer today, so a second consumer is one package and one line of

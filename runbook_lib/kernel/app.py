@@ -82,8 +82,6 @@ def warm_up() -> None:
     try:
         import runbook_lib.notebook  # noqa: F401
         import runbook_lib.steps  # noqa: F401 - every step
-        from runbook_lib.consumer import registry
-        registry.load()  # the run's consumer (containerd), and the modules of its that the steps reach through it
         import tomlkit  # noqa: F401
         import yaml  # noqa: F401
 

@@ -9,7 +9,7 @@
 Every step shows one record with three representations: the machine-readable record (a custom mimetype, read
 by the archive, `runbook summary` and grading), HTML for people, and text/plain for everything else.
 
-May import: every layer up to engine, except containerd/ (the cells reach the runtime through the run's consumer).
+May import: every layer up to engine.
 """
 
 from __future__ import annotations

@@ -224,7 +224,7 @@ class Runbook(Run):
             if reason is not None and reason != plan.plan.message:  # the plan's output above already says it
                 _display({"text/plain": f"{reason.ko}\n{reason.en}"})
             return {"left": []}  # no pod was made: nothing can be left of it
-        _display({"text/plain": "\n".join(self.consumer.pod_lines(pod.facts(self)))})
+        _display({"text/plain": "\n".join(pod.lines(pod.facts(self)))})
         return pod.facts(self)
 
     def restart(self) -> None:

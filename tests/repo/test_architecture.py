@@ -12,14 +12,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "runbook_lib"
 
 # Bottom to top; a module may import its own package and any package below it. docs/ARCHITECTURE.md gives each
 # a paragraph, and each package's __init__.py states its rule.
-LAYERS = ["findings", "fs", "k8s", "containerd", "cdi", "consumer", "steps", "engine", "notebook", "kernel", "evidence",
+LAYERS = ["findings", "fs", "k8s", "containerd", "cdi", "steps", "engine", "notebook", "kernel", "evidence",
           "lab", "grading", "cli"]
-# The packages that reach a container runtime only through runbook_lib/consumer/protocol.py (``run.consumer``):
-# none of them imports containerd/, the one consumer today, so a second consumer is one package and one line of
-# runbook_lib/consumer/registry.py (docs/ARCHITECTURE.md). The registry names it as a string, never an import.
-THROUGH_THE_SEAM = ("consumer", "steps", "engine", "notebook")
-# Modules of those packages still allowed to import containerd/, each with the reason: none.
-SEAM_ALLOWED: dict[str, str] = {}
 ENTRY_POINTS = {"runbook_lib.runner", "runbook_lib.show"}  # `python -m` names kept from before the packages
 
 
@@ -127,25 +121,6 @@ def test_no_package_imports_a_layer_above_its_own(layer):
     upward = sorted(f"{name} -> {dep}" for name, deps in GRAPH.items() if name.split(".")[1:2] == [layer]
                     for dep in deps if _layer(dep) > _layer(name))
     assert upward == []
-
-
-@pytest.mark.parametrize("package", THROUGH_THE_SEAM)
-def test_the_steps_engine_and_notebook_reach_containerd_only_through_the_consumer_seam(package):
-    through = sorted(f"{name} -> {dep}" for name, deps in GRAPH.items() if name.split(".")[1:2] == [package]
-                     and name not in SEAM_ALLOWED for dep in deps if dep.split(".")[1:2] == ["containerd"])
-    assert through == []
-
-
-def test_the_registry_names_containerd_once_as_a_string():
-    from runbook_lib.consumer import registry
-    assert registry.CONSUMERS == {"containerd": "runbook_lib.containerd.consumer:Containerd"}
-    assert registry.DEFAULT == "containerd"
-    text = (PACKAGE / "consumer" / "registry.py").read_text(encoding="utf-8")
-    assert text.count("runbook_lib.containerd") == 1
-
-
-def test_the_cdi_neighbours_ask_the_consumer_for_its_spec_folders():
-    assert not [d for d in GRAPH["runbook_lib.cdi.neighbours"] if d.startswith("runbook_lib.containerd")]
 
 
 @pytest.mark.parametrize("layer", LAYERS)

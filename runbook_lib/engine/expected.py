@@ -49,4 +49,4 @@ def decide(run) -> Expected:
     except RunbookError:  # a CDI folder that cannot be read: step 6 says why
         spec = p.cdi_spec
     return Expected(p.runtime_name, runtime_type, binary, systemd, DefaultRule.of(p, node_default),
-                    removing=p.removing, cdi_spec=spec)
+                    removing=run.mode.removes, cdi_spec=spec)

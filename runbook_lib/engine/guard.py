@@ -23,8 +23,8 @@ SHOWN = 6  # changes named in the finding; the rest are counted
 def refusal(run) -> Problem | None:
     """The finding that refuses the plan, or None when it keeps the promise or containerd cannot be asked."""
     p = run.p
-    if p.mode != "apply" or not run.path(p.config_path).is_file():
-        return None  # only apply writes; with no config yet (a lab root before step 1) there is nothing to keep
+    if not run.mode.adds or not run.path(p.config_path).is_file():
+        return None  # only apply adds; with no config yet (a lab root before step 1) there is nothing to keep
     binary, _ = ask.choose_binary(p, run.target)
     if binary is None:
         return None

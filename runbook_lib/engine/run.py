@@ -5,8 +5,12 @@ One plan, one verdict:
 - ``preflight()`` plans every step in memory, in order, each on the state the earlier plans would leave
   (the planned bytes are an overlay over the disk). Nothing is written.
 - If any plan refuses, an apply run stops there: no file, folder or backup is created or changed.
-- Otherwise ``commit(step)`` writes the step's planned files (apply mode only), and ``verdict(step)`` reads the
-  files back from disk with the same rules in apply and check mode: what apply calls passed, check passes.
+- Otherwise ``commit(step)`` writes the step's planned files (a mode that writes: apply, remove), and
+  ``verdict(step)`` reads the files back from disk with the same rules in every mode: what apply calls passed,
+  check passes.
+
+The mode is chosen once, here: ``run.mode`` is its driver (engine/mode.py), asked what it does (its steps,
+whether it writes, whether it adds the runtime, how it words a plan); nothing compares the mode's name.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ from runbook_lib.engine.params import Params
 from runbook_lib.engine.result import StepResult
 from runbook_lib.fs.safe_write import WritePlan, commit, ensure_dir, read_bytes, retire, sha256, sweep_stale_temps
 from runbook_lib.fs.target import Target
-from runbook_lib.steps import REMOVE_STEPS, STEPS
 from runbook_lib.fs.plan import Plan
 from runbook_lib.steps.base import (BLOCKED, CHANGED, FAILED, PASSED, RESTART_CODES, RESTART_NEEDED, SAME_CAUSE,
                                     SKIPPED, UNCHANGED, Step, blocked_by)
@@ -36,6 +39,7 @@ from runbook_lib.engine import check_cells
 from runbook_lib.engine import expected
 from runbook_lib.engine import profile
 from runbook_lib.engine import guard, route
+from runbook_lib.engine import mode as modes
 from runbook_lib.containerd.distro.detect import EDIT_CONFIG
 from runbook_lib.containerd.edit import RuntimeWanted
 from runbook_lib.containerd.effective import load_effective, read_version
@@ -73,7 +77,8 @@ class Run:
                 profile.AUTO, lambda: load_effective(self.target, params.config_path)))
             self.p = params
         self.wanted = _wanted(params)
-        self.steps = REMOVE_STEPS if params.removing else STEPS
+        self.mode = modes.of(params)  # apply, check or remove: chosen once, asked for its behaviour
+        self.steps = self.mode.steps
         self.plans: dict[str, Plan] = {}
         self.results: dict[str, StepResult] = {}    # by step id, as the plans are
         self._committed: dict[str, StepCommit] = {}
@@ -96,8 +101,8 @@ class Run:
 
     def start(self) -> "Run":
         """Take the root's lock (check mode: only wait for a running apply, create nothing)."""
-        self._lock = RootLock(self.target, shared=self.p.check_only).acquire()
-        if not self.p.check_only:
+        self._lock = RootLock(self.target, shared=not self.mode.writes).acquire()
+        if self.mode.writes:
             try:  # temp files sit next to the file they replace: through a symlink, that is the link's folder
                 for folder in {posixpath.dirname(self.p.config_path), self.p.toolkit_dir, posixpath.dirname(RECORD),
                                posixpath.dirname(self.p.cdi_spec), posixpath.join(posixpath.dirname(self.p.config_path), "conf.d")}:
@@ -394,24 +399,24 @@ class Run:
                 self.plans[step.id] = plan
                 folders |= {self.target.resolve(d) for d in plan.dirs}
                 # what cannot be written (a link out of the root, a read-only mount, chattr +i): refused now
-                plan.refusals += writable.refusals(self.target, plan, folders, check_only=self.p.check_only,
+                plan.refusals += writable.refusals(self.target, plan, folders, writes=self.mode.writes,
                                                    after_refusal=unplanned)
                 for write in plan.writes:
                     self._overlay[write.lab_path] = write.new
-            if not self.p.check_only and not self.refusals():  # all the writes must fit, or none is made
+            if self.mode.writes and not self.refusals():  # all the writes must fit, or none is made
                 writable.refuse_when_short_of_space(self.target, [self.plans[s.id] for s in self.steps],
                                                     self._record_needs())
             self._judge_planned_state()
-            if not self.p.check_only and not self.refusals():
+            if self.mode.writes and not self.refusals():
                 self._ask_containerd_of_plan()
-            if not self.p.check_only and not self.refusals():
+            if self.mode.writes and not self.refusals():
                 self.judge_on_plan()
         return self.plans
 
     def _record_needs(self) -> list:
         """What the record of an apply run takes beside the plans' writes (its folders, its file), counted with
         them so that a disk too short for both refuses before the first write (fs/writable.py)."""
-        if self.p.mode != "apply":
+        if not self.mode.adds:
             return []
         writes = [w for s in self.steps for w in self.plans[s.id].writes if w.changed]
         if not writes:
@@ -455,7 +460,7 @@ class Run:
 
     @property
     def refused(self) -> bool:
-        return not self.p.check_only and bool(self.refusals())
+        return self.mode.writes and bool(self.refusals())
 
     def step(self, step_id: str):
         return next(s for s in self.steps if s.ID == step_id)
@@ -468,9 +473,8 @@ class Run:
         plan = self.plans[step.id]
         result = StepResult(step.number, step.id, self.title(step), UNCHANGED, plan.message, notes=list(plan.notes))
         result.diff = plan.diff or None
-        if self.p.check_only and plan.changed and not plan.others_repair:  # check mode: what apply *would* do
-            result.message = say("run.apply_mode_would", message=plan.message)
-        if self.p.check_only or self.refused:
+        result.message = self.mode.said(plan.message, changes=plan.changed and not plan.others_repair)
+        if not self.mode.writes or self.refused:
             self._keep(result)
             return result
         for folder in plan.dirs:
@@ -482,7 +486,7 @@ class Run:
             # a cell run twice finds its own bytes already there and writes nothing.
             if not write.changed or read_bytes(write.host_path) == write.new:
                 continue
-            if self.p.mode == "apply" and not self._recorded:  # what remove undoes, before the first write
+            if self.mode.adds and not self._recorded:  # what remove undoes, before the first write
                 self._record(result)
             try:
                 done = commit(write, backup=self._backs_up(write.lab_path, write.old),
@@ -576,7 +580,7 @@ class Run:
         errors = [prob for prob in result.problems if prob.is_error]
         if errors:
             judge(result)
-        elif result.status == UNCHANGED and (self.p.check_only or not step.writes):
+        elif result.status == UNCHANGED and (not self.mode.writes or not step.writes):
             result.status = PASSED  # nothing to write: the verdict is all there is
         said = step.message(self) if not errors else None
         if said is None and fact is not None and not errors:  # a node's fact, as read: never the plan's value
@@ -602,7 +606,7 @@ class Run:
         else its verdict found; said as the plan it is ("would write ..."), never as a pass. (A rewrite of a
         file its verdict accepts, a final newline added, is no such thing: the file says what it must.)"""
         plan = self.plans.get(step.id)
-        if not self.p.check_only or plan is None or plan.others_repair:
+        if self.mode.writes or plan is None or plan.others_repair:
             return []
         new = list(plan.dirs) + [w.lab_path for w in plan.writes if w.changed and w.old is None]
         if not new:
@@ -650,7 +654,7 @@ class Run:
     def withdraw_report(self) -> str | None:
         """After a failed apply run, no report.txt may claim a success that did not happen: an earlier run's
         report is moved to a backup (its bytes kept). Check mode and a refused run write nothing."""
-        if self.p.check_only or self.refused or not self.answer_files:
+        if not self.mode.writes or self.refused or not self.answer_files:
             return None
         from runbook_lib.fs.safe_write import retire
         backup = retire(self.target, self.tk("report.txt"))

@@ -35,7 +35,7 @@ def plan(run) -> Plan:
     # the node's own config, as containerd reads it before apply writes (none yet: step 1 puts the lab's base there)
     # (once per run: a notebook plans again after its write cells, when "before" is gone)
     if BEFORE not in run.readings:
-        ours_to_judge = run.p.mode == "apply" and run.path(run.p.config_path).is_file()  # on disk, not as planned
+        ours_to_judge = run.mode.adds and run.path(run.p.config_path).is_file()  # on disk, not as planned
         run.readings[BEFORE] = _dump(run, binary) if ours_to_judge else None
     return Plan(say("ask_containerd.ask", binary=binary, cmd=cmd), subject=cmd)
 
@@ -126,7 +126,7 @@ def verdict(run) -> list[Problem]:
     except RunbookError:
         written, file_default, file_version = None, None, None
     rows, problems = ask.compare(reading, p, written if isinstance(written, dict) else None, file_default,
-                                 run.expected.default, removing=run.expected.removing)
+                                 run.expected.default, removing=run.mode.removes)
     if _foreign(run):  # another owner's runtime (step 2 says whose): its values are theirs, no fix overwrites them
         problems = [q for q in problems if q.code != "containerd.reads.value_differs"]
     beside = _changed_beside(run, binary)

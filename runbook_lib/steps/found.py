@@ -68,7 +68,7 @@ def cdi(run) -> Msg | None:
         return None
     devices = [str(d.get("name")) for d in doc.get("devices") or [] if isinstance(d, dict) and d.get("name") is not None]
     found = say("found.cdi", spec=spec, kind=doc.get("kind"), devices=devices or "-")
-    if not run.answer_files and not run.p.check_only and plan is not None \
+    if not run.answer_files and run.mode.writes and plan is not None \
             and any(w.lab_path == spec and w.changed for w in plan.writes):
         return Msg.join("; ", [found, plan.message])  # this run wrote it: how it was made (a node's nvidia-ctk)
     return found

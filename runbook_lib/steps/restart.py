@@ -18,7 +18,7 @@ CONFIG_STEPS = ("prepare", "runtime", "remove")  # the steps whose writes change
 
 def decision(run, *, changed: bool):
     """Whether to restart: ``.action`` (lab, check, not-needed, needed, restart) and ``.message``."""
-    return service.decide(real_node=run.target.is_host, check_only=run.p.check_only, config_changed=changed,
+    return service.decide(real_node=run.target.is_host, writes=run.mode.writes, config_changed=changed,
                           asked=run.p.restart_containerd, node=run.p.profile == "node", root=str(run.target.root))
 
 
@@ -66,7 +66,7 @@ def skipped(run):
     result = run.results.get(ID)
     if result is not None and result.status == SKIPPED:
         return result.message
-    if run.p.check_only:
+    if not run.mode.writes:
         return decision(run, changed=False).message
     return None
 

@@ -115,7 +115,7 @@ def plan(run) -> Plan:
         edit.text, edit.notes, edit.repairs = more.text, edit.notes + more.notes, edit.repairs + more.repairs
         edit.options = edit.options + more.options
     write = run.plan_write(owner.lab_path, owner.encode(edit.text))
-    if p.check_only and not moved and _only_options(eff, p, edit):
+    if not run.mode.writes and not moved and _only_options(eff, p, edit):
         # check mode: the options are step 3's to judge; the write stays planned (the later steps' expected files
         # are derived from the corrected config), but this step says neither the repair nor its diff
         out.others_repair = True
@@ -124,7 +124,7 @@ def plan(run) -> Plan:
     if write.changed or moved:
         after = run.effective_with({owner.lab_path: write.new})
         diagnose.require_runtime(after, p, owner.lab_path)
-        said = [m for m in edit.notes + edit.repairs if not (p.check_only and m in edit.options)]
+        said = [m for m in edit.notes + edit.repairs if run.mode.writes or m not in edit.options]
         out.message = (out.notes[:1] if moved else []) + said + [out.message]
         out.message = out.message[0]
         out.notes += [m for m in said if m != out.message]

@@ -127,3 +127,37 @@ def test_no_package_imports_a_layer_above_its_own(layer):
 def test_each_package_states_its_rule(layer):
     doc = ast.get_docstring(ast.parse((PACKAGE / layer / "__init__.py").read_text(encoding="utf-8")))
     assert doc and "May import" in doc, f"runbook_lib/{layer}/__init__.py: say what the layer may import"
+
+
+# The packages of one run (engine/mode.py's drivers: apply, check, remove): none of them tests the mode as a flag
+MODE_DRIVEN = ("fs", "containerd", "cdi", "steps", "engine", "notebook")
+MODE_NAMES = {"apply", "check", "remove"}
+
+
+def _mode_tests(path: Path) -> list[str]:
+    """Where a module compares a mode's name (`p.mode == "check"`) or reads a flag of it (`p.check_only`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr in ("check_only", "removing") and isinstance(node.ctx, ast.Load):
+            found.append(f"{path.name}:{node.lineno} .{node.attr}")
+        elif isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            named = any(isinstance(s, ast.Attribute) and s.attr == "mode" or isinstance(s, ast.Name) and s.id == "mode"
+                        for s in sides)
+            if named and any(isinstance(s, ast.Constant) and s.value in MODE_NAMES for s in sides):
+                found.append(f"{path.name}:{node.lineno} mode compared")
+    return found
+
+
+def test_the_mode_is_chosen_once_and_asked_of_its_driver():
+    found = [hit for name, path in MODULES.items() if name.split(".")[1:2] and name.split(".")[1] in MODE_DRIVEN
+             for hit in _mode_tests(path)]
+    assert found == []
+
+
+def test_a_mode_tested_as_a_flag_is_found(tmp_path):
+    # the walk above must see the forms it forbids, or it would pass on anything
+    module = tmp_path / "flags.py"
+    module.write_text('if p.mode == "check" or run.p.check_only:\n    pass\nx = "remove" != mode\ny = p.removing\n')
+    assert sorted(_mode_tests(module)) == ["flags.py:1 .check_only", "flags.py:1 mode compared",
+                                           "flags.py:3 mode compared", "flags.py:4 .removing"]

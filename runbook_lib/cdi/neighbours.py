@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 
+from runbook_lib.containerd.cdi_config import DEFAULT_SPEC_DIRS
 from runbook_lib.fs import bounded_read
 from runbook_lib.findings.errors import ConfinementError
 from runbook_lib.findings.problem import Problem
@@ -20,9 +21,9 @@ from runbook_lib.fs.yamldoc import safe_load
 
 
 def spec_dirs(run) -> tuple[str, ...]:
-    """The registry's default folders (the run's consumer knows its own), and /run/cdi: where /var/run/cdi is on
-    a node whose /var/run links to /run (a lab root may hold them as two folders)."""
-    return run.consumer.cdi_spec_dirs() + ("/run/cdi",)
+    """containerd's CDI registry's default folders (containerd/cdi_config.py), and /run/cdi: where /var/run/cdi
+    is on a node whose /var/run links to /run (a lab root may hold them as two folders)."""
+    return DEFAULT_SPEC_DIRS + ("/run/cdi",)
 
 
 def _specs(run, folder: str, suffixes: tuple[str, ...]) -> list[tuple[str, dict]]:

@@ -44,13 +44,14 @@ class Decision:
     message: Msg
 
 
-def decide(*, real_node: bool, check_only: bool, config_changed: bool, asked: bool, node: bool = False,
+def decide(*, real_node: bool, writes: bool, config_changed: bool, asked: bool, node: bool = False,
            root: str = "/") -> Decision:
     """``real_node``: the root is this machine's /; ``node``: the node profile, whose root may be the node's /
-    mounted elsewhere (a DaemonSet's /host), where a changed config still waits for a restart of its containerd."""
+    mounted elsewhere (a DaemonSet's /host), where a changed config still waits for a restart of its containerd;
+    ``writes``: the run's mode writes its plans (check mode writes nothing, so restarts nothing)."""
     if not real_node and not node:
         return Decision("lab", say("containerd.restart.containerd_not_restarted_lab"))
-    if check_only:
+    if not writes:
         return Decision("check", say("containerd.restart.check_mode_changes_nothing"))
     if not config_changed:
         return Decision("not-needed", say("containerd.restart.config_unchanged"))

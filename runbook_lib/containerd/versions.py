@@ -27,6 +27,7 @@ from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.catalog import say
 from runbook_lib.containerd import render
 from runbook_lib.containerd.layout import scan
+from runbook_lib.containerd.tables import get_in
 
 RUNTIME_TYPE = "io.containerd.runc.v2"
 
@@ -226,6 +227,25 @@ def format_path(path: tuple[str, ...]) -> str:
     """A table path as a TOML header would write it, quoting the parts that need it."""
     import re
     return ".".join(p if re.fullmatch(r"[A-Za-z0-9_-]+", p) else f'"{p}"' for p in path)
+
+
+def runtime_table(cfg: dict, version: int, name: str) -> tuple:
+    """(cfg's table of the runtime ``name`` or None, where containerd looks it up, as shown to a person)."""
+    return _at(cfg, runtime_path(version, name))
+
+
+def runtimes_table(cfg: dict, version: int) -> tuple:
+    """(cfg's table of every runtime by name or None, where it is looked up)."""
+    return _at(cfg, runtimes_path(version))
+
+
+def main_table(cfg: dict, version: int) -> tuple:
+    """(the table holding default_runtime_name and the runtimes, or None, where it is looked up)."""
+    return _at(cfg, containerd_table(version))
+
+
+def _at(cfg: dict, path: tuple) -> tuple:
+    return get_in(cfg, path), format_path(path)
 
 
 def detect_version(data: dict, *, path: str, empty: bool, text: str | None = None) -> int:

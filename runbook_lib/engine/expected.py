@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from runbook_lib.containerd.default_rule import DefaultRule
+from runbook_lib.containerd.edit import default_runtime_name
+from runbook_lib.containerd.versions import RUNTIME_TYPE, runtime_table
 from runbook_lib.cdi.spec import KIND as CDI_KIND
 from runbook_lib.steps.cdi import judged_spec
 from runbook_lib.steps.runtime import foreign_problem
@@ -19,7 +22,7 @@ class Expected:
     runtime_type: str       # the runc shim's, which every NVIDIA runtime entry uses
     binary_name: str        # what the runc shim runs for it
     systemd_cgroup: bool    # a TOML boolean, as the kubelet's cgroup driver
-    default: object         # the default runtime's rule (the consumer's): the lab's, or the node's own kept
+    default: object         # the default runtime's rule (containerd/default_rule.py): the lab's, or the node's own kept
     removing: bool = False  # mode=remove: the runtime is gone unless the file still has it (a node's own)
     cdi_kind: str = CDI_KIND  # the devices' kind in the CDI spec, as pods ask for them (nvidia.com/gpu=all)
     cdi_spec: str = ""        # the spec judged: cdi_spec, or a node's own where it is (steps/cdi.py judged_spec)
@@ -30,12 +33,12 @@ def decide(run) -> Expected:
     that name that is another owner's (containerd/owner.py; step 2 refuses it, and no fix overwrites it) is
     expected as its owner wrote it: its values are theirs, and containerd must read them so."""
     p = run.p
-    runtime_type, binary, systemd = run.consumer.runtime_type, p.binary_name, p.systemd_cgroup
+    runtime_type, binary, systemd = RUNTIME_TYPE, p.binary_name, p.systemd_cgroup
     try:
         eff = run.effective_with({})  # read afresh, not kept: the run's cache is for the steps' own reads
-        node_default = run.consumer.default_runtime(eff.data, eff.version) if not eff.main.empty else None
+        node_default = default_runtime_name(eff.data, eff.version) if not eff.main.empty else None
         if foreign_problem(run, eff) is not None:
-            theirs, _ = run.consumer.runtime_table(eff.data, eff.version, p.runtime_name)
+            theirs, _ = runtime_table(eff.data, eff.version, p.runtime_name)
             options = theirs.get("options") if isinstance(theirs.get("options"), dict) else {}
             runtime_type = theirs.get("runtime_type", runtime_type)
             binary, systemd = options.get("BinaryName", binary), options.get("SystemdCgroup", systemd)
@@ -45,5 +48,5 @@ def decide(run) -> Expected:
         spec = judged_spec(run)
     except RunbookError:  # a CDI folder that cannot be read: step 6 says why
         spec = p.cdi_spec
-    return Expected(p.runtime_name, runtime_type, binary, systemd, run.consumer.default_rule(p, node_default),
-                    removing=p.removing, cdi_spec=spec)
+    return Expected(p.runtime_name, runtime_type, binary, systemd, DefaultRule.of(p, node_default),
+                    removing=run.mode.removes, cdi_spec=spec)

@@ -94,14 +94,6 @@ def _keeps_default(self) -> bool:
     return self.default_runtime == "keep"
 
 
-def _check_only(self) -> bool:
-    return self.mode == "check"
-
-
-def _removing(self) -> bool:
-    return self.mode == "remove"
-
-
 def _as_dict(self) -> dict:
     return asdict(self)
 
@@ -111,7 +103,7 @@ def _as_dict(self) -> dict:
 Params = make_dataclass(
     "Params", [(p.name, KINDS[p.kind], field(default=p.default)) for p in PARAMETERS], frozen=True,
     namespace={"__doc__": "The notebook's parameters, validated (validate).", "keeps_default": property(_keeps_default),
-               "check_only": property(_check_only), "removing": property(_removing), "as_dict": _as_dict})
+               "as_dict": _as_dict})
 Params.__module__ = __name__  # make_dataclass leaves it unset before Python 3.12 (pickle, repr, docs)
 
 

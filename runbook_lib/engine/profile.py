@@ -19,6 +19,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 
+from runbook_lib.containerd.dropin import dropin_imported
+from runbook_lib.containerd.edit import default_runtime_name
+from runbook_lib.containerd.versions import runtime_table
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.messages import Msg
@@ -68,7 +71,7 @@ def resolved(p, decision: Decision):
     return replace(p, profile=decision.name, default_runtime=default_runtime, systemd_cgroup=cgroup)
 
 
-def systemd_cgroup(asked, consumer, read) -> bool:
+def systemd_cgroup(asked, read) -> bool:
     """systemd_cgroup=auto on a node: the default runtime's SystemdCgroup as containerd reads it, as nvidia-ctk
     copies it into the runtime it adds (the kubelet of a working node already uses that driver). A key left out
     is containerd's zero value, false; so is a config that cannot be read (its step says why). ``read`` gives
@@ -77,7 +80,7 @@ def systemd_cgroup(asked, consumer, read) -> bool:
         return asked
     try:
         eff = read()
-        table, _ = consumer.runtime_table(eff.data, eff.version, consumer.default_runtime(eff.data, eff.version))
+        table, _ = runtime_table(eff.data, eff.version, default_runtime_name(eff.data, eff.version))
     except RunbookError:
         return False
     options = table.get("options") if isinstance(table, dict) else None
@@ -98,7 +101,7 @@ def layout_for(run) -> tuple[str, Msg | None]:
         return "inplace", None
     if p.variants:  # the GPU Operator-style variants are written in place (variants.inplace_only)
         return "inplace", say("profile.layout.inplace_variants")
-    where = run.consumer.dropin_imported(run)
+    where = dropin_imported(run.target, p.config_path, p.runtime_name)
     if where:
         return "dropin", say("profile.layout.dropin", config=p.config_path, imports=where)
     return "inplace", say("profile.layout.inplace", config=p.config_path)

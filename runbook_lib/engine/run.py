@@ -5,8 +5,12 @@ One plan, one verdict:
 - ``preflight()`` plans every step in memory, in order, each on the state the earlier plans would leave
   (the planned bytes are an overlay over the disk). Nothing is written.
 - If any plan refuses, an apply run stops there: no file, folder or backup is created or changed.
-- Otherwise ``commit(step)`` writes the step's planned files (apply mode only), and ``verdict(step)`` reads the
-  files back from disk with the same rules in apply and check mode: what apply calls passed, check passes.
+- Otherwise ``commit(step)`` writes the step's planned files (a mode that writes: apply, remove), and
+  ``verdict(step)`` reads the files back from disk with the same rules in every mode: what apply calls passed,
+  check passes.
+
+The mode is chosen once, here: ``run.mode`` is its driver (engine/mode.py), asked what it does (its steps,
+whether it writes, whether it adds the runtime, how it words a plan); nothing compares the mode's name.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ from runbook_lib.engine.params import Params
 from runbook_lib.engine.result import StepResult
 from runbook_lib.fs.safe_write import WritePlan, commit, ensure_dir, read_bytes, retire, sha256, sweep_stale_temps
 from runbook_lib.fs.target import Target
-from runbook_lib.steps import REMOVE_STEPS, STEPS
 from runbook_lib.fs.plan import Plan
 from runbook_lib.steps.base import (BLOCKED, CHANGED, FAILED, PASSED, RESTART_CODES, RESTART_NEEDED, SAME_CAUSE,
                                     SKIPPED, UNCHANGED, Step, blocked_by)
@@ -35,9 +38,21 @@ from runbook_lib.fs.applied_record import RECORD
 from runbook_lib.engine import check_cells
 from runbook_lib.engine import expected
 from runbook_lib.engine import profile
-from runbook_lib.consumer import registry
-from runbook_lib.consumer.protocol import Consumer
+from runbook_lib.engine import guard, route
+from runbook_lib.engine import mode as modes
+from runbook_lib.containerd.distro.detect import EDIT_CONFIG
+from runbook_lib.containerd.edit import RuntimeWanted
+from runbook_lib.containerd.effective import load_effective, read_version
+from runbook_lib.containerd.variants import runtime_variants
+from runbook_lib.containerd.tables import get_in
+from runbook_lib.containerd.versions import format_path, main_table, runtime_table, runtimes_table
+from runbook_lib.steps.options import options_paths
 from runbook_lib.fs import applied_record
+
+
+def _wanted(p: Params) -> RuntimeWanted:
+    """The runtime the run registers, as containerd/edit.py's planners take it."""
+    return RuntimeWanted(p.runtime_name, p.binary_name, p.systemd_cgroup)
 
 
 class StepCommit(NamedTuple):
@@ -49,7 +64,7 @@ class StepCommit(NamedTuple):
 
 
 class Run:
-    def __init__(self, params: Params, *, consumer: str = registry.DEFAULT):
+    def __init__(self, params: Params):
         # lab or node, decided once with its reason (engine/profile.py); what follows it is resolved in the params
         self.profile = profile.decide(params)
         self.cgroup_auto = params.systemd_cgroup == profile.AUTO  # decided from the config (choose_route)
@@ -57,16 +72,13 @@ class Run:
         self.layout_reason = None               # why layout=auto chose what it chose (choose_route)
         self.p = params
         self.target = Target(params.root)
-        # the runtime whose config the run registers the NVIDIA runtime with (runbook_lib/consumer/registry.py):
-        # the steps and the engine reach it only through it
-        self.consumer_name = consumer
-        self.consumer: Consumer = registry.load(consumer)
         if params.systemd_cgroup == profile.AUTO:  # a node's: its config as found (choose_route reads it again)
             params = replace(params, systemd_cgroup=profile.systemd_cgroup(
-                profile.AUTO, self.consumer, lambda: self.consumer.read(self.target, params.config_path)))
+                profile.AUTO, lambda: load_effective(self.target, params.config_path)))
             self.p = params
-        self.wanted = self.consumer.wanted(params)
-        self.steps = REMOVE_STEPS if params.removing else STEPS
+        self.wanted = _wanted(params)
+        self.mode = modes.of(params)  # apply, check or remove: chosen once, asked for its behaviour
+        self.steps = self.mode.steps
         self.plans: dict[str, Plan] = {}
         self.results: dict[str, StepResult] = {}    # by step id, as the plans are
         self._committed: dict[str, StepCommit] = {}
@@ -80,7 +92,7 @@ class Run:
         # the node profile's answer files (default.txt, ...): never written on the node, read from here instead
         self.evidence_files: dict[str, bytes] = {}
         self.asked = params                     # the parameters as given (self.p may follow the distribution)
-        self.route = None                       # the distribution's route (the consumer's), once planned
+        self.route = None                       # the distribution's route (engine/route.py), once planned
         self.route_refusal: Problem | None = None
         self._expected = None                   # what this run decided must hold (engine/expected.py), once
         self.quiet = False                      # set while the check cells run on the planned state: they show nothing
@@ -89,8 +101,8 @@ class Run:
 
     def start(self) -> "Run":
         """Take the root's lock (check mode: only wait for a running apply, create nothing)."""
-        self._lock = RootLock(self.target, shared=self.p.check_only).acquire()
-        if not self.p.check_only:
+        self._lock = RootLock(self.target, shared=not self.mode.writes).acquire()
+        if self.mode.writes:
             try:  # temp files sit next to the file they replace: through a symlink, that is the link's folder
                 for folder in {posixpath.dirname(self.p.config_path), self.p.toolkit_dir, posixpath.dirname(RECORD),
                                posixpath.dirname(self.p.cdi_spec), posixpath.join(posixpath.dirname(self.p.config_path), "conf.d")}:
@@ -195,10 +207,10 @@ class Run:
         files changed: every step reads it, most of them more than once."""
         rendered = self.rendered()
         if self._overlay is not None or rendered:
-            return self.consumer.read(self.target, self.p.config_path, overlay={**(self._overlay or {}), **rendered})
+            return load_effective(self.target, self.p.config_path, overlay={**(self._overlay or {}), **rendered})
         if self._cache is not None and self._cache[0] == self._fingerprint(self._cache[1]):
             return self._cache[1]
-        eff = self.consumer.read(self.target, self.p.config_path)
+        eff = load_effective(self.target, self.p.config_path)
         self._cache = (self._fingerprint(eff), eff)
         return eff
 
@@ -263,7 +275,7 @@ class Run:
     def version(self, cfg: dict) -> int | None:
         """cfg's config version as containerd reads it (no version line: 1)."""
         try:
-            return self.consumer.version(cfg, path=self.p.config_path)
+            return read_version(cfg, path=self.p.config_path, empty=not cfg)
         except RunbookError:
             return None
 
@@ -277,14 +289,15 @@ class Run:
 
     def runtime_table(self, cfg: dict, name: str) -> dict:
         """cfg's table for the runtime, at the path of the config's version (shown)."""
-        return self._table(cfg, lambda version: self.consumer.runtime_table(cfg, version, name))
+        return self._table(cfg, lambda version: runtime_table(cfg, version, name))
 
     def options_tables(self, cfg: dict, name: str) -> list[dict]:
         """cfg's tables holding the runtime's options, the ones step 3's verdict judges (shown): the runtime's, at
         the path of the config's version, or, while it stands misplaced (step 2's finding), each misplaced one."""
         version = self.version(cfg)
         try:
-            found = self.consumer.options_tables(self.effective(), cfg, name) if version is not None else []
+            found = [(get_in(cfg, path), format_path(path)) for path in options_paths(self.effective(), name)] \
+                if version is not None else []
         except RunbookError:  # an unreadable config: the runtime's path, where nothing is (step 2 says why)
             found = []
         if not found:
@@ -295,12 +308,12 @@ class Run:
 
     def containerd_table(self, cfg: dict) -> dict:
         """cfg's containerd table of the CRI plugin (default_runtime_name, runtimes), at the version's path."""
-        return self._table(cfg, lambda version: self.consumer.main_table(cfg, version))
+        return self._table(cfg, lambda version: main_table(cfg, version))
 
     def runtime_names(self, cfg: dict) -> list[str]:
         """The names of the runtimes in cfg at its version's path, in the order tomllib gives them."""
         version = self.version(cfg)
-        table = self.consumer.runtimes(cfg, version)[0] if version is not None else None
+        table = runtimes_table(cfg, version)[0] if version is not None else None
         return list(table) if isinstance(table, dict) else []
 
     def load_yaml(self, lab_path: str) -> dict:
@@ -332,40 +345,39 @@ class Run:
     # --- one plan ------------------------------------------------------------------------------------
 
     def choose_route(self) -> None:
-        """Which distribution's containerd this is, and the file it really reads (the consumer's route:
-        runbook_lib/containerd/consumer/locating.py)."""
-        self.route, self.route_refusal, self.p = self.consumer.route(self)
+        """Which distribution's containerd this is, and the file it really reads (engine/route.py)."""
+        self.route, self.route_refusal, self.p = route.choose(self)
         layout, self.layout_reason = profile.layout_for(self)  # layout=auto follows the profile and the config
         if layout != self.p.layout:
             self.p = replace(self.p, layout=layout)
         if self.cgroup_auto and self.p.profile == profile.NODE:
             # the file the distribution's containerd really reads, as it is before the run writes
-            cgroup = profile.systemd_cgroup(profile.AUTO, self.consumer, self.effective)
+            cgroup = profile.systemd_cgroup(profile.AUTO, self.effective)
             if cgroup is not self.p.systemd_cgroup:
                 self.p = replace(self.p, systemd_cgroup=cgroup)
-                self.wanted = self.consumer.wanted(self.p)
+                self.wanted = _wanted(self.p)
 
     @property
     def on_distro(self) -> bool:
         """A distribution's route other than a containerd config the runbook edits itself."""
-        return self.consumer.on_distro(self)
+        return self.route is not None and self.route.edit != EDIT_CONFIG
 
     def rendered(self) -> dict[str, bytes]:
         """A distribution's generated config as the distribution would render it from the planned template."""
-        return self.consumer.rendered(self)
+        return route.rendered(self)
 
     def empty_config_version(self) -> int:
         """The version an empty config is written for: the node's containerd decides, when there is one to ask."""
-        return self.consumer.empty_config_version(self)
+        return route.empty_config_version(self)
 
     def effective_with(self, changes: dict[str, bytes]):
         """The effective config with ``changes`` (lab path -> bytes) over the state planned so far."""
-        return self.consumer.read(self.target, self.p.config_path, overlay={**(self._overlay or {}), **changes})
+        return load_effective(self.target, self.p.config_path, overlay={**(self._overlay or {}), **changes})
 
     def mirror(self, **changes) -> "Run":
         """Another run on the same root with some parameters changed, not started: to plan what such a run would
         write (mode=remove asks what an apply with or without the variants wrote)."""
-        return Run(replace(self.p, **changes), consumer=self.consumer_name)
+        return Run(replace(self.p, **changes))
 
     def preflight(self) -> dict[str, Plan]:
         """Plan every step before anything is written; each plan sees the earlier plans' writes."""
@@ -387,24 +399,24 @@ class Run:
                 self.plans[step.id] = plan
                 folders |= {self.target.resolve(d) for d in plan.dirs}
                 # what cannot be written (a link out of the root, a read-only mount, chattr +i): refused now
-                plan.refusals += writable.refusals(self.target, plan, folders, check_only=self.p.check_only,
+                plan.refusals += writable.refusals(self.target, plan, folders, writes=self.mode.writes,
                                                    after_refusal=unplanned)
                 for write in plan.writes:
                     self._overlay[write.lab_path] = write.new
-            if not self.p.check_only and not self.refusals():  # all the writes must fit, or none is made
+            if self.mode.writes and not self.refusals():  # all the writes must fit, or none is made
                 writable.refuse_when_short_of_space(self.target, [self.plans[s.id] for s in self.steps],
                                                     self._record_needs())
             self._judge_planned_state()
-            if not self.p.check_only and not self.refusals():
+            if self.mode.writes and not self.refusals():
                 self._ask_containerd_of_plan()
-            if not self.p.check_only and not self.refusals():
+            if self.mode.writes and not self.refusals():
                 self.judge_on_plan()
         return self.plans
 
     def _record_needs(self) -> list:
         """What the record of an apply run takes beside the plans' writes (its folders, its file), counted with
         them so that a disk too short for both refuses before the first write (fs/writable.py)."""
-        if self.p.mode != "apply":
+        if not self.mode.adds:
             return []
         writes = [w for s in self.steps for w in self.plans[s.id].writes if w.changed]
         if not writes:
@@ -417,10 +429,9 @@ class Run:
         return needs + (writable.write_needs(record, backup=False) if record.changed else [])
 
     def _ask_containerd_of_plan(self) -> None:
-        """The runtime's own reading of the planned state against the node's as it is (the consumer's guard;
-        containerd's: containerd/consumer/guard.py): a plan that would make it read anything else differently
-        refuses here, before the first write."""
-        found = self.consumer.plan_refusal(self)
+        """containerd's own reading of the planned state against the node's as it is (engine/guard.py): a plan
+        that would make it read anything else differently refuses here, before the first write."""
+        found = guard.refusal(self)
         if found is not None:
             self.plans["containerd"].refusals.append(found)  # step 9 asks containerd; apply and remove both run it
 
@@ -449,7 +460,7 @@ class Run:
 
     @property
     def refused(self) -> bool:
-        return not self.p.check_only and bool(self.refusals())
+        return self.mode.writes and bool(self.refusals())
 
     def step(self, step_id: str):
         return next(s for s in self.steps if s.ID == step_id)
@@ -462,9 +473,8 @@ class Run:
         plan = self.plans[step.id]
         result = StepResult(step.number, step.id, self.title(step), UNCHANGED, plan.message, notes=list(plan.notes))
         result.diff = plan.diff or None
-        if self.p.check_only and plan.changed and not plan.others_repair:  # check mode: what apply *would* do
-            result.message = say("run.apply_mode_would", message=plan.message)
-        if self.p.check_only or self.refused:
+        result.message = self.mode.said(plan.message, changes=plan.changed and not plan.others_repair)
+        if not self.mode.writes or self.refused:
             self._keep(result)
             return result
         for folder in plan.dirs:
@@ -476,7 +486,7 @@ class Run:
             # a cell run twice finds its own bytes already there and writes nothing.
             if not write.changed or read_bytes(write.host_path) == write.new:
                 continue
-            if self.p.mode == "apply" and not self._recorded:  # what remove undoes, before the first write
+            if self.mode.adds and not self._recorded:  # what remove undoes, before the first write
                 self._record(result)
             try:
                 done = commit(write, backup=self._backs_up(write.lab_path, write.old),
@@ -532,7 +542,7 @@ class Run:
             self._record_before = None
         writes = [w for s in self.steps for w in self.plans[s.id].writes if w.changed]
         folders = [d for s in self.steps for d in self.plans[s.id].dirs]
-        runtimes = [self.wanted.name] + ([f"{self.wanted.name}/{v.name}" for v in self.consumer.variants(self.wanted)]
+        runtimes = [self.wanted.name] + ([f"{self.wanted.name}/{v.name}" for v in runtime_variants(self.wanted)]
                                          if self.p.variants else [])
         try:
             applied_record.note_planned(self.target, writes, folders, runtimes)
@@ -570,7 +580,7 @@ class Run:
         errors = [prob for prob in result.problems if prob.is_error]
         if errors:
             judge(result)
-        elif result.status == UNCHANGED and (self.p.check_only or not step.writes):
+        elif result.status == UNCHANGED and (not self.mode.writes or not step.writes):
             result.status = PASSED  # nothing to write: the verdict is all there is
         said = step.message(self) if not errors else None
         if said is None and fact is not None and not errors:  # a node's fact, as read: never the plan's value
@@ -596,7 +606,7 @@ class Run:
         else its verdict found; said as the plan it is ("would write ..."), never as a pass. (A rewrite of a
         file its verdict accepts, a final newline added, is no such thing: the file says what it must.)"""
         plan = self.plans.get(step.id)
-        if not self.p.check_only or plan is None or plan.others_repair:
+        if self.mode.writes or plan is None or plan.others_repair:
             return []
         new = list(plan.dirs) + [w.lab_path for w in plan.writes if w.changed and w.old is None]
         if not new:
@@ -644,7 +654,7 @@ class Run:
     def withdraw_report(self) -> str | None:
         """After a failed apply run, no report.txt may claim a success that did not happen: an earlier run's
         report is moved to a backup (its bytes kept). Check mode and a refused run write nothing."""
-        if self.p.check_only or self.refused or not self.answer_files:
+        if not self.mode.writes or self.refused or not self.answer_files:
             return None
         from runbook_lib.fs.safe_write import retire
         backup = retire(self.target, self.tk("report.txt"))

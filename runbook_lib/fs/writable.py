@@ -163,10 +163,10 @@ def unwritable(plan, *, will_exist: set[Path] = frozenset()) -> WriteError | Non
         path=plan.lab_path)
 
 
-def refusals(target, plan, will_exist: set[Path], *, check_only: bool, after_refusal=None) -> list[Problem]:
+def refusals(target, plan, will_exist: set[Path], *, writes: bool, after_refusal=None) -> list[Problem]:
     """A plan's writes that could not happen, as refusals now instead of errors halfway through the run:
     a link out of the root, a folder that will not exist (``will_exist``: the folders every plan so far, this
-    one included, creates, resolved); in apply mode also what even root cannot write (the first such reason).
+    one included, creates, resolved); in a mode that writes (``writes``) also what even root cannot write (the first such reason).
     ``after_refusal``: the number of an earlier step whose plan refused, so the folders it would have made are
     not in ``will_exist``: a folder missing for that reason only follows from its refusal, and says so (the
     step is blocked, and no fix names a folder the earlier step makes)."""
@@ -183,7 +183,7 @@ def refusals(target, plan, will_exist: set[Path], *, check_only: bool, after_ref
             out.append(Problem.of("depends.earlier", write.lab_path, step=after_refusal, what=problem.what))
         elif problem:
             out.append(Problem.from_error(problem))
-    if not check_only:
+    if writes:
         out += _root_cannot(target, plan, will_exist)
     return out
 

@@ -104,11 +104,9 @@ def warm(smoke: str | None = None) -> None:
     starts with it (nothing is imported again in a worker). ``smoke``: a pod for every student, so its CRI
     client too."""
     import runbook_lib.engine.run  # noqa: F401
-    import runbook_lib.steps  # noqa: F401 - every step
-    from runbook_lib.consumer import registry
+    import runbook_lib.steps  # noqa: F401 - every step, and the containerd modules each calls
     from runbook_lib.findings.catalog import catalog
 
-    registry.load()  # the run's consumer (containerd) and what the steps reach through it
     catalog()  # every sentence a verdict says
     from runbook_lib.cdi.validate import schema_check, schema_validator
 

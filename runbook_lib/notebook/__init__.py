@@ -9,7 +9,7 @@
 Every step shows one record with three representations: the machine-readable record (a custom mimetype, read
 by the archive, `runbook summary` and grading), HTML for people, and text/plain for everything else.
 
-May import: every layer up to engine, except containerd/ (the cells reach the runtime through the run's consumer).
+May import: every layer up to engine.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def start(**params) -> Runbook:
         rb.finish()
         raise Refused("the plan refused; nothing was written", text)
     _status(rb, "started", say("notebook.every_step_planned_run"), head=head)
-    if rb.p.removing:  # the removal is one step: planned above, done and read back here
+    if rb.mode.removes:  # the removal is one step: planned above, done and read back here
         removal = rb.step("remove")
         _display(PlanView(rb, removal, rb.plans["remove"]).bundle())
         from runbook_lib.notebook import remove_report
@@ -128,7 +128,7 @@ def _plans_bundle(rb: Run, given: dict) -> dict:
     """The parameters' line, then every step's plan in one line each (the plans themselves are in the steps'
     cells): shown under the status box, in its output (one output: each output costs every later save of
     the notebook, and this one is near the top)."""
-    text = [bilingual(say("label.the_plan_check_mode" if rb.p.check_only else "label.the_plan"))]
+    text = [bilingual(say(rb.mode.plans_label))]
     for s in rb.steps:
         p = rb.plans[s.ID]
         changes = p.changed and not p.others_repair  # another step's repair is that step's to say

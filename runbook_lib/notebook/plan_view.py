@@ -105,10 +105,10 @@ class PlanView:
     def _lines(self) -> list[str]:
         if self.step is _NotInThisMode:  # no plan of its own to show: only why
             return [_NotInThisMode.TITLE.ko, _NotInThisMode.TITLE.en]
-        head = bilingual(say("label.plan" if not self.rb.p.check_only else "label.apply_would"))
+        head = bilingual(say(self.rb.mode.plan_label))
         lines = [f"{head} — {self.step.NUMBER}. {bilingual(self.step.TITLE)}",
                  f"  {self.plan.message.ko}", f"  {self.plan.message.en}"]
-        if self.rb.p.check_only:  # said here, in the plan's own output, not as one more output of the write
+        if not self.rb.mode.writes:  # said here, in the plan's own output, not as one more output of the write
             lines.append("  " + bilingual(say("notebook.check_mode_writes_nothing")))
         if self.plan.subject:
             lines.append(f"  {bilingual(say('label.target'))}: {self.plan.subject}")

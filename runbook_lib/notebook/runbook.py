@@ -36,7 +36,7 @@ class Runbook(Run):
     def _locked(self) -> None:
         """Apply mode: a run that a failed check or an early summary cell stopped released its lock; a student who
         goes on (after a fix, in JupyterLab) writes under the lock again."""
-        if not self.p.check_only:
+        if self.mode.writes:
             self.relock()
 
     def ensure_current(self) -> None:
@@ -60,7 +60,7 @@ class Runbook(Run):
         """Apply mode: every plan was made on the state the earlier steps' writes leave, so a step's cells wait for
         those writes. The first step before this one (or this one too, for its check cell) with something to write
         whose write cell has not run yet."""
-        if self.p.check_only:
+        if not self.mode.writes:
             return None
         for s in self.steps:
             if s.ID == step.ID and not own:
@@ -110,7 +110,7 @@ class Runbook(Run):
         made = [d for d in plan.plan.dirs if not self.is_dir(d)]
         self._locked()
         result = self.commit(plan.step)
-        if self.p.check_only:  # nothing written: the plan's view above says so (one output a cell, not two)
+        if not self.mode.writes:  # nothing written: the plan's view above says so (one output a cell, not two)
             return
         done = [f["path"] for f in result.files if f["action"] == "written" and f not in before]
         backup = [f["path"] for f in result.files if f["action"] == "backup" and f not in before]
@@ -176,7 +176,7 @@ class Runbook(Run):
             judge(result)  # failed, or blocked when every error only follows from an earlier step's failure
         plan = self.plans[step_id]
         show(result, checks, shown=(plan.message, *plan.notes) if step_id in self.plans_shown else ())
-        if result.failed and not self.p.check_only:
+        if result.failed and self.mode.writes:
             summary(self, final=False)
             self._stop(result)
 
@@ -224,7 +224,7 @@ class Runbook(Run):
             if reason is not None and reason != plan.plan.message:  # the plan's output above already says it
                 _display({"text/plain": f"{reason.ko}\n{reason.en}"})
             return {"left": []}  # no pod was made: nothing can be left of it
-        _display({"text/plain": "\n".join(self.consumer.pod_lines(pod.facts(self)))})
+        _display({"text/plain": "\n".join(pod.lines(pod.facts(self)))})
         return pod.facts(self)
 
     def restart(self) -> None:

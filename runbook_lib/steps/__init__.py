@@ -6,9 +6,10 @@ there with its default: the engine never probes a step for a hook.
 
 Each receives the run context explicitly; no step keeps state of its own.
 
-May import: findings, fs, k8s, cdi, consumer (never the engine that drives them: a step sees the run
-context it is given, declared in steps/base.py; never containerd/ or another consumer's package: a step reaches
-the runtime through ``run.consumer``, runbook_lib/consumer/protocol.py).
+May import: findings, fs, k8s, containerd, cdi (never the engine that drives them: a step sees the run context
+it is given, declared in steps/base.py). A step calls the containerd module that holds its rule directly
+(steps/runtime.py -> containerd/edit.py, steps/remove.py -> containerd/remove.py, ...): containerd is the one
+runtime the runbook configures, so there is no seam between them to follow.
 """
 
 from runbook_lib.steps import ask_containerd, cdi, default_runtime, options, parse, pod, prepare, remove, report, restart, runtime, runtimeclass

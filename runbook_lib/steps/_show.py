@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from runbook_lib.containerd.versions import runtime_table
 from runbook_lib.fs.tomlvalue import value
 from runbook_lib.findings.catalog import say
 from runbook_lib.findings.errors import RunbookError
@@ -20,7 +21,7 @@ def runtime_evidence(run) -> dict[str, str]:
         eff = run.effective()
     except RunbookError:
         return {}
-    table, _ = run.consumer.runtime_table(eff.data, eff.version, run.p.runtime_name)
+    table, _ = runtime_table(eff.data, eff.version, run.p.runtime_name)
     return {f"{run.p.config_path} (tomllib)": show_table(table)} if isinstance(table, dict) else {}
 
 

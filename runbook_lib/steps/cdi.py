@@ -11,11 +11,13 @@ from __future__ import annotations
 import posixpath
 
 from runbook_lib.cdi import spec as cdi
+from runbook_lib.containerd import diagnose
+from runbook_lib.containerd.cdi_config import cdi_findings, cdi_settings, plan_cdi
 from runbook_lib.steps import toolkit
 from runbook_lib.cdi import generate, host_paths
 from runbook_lib.cdi.neighbours import conflicting_specs, node_spec, spec_elsewhere
 from runbook_lib.findings.errors import RunbookError
-from runbook_lib.findings.problem import Problem
+from runbook_lib.findings.problem import WARNING, Problem
 from runbook_lib.fs.plan import Plan
 from runbook_lib.steps import found
 from runbook_lib.steps.base import Step
@@ -110,14 +112,27 @@ def plan(run) -> Plan:
 
 
 def _enable_cdi(run, out: Plan) -> list:
-    """enable_cdi=True: the consumer turns its CDI on with the spec's folder, every other line of its config kept
-    (containerd's: runbook_lib/containerd/cdi_config.py)."""
-    return run.consumer.plan_cdi_settings(run, out.notes)
+    """enable_cdi=True: containerd's CRI plugin gets enable_cdi = true and the spec's folder in cdi_spec_dirs,
+    every other line of the config kept (containerd/cdi_config.py)."""
+    eff = run.effective()
+    owner = diagnose.owner_file(eff, run.p.runtime_name)
+    edit = plan_cdi(owner.text, owner.data, eff.version, posixpath.dirname(run.p.cdi_spec), lab_path=owner.lab_path)
+    out.notes += edit.notes
+    return [run.plan_write(owner.lab_path, owner.encode(edit.text))] if edit.changed_from(owner.text) else []
 
 
 def containerd_cdi(run) -> list[Problem]:
-    """Whether the consumer will use the spec (CDI on, its folder scanned)."""
-    return run.consumer.cdi_settings_problems(run)
+    """Whether containerd will use the spec (CDI on, its folder scanned): required with enable_cdi=True, a
+    warning on a real node otherwise (the nvidia runtime itself does not need containerd's CDI), nothing in a
+    lab root, where it would only be noise."""
+    if not (run.p.enable_cdi or run.target.is_host):
+        return []
+    eff = run.effective()
+    found = cdi_findings(cdi_settings(eff.data, eff.version), posixpath.dirname(run.p.cdi_spec), lab_path=eff.main.lab_path)
+    if not run.p.enable_cdi:
+        for f in found:
+            f.severity = WARNING
+    return found
 
 
 def verdict(run) -> list[Problem]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from runbook_lib.containerd.edit import default_runtime_name
+from runbook_lib.containerd.diagnose import default_problem
 from runbook_lib.steps import toolkit
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.plan import Plan
@@ -18,8 +20,8 @@ SAFE_DEFAULT = "runc"
 
 def plan(run) -> Plan:
     eff = run.effective()
-    default = run.consumer.default_runtime(eff.data, eff.version)
-    problem = run.consumer.default_problem(run, eff)
+    default = default_runtime_name(eff.data, eff.version)
+    problem = default_problem(eff, run.p, run.expected.default)
     # The file says what the default will be once the config is right, even when this plan refuses.
     content = toolkit.default_txt(SAFE_DEFAULT if problem else default)
     out = Plan(say("default_runtime.default_runtime_not_changed", default=default),
@@ -32,8 +34,8 @@ def plan(run) -> Plan:
 
 def verdict(run) -> list[Problem]:
     eff = run.effective()
-    problems = [p for p in [run.consumer.default_problem(run, eff)] if p]
-    default = SAFE_DEFAULT if problems else run.consumer.default_runtime(eff.data, eff.version)  # what it is once fixed
+    problems = [p for p in [default_problem(eff, run.p, run.expected.default)] if p]
+    default = SAFE_DEFAULT if problems else default_runtime_name(eff.data, eff.version)  # what it is once fixed
     expected = expected_text(run, ID, run.tk(FILE), lambda: toolkit.default_txt(default))
     return problems + file_problems(run, run.tk(FILE), expected)
 
@@ -55,12 +57,12 @@ with rb.expect("default") as expect:
 def message(run):
     """The default runtime as the files hold it now (check mode: as found; apply: after the writes)."""
     eff = run.effective()
-    return say("found.default", default=run.consumer.default_runtime(eff.data, eff.version))
+    return say("found.default", default=default_runtime_name(eff.data, eff.version))
 
 
 def fact(run) -> str:
     eff = run.effective()
-    return toolkit.default_txt(run.consumer.default_runtime(eff.data, eff.version))
+    return toolkit.default_txt(default_runtime_name(eff.data, eff.version))
 
 
 STEP = Step(NUMBER, ID, TITLE, plan, verdict, evidence=evidence, check=CHECK, fact=fact, message=message)

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 
 import posixpath
 
+from runbook_lib.containerd.effective import read_version
+from runbook_lib.containerd.load import load_toml
+from runbook_lib.containerd.versions import main_table
 from runbook_lib.fs.tomlvalue import value as toml_value
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.steps import lines
@@ -95,14 +98,13 @@ class Expect:
         return self._add(f"{key} != {shown(unwanted)}", not same, key, actual, MISSING)
 
     def default_runtime(self, cfg: dict, rule) -> bool:
-        """The run's rule for the default runtime (the consumer's: containerd/default_rule.py, the one step 4's
+        """The run's rule for the default runtime (containerd/default_rule.py, the one step 4's
         verdict and step 9's comparison judge by) on ``cfg`` as read: tomllib's config, or containerd's own dump."""
-        consumer = self.run.consumer
         try:
-            version = consumer.version(cfg, path="-")
+            version = read_version(cfg, path="-", empty=not cfg)
         except RunbookError:
             version = None
-        node = consumer.main_table(cfg, version)[0] if version else None
+        node = main_table(cfg, version)[0] if version else None
         raw = node.get("default_runtime_name", MISSING) if isinstance(node, dict) else MISSING
         actual = "runc" if raw is MISSING and version else raw  # unset: containerd's default, runc
         return self._add(rule.said(), rule.holds(cfg, version), "default_runtime_name", actual, MISSING)
@@ -168,7 +170,7 @@ class Expect:
             self._add(said, False, lab_path, None, MISSING, actual_text=_missing())
             return {}
         try:
-            data = self.run.consumer.parse(raw, lab_path)
+            data = load_toml(raw, lab_path).data
         except RunbookError as exc:  # shown failed here, and raised: the verdict's finding, with line and column
             self._add(said, False, lab_path, None, MISSING, actual_text=bilingual(exc.what))
             raise

@@ -7,6 +7,7 @@ generated config, a node's answer-file facts, which the node's verdicts name the
 
 from __future__ import annotations
 
+from runbook_lib.containerd.versions import runtime_table, runtimes_table
 import posixpath
 
 from runbook_lib.findings.catalog import say
@@ -25,7 +26,7 @@ def _effective(run):
 def _holder(run, eff, name: str) -> str:
     """The file whose table of the runtime containerd uses (the last one merged that has it)."""
     found = [f.lab_path for f in eff.files if isinstance(getattr(f, "data", None), dict)
-             and isinstance(run.consumer.runtime_table(f.data, eff.version, name)[0], dict)]
+             and isinstance(runtime_table(f.data, eff.version, name)[0], dict)]
     return found[-1] if found else run.p.config_path  # a reading that keeps no file's own data: the config
 
 
@@ -46,7 +47,7 @@ def runtime(run) -> Msg | None:
     if eff is None:
         return None
     name = run.p.runtime_name
-    table, where = run.consumer.runtime_table(eff.data, eff.version, name)
+    table, where = runtime_table(eff.data, eff.version, name)
     if not isinstance(table, dict):
         return None
     return say("found.runtime", file=_holder(run, eff, name), table=where,
@@ -67,7 +68,7 @@ def cdi(run) -> Msg | None:
         return None
     devices = [str(d.get("name")) for d in doc.get("devices") or [] if isinstance(d, dict) and d.get("name") is not None]
     found = say("found.cdi", spec=spec, kind=doc.get("kind"), devices=devices or "-")
-    if not run.answer_files and not run.p.check_only and plan is not None \
+    if not run.answer_files and run.mode.writes and plan is not None \
             and any(w.lab_path == spec and w.changed for w in plan.writes):
         return Msg.join("; ", [found, plan.message])  # this run wrote it: how it was made (a node's nvidia-ctk)
     return found
@@ -90,7 +91,7 @@ def runtimeclass(run) -> Msg | None:
             eff = run.effective()
         except RunbookError:
             return None
-        runtimes = run.consumer.runtimes(eff.data, eff.version)[0] or {}
+        runtimes = runtimes_table(eff.data, eff.version)[0] or {}
         return say("found.runtimeclass.node", name=name or "-", handler=doc.get("handler") or "-",
                    runtimes=", ".join(runtimes) or "-")
     return say("found.runtimeclass", file=posixpath.basename(path), name=name or "-", handler=doc.get("handler") or "-")

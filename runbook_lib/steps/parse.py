@@ -3,6 +3,9 @@ version and runtimes go to parsed.txt."""
 
 from __future__ import annotations
 
+from runbook_lib.containerd.versions import of, runtimes_table
+from runbook_lib.containerd.edit import default_runtime_name
+from runbook_lib.containerd.diagnose import default_problem
 from runbook_lib.steps import toolkit
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.plan import Plan
@@ -23,7 +26,7 @@ def parsed(run) -> tuple[str, list[str]]:
     eff = run.effective()
     # the config's order, as the lab's `list(d[...]["runtimes"])` lists them (a fix in another order than the
     # student's own config read as a different answer; any order passes, lines.py)
-    runtimes = list((run.consumer.runtimes(eff.data, eff.version)[0] or {}).keys())
+    runtimes = list((runtimes_table(eff.data, eff.version)[0] or {}).keys())
     return toolkit.parsed_txt(eff.version, runtimes), runtimes
 
 
@@ -52,8 +55,8 @@ def verdict(run) -> list[Problem]:
     eff = run.effective()
     # containerd 1.x forgets its built-in runc once any runtime table is written, so the default must be listed
     # there; containerd 2.x (config version 3 and 4) keeps its built-in runc beside the tables of the file.
-    needed = (run.p.runtime_name,) if run.consumer.builtin_default_kept(eff.version) else (run.consumer.default_runtime(eff.data, eff.version), run.p.runtime_name)
-    wrong_default = run.consumer.default_problem(run, eff)
+    needed = (run.p.runtime_name,) if of(eff.version).keeps_builtin_runc else (default_runtime_name(eff.data, eff.version), run.p.runtime_name)
+    wrong_default = default_problem(eff, run.p, run.expected.default)
     if wrong_default is not None and wrong_default.code == "default.not_a_runtime":  # step 4's verdict says it
         needed = (run.p.runtime_name,)
     if any(run.results[s].failed for s in DEPENDS if s in run.results):

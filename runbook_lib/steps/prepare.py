@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import posixpath
+from importlib import resources
+
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.plan import Plan
@@ -14,6 +16,7 @@ from runbook_lib.k8s.names import closest
 
 NUMBER, ID = 1, "prepare"
 TITLE = say("title.prepare")
+PACKAGED_BASE = "runbook_lib/data/config.toml.base"  # the base copied when the root holds no lab fixture
 
 
 def folders(run) -> tuple[str, ...]:
@@ -30,7 +33,7 @@ def base_config(run) -> tuple[bytes, str]:
     source = run.read_bytes(run.p.base_config)
     if source is not None:
         return source, run.p.base_config
-    return run.consumer.packaged_base()
+    return (resources.files("runbook_lib") / "data" / "config.toml.base").read_bytes(), PACKAGED_BASE
 
 
 def plan(run) -> Plan:

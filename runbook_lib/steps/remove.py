@@ -1,20 +1,27 @@
 """mode=remove: take out exactly what the runbook added, nothing else — the runtime's tables (or its drop-in and
-the import line it added: containerd/remove.py, through runbook_lib/containerd/consumer/removing.py), and the toolkit files and CDI spec it wrote, recognised by
+the import line it added: containerd/remove.py; a distribution's route: containerd/distro/remove.py), the CDI
+settings an enable_cdi=True run wrote (containerd/cdi_config.py), and the toolkit files and CDI spec it wrote, recognised by
 holding exactly the bytes the runbook writes for them. Every change is planned first, shown as a diff, and each
 removed or edited file is kept as a backup. A second run finds nothing to remove."""
 
 from __future__ import annotations
 
+import posixpath
 
 from runbook_lib.cdi import spec as cdi
+from runbook_lib.containerd import remove as undo
+from runbook_lib.containerd.cdi_config import unplan_cdi
+from runbook_lib.containerd.distro.remove import plan_remove_route
+from runbook_lib.containerd.load import load_toml
+from runbook_lib.containerd.variants import runtime_variants
+from runbook_lib.containerd.versions import detect_version
+from runbook_lib.findings.catalog import say
 from runbook_lib.findings.errors import RunbookError
-from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.messages import Msg
+from runbook_lib.findings.problem import Problem, words
+from runbook_lib.fs import applied_record
 from runbook_lib.fs.plan import Plan
 from runbook_lib.steps.base import Step
-from runbook_lib.findings.catalog import say
-from runbook_lib.fs import applied_record
-from runbook_lib.findings.problem import words
 
 NUMBER = ID = "remove"
 TITLE = say("title.remove")
@@ -25,7 +32,7 @@ TOOLKIT_FILES = ("default", "default.txt"), ("parse", "parsed.txt"), ("cdi", "cd
 def all_variants(run):
     """The variants an earlier run may have added (whatever this run's variants parameter says): only a table
     that is exactly the runbook's, with the variant's own binary, is ever taken out."""
-    return run.consumer.variants(run.wanted)
+    return runtime_variants(run.wanted)
 
 
 def ours(run) -> list[str]:
@@ -50,14 +57,34 @@ def ours(run) -> list[str]:
 
 
 def _without_cdi_settings(run, planned: dict[str, bytes]) -> list[Msg]:
-    """The runbook's minimal CDI spec goes, so the CDI settings an enable_cdi=True run wrote for it go too, when
-    the config holds them exactly where and as that run wrote them (containerd's: containerd/consumer/removing.py)."""
-    return run.consumer.plan_cdi_settings_removal(run, planned)
+    """The runbook's minimal CDI spec goes, so the enable_cdi (and cdi_spec_dirs) an enable_cdi=True run wrote
+    for it goes too, when config.toml holds them exactly where and as that run wrote them."""
+    lab = run.p.config_path
+    raw = planned.get(lab) or run.read_bytes(lab)
+    if raw is None:
+        return []
+    try:
+        f = load_toml(raw, lab)
+        version = detect_version(f.data, path=lab, empty=f.empty, text=f.text)
+    except RunbookError:
+        return []
+    text = unplan_cdi(f.text, version, posixpath.dirname(run.p.cdi_spec), lab_path=lab)
+    if text is None:
+        return []
+    planned[lab] = f.encode(text)
+    return [say("steps.remove.also_removing_cdi_settings", lab=lab)]
 
 
 def _removals(run, planned: dict[str, bytes]):
-    """The removal plans, one by one (each sees the planned bytes of the ones before), from the consumer."""
-    return run.consumer.plan_removals(run, planned)
+    """The removal plans, one by one (each sees the planned bytes of the ones before). On k3s, RKE2, k0s and
+    microk8s the runbook wrote to the distribution's route (its template or drop-in folder), never to the
+    generated config.toml: the removal is taken from that route, or the runtime would come back at the
+    distribution's next start."""
+    if run.on_distro:
+        yield plan_remove_route(run.target, run.route, run.wanted)  # the variants are written in place only
+        return
+    for wanted in list(reversed(all_variants(run))) + [run.wanted]:  # the reverse of the order they were added in
+        yield undo.plan_remove(run.target, run.p.config_path, wanted, base=planned)
 
 
 def plan(run) -> Plan:
@@ -154,7 +181,11 @@ def act(run, result) -> None:
 
 
 def _still_there(run) -> list[Msg]:
-    return run.consumer.still_there(run)
+    if run.on_distro:  # the generated file keeps the runtime until the distribution's next start: read the route
+        left = plan_remove_route(run.target, run.route, run.wanted)
+        return [say("steps.remove.runtime_runbook_added_still", at=run.route.path)] if left.changed else []
+    return [m for wanted in [run.wanted] + all_variants(run)
+            for m in undo.confirm_removed(run.target, run.p.config_path, wanted)]
 
 
 def _config_recorded(run, recorded: set[str]) -> bool:

@@ -3,6 +3,7 @@ from the parameters."""
 
 from __future__ import annotations
 
+from runbook_lib.containerd.versions import runtimes_table
 from runbook_lib.k8s import runtimeclass
 from runbook_lib.steps import toolkit
 from runbook_lib.findings.problem import Problem
@@ -26,7 +27,7 @@ def _read(run) -> tuple:
     rc = run.tk("runtimeclass.yaml")
     text = run.read_text(rc)
     doc = runtimeclass.load_runtimeclass(text, rc) if text is not None else {}  # no RuntimeClass: no handler
-    return eff.version, run.consumer.runtimes(eff.data, eff.version)[0] or {}, doc.get("handler")
+    return eff.version, runtimes_table(eff.data, eff.version)[0] or {}, doc.get("handler")
 
 
 def _lines(version, runtimes: dict, name, handler, runtime=None) -> str:

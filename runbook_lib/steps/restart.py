@@ -1,8 +1,10 @@
 """After the steps: restart containerd so that it reads the new config — on a real node, and only when asked
-(the consumer decides and confirms that it came back: containerd's is runbook_lib/containerd/restart.py)."""
+(runbook_lib/containerd/restart.py decides, restarts and confirms that it came back; a distribution's route names
+its own restart command)."""
 
 from __future__ import annotations
 
+from runbook_lib.containerd import restart as service
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.catalog import say
 from runbook_lib.steps.base import CHANGED, FAILED, RESTART_NEEDED, SKIPPED, UNCHANGED
@@ -15,7 +17,9 @@ CONFIG_STEPS = ("prepare", "runtime", "remove")  # the steps whose writes change
 
 
 def decision(run, *, changed: bool):
-    return run.consumer.restart_decision(run, changed=changed)
+    """Whether to restart: ``.action`` (lab, check, not-needed, needed, restart) and ``.message``."""
+    return service.decide(real_node=run.target.is_host, writes=run.mode.writes, config_changed=changed,
+                          asked=run.p.restart_containerd, node=run.p.profile == "node", root=str(run.target.root))
 
 
 def plan(run) -> Plan:
@@ -33,10 +37,25 @@ def config_written(run) -> bool:
 def act(run, result, runner=None) -> None:
     """Called by Run.commit in apply mode: restart when the decision says so, and confirm."""
     chosen = decision(run, changed=config_written(run))
-    chosen, problems = run.consumer.restart(run, chosen, runner=runner)
+    chosen, problems = _restart(run, chosen, runner=runner)
     result.message = chosen.message
     result.status = {"lab": SKIPPED, "check": SKIPPED, "not-needed": UNCHANGED, "needed": RESTART_NEEDED}.get(chosen.action, CHANGED)
     run.readings[ID] = problems
+
+
+def _restart(run, chosen, *, runner=None) -> tuple:
+    """The distribution's own restart command (k3s, RKE2, microk8s restart their service), or none when it
+    watches its config folder; then systemctl's, confirmed (containerd/restart.py): (the decision as it ended,
+    the problems)."""
+    problems: list = []
+    command = tuple(run.route.restart) if run.route is not None and run.route.restart else tuple(service.RESTART)
+    if run.route is not None and not run.route.restart and chosen.action in ("needed", "restart"):
+        chosen = service.Decision("not-needed", say("steps.restart.watches_config_folder_reloads", distro=run.route.distro))
+    if chosen.action == "restart":
+        problems = service.restart_and_confirm(runner or service.run_command, command=command)
+        if not problems:
+            chosen = service.Decision(chosen.action, service.BACK)
+    return chosen, problems
 
 
 def verdict(run) -> list[Problem]:
@@ -47,7 +66,7 @@ def skipped(run):
     result = run.results.get(ID)
     if result is not None and result.status == SKIPPED:
         return result.message
-    if run.p.check_only:
+    if not run.mode.writes:
         return decision(run, changed=False).message
     return None
 

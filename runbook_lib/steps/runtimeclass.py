@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from runbook_lib.containerd.versions import runtimes_table
 from runbook_lib.k8s import runtimeclass
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.catalog import say
@@ -39,7 +40,7 @@ def judge(run, path: str, name: str) -> list[Problem]:
         return [Problem.of("runtimeclass.missing", path, file=path, name=name)]
     doc = runtimeclass.load_runtimeclass(text, path)
     eff = run.effective()
-    names = sorted((run.consumer.runtimes(eff.data, eff.version)[0] or {}).keys())
+    names = sorted((runtimes_table(eff.data, eff.version)[0] or {}).keys())
     handler = doc.get("handler")
     problems = [prob for prob in runtimeclass.runtimeclass_problems(doc, name, path, text)
                 if handler in names or prob.code != "runtimeclass.handler"]  # the cross-check below says it better

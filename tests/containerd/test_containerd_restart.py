@@ -22,15 +22,15 @@ def fake_path(tmp_path, monkeypatch):
     return folder, calls
 
 
-@pytest.mark.parametrize("real_node,check_only,changed,asked,action", [
-    (False, False, True, True, "lab"),
-    (True, True, True, True, "check"),
-    (True, False, False, True, "not-needed"),
-    (True, False, True, False, "needed"),
-    (True, False, True, True, "restart"),
+@pytest.mark.parametrize("real_node,writes,changed,asked,action", [
+    (False, True, True, True, "lab"),
+    (True, False, True, True, "check"),
+    (True, True, False, True, "not-needed"),
+    (True, True, True, False, "needed"),
+    (True, True, True, True, "restart"),
 ])
-def test_the_decision(real_node, check_only, changed, asked, action):
-    d = restart.decide(real_node=real_node, check_only=check_only, config_changed=changed, asked=asked)
+def test_the_decision(real_node, writes, changed, asked, action):
+    d = restart.decide(real_node=real_node, writes=writes, config_changed=changed, asked=asked)
     assert d.action == action
     assert d.message.ko and d.message.en
     if action == "needed":

@@ -384,26 +384,26 @@ def _preflight_asks(tmp_path, monkeypatch, config: bytes, mode: str) -> dict[str
     """How many times the preflight asked each question of the plan: the room on disk, containerd's reading,
     the notebook's own judgement (judge_on_plan, which the notebook's run context fills in); and what even root
     could not write, where the plan's writes go."""
-    from runbook_lib.containerd.consumer import Containerd
+    from runbook_lib.engine import guard as plan_guard
     from runbook_lib.fs import writable
 
     asked = {"space": 0, "containerd": 0, "judge": 0}
-    real_space, real_guard = writable.refuse_when_short_of_space, Containerd.plan_refusal
+    real_space, real_guard = writable.refuse_when_short_of_space, plan_guard.refusal
 
     def space(*args, **kw):
         asked["space"] += 1
         return real_space(*args, **kw)
 
-    def guard(consumer, run):
+    def guard(run):
         asked["containerd"] += 1
-        return real_guard(consumer, run)
+        return real_guard(run)
 
     class Judged(Run):
         def judge_on_plan(self):
             asked["judge"] += 1
 
     monkeypatch.setattr(writable, "refuse_when_short_of_space", space)
-    monkeypatch.setattr(Containerd, "plan_refusal", guard)
+    monkeypatch.setattr(plan_guard, "refusal", guard)
     root = tmp_path / f"{mode}-{len(list(tmp_path.iterdir()))}" / "root"
     (root / "etc/containerd").mkdir(parents=True)
     (root / CONFIG).write_bytes(config)
@@ -559,11 +559,11 @@ def test_a_file_that_is_not_utf8_is_read_as_text_with_its_bad_bytes_replaced(tmp
 def test_the_effective_config_is_read_once_until_one_of_its_files_changes(tmp_path, monkeypatch):
     """Every step reads containerd's effective config, most of them more than once: a run reads the files again
     only when one changed (a new inode, size or mtime), from its first reading on."""
-    from runbook_lib.containerd.consumer import Containerd  # the run's consumer reads the config
+    from runbook_lib.engine import run as engine_run  # the run reads the config with containerd/effective.py
 
     reads = []
-    real = Containerd.read
-    monkeypatch.setattr(Containerd, "read", lambda self, *a, **kw: reads.append(a) or real(self, *a, **kw))
+    real = engine_run.load_effective
+    monkeypatch.setattr(engine_run, "load_effective", lambda *a, **kw: reads.append(a) or real(*a, **kw))
     root = _empty_lab_root(tmp_path)
     rb = Run(validate(root=str(root)))
     first = rb.effective()

@@ -1,4 +1,4 @@
-"""The general guard of apply's promise (the consumer's plan_refusal; containerd/consumer/guard.py), asked of every real containerd: a plan
+"""The general guard of apply's promise (engine/guard.py), asked of every real containerd: a plan
 that would make containerd read anything beside the nvidia runtime and the CDI settings differently refuses
 before any write, and the root stays byte for byte as it was.
 

@@ -12,14 +12,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "runbook_lib"
 
 # Bottom to top; a module may import its own package and any package below it. docs/ARCHITECTURE.md gives each
 # a paragraph, and each package's __init__.py states its rule.
-LAYERS = ["findings", "fs", "k8s", "containerd", "cdi", "consumer", "steps", "engine", "notebook", "evidence",
+LAYERS = ["findings", "fs", "k8s", "containerd", "cdi", "steps", "engine", "notebook", "evidence",
           "lab", "grading", "cli"]
-# The packages that reach a container runtime only through runbook_lib/consumer/protocol.py (``run.consumer``):
-# none of them imports containerd/, the one consumer today, so a second consumer is one package and one line of
-# runbook_lib/consumer/registry.py (docs/ARCHITECTURE.md). The registry names it as a string, never an import.
-THROUGH_THE_SEAM = ("consumer", "steps", "engine", "notebook")
-# Modules of those packages still allowed to import containerd/, each with the reason: none.
-SEAM_ALLOWED: dict[str, str] = {}
 ENTRY_POINTS = {"runbook_lib.runner", "runbook_lib.show"}  # `python -m` names kept from before the packages
 
 
@@ -129,26 +123,41 @@ def test_no_package_imports_a_layer_above_its_own(layer):
     assert upward == []
 
 
-@pytest.mark.parametrize("package", THROUGH_THE_SEAM)
-def test_the_steps_engine_and_notebook_reach_containerd_only_through_the_consumer_seam(package):
-    through = sorted(f"{name} -> {dep}" for name, deps in GRAPH.items() if name.split(".")[1:2] == [package]
-                     and name not in SEAM_ALLOWED for dep in deps if dep.split(".")[1:2] == ["containerd"])
-    assert through == []
-
-
-def test_the_registry_names_containerd_once_as_a_string():
-    from runbook_lib.consumer import registry
-    assert registry.CONSUMERS == {"containerd": "runbook_lib.containerd.consumer:Containerd"}
-    assert registry.DEFAULT == "containerd"
-    text = (PACKAGE / "consumer" / "registry.py").read_text(encoding="utf-8")
-    assert text.count("runbook_lib.containerd") == 1
-
-
-def test_the_cdi_neighbours_ask_the_consumer_for_its_spec_folders():
-    assert not [d for d in GRAPH["runbook_lib.cdi.neighbours"] if d.startswith("runbook_lib.containerd")]
-
-
 @pytest.mark.parametrize("layer", LAYERS)
 def test_each_package_states_its_rule(layer):
     doc = ast.get_docstring(ast.parse((PACKAGE / layer / "__init__.py").read_text(encoding="utf-8")))
     assert doc and "May import" in doc, f"runbook_lib/{layer}/__init__.py: say what the layer may import"
+
+
+# The packages of one run (engine/mode.py's drivers: apply, check, remove): none of them tests the mode as a flag
+MODE_DRIVEN = ("fs", "containerd", "cdi", "steps", "engine", "notebook")
+MODE_NAMES = {"apply", "check", "remove"}
+
+
+def _mode_tests(path: Path) -> list[str]:
+    """Where a module compares a mode's name (`p.mode == "check"`) or reads a flag of it (`p.check_only`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr in ("check_only", "removing") and isinstance(node.ctx, ast.Load):
+            found.append(f"{path.name}:{node.lineno} .{node.attr}")
+        elif isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            named = any(isinstance(s, ast.Attribute) and s.attr == "mode" or isinstance(s, ast.Name) and s.id == "mode"
+                        for s in sides)
+            if named and any(isinstance(s, ast.Constant) and s.value in MODE_NAMES for s in sides):
+                found.append(f"{path.name}:{node.lineno} mode compared")
+    return found
+
+
+def test_the_mode_is_chosen_once_and_asked_of_its_driver():
+    found = [hit for name, path in MODULES.items() if name.split(".")[1:2] and name.split(".")[1] in MODE_DRIVEN
+             for hit in _mode_tests(path)]
+    assert found == []
+
+
+def test_a_mode_tested_as_a_flag_is_found(tmp_path):
+    # the walk above must see the forms it forbids, or it would pass on anything
+    module = tmp_path / "flags.py"
+    module.write_text('if p.mode == "check" or run.p.check_only:\n    pass\nx = "remove" != mode\ny = p.removing\n')
+    assert sorted(_mode_tests(module)) == ["flags.py:1 .check_only", "flags.py:1 mode compared",
+                                           "flags.py:3 mode compared", "flags.py:4 .removing"]

@@ -188,9 +188,9 @@ def _with_prepare_check(monkeypatch, more: str) -> None:
     """Step 1's check cell with one more assertion, for every entry point (the engine reads Step.check)."""
     import dataclasses
 
-    from runbook_lib.engine import run as run_module
-    steps = tuple(dataclasses.replace(s, check=s.check + more) if s.id == "prepare" else s for s in run_module.STEPS)
-    monkeypatch.setattr(run_module, "STEPS", steps)
+    from runbook_lib.engine import mode as modes
+    steps = tuple(dataclasses.replace(s, check=s.check + more) if s.id == "prepare" else s for s in modes.APPLY.steps)
+    monkeypatch.setitem(modes.MODES, "apply", dataclasses.replace(modes.APPLY, steps=steps))  # apply's driver runs them
 
 
 def test_a_check_cell_that_would_fail_after_the_writes_refuses_before_the_first(tmp_path, monkeypatch):

@@ -84,7 +84,7 @@ def test_nothing_written_by_this_run_means_no_restart_even_when_asked(tmp_path, 
     result = restart_on_node(_plain(tmp_path), steps=(), restart_containerd=True)
     assert calls() == []
     assert result.status == UNCHANGED and result.message.en == service.decide(
-        real_node=True, check_only=False, config_changed=False, asked=True).message.en
+        real_node=True, writes=True, config_changed=False, asked=True).message.en
 
 
 def test_a_restart_that_fails_is_the_steps_failure(tmp_path, node_bin):
@@ -169,7 +169,7 @@ def test_in_apply_the_step_says_why_it_is_skipped_once_its_commit_skipped_it_and
     finally:
         rb.finish()
     assert calls() == []
-    expected = service.decide(real_node=on_node, check_only=False, config_changed=True, asked=False).message
+    expected = service.decide(real_node=on_node, writes=True, config_changed=True, asked=False).message
     assert (result.message.en, result.message.ko) == (expected.en, expected.ko)
     if on_node:  # a pending restart is its own status, not a reason to skip
         assert result.status == RESTART_NEEDED
@@ -219,5 +219,5 @@ def test_the_restart_steps_plan_on_a_node_says_the_decision_of_this_runs_plans(t
         rb.finish()
     changed = any(plans[s].changed for s in ("prepare", "runtime"))
     assert changed is (not applied_before)
-    expected = service.decide(real_node=True, check_only=mode == "check", config_changed=changed, asked=asked)
+    expected = service.decide(real_node=True, writes=mode != "check", config_changed=changed, asked=asked)
     assert expected.action == action and plan.message == expected.message

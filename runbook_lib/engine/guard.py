@@ -1,5 +1,5 @@
-"""The general guard of apply's promise, before any write: when a containerd can be asked (the one step 9 asks:
-a real node's, or the containerd_bin parameter's), it reads the node's config as it is now and as the plan would
+"""The general guard of apply's promise, before any write (Run.preflight calls ``refusal``): when a containerd
+can be asked (the one step 9 asks: a real node's, or the containerd_bin parameter's), it reads the node's config as it is now and as the plan would
 leave it (containerd/planned_copy.py: private copies, never the root), and the plan refuses when the planned
 reading differs beyond what the run means to add (containerd/invariant.py). The pure-Python rules
 (reads_2x.py, the steps' verdicts) stay as they are: they are all there is when no containerd can be asked.
@@ -15,7 +15,7 @@ from runbook_lib.findings.catalog import say
 from runbook_lib.findings.errors import RunbookError
 from runbook_lib.findings.problem import Problem
 from runbook_lib.fs.safe_write import read_bytes
-from runbook_lib.containerd.consumer.registering import variants
+from runbook_lib.steps.runtime import variants
 
 SHOWN = 6  # changes named in the finding; the rest are counted
 
@@ -23,8 +23,8 @@ SHOWN = 6  # changes named in the finding; the rest are counted
 def refusal(run) -> Problem | None:
     """The finding that refuses the plan, or None when it keeps the promise or containerd cannot be asked."""
     p = run.p
-    if p.mode != "apply" or not run.path(p.config_path).is_file():
-        return None  # only apply writes; with no config yet (a lab root before step 1) there is nothing to keep
+    if not run.mode.adds or not run.path(p.config_path).is_file():
+        return None  # only apply adds; with no config yet (a lab root before step 1) there is nothing to keep
     binary, _ = ask.choose_binary(p, run.target)
     if binary is None:
         return None

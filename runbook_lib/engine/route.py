@@ -1,4 +1,5 @@
-"""The distribution a run configures (containerd/distro/plan.py decides the route) and what its steps read there.
+"""The distribution a run configures (containerd/distro/detect.py decides the route; Run.choose_route calls
+``choose``) and what its steps read there.
 
 On k3s, RKE2, microk8s and k0s every step reads the config that distribution's containerd is started with —
 rendered from its template, as the distribution renders it, when there is one — and step 2 writes the

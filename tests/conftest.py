@@ -15,7 +15,14 @@ from mutation_order import pytest_runtest_logreport  # noqa: E402,F401
 
 def pytest_collection_modifyitems(items):
     mutation_order.pytest_collection_modifyitems(items)
-    xdist_groups.add_groups(items)  # make test's workers: a file per group, TCP kernels one at a time
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which would give its LoadGroupScheduling
+def pytest_xdist_make_scheduler(config, log):
+    """make test's workers (`--dist loadgroup`): a file per group, TCP kernels one at a time (tests/xdist_groups.py)."""
+    if config.getvalue("dist") == "loadgroup":
+        return xdist_groups.FileGroups(config, log)
+    return None
 
 
 @pytest.fixture(autouse=True)

@@ -4,15 +4,19 @@ once, in one worker; and every file that starts a kernel over TCP (plain papermi
 jupyter_client directly) is in one group, "tcp-kernels", whose tests run one after the other. jupyter_client
 picks such a kernel's five ports at random and frees them before the kernel binds them, so two started at the
 same moment in two workers can pick the same port ("Kernel died before replying to kernel_info", seen in CI).
-The runbook's own runner and `runbook run`/`grade` use private Unix sockets (runbook_lib/kernel/manager.py) and
-need no such care. Without xdist the groups are ignored."""
+
+The groups reach xdist as its scheduler (the `pytest_xdist_make_scheduler` hook, tests/conftest.py), not as
+`xdist_group` marks: xdist 3.8 reads those marks by appending "@group" to each node id in the worker, which
+pytest 9.2 no longer lets it do (pytest-dev/pytest-xdist#1386: the suffix is silently dropped), and its hook ran
+before the conftest's marks were there anyway. So the groups were never applied: one file ran on two workers.
+Without xdist (or with another --dist) nothing here is used."""
 from __future__ import annotations
 
 import re
 from functools import cache
 from pathlib import Path
 
-import pytest
+from xdist.scheduler import LoadScopeScheduling
 
 TCP_KERNELS = "tcp-kernels"
 # what starts a kernel over TCP in a test file: papermill (in process, or its command), or a bare KernelManager
@@ -26,6 +30,9 @@ def group_of(path: str) -> str:
     return TCP_KERNELS if _STARTS_TCP_KERNEL.search(text) else path
 
 
-def add_groups(items) -> None:
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(group_of(str(item.path))))
+class FileGroups(LoadScopeScheduling):
+    """xdist's scope scheduling (a scope's tests go to one worker, in order), the scope being the test file's
+    group. `_split_scope` is the method xdist's own LoadFileScheduling and LoadGroupScheduling define for this."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        return group_of(str(self.config.rootpath / nodeid.split("::", 1)[0]))

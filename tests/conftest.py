@@ -13,7 +13,9 @@ import xdist_groups  # noqa: E402
 from mutation_order import pytest_runtest_logreport  # noqa: E402,F401
 
 
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
+    if getattr(config.option, "loadgroup", False):  # an xdist worker of `--dist loadgroup` (make test)
+        xdist_groups.longest_first(items)
     mutation_order.pytest_collection_modifyitems(items)
 
 

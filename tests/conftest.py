@@ -13,9 +13,18 @@ import xdist_groups  # noqa: E402
 from mutation_order import pytest_runtest_logreport  # noqa: E402,F401
 
 
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
+    if getattr(config.option, "loadgroup", False):  # an xdist worker of `--dist loadgroup` (make test)
+        xdist_groups.longest_first(items)
     mutation_order.pytest_collection_modifyitems(items)
-    xdist_groups.add_groups(items)  # make test's workers: a file per group, TCP kernels one at a time
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which would give its LoadGroupScheduling
+def pytest_xdist_make_scheduler(config, log):
+    """make test's workers (`--dist loadgroup`): a file per group, TCP kernels one at a time (tests/xdist_groups.py)."""
+    if config.getvalue("dist") == "loadgroup":
+        return xdist_groups.FileGroups(config, log)
+    return None
 
 
 @pytest.fixture(autouse=True)

@@ -287,16 +287,16 @@ def _error_output(nb_path: Path) -> dict:
 
 
 PAPERMILL_CASES = {
-    "systemd-cgroup-yes": (["-p", "systemd_cgroup", "yes"], "systemd_cgroup"),
     "runtime-name-decimal": (["-p", "runtime_name", "4.5"], "runtime_name"),  # papermill reads 4.5, judged as "4.5"
-    "mode-repair": (["-p", "mode", "repair"], "mode"),
     "relative-config-path": (["-p", "config_path", "etc/containerd/config.toml"], "config_path"),
 }
 
 
 def test_papermill_parameters_of_the_wrong_type_or_value(tmp_path):
     """Through papermill -p: the run stops at the validation cell with the bilingual message, and nothing under
-    the root is created. The four runs go in parallel to keep the suite fast."""
+    the root is created. Two values: a number papermill's -p reads as a float (judged as its text) and a path
+    parameter; every other value's verdict is validate's (test_validate_rejects_a_bad_parameter_with_the_fix),
+    which the notebook gives for each text papermill hands it (tests/engine/test_params_one_parser.py)."""
     def one(item):
         name, (args, _) = item
         root = tmp_path / name

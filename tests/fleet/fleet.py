@@ -61,11 +61,12 @@ def ansible_playbook() -> str:
     return str(exe)
 
 
-def run_fleet(workdir: Path, mode: str = "apply", capture: bool = False) -> subprocess.CompletedProcess:
+def run_fleet(workdir: Path, mode: str = "apply", capture: bool = False, *extra: str) -> subprocess.CompletedProcess:
+    """``extra``: more ansible-playbook arguments (e.g. ``-e runbook_wheelhouse_build=false``)."""
     inv = prepare(workdir)
     env = dict(os.environ, ANSIBLE_HOME=str(workdir / ".ansible"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_RETRY_FILES_ENABLED="0")
-    cmd = [ansible_playbook(), "-i", str(inv), str(SITE), "-e", f"runbook_mode={mode}"]
+    cmd = [ansible_playbook(), "-i", str(inv), str(SITE), "-e", f"runbook_mode={mode}", *extra]
     return subprocess.run(cmd, env=env, text=True, capture_output=capture, timeout=1800)
 
 

@@ -19,3 +19,16 @@ def test_no_two_test_files_share_a_name():
     names = Counter(p.name for p in TESTS.rglob("test_*.py") if "fixtures" not in p.parts)
     assert [name for name, n in names.items() if n > 1] == []
 
+
+
+def test_no_test_reads_ci_or_the_terminal():
+    """A user's `make test` and CI's run the same tests with the same result (issue 53: a test passed only with
+    CI=true set): no test or helper reads CI, TERM, the terminal's width, colour switches or isatty."""
+    import re
+
+    names = "|".join(["CI", "TERM", "COLUMNS", "NO_COLOR", "FORCE_COLOR"])
+    reads = re.compile(r"environ(\.get)?[\[(]['\"](" + names + r")['\"]|getenv\(['\"](" + names + r")['\"]"
+                       r"|\bisatty\(|get_terminal_size")
+    found = [f"{p.relative_to(TESTS)}:{n}" for p in sorted(TESTS.rglob("*.py")) if p.name != Path(__file__).name
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if reads.search(line)]
+    assert found == []

@@ -143,12 +143,13 @@ def test_papermill_runbook_run_and_validate_judge_every_text_of_every_parameter_
 def test_papermill_and_runbook_run_hand_the_notebook_the_value_papermill_reads(through_the_command_lines):
     """A text papermill's -p changes ("01" is 1, "1e3" is 1000.0) reaches the notebook changed the same way through
     `runbook run`, and is judged as the Python API judges the value papermill made of it."""
-    from papermill.cli import _resolve_type  # papermill's own reading, the one runbook_lib/cli/args.py uses
+    from runbook_lib.cli.args import as_papermill_reads  # held here to what the real papermill command hands on
 
     wrong = []
     for p in PARAMETERS:
         for i, text in enumerate(CHANGED_BY_PAPERMILL, start=len(TEXTS)):
-            wrong += _disagreements(through_the_command_lines, f"{p.name}__p{i}", verdict(p.name, _resolve_type(text)))
+            wrong += _disagreements(through_the_command_lines, f"{p.name}__p{i}",
+                                    verdict(p.name, as_papermill_reads(text)))
     assert not wrong, f"{len(wrong)} disagreements; the first: {wrong[:5]}"
 
 
@@ -186,16 +187,14 @@ def test_the_values_cover_every_kind_of_verdict():
 
 def test_validate_judges_a_text_as_it_judges_papermills_reading_of_it():
     """In-process, for every parameter: validate("600") is validate(600), validate("True") is validate(True), and
-    so on for every text papermill's -p hands on as what it says (the slow tests above run the real programs)."""
-    from papermill.cli import _resolve_type
-
+    so on for every text papermill's -p hands on as what it says (the slow tests above hold this reading to the real
+    papermill command, through its public command line only)."""
     from runbook_lib.cli.args import as_papermill_reads
 
-    # runbook's own reading of a -p text is papermill's, text for text (the value and its type)
-    assert [(type(as_papermill_reads(t)), repr(as_papermill_reads(t))) for t in TEXTS] == \
-        [(type(_resolve_type(t)), repr(_resolve_type(t))) for t in TEXTS]  # repr: nan is not nan
+    assert [as_papermill_reads(t) for t in ("True", "None", "01", "1e3", "0x10", " 7")] == [True, None, 1, 1000.0,
+                                                                                          "0x10", 7]
     wrong = [(p.name, text) for p in PARAMETERS for text in TEXTS
-             if verdict(p.name, text) != verdict(p.name, _resolve_type(text))]
+             if verdict(p.name, text) != verdict(p.name, as_papermill_reads(text))]
     assert not wrong, f"{len(wrong)} disagreements; the first: {wrong[:5]}"
 
 

@@ -179,3 +179,23 @@ containerEdits:
   deviceNodes:
   - path: /dev/nvidiactl
 """
+
+
+def _stat_fields(pid: int) -> list[bytes] | None:
+    """/proc/<pid>/stat's fields after the command's name (which may hold spaces and parentheses)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def alive(pid: int) -> bool:
+    """The process exists and is not a zombie."""
+    fields = _stat_fields(pid)
+    return bool(fields) and fields[0] != b"Z"
+
+
+def parent_of(pid: int) -> int | None:
+    fields = _stat_fields(pid)
+    return int(fields[1]) if fields else None

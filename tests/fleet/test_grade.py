@@ -218,7 +218,9 @@ def _waits_on(pid: int, path) -> bool:
     under way, waiting for the lock the test holds. Only this grading's own processes are looked at."""
     import os
 
-    family = {pid} | {int(p) for p in os.listdir("/proc") if p.isdigit() and _parent(int(p)) == pid}
+    from helpers import parent_of
+
+    family = {pid} | {int(p) for p in os.listdir("/proc") if p.isdigit() and parent_of(int(p)) == pid}
     for member in family:
         try:
             fds = os.listdir(f"/proc/{member}/fd")
@@ -231,14 +233,6 @@ def _waits_on(pid: int, path) -> bool:
             except OSError:
                 continue
     return False
-
-
-def _parent(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return int(f.read().rsplit(b")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def test_ctrl_c_says_interrupted_in_both_languages_and_a_second_grading_completes(tmp_path):

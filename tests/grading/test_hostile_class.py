@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import hostile_roots
+from helpers import alive
 
 REPO = Path(__file__).resolve().parents[2]
 RUNBOOK = [sys.executable, "-m", "runbook_lib.cli"]
@@ -95,14 +96,6 @@ def _tree(pid: int) -> dict[int, bytes]:
     return found
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except OSError:
-        return False
-
-
 def _merge(seen: dict[int, bytes], now: dict[int, bytes]) -> None:
     for pid, cmdline in now.items():
         if cmdline or pid not in seen:
@@ -121,11 +114,11 @@ def _workers(seen: dict[int, bytes]) -> set[int]:
 def _wait_gone(pids: set[int], seconds: float = 30) -> set[int]:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        left = {p for p in pids if _alive(p)}
+        left = {p for p in pids if alive(p)}
         if not left:
             return set()
         time.sleep(0.1)
-    return {p for p in pids if _alive(p)}
+    return {p for p in pids if alive(p)}
 
 
 @pytest.mark.slow

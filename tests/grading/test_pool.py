@@ -8,6 +8,7 @@ import os
 import signal
 import time
 
+from helpers import alive
 from runbook_lib.grading import pool
 
 
@@ -73,15 +74,7 @@ def test_a_task_no_signal_reaches_is_killed_by_the_parent_and_the_others_go_on()
     assert seen[0] == ("timeout", {"seconds": 1})
     assert seen[1][0] == seen[2][0] == "ok"
     time.sleep(0.1)
-    assert not [p for p in {v["pid"] for k, v in seen.values() if k == "ok"} if _alive(p)]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except OSError:
-        return False
+    assert not [p for p in {v["pid"] for k, v in seen.values() if k == "ok"} if alive(p)]
 
 
 def test_a_worker_grown_by_a_task_is_replaced_before_the_next_one():

@@ -217,23 +217,13 @@ def class_folder(templates: Path, kinds: list[str], folder: Path, n: int) -> lis
     return roots
 
 
-def node_root(parent: Path, node_spec: str) -> Path:
-    """A node's root as tests/engine/test_node_truth.py makes one: containerd 1.6.20's default config, the node's
-    own CDI spec (tests/helpers.py NODE_SPEC) and the device files it names."""
-    root = Path(tempfile.mkdtemp(prefix="node-", dir=parent))
-    (root / "etc/containerd").mkdir(parents=True)
-    shutil.copyfile(NODE_CONFIG, root / "etc/containerd/config.toml")
-    (root / "var/run/cdi").mkdir(parents=True)
-    (root / "var/run/cdi/nvidia.yaml").write_text(node_spec)
-    (root / "dev").mkdir()
-    for dev in ("nvidia0", "nvidiactl"):
-        (root / "dev" / dev).write_text("")
-    return root
+def node_root(parent: Path) -> Path:
+    """A node's root as tests/engine/test_node_truth.py makes one (tests/helpers.py node_root): containerd 1.6.20's
+    default config, the node's own CDI spec and the device files it names."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from helpers import node_root as make  # the project's .venv runs this script (make bench)
 
-
-def read_node_spec() -> str:
-    code = "import sys; sys.path.insert(0, 'tests'); from helpers import NODE_SPEC; print(NODE_SPEC, end='')"
-    return subprocess.run([PYTHON, "-c", code], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    return make(Path(tempfile.mkdtemp(prefix="node-", dir=parent)) / "root", NODE_CONFIG)
 
 
 def has_notebooks_option() -> bool:
@@ -286,8 +276,8 @@ def pool(roots: list[Path], tmp: Path, log: Path) -> dict:
     return {"wall": time.perf_counter() - t0, "cpu": sum(r["cpu"] for r in runs)}
 
 
-def node(notebook: Path, tmp: Path, log: Path, node_spec: str) -> dict:
-    root = node_root(tmp, node_spec)  # apply writes: a fresh root each time, not timed
+def node(notebook: Path, tmp: Path, log: Path) -> dict:
+    root = node_root(tmp)  # apply writes: a fresh root each time, not timed
     res = run([PAPERMILL, *QUIET, notebook, tmp / "out.ipynb", "-p", "root", root, "-p", "profile", "node"],
               cwd=tmp, log=log)
     if res["rc"] != 0:
@@ -352,7 +342,6 @@ def measure(args, rounds: int, work: Path, log: Path, started: float) -> dict:
     templates, _, kinds = make_roots(work, log)
     course = class_folder(templates, kinds, work / "course", args.course)
     klass = class_folder(templates, kinds, work / "class", args.students)
-    node_spec = read_node_spec()
     floor = work / "floor.ipynb"
     floor.write_text(json.dumps(floor_notebook(json.loads(NOTEBOOK.read_text(encoding="utf-8")))), encoding="utf-8")
     notebooks = has_notebooks_option()
@@ -363,8 +352,8 @@ def measure(args, rounds: int, work: Path, log: Path, started: float) -> dict:
         "class_loop": lambda tmp: loop(klass, tmp, log),
         "class_grade_notebooks": lambda tmp: grade(klass, tmp, log, notebooks=True),
         "class_pool": lambda tmp: pool(klass, tmp, log),
-        "node_plain": lambda tmp: node(NOTEBOOK, tmp, log, node_spec),
-        "node_floor": lambda tmp: node(floor, tmp, log, node_spec),
+        "node_plain": lambda tmp: node(NOTEBOOK, tmp, log),
+        "node_floor": lambda tmp: node(floor, tmp, log),
     }
     errors: dict[str, str] = {}
     if not notebooks:

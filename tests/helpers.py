@@ -199,3 +199,17 @@ def alive(pid: int) -> bool:
 def parent_of(pid: int) -> int | None:
     fields = _stat_fields(pid)
     return int(fields[1]) if fields else None
+
+
+def node_root(root: Path, config: Path) -> Path:
+    """A GPU node's root under ``root``: ``config`` as /etc/containerd/config.toml, the node's own CDI spec
+    (NODE_SPEC) in /var/run/cdi and the device files it names. tests/engine/test_node_truth.py and make bench's
+    node figure (bench/run.py) run on it."""
+    (root / "etc/containerd").mkdir(parents=True)
+    (root / "etc/containerd/config.toml").write_bytes(config.read_bytes())
+    (root / "var/run/cdi").mkdir(parents=True)
+    (root / "var/run/cdi/nvidia.yaml").write_text(NODE_SPEC)
+    (root / "dev").mkdir()
+    for dev in ("nvidia0", "nvidiactl"):
+        (root / "dev" / dev).write_text("")
+    return root

@@ -16,7 +16,7 @@ import tomllib
 import pytest
 
 from grading_helpers import papermill, step_records
-from helpers import NODE_SPEC, TEST_DATA  # the node's own spec: its device files exist under the root
+from helpers import TEST_DATA, node_root  # the node: its own CDI spec, and the device files it names
 
 CONFIG = "etc/containerd/config.toml"
 DEFAULTS = {
@@ -31,15 +31,7 @@ LAB_WORDS = ("default.txt", "parsed.txt", "report.txt", "cdi-keys.txt", "toolkit
 
 
 def _node(tmp_path, config) -> object:
-    root = tmp_path / "node"
-    (root / "etc/containerd").mkdir(parents=True)
-    (root / CONFIG).write_bytes(config.read_bytes())
-    (root / "var/run/cdi").mkdir(parents=True)
-    (root / "var/run/cdi/nvidia.yaml").write_text(NODE_SPEC)
-    (root / "dev").mkdir()
-    for dev in ("nvidia0", "nvidiactl"):
-        (root / "dev" / dev).write_text("")
-    return root
+    return node_root(tmp_path / "node", config)
 
 
 def _tree(root) -> dict[str, str]:

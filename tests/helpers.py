@@ -135,7 +135,7 @@ def held(root: Path) -> bool:
         os.close(fd)  # closing the only descriptor of its open file releases a lock it got
 
 
-def node_root(root) -> Target:
+def as_node(root) -> Target:
     """The lab root, taken for the node's own "/" (Target.is_host): what a step asks to tell a real node from a
     sandbox. Only that answer changes; every path still resolves under the lab root."""
     class NodeRoot(Target):

@@ -6,7 +6,7 @@ import tomllib
 import pytest
 
 from distro_helpers import NVIDIA, WANTED, distro_fixture, plan_inplace, write_root
-from helpers import node_root
+from helpers import as_node
 from layouts import make_root
 from runbook_lib.containerd.dropin import dropin_data
 from runbook_lib.containerd.effective import load_effective
@@ -67,7 +67,7 @@ def test_a_relative_name_or_the_same_binary_is_ours_to_repair(current):
 
 def test_on_a_real_node_a_replacement_needs_the_new_binary(tmp_path):
     data = tomllib.loads(distro_fixture("gpu-operator-nvidia-runtime.toml"))
-    host = node_root(write_root(tmp_path, {"usr/bin/.keep": ""}))
+    host = as_node(write_root(tmp_path, {"usr/bin/.keep": ""}))
     f = foreign_runtime(data, 2, "nvidia", NVIDIA, replace_runtime=True, target=host)
     assert f.code == BINARY_MISSING and f.values == {"binary": NVIDIA}
     (host.resolve(NVIDIA)).write_text("#!/bin/sh\n")

@@ -32,3 +32,20 @@ def test_no_test_reads_ci_or_the_terminal():
     found = [f"{p.relative_to(TESTS)}:{n}" for p in sorted(TESTS.rglob("*.py")) if p.name != Path(__file__).name
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if reads.search(line)]
     assert found == []
+
+
+def test_no_module_defines_a_name_twice():
+    """A second top-level ``def`` of one name silently replaces the first for every importer (a helper once shadowed
+    another of its name in tests/helpers.py, and only CI's full run found it): one name, one definition."""
+    import ast
+
+    project = TESTS.parent
+    found = []
+    for p in sorted([*TESTS.rglob("*.py"), *(project / "runbook_lib").rglob("*.py"), *(project / "bench").rglob("*.py"),
+                     *(project / "tools").rglob("*.py")]):
+        if "fixtures" in p.parts:
+            continue
+        names = Counter(n.name for n in ast.parse(p.read_text(encoding="utf-8")).body
+                        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+        found += [f"{p.relative_to(project)}: {name}" for name, n in names.items() if n > 1]
+    assert found == []

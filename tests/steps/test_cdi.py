@@ -57,14 +57,14 @@ def test_without_enable_cdi_a_node_is_warned_that_containerd_will_not_use_the_sp
     but not a failure: the nvidia runtime itself does not need it. Step 6 judged as on the node's own "/"."""
     from runbook_lib.engine.params import validate
     from runbook_lib.engine.run import Run
-    from helpers import node_root
+    from helpers import as_node
 
     root = _root(tmp_path)
     run_all(root)
     rb = Run(validate(root=str(root), mode="check")).start()
     try:
         rb.preflight()
-        rb.target = node_root(root)
+        rb.target = as_node(root)
         six = rb.run(rb.step("cdi"))
     finally:
         rb.finish()

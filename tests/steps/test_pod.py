@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from grading_helpers import lab_root, one_step
-from helpers import node_root
+from helpers import as_node
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
 
@@ -127,7 +127,7 @@ def test_on_a_node_without_cri_endpoint_the_pod_asks_the_distributions_own_socke
     rb = Run(validate(root=str(root), mode="check", smoke="node")).start()
     try:
         rb.preflight()
-        rb.target = node_root(root)  # the node's own "/", for the pod step only (as the restart rules do)
+        rb.target = as_node(root)  # the node's own "/", for the pod step only (as the restart rules do)
         result = rb.run(rb.step("pod"))
     finally:
         rb.finish()

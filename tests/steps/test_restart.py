@@ -14,7 +14,7 @@ import pytest
 
 from distro_helpers import distro_fixture, write_root
 from layouts import fixture, make_root
-from helpers import node_root
+from helpers import as_node
 from helpers import fake_bin
 from runbook_lib.containerd import restart as service
 from runbook_lib.engine.params import validate
@@ -49,7 +49,7 @@ def restart_on_node(root, steps=(1, 2), **params):
         for step in rb.steps:
             if step.NUMBER in steps:
                 assert not rb.run(step).failed
-        rb.target = node_root(root)
+        rb.target = as_node(root)
         return rb.run(rb.step("restart"))
     finally:
         rb.finish()
@@ -137,7 +137,7 @@ def test_act_restarts_through_the_runner_it_is_given_and_nothing_else(tmp_path, 
         for step in rb.steps:
             if step.NUMBER in (1, 2):
                 assert not rb.run(step).failed
-        rb.target = node_root(rb.p.root)
+        rb.target = as_node(rb.p.root)
         result = StepResult(restart.NUMBER, restart.ID, restart.TITLE, UNCHANGED, rb.plans[restart.ID].message)
         restart.act(rb, result, runner=runner)
     finally:
@@ -162,7 +162,7 @@ def test_in_apply_the_step_says_why_it_is_skipped_once_its_commit_skipped_it_and
             if step.NUMBER in (1, 2):
                 assert not rb.run(step).failed
         if on_node:
-            rb.target = node_root(rb.p.root)
+            rb.target = as_node(rb.p.root)
         assert restart.STEP.skipped(rb) is None
         result = rb.run(rb.step("restart"))
         reason = restart.STEP.skipped(rb)
@@ -213,7 +213,7 @@ def test_the_restart_steps_plan_on_a_node_says_the_decision_of_this_runs_plans(t
     rb = Run(validate(root=str(root), mode=mode, restart_containerd=asked)).start()
     try:
         plans = rb.preflight()
-        rb.target = node_root(root)  # the decision asks only this of the target
+        rb.target = as_node(root)  # the decision asks only this of the target
         plan = rb.step("restart").plan(rb)
     finally:
         rb.finish()

@@ -408,7 +408,13 @@ def _ensure_dir(target: Target, lab_path: str, dry_run: bool) -> list[str]:
     while not _exists(probe):
         missing.append(probe)
         probe = probe.parent
-    if probe.exists() and not probe.is_dir():
+    try:
+        is_folder = stat.S_ISDIR(probe.stat().st_mode)  # one look: a folder removed meanwhile is not a file
+    except FileNotFoundError:
+        raise _ParentGone() from None  # another run's lock folder went between the two looks: look again
+    except OSError:
+        is_folder = True  # a dangling link or a loop: what follows names it
+    if not is_folder:
         shown = target.lab_path(probe)  # as the user knows it, never the grader's host path
         raise WriteError.of("write.failed.file_stands_where_folder", path=shown, probe=shown)
     _refuse_names_too_long(target, probe, missing)

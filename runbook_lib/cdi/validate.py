@@ -1,10 +1,11 @@
 """Validate a CDI spec (already parsed into a dict).
 
 Two layers, each finding tagged with where its rule comes from:
-- "schema": the upstream CDI JSON schema (runbook_lib/data/cdi/, see SOURCE.md there). fastjsonschema's
-  compiled validator decides whether a spec meets it (~30 ms to import and compile, 0.1 ms a spec); only a spec
-  it rejects goes to jsonschema, which lists every error with its place (~0.1 s to import). Both are draft-07
-  validators of the same shipped schema; tests/real/test_real_cdi_schema.py checks that they agree;
+- "schema": the upstream CDI JSON schema (runbook_lib/data/cdi/, see SOURCE.md there), checked by jsonschema-rs
+  (a Rust validator: ~25 ms to import, ~1 ms to compile the schema, a fraction of a millisecond a spec), which
+  lists every error with its place. It validates by the draft the schema names (draft-07);
+  tests/real/test_real_cdi_schema.py checks its verdicts and places against python-jsonschema, the reference
+  Python implementation;
 - "reference": what the reference Go implementation (cncf-tags/container-device-interface, pkg/cdi and
   pkg/parser) adds and the schema does not hold: known cdiVersion, `kind` = vendor/class syntax, device
   name syntax, unique and non-empty devices, env "KEY=VALUE", device types and permissions, hook names.
@@ -53,94 +54,125 @@ def _finding(parts, rule, code, **values) -> dict:
 
 
 # --- the upstream schema ------------------------------------------------------------------------------------
-DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+DEFS_URI = "json-schema:///defs.json"  # how jsonschema-rs names the schema's relative "defs.json" $ref
 
 
 @lru_cache(maxsize=1)
 def schema_documents() -> tuple[dict, dict]:
-    """The shipped upstream schema and its defs.json, parsed (the validators and strict.py read them)."""
+    """The shipped upstream schema and its defs.json, parsed (the validator and strict.py read them)."""
     data = resources.files("runbook_lib") / "data" / "cdi"
     return (json.loads((data / "schema.json").read_text(encoding="utf-8")),
             json.loads((data / "defs.json").read_text(encoding="utf-8")))
 
 
 @lru_cache(maxsize=1)
-def schema_check():
-    """fastjsonschema's validator for the shipped schema (it raises at the first error), or None when the schema
-    names a draft other than draft-07: then jsonschema, which knows every draft, decides alone."""
+def schema_validator():
+    """jsonschema-rs's validator for the shipped upstream schema: the draft its `$schema` names (draft-07),
+    `defs.json` resolved from the package and nothing else (never a URL), formats checked. A schema that names
+    no draft, or one jsonschema-rs does not know, is refused rather than judged by another draft's rules."""
+    import jsonschema_rs
+
     schema, defs = schema_documents()
-    if schema.get("$schema") != DRAFT_07:
-        return None
-    import fastjsonschema
+    draft = schema.get("$schema")
+    if not isinstance(draft, str):  # jsonschema-rs would take the newest draft: refuse instead
+        raise RuntimeError(f"the CDI schema names no JSON schema draft ($schema): {show(draft)}")
 
     def only_defs(uri: str) -> dict:
-        if uri != "defs.json":  # the shipped schema refers to nothing else: never fetch a URL
+        if uri != DEFS_URI:  # the shipped schema refers to nothing else: never fetch a URL
             raise ValueError(f"the CDI schema refers to {uri}, which the package does not ship")
         return defs
 
-    return fastjsonschema.compile(schema, handlers={"": only_defs})
+    try:  # the draft's meta-schema checks the schema itself, as compiling it does
+        return jsonschema_rs.validator_for(schema, retriever=only_defs, validate_formats=True)
+    except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError) as exc:
+        raise RuntimeError(f"the CDI schema (JSON schema draft {draft}) cannot be used: {exc}") from None
 
 
-def meets_schema(spec: object) -> bool | None:
-    """True or False by fastjsonschema; None when only jsonschema can tell (another draft)."""
-    check = schema_check()
-    if check is None:
-        return None
-    from fastjsonschema import JsonSchemaValueException
-
-    try:
-        check(spec)
-    except JsonSchemaValueException:
-        return False
-    return True
+def _key(key) -> str:
+    """A mapping key as JSON has it: YAML also allows numbers, booleans, null and dates as keys."""
+    if isinstance(key, str):
+        return key
+    if key is None or isinstance(key, (bool, int, float)):
+        return json.dumps(key)
+    return str(key)
 
 
-@lru_cache(maxsize=1)
-def schema_validator():
-    """A validator for the shipped upstream schema: the class its `$schema` names (draft-07), `defs.json`
-    resolved from the package, and format checking on. jsonschema is imported here only, when a spec has
-    failed fastjsonschema's check (meets_schema): with JupyterLab installed, its import compiles an RFC 3987
-    grammar for its "iri" format checker, seconds of CPU a run that meets the schema never pays."""
-
-    from jsonschema.validators import validator_for
-    from referencing import Registry
-    from referencing.jsonschema import specification_with
-
-    schema, defs = schema_documents()
-    cls = validator_for(schema, default=None)  # Draft7Validator for today's draft-07 schema
-    if cls is None:  # a draft this jsonschema does not know: refuse, rather than judge by another draft's rules
-        raise RuntimeError(f"unknown JSON schema draft in the CDI schema: {schema.get('$schema')}")
-    cls.check_schema(schema)
-    spec = specification_with(schema["$schema"])  # the same draft for defs.json, which has no $schema
-    registry = Registry().with_resource("defs.json", spec.create_resource(defs))
-    return cls(schema, registry=registry, format_checker=cls.FORMAT_CHECKER)
+def _as_json(value, parts: tuple, other: dict):
+    """``value`` as JSON data for jsonschema-rs, which takes nothing else. A value YAML has and JSON has not (a
+    date, bytes) becomes null, and ``other`` keeps it by its path: like null it is none of the types the schema
+    allows (tests/real/test_real_cdi_schema.py holds that the schema allows no null), so it fails the same
+    `type` rule; its finding shows the value as written."""
+    if isinstance(value, dict):
+        return {_key(k): _as_json(v, parts + (_key(k),), other) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_as_json(v, parts + (i,), other) for i, v in enumerate(value)]
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    other[parts] = value
+    return None
 
 
-def _schema_finding(error) -> dict:
-    parts = list(error.absolute_path)  # the finding's path says where; the message says what
-    kind, expected = error.validator, error.validator_value
-    if kind == "required":
+# A mapping key jsonschema-rs's error path gives as a number: Rust's reading of an index ("1", "01", "+1").
+_INDEX = re.compile(r"\+?[0-9]+")
+_NOWHERE = object()
+
+
+def _follow(doc, parts):
+    for part in parts:
+        if isinstance(doc, dict):
+            keys = [part] if isinstance(part, str) else [k for k in doc if _INDEX.fullmatch(k) and int(k) == part]
+            if not keys:
+                return _NOWHERE
+            doc = doc[keys[0]]
+        elif isinstance(doc, list) and isinstance(part, int) and part < len(doc):
+            doc = doc[part]
+        else:
+            return _NOWHERE
+    return doc
+
+
+def _place(doc, parts: list, instance) -> tuple[list, object]:
+    """The error's path as the spec's own keys, and the value there. jsonschema-rs gives a key that reads as an
+    index ("1", "01") as that number; the key is found again in the spec (of two such keys, "1" and "01", the one
+    holding the value the error names)."""
+    out = []
+    for i, part in enumerate(parts):
+        if isinstance(doc, dict) and not isinstance(part, str):
+            keys = [k for k in doc if _INDEX.fullmatch(k) and int(k) == part]
+            keys.sort(key=lambda k: _follow(doc[k], parts[i + 1:]) != instance)  # stable: doc order otherwise
+            part = keys[0]
+        out.append(part)
+        doc = doc[part]
+    return out, doc
+
+
+def _schema_finding(error, parts: list, value, other: dict) -> dict:
+    kind = error.kind  # the finding's path says where; the message says what
+    if kind.name == "required":
         # one error per missing field, at the parent; the finding names the field itself
-        missing = next((k for k in expected if k not in error.instance and repr(k) in error.message), error.message)
         parent = pointer(parts) or say("cdi.rule.top_level")
-        return _finding(parts + [missing], "schema", "required", missing=missing, parent=parent)
-    if kind == "type":
-        types = [expected] if isinstance(expected, str) else list(expected)
-        either = _type_words(types[0])
-        for t in types[1:]:
+        return _finding(parts + [kind.property], "schema", "required", missing=kind.property, parent=parent)
+    value = show(other.get(tuple(parts), value))  # a date or bytes as the spec has it, not the null it became
+    if kind.name == "type":
+        either = _type_words(kind.types[0])
+        for t in kind.types[1:]:
             either = say("cdi.rule.either", first=either, second=_type_words(t))
-        return _finding(parts, "schema", "type", types=either, value=show(error.instance))
-    if kind in ("minimum", "maximum"):
-        return _finding(parts, "schema", kind, value=show(error.instance), bound=expected)
-    # any other keyword a newer upstream schema may use: say which rule, with jsonschema's own wording
-    return _finding(parts, "schema", "other", keyword=kind, said=error.message)
+        return _finding(parts, "schema", "type", types=either, value=value)
+    if kind.name in ("minimum", "maximum"):
+        return _finding(parts, "schema", kind.name, value=value, bound=kind.limit)
+    # any other keyword a newer upstream schema may use: say which rule, with jsonschema-rs's own wording
+    return _finding(parts, "schema", "other", keyword=kind.name, said=error.message)
 
 
 def schema_findings(spec: object) -> list[dict]:
-    if meets_schema(spec):
+    other: dict = {}
+    doc = _as_json(spec, (), other)
+    check = schema_validator()
+    if check.is_valid(doc):
         return []
-    errors = sorted(schema_validator().iter_errors(spec), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
-    return [_schema_finding(e) for e in errors]
+    placed = [(e, *_place(doc, list(e.instance_path), e.instance)) for e in check.iter_errors(doc)]
+    placed.sort(key=lambda found: (list(map(str, found[1])), found[0].kind.name))
+    return [_schema_finding(e, parts, value, other) for e, parts, value in placed]
 
 
 # --- the reference implementation's rules, on what the schema accepted -------------------------------------

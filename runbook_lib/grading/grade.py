@@ -108,10 +108,9 @@ def warm(smoke: str | None = None) -> None:
     from runbook_lib.findings.catalog import catalog
 
     catalog()  # every sentence a verdict says
-    from runbook_lib.cdi.validate import schema_check, schema_validator
+    from runbook_lib.cdi.validate import schema_validator
 
-    schema_check()  # the CDI schema's validators, compiled once (a spec that fails the first is judged by the second)
-    schema_validator()
+    schema_validator()  # the CDI schema's validator (jsonschema-rs), compiled once
     if smoke not in (None, "off"):
         import runbook_lib.containerd.cri  # noqa: F401 - grpc, which every pod's check talks through
 

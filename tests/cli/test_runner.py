@@ -13,16 +13,36 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
 
-def test_the_cdi_validator_imports_jsonschema_only_for_a_spec_that_fails_the_schema():
-    """jsonschema (seconds of import with JupyterLab's format extras) is not imported by a run whose spec meets
-    the schema; a spec that does not gets jsonschema's every error."""
-    from helpers import NODE_SPEC
-    code = ("import sys, yaml\n"
-            "from runbook_lib.cdi.validate import validate_spec\n"
-            f"print(validate_spec(yaml.safe_load({NODE_SPEC!r})) == [], 'jsonschema' in sys.modules)\n"
-            "print(validate_spec({'kind': 1}) != [], 'jsonschema' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["True", "False", "True", "True"]
+def test_grading_a_spec_that_fails_the_cdi_schema_never_imports_jsonschema_nor_fastjsonschema(tmp_path):
+    """The CDI schema is checked by jsonschema-rs alone: `runbook grade` of a root whose spec fails the schema
+    (lab-init's missing kind, and a device node's `path` written `hostPath`) says the schema's findings, and
+    neither python-jsonschema (seconds of import with JupyterLab's format extras) nor fastjsonschema is imported,
+    in the grader or in its forked workers (an import finder installed before the fork writes down any try)."""
+    root, out, tried = tmp_path / "root", tmp_path / "out", tmp_path / "imported.txt"
+    code = ("import sys\n"
+            "class Spy:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.partition('.')[0] in ('jsonschema', 'fastjsonschema'):\n"
+            f"            open({str(tried)!r}, 'a').write(name + '\\n')\n"
+            "sys.meta_path.insert(0, Spy())\n"
+            "from runbook_lib.cli.main import main\n"
+            f"assert main(['lab-init', '--mistake', 'missing-cdi-kind', {str(root)!r}]) == 0\n"
+            f"spec = {str(root / 'etc/cdi/nvidia.yaml')!r}\n"
+            "text = open(spec).read()\n"
+            "assert '- path: /dev/nvidia0' in text\n"
+            "open(spec, 'w').write(text.replace('- path: /dev/nvidia0', '- hostPath: /dev/nvidia0'))\n"
+            f"print(main(['grade', '--jobs', '2', '--out', {str(out)!r}, {str(root)!r}]))\n"
+            "print('jsonschema' in sys.modules, 'fastjsonschema' in sys.modules, 'jsonschema_rs' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split()[-4:] == ["1", "False", "False", "True"], proc.stdout[-2000:]
+    assert not tried.exists(), tried.read_text()
+    results = json.loads((out / "root" / "results.json").read_text())
+    (cdi,) = [t for t in results["tests"] if t["extra_data"]["id"] == "cdi"]
+    codes = {f["code"] for f in cdi["extra_data"]["findings"]}
+    assert {"cdi.kind_missing", "cdi.schema"} <= codes, codes
+    (schema,) = [f for f in cdi["extra_data"]["findings"] if f["code"] == "cdi.schema"]
+    assert "/devices/0/containerEdits/deviceNodes/0/path" in schema["what"]["en"], schema
 
 
 def test_the_runner_is_papermills_own_command_line():

@@ -1,5 +1,6 @@
 """runbook_lib.cdi.validate against the upstream CDI JSON schema (tests/fixtures/cdi-schema/, checked here by
-jsonschema directly, independently of the package's copy).
+python-jsonschema, the reference Python implementation, independently of the package's copy and of the
+package's validator, jsonschema-rs).
 
 Every spec the schema rejects, we reject at the same place; every spec the schema accepts, we accept
 unless it breaks a rule of the reference Go implementation, which the schema does not hold. The spec the
@@ -9,6 +10,7 @@ import copy
 import json
 
 import jsonschema
+import jsonschema_rs
 import pytest
 import yaml
 from referencing import Registry
@@ -16,6 +18,7 @@ from referencing.jsonschema import DRAFT7
 
 from paths import CDI_SCHEMA
 from runbook_lib.cdi import spec as cdi
+from runbook_lib.cdi import validate
 from runbook_lib.cdi.validate import KNOWN_CDI_VERSIONS, schema_validator, validate_spec
 
 pytestmark = pytest.mark.real
@@ -151,15 +154,50 @@ def test_every_finding_speaks_both_languages(name):
 
 def test_the_schema_is_draft_07_and_the_package_validates_with_draft_07():
     assert SCHEMA["$schema"] == "http://json-schema.org/draft-07/schema#"
-    assert type(schema_validator()) is jsonschema.Draft7Validator
-    assert schema_validator().format_checker is not None  # a `format` a newer schema adds is enforced
+    assert type(schema_validator()) is jsonschema_rs.Draft7Validator
+
+
+def test_a_schema_of_a_draft_the_validator_does_not_know_is_refused(monkeypatch):
+    """Not judged by another draft's rules (jsonschema-rs would take the newest draft for a schema without
+    `$schema`): the run stops with the draft named."""
+    for draft in ("http://json-schema.org/draft-99/schema#", None):
+        schema = {k: v for k, v in SCHEMA.items() if k != "$schema"} | ({"$schema": draft} if draft else {})
+        monkeypatch.setattr(validate, "schema_documents", lambda: (schema, DEFS))
+        validate.schema_validator.cache_clear()
+        try:
+            with pytest.raises(RuntimeError, match="draft-99" if draft else r"\$schema"):
+                validate_spec(GOOD)
+        finally:
+            monkeypatch.undo()
+            validate.schema_validator.cache_clear()
+    assert validate_spec(GOOD) == []
 
 
 def test_the_schema_uses_no_format_keyword():
-    """Whether jsonschema checks a `format` depends on its optional extras, installed in one environment (with
-    JupyterLab) and not in another (a node): a newer schema with `format` must fail here, so that the verdict is
-    made the same everywhere rather than silently weaker on a node."""
+    """Whether a `format` is checked depends on the validator (jsonschema-rs checks its own list; python-jsonschema
+    on its optional extras, installed in one environment and not in another): a newer schema with `format` must
+    fail here, so that the cross-check below is looked at again rather than silently weaker."""
     assert '"format"' not in json.dumps(SCHEMA) + json.dumps(DEFS)
+
+
+def test_the_schema_allows_no_null():
+    """A value JSON has not (a YAML date) reaches jsonschema-rs as null (runbook_lib/cdi/validate.py: _as_json):
+    that is the same verdict only while null is none of the types the schema allows."""
+    assert '"null"' not in json.dumps(SCHEMA) + json.dumps(DEFS)
+
+
+def test_a_key_yaml_reads_as_a_number_is_a_string_key_as_in_json():
+    assert validate_spec(edit(["annotations"], {1: "x", True: "y"})) == []
+    (found,) = validate_spec(edit(["annotations"], {1: 2}))
+    assert found["path"] == "/annotations/1" and found["rule"] == "schema"
+
+
+def test_a_key_that_reads_as_an_index_is_named_as_written():
+    """jsonschema-rs's error path gives the key "01" as the number 1: the finding names the spec's own key."""
+    for annotations, where in (({"01": 2}, "/annotations/01"), ({"1": "x", "01": 2}, "/annotations/01"),
+                               ({"01": "x", "1": 2}, "/annotations/1"), ({"+1": [1]}, "/annotations/+1")):
+        (found,) = validate_spec(edit(["annotations"], annotations))
+        assert found["path"] == where, (annotations, found)
 
 
 def test_the_spec_the_runbook_writes_is_valid_for_the_upstream_schema():
@@ -191,6 +229,13 @@ EDGE = {  # values where two draft-07 validators could read "integer", "string" 
     "mount-options-null": edit(["containerEdits", "mounts", 0, "options"], None),
     "annotations-list": edit(["annotations"], ["a"]),
     "devices-of-strings": edit(["devices"], ["all"]),
+    "major-infinite": edit(["devices", 0, "containerEdits", "deviceNodes", 0, "major"], float("inf")),
+    "uid-minus-infinite": edit(["devices", 0, "containerEdits", "deviceNodes", 0, "uid"], float("-inf")),
+    "minor-nan": edit(["devices", 0, "containerEdits", "deviceNodes", 0, "minor"], float("nan")),
+    "date-in-a-device-name": edit(["devices", 0, "name"], __import__("datetime").date(2024, 1, 1)),
+    "many-errors": {"kind": 1, "devices": [{"containerEdits": {"deviceNodes": [{"major": "1", "uid": -1}],
+                                                              "env": [1, 2]}}, 3]},
+    "annotation-keys-read-as-indexes": edit(["annotations"], {"1": "x", "01": 2, "+1": [1], "007": "y"}),
     "spec-null": None,
     "spec-string": "cdiVersion: 0.5.0",
 }
@@ -200,14 +245,10 @@ CORPUS = {**VALID, **{n: s for n, (s, _) in (SCHEMA_INVALID | REFERENCE_ONLY).it
 
 
 @pytest.mark.parametrize("name", sorted(CORPUS))
-def test_the_fast_validator_and_jsonschema_agree(name):
-    """fastjsonschema decides whether a spec meets the schema; jsonschema (the upstream validator above) lists
-    the errors. A spec one accepts and the other rejects would be judged by the wrong one."""
-    from runbook_lib.cdi.validate import meets_schema
-    assert meets_schema(CORPUS[name]) is (schema_errors(CORPUS[name]) == [])
-
-
-def test_the_fast_validator_reads_the_shipped_draft_07_schema():
-    from runbook_lib.cdi.validate import meets_schema, schema_check
-    assert schema_check() is not None
-    assert meets_schema(GOOD) is True and meets_schema({}) is False
+def test_the_packages_validator_and_python_jsonschema_agree(name):
+    """jsonschema-rs judges every spec the package reads; python-jsonschema, the reference implementation, reads
+    the same spec here: the same verdict, and a finding at every place it names and nowhere else."""
+    spec = CORPUS[name]
+    theirs = {pointer(e) for e in schema_errors(spec)}
+    ours = {f["path"] for f in validate.schema_findings(spec)}
+    assert ours == theirs

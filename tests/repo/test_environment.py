@@ -12,7 +12,7 @@ def names(specs):
     return {re.split(r"[<>=!~ \[]", s, maxsplit=1)[0].strip().lower().replace("_", "-") for s in specs}
 
 
-CONDA_NAMES = {"python-fastjsonschema": "fastjsonschema"}  # conda-forge's name for the PyPI package
+CONDA_NAMES: dict[str, str] = {}  # conda-forge's name -> the PyPI package's, where they differ (none today)
 
 
 def test_environment_matches_pyproject():

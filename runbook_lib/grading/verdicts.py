@@ -121,11 +121,13 @@ def kernel_name(notebook: str) -> str:
 
 def execute(notebook: str, out_nb: str, params: dict, timeout: float | None) -> dict | None:
     """The student's notebook executed by stock papermill (its public execute_notebook) in the notebook's own
-    kernel; None when it ran to its end or a cell raised (a check cell of a failed step does, by design: the
+    kernel, through the `runbook` engine (evidence/engine.py): the pool starts kernels side by side, which over TCP
+    could pick the same port; None when it ran to its end or a cell raised (a check cell of a failed step does, by design: the
     notebook shows it), else why it did not run ({"kind": "timeout" | "kernel", "ename", "evalue"})."""
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
+    from runbook_lib.evidence.archive import ENGINE_NAME
     from runbook_lib.notebook.session import TERMINAL
 
     os.environ[TERMINAL] = "0"  # the kernel prints no summary on the grader's terminal (notebook/session.py)
@@ -133,7 +135,7 @@ def execute(notebook: str, out_nb: str, params: dict, timeout: float | None) -> 
     try:
         with _stderr_to(os.path.join(os.path.dirname(os.path.dirname(out_nb)), KERNELS_LOG)):
             papermill.execute_notebook(notebook, out_nb, parameters={**params, "mode": "check"},
-                                       kernel_name=kernel_name(notebook), progress_bar=False,
+                                       kernel_name=kernel_name(notebook), engine_name=ENGINE_NAME, progress_bar=False,
                                        execution_timeout=timeout)
     except PapermillExecutionError:
         return None  # a cell raised: the executed notebook shows it, with papermill's marker at its top

@@ -60,7 +60,7 @@ def _view_skeleton(view: Path, root: Path, binary: str) -> list[tuple[str, str, 
         if name not in skipped:
             place(str(root / name), name)
     for name in _HOST_DIRS:
-        if os.path.lexists(f"/{name}"):
+        if os.path.islink(f"/{name}") or os.path.isdir(f"/{name}"):
             place(f"/{name}", name)
     for name in ("dev", "proc"):
         (view / name).mkdir()

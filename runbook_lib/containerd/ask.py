@@ -9,6 +9,7 @@ Otherwise the step is skipped and says why.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -46,12 +47,30 @@ def choose_binary(p, target) -> tuple[str | None, Msg | None]:
 
 
 def containerd_version(binary: str) -> str:
+    """`binary --version`'s third word, or "?". Asked once per binary file as it is: a run asks it from several
+    steps, and the same path with the same inode, size and change times is the same program, which says the
+    same; a file replaced or rewritten is asked again. A failed ask is not remembered."""
+    path = shutil.which(binary) or binary
     try:
-        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=20,
-                             preexec_fn=child_preexec).stdout.split()
-    except (OSError, subprocess.SubprocessError):
+        st = os.stat(path)
+    except OSError:
         return "?"
+    key = (os.path.abspath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    said = _VERSION_SAID.get(key)
+    if said is None:
+        try:
+            proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20,
+                                  preexec_fn=child_preexec)
+        except (OSError, subprocess.SubprocessError):
+            return "?"
+        said = proc.stdout
+        if proc.returncode == 0:
+            _VERSION_SAID[key] = said
+    out = said.split()
     return out[2] if len(out) > 2 else "?"
+
+
+_VERSION_SAID: dict[tuple, str] = {}  # what each binary (its identity: containerd_version) said to --version
 
 
 def rejected_problem(exc: "verify.ContainerdRejected", config_path: str) -> Problem:

@@ -3,8 +3,8 @@
 Our own parsers prove only that the TOML is well-formed; containerd silently drops misplaced tables and
 unknown keys, so the runbook asks the consumer. When the target root is not `/`, the file's `imports`
 (absolute paths such as /etc/containerd/conf.d/*.toml) must mean paths under the root: containerd runs
-chrooted in a throw-away view of the root built in a private mount namespace, so nothing is mounted or
-written on the host or under the root.
+chrooted in a throw-away view of the root: its skeleton in a temp folder (removed after), its binds made in a
+private mount namespace, so nothing is mounted on the host and nothing written under the root.
 """
 from __future__ import annotations
 from runbook_lib.findings.catalog import say
@@ -22,31 +22,53 @@ from runbook_lib.containerd.versions import NO_VERSION_LINE, of_dump
 # containerd's own binary and its shared libraries come from the host; everything else from the root.
 _HOST_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 
-# Builds the view and runs containerd in it. Runs inside `unshare --mount`: every mount dies with the
-# namespace. Arguments: view dir, root, containerd binary, config path as seen inside the view.
+# Runs containerd in the view. Runs inside `unshare --mount`: every mount dies with the namespace. The view's
+# skeleton (its folders, empty files to bind over, the symlinks) is made beforehand in a temp folder of this
+# machine (_view_skeleton), and every bind is one line of an fstab there, so one `mount --all` makes them all.
+# Arguments: the fstab, the view, the config path as seen inside the view.
 _VIEW_SCRIPT = r"""
 set -eu
-view=$1; root=$2; bin=$3; cfg=$4
-mount -t tmpfs -o mode=0755 runbook-view "$view"
-for entry in "$root"/* "$root"/.[!.]* "$root"/..?*; do
-    [ -e "$entry" ] || [ -L "$entry" ] || continue
-    name=${entry##*/}
-    case " $HOST_DIRS dev proc " in *" $name "*) continue ;; esac
-    if [ -L "$entry" ]; then ln -s "$(readlink "$entry")" "$view/$name"
-    elif [ -d "$entry" ]; then mkdir "$view/$name"; mount --rbind "$entry" "$view/$name"
-    else : > "$view/$name"; mount --bind "$entry" "$view/$name"; fi
-done
-for name in $HOST_DIRS; do
-    if [ -L "/$name" ]; then ln -s "$(readlink "/$name")" "$view/$name"
-    elif [ -d "/$name" ]; then mkdir "$view/$name"; mount --rbind "/$name" "$view/$name"; fi
-done
-mkdir "$view/dev" "$view/proc"
-mount --rbind /dev "$view/dev"
-mount --rbind /proc "$view/proc"
-: > "$view/.runbook-containerd"
-mount --bind "$bin" "$view/.runbook-containerd"
-exec chroot "$view" /.runbook-containerd --config "$cfg" config dump
+mount --all --fstab "$1"
+exec chroot "$2" /.runbook-containerd --config "$3" config dump
 """
+
+
+def _fstab_field(path: str) -> str:
+    """A path as one fstab field: space, tab, newline and backslash written as octal escapes (fstab(5))."""
+    return "".join(f"\\{ord(c):03o}" if c in " \t\n\\" else c for c in path)
+
+
+def _view_skeleton(view: Path, root: Path, binary: str) -> list[tuple[str, str, str]]:
+    """The view of `root` containerd is chrooted in, made under `view` (a folder of its own): the root's entries
+    and the host's _HOST_DIRS, /dev, /proc and the containerd binary. Symlinks are made as they are; each
+    folder or file is a mount point, and the binds to make there are returned (source, target, options)."""
+    binds = []
+
+    def place(source: str, name: str) -> None:
+        target = view / name
+        if os.path.islink(source):
+            os.symlink(os.readlink(source), target)
+            return
+        if os.path.isdir(source):
+            target.mkdir()
+        else:  # a file (or a device, socket, fifo): bound over an empty file
+            target.touch()
+        binds.append((source, str(target), "rbind" if target.is_dir() else "bind"))
+
+    skipped = {*_HOST_DIRS, "dev", "proc"}
+    for name in sorted(os.listdir(root)):
+        if name not in skipped:
+            place(str(root / name), name)
+    for name in _HOST_DIRS:
+        if os.path.islink(f"/{name}") or os.path.isdir(f"/{name}"):
+            place(f"/{name}", name)
+    for name in ("dev", "proc"):
+        (view / name).mkdir()
+        binds.append((f"/{name}", str(view / name), "rbind"))
+    (view / ".runbook-containerd").touch()
+    binds.append((binary, str(view / ".runbook-containerd"), "bind"))
+    return binds
+
 
 class ContainerdRejected(ValueError):
     """containerd refused the config file; carries its own words."""
@@ -98,11 +120,15 @@ def _dump_in_view(binary: str, config_path: Path, root: Path) -> subprocess.Comp
         raise PermissionError(
             str(say("verify.checking_containerd_under_root"))
         )
-    with tempfile.TemporaryDirectory(prefix="runbook-view-") as view:
-        argv = [unshare, "--mount", "--propagation", "private", "sh", "-c", _VIEW_SCRIPT, "sh",
-                view, str(root_abs), binary, inside]
-        env = dict(os.environ, HOST_DIRS=" ".join(_HOST_DIRS))
-        return subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, preexec_fn=child_preexec)
+    with tempfile.TemporaryDirectory(prefix="runbook-view-") as tmp:
+        view = Path(tmp) / "view"
+        view.mkdir()
+        view.chmod(0o755)
+        binds = _view_skeleton(view, root_abs, binary)
+        fstab = Path(tmp) / "fstab"
+        fstab.write_text("".join(f"{_fstab_field(src)} {_fstab_field(dst)} none {opts} 0 0\n" for src, dst, opts in binds))
+        argv = [unshare, "--mount", "--propagation", "private", "sh", "-c", _VIEW_SCRIPT, "sh", str(fstab), str(view), inside]
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60, preexec_fn=child_preexec)
 
 
 def runtimes_table(dump: dict) -> dict:

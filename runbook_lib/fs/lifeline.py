@@ -21,15 +21,30 @@ import signal
 _PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent(expected_parent: int | None = None, sig: int = signal.SIGKILL) -> bool:
-    """Ask to get ``sig`` when the parent exits; exit now if the parent is already gone. True when armed."""
+def _libc():
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0) != 0:
+        return ctypes.CDLL(None, use_errno=True)
+    except (ImportError, OSError):
+        return None
+
+
+# loaded once, in the parent: a child forked for a subprocess (child_preexec) then finds it there instead of
+# loading ctypes and resource anew before every program the runbook starts
+_LIBC = _libc()
+try:
+    import resource
+except ImportError:  # not Unix
+    resource = None
+
+
+def die_with_parent(expected_parent: int | None = None, sig: int = signal.SIGKILL) -> bool:
+    """Ask to get ``sig`` when the parent exits; exit now if the parent is already gone. True when armed."""
+    try:
+        if _LIBC is None or _LIBC.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0) != 0:
             return False
-    except (OSError, AttributeError):  # not Linux, or no prctl
+    except AttributeError:  # not Linux, or no prctl
         return False
     if expected_parent is not None and os.getppid() != expected_parent:
         os._exit(1)  # the parent died before the call: nobody will ever read what this process does
@@ -41,10 +56,10 @@ def child_preexec() -> None:
     the kernel's memory guard took away (runbook_lib.engine.limits: a Go program such as containerd reserves a lot of
     address space it never uses)."""
     die_with_parent()
+    if resource is None:
+        return
     try:
-        import resource
-
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
-    except (ImportError, ValueError, OSError):
+    except (ValueError, OSError):
         pass

@@ -49,11 +49,11 @@ def _dump(run, binary: str) -> dict | None:
         return None
 
 
-def _changed_beside(run, binary: str) -> Problem | None:
-    """apply's promise, asked of containerd: beside the runtimes it adds and the CDI settings, it reads the same."""
+def _changed_beside(run, after: dict) -> Problem | None:
+    """apply's promise, asked of containerd: beside the runtimes it adds and the CDI settings, it reads the same.
+    `after` is containerd's dump of the files as they are now (the verdict's own)."""
     before = run.readings.get(BEFORE)
-    after = _dump(run, binary) if isinstance(before, dict) else None
-    if after is None:
+    if not isinstance(before, dict):
         return None
     names = (run.p.runtime_name, *(v.name for v in variants(run)))
     changed = changed_beside(before, after, names, imports=run.p.layout == "dropin")
@@ -129,7 +129,7 @@ def verdict(run) -> list[Problem]:
                                  run.expected.default, removing=run.mode.removes)
     if _foreign(run):  # another owner's runtime (step 2 says whose): its values are theirs, no fix overwrites them
         problems = [q for q in problems if q.code != "containerd.reads.value_differs"]
-    beside = _changed_beside(run, binary)
+    beside = _changed_beside(run, dump)
     if beside is not None:
         problems.append(beside)
     run.readings[ID] = (reading, rows)

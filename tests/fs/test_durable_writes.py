@@ -224,8 +224,9 @@ WRITES = re.compile(r"""open\([^)]*["'][wax]b?\+?["']|\.write_(text|bytes)\(|os\
 # image, in a temporary folder of its own that goes with it), and the copy of the planned config that containerd
 # reads before any write (containerd/planned_copy.py, a temporary folder that goes with it), and the probe config
 # that asks the node's containerd which runtime keys it keeps (containerd/releases.py, a temporary folder too), and
-# the catalog's JSON cache that make writes into the package (findings/catalog.py: write_cache, never under a root)
-NOT_STATE = {"runbook_lib/containerd/releases.py", "runbook_lib/findings/catalog.py", "runbook_lib/containerd/throwaway.py", "runbook_lib/containerd/planned_copy.py",
+# the catalog's JSON cache that make writes into the package (findings/catalog.py: write_cache, never under a root),
+# and the fstab of the view of a root that containerd is chrooted in (containerd/verify.py, a temporary folder too)
+NOT_STATE = {"runbook_lib/containerd/verify.py", "runbook_lib/containerd/releases.py", "runbook_lib/findings/catalog.py", "runbook_lib/containerd/throwaway.py", "runbook_lib/containerd/planned_copy.py",
              "runbook_lib/containerd/oci_layout.py", "runbook_lib/containerd/smoke/sandbox.py"}
 
 

@@ -73,17 +73,16 @@ def _failed(rb: Run) -> list[str]:
     return [p.code for _, p in rb.refusals()] + sorted({p.code for r in rb.results.values() for p in r.problems if p.is_error})
 
 
+def _read(binary: str, root: Path) -> tuple[dict, list[tuple[str, str]]]:
+    """containerd's reading of the config (one `config dump`): the runtimes it reads, and (runtime, key) of each
+    runtime-table key it warns it ignores."""
+    proc = subprocess.run([binary, "--config", str(root / CONFIG), "config", "dump"], capture_output=True, text=True,
+                          timeout=60, check=True)
+    return runtimes_table(tomllib.loads(proc.stdout))["runtimes"], sorted(WARNED.findall(proc.stderr))
+
+
 def _warned(binary: str, root: Path) -> list[tuple[str, str]]:
-    """(runtime, key) of each runtime-table key containerd warns it ignores, reading the config."""
-    proc = subprocess.run([binary, "--config", str(root / CONFIG), "config", "dump"], capture_output=True, text=True,
-                          timeout=60, check=True)
-    return sorted(WARNED.findall(proc.stderr))
-
-
-def _read_runtimes(binary: str, root: Path) -> dict:
-    proc = subprocess.run([binary, "--config", str(root / CONFIG), "config", "dump"], capture_output=True, text=True,
-                          timeout=60, check=True)
-    return runtimes_table(tomllib.loads(proc.stdout))["runtimes"]
+    return _read(binary, root)[1]
 
 
 READS_V4 = ["2.3.4", "2.4.2"]
@@ -102,8 +101,9 @@ def test_containerd_2_4_s_own_default_with_systemd_cgroup_passes(tmp_path, asked
     assert _failed(rb) == []
     assert _failed(_run(root, "check", str(binaries[asked]) if asked else "")) == []
     for label, binary in binaries.items():
-        assert _read_runtimes(binary, root)["nvidia"]["options"]["BinaryName"] == "/usr/bin/nvidia-container-runtime"
-        added = [w for w in _warned(binary, root) if w not in before[label]]
+        runtimes, warned = _read(binary, root)
+        assert runtimes["nvidia"]["options"]["BinaryName"] == "/usr/bin/nvidia-container-runtime"
+        added = [w for w in warned if w not in before[label]]
         if label == (asked or "2.4.2"):  # the containerd asked, or with none the one whose default it is
             assert added == [], label
         else:  # another release may drop what the one asked keeps, as it drops it of runc: never anything more
@@ -148,9 +148,10 @@ def test_the_new_runtime_copies_only_what_the_node_s_containerd_keeps(tmp_path, 
     rb = _run(root, "apply", binary)
     assert _failed(rb) == []
     written = tomllib.loads((root / CONFIG).read_text())["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["nvidia"]
-    read = _read_runtimes(binary, root)["nvidia"]
+    runtimes, warned = _read(binary, root)
+    read = runtimes["nvidia"]
     assert "BynaryName" not in written and written["privileged_without_host_devices"] is True
-    assert [w for w in _warned(binary, root) if w[0] == "nvidia"] == []
+    assert [w for w in warned if w[0] == "nvidia"] == []
     assert set(written) - {"options"} <= set(read)
     assert ("runtime_engine" in written) is (not binary.is_2x)
 

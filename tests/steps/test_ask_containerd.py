@@ -414,6 +414,29 @@ def test_a_containerd_whose_version_cannot_be_read_is_not_taken_for_one_that_kno
     assert not any(p.is_a("config.version_newer_than_containerd") for p in plan.refusals)
 
 
+
+def test_containerd_version_is_asked_once_per_binary_file_and_again_once_the_file_changed(tmp_path):
+    """A run asks the version from several steps: one `--version` per binary as it is; the file rewritten at the
+    same path (another program) is asked again, and a failed answer is not remembered."""
+    fake, asked = tmp_path / "bin" / "containerd", tmp_path / "asked"
+    fake.parent.mkdir()
+
+    def write(version: str, status: int = 0) -> None:
+        fake.write_text(f"#!/bin/sh\necho x >> {asked}\necho 'containerd example.com {version} abc'\nexit {status}\n")
+        fake.chmod(0o755)
+
+    def calls() -> int:
+        return len(asked.read_text().splitlines()) if asked.exists() else 0
+
+    write("v2.3.4")
+    assert [containerd_version(str(fake)) for _ in range(3)] == ["v2.3.4"] * 3 and calls() == 1
+    write("v2.4.10")  # another size: another file, whatever the clock's grain
+    assert [containerd_version(str(fake)) for _ in range(2)] == ["v2.4.10"] * 2 and calls() == 2
+    write("v9.9.9.9", status=1)
+    assert [containerd_version(str(fake)) for _ in range(2)] == ["v9.9.9.9"] * 2 and calls() == 4
+    fake.unlink()
+    assert containerd_version(str(fake)) == "?"
+
 # --- step 9's plan: what it will ask, and containerd asked before the writes only by a run that writes ----------
 
 def test_step_9s_plan_says_which_containerd_it_asks_and_the_command(tmp_path, monkeypatch):

@@ -146,12 +146,14 @@ def run(*, client, status: dict, socket: str, handler: str, image: str, command:
                                       spec=cdi_spec or "-")
                 return Problem.of("pod.node.container_failed", stage=stage, said=said)
         stage = "ContainerStatus"
+        pause = 0.01  # a short command has exited after a few ms; a long one is asked at most every 0.2 s
         while True:
             left()
             state = client.container_status(containers[-1])
             if state.state == cri.EXITED:
                 return state.exit_code, _log_output(logs / f"{label}.log")
-            time.sleep(0.2)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.2)
 
     try:
         left()

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from helpers import REPO
+from kernel_ports import papermill_lock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "real"))
 import realenv  # noqa: E402  (the one skip-or-fail switch for real programs)
@@ -71,7 +72,9 @@ def run_as_node(node: Path, argv: list[str], timeout: float = 300, gpus: int = 0
 def papermill_as_node(node: Path, *params: str, out: str = "/tmp/run.ipynb",
                       gpus: int = 0) -> tuple[subprocess.CompletedProcess, Path]:
     """The user's own command on a real node, `papermill notebooks/run.ipynb out.ipynb -p root /` with ``params``
-    added: (the process, the executed notebook's path seen from outside). ``gpus``: a GPU node's /dev."""
+    added: (the process, the executed notebook's path seen from outside). ``gpus``: a GPU node's /dev. The node
+    shares the machine's network: one such run at a time across xdist's workers (tests/kernel_ports.py)."""
     argv = [sys.executable, "-m", "papermill", "--no-progress-bar", str(REPO / "notebooks" / "run.ipynb"), out,
             "-p", "root", "/", *params]
-    return run_as_node(node, argv, gpus=gpus), node / out.lstrip("/")
+    with papermill_lock():
+        return run_as_node(node, argv, gpus=gpus), node / out.lstrip("/")

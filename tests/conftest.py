@@ -31,7 +31,7 @@ def pytest_xdist_make_scheduler(config, log):
 @pytest.fixture(autouse=True, scope="session")
 def _papermill_lock_folder(tmp_path_factory):
     """Where plain papermill's lock is (tests/kernel_ports.py): under xdist the folder of the run that every
-    worker's basetemp is in, so that one papermill subprocess runs at a time across the workers."""
+    worker's basetemp is in, so that one papermill subprocess starts its kernel at a time across the workers."""
     base = tmp_path_factory.getbasetemp()
     kernel_ports.LOCK_FOLDER = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     yield

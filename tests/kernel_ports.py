@@ -13,8 +13,10 @@ before replying to kernel_info").
   than 11 workers), one after the other from a random start, skipping a port a quick bind shows is taken. Random
   picks come only from the ephemeral range, so they never meet these; the random start keeps two runs (two
   checkouts on one machine) apart, almost always: their workers share the ranges.
-- Plain papermill as a subprocess (the user's own command) picks its ports itself: those runs keep TCP and take
-  one lock, shared by every worker of the run, for as long as they run (`run_papermill`, `papermill_lock`).
+- Plain papermill as a subprocess (the user's own command) picks its ports itself: those runs keep TCP and start
+  under one lock shared by every worker of the run (`run_papermill`), let go once the command's kernel listens on
+  its five ports (read from /proc: the kernel's `-f` connection file and the listening sockets), from when no
+  other random pick can take them; a command that starts no kernel holds it to its end.
 
 The runbook's own runner (`runbook run`, `runbook grade --notebooks`, papermill's `runbook` engine) uses private
 Unix sockets and needs none of this."""
@@ -22,12 +24,14 @@ Unix sockets and needs none of this."""
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import random
 import socket
 import subprocess
 import threading
-from contextlib import contextmanager
+import time
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 PORT_NAMES = ("shell_port", "iopub_port", "stdin_port", "hb_port", "control_port")
@@ -127,9 +131,9 @@ _depth = 0
 
 @contextmanager
 def papermill_lock():
-    """Held while a plain papermill subprocess (which picks its kernel's ports at random) runs: one such run at a
-    time across the run's workers (an flock on LOCK_FOLDER/LOCK_NAME) and this process's threads. Re-entrant in
-    one thread."""
+    """Held while a plain papermill subprocess (which picks its kernel's ports at random) starts its kernel: one
+    such start at a time across the run's workers (an flock on LOCK_FOLDER/LOCK_NAME) and this process's threads.
+    Re-entrant in one thread."""
     global _depth
     with _papermill_held:
         fd = None
@@ -148,8 +152,85 @@ def papermill_lock():
                 os.close(fd)  # the only descriptor of its open file: the lock goes with it
 
 
-def run_papermill(argv, **kwargs) -> subprocess.CompletedProcess:
-    """subprocess.run(argv, **kwargs) for a command that runs plain papermill (its own TCP kernel), under
-    `papermill_lock`. A `timeout` counts from the command's start, not from the wait for the lock."""
-    with papermill_lock():
-        return subprocess.run(argv, **kwargs)
+def _listening(ports: set[int]) -> bool:
+    """Whether every one of ``ports`` has a listening TCP socket, from Linux's socket tables."""
+    seen: set[int] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            local, state = row.split()[1], row.split()[3]
+            if state == "0A":  # LISTEN
+                seen.add(int(local.rsplit(":", 1)[1], 16))
+    return ports <= seen
+
+
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
+            try:
+                children = [int(c) for c in (task / "children").read_text().split()]
+            except OSError:
+                continue
+            found += children
+            todo += children
+    return found
+
+
+def kernel_listening(pid: int) -> bool:
+    """Whether the kernel started under process ``pid`` (papermill's, an ipykernel with its connection file after
+    `-f`) listens on all five of its ports: from then on no one else's random pick can take them. Read from /proc
+    only (the file as the kernel sees it, under /proc/PID/root: also in a chroot)."""
+    for child in _descendants(pid):
+        try:
+            argv = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+            if not any(b"ipykernel" in arg for arg in argv) or b"-f" not in argv:
+                continue
+            file = argv[argv.index(b"-f") + 1].decode()
+            base = f"/proc/{child}/root" if file.startswith("/") else f"/proc/{child}/cwd/"
+            info = json.loads(Path(base + file).read_text(encoding="utf-8"))
+        except (OSError, ValueError, IndexError):
+            continue  # gone, or its file still being written
+        if info.get("transport") == "tcp" and _listening({int(info[name]) for name in PORT_NAMES}):
+            return True
+    return False
+
+
+def run_papermill(argv, *, timeout: float | None = None, check: bool = False, capture_output: bool = False,
+                  **popen) -> subprocess.CompletedProcess:
+    """subprocess.run(argv, ...) for a command that runs plain papermill (which picks its kernel's TCP ports at
+    random, frees them, then its kernel binds them): started under `papermill_lock`, which is let go once that
+    kernel listens on its ports (or the command has ended), so that only the starts wait for each other. ``timeout``
+    counts from the command's start, not from the wait for the lock."""
+    if capture_output:
+        popen["stdout"] = popen["stderr"] = subprocess.PIPE
+    with ExitStack() as held:
+        held.enter_context(papermill_lock())
+        proc = subprocess.Popen(argv, **popen)
+        started = time.monotonic()
+        with proc:
+            try:
+                output = None
+                while output is None and not kernel_listening(proc.pid):
+                    try:
+                        output = proc.communicate(timeout=0.1)  # retried: no output is lost
+                    except subprocess.TimeoutExpired:
+                        if timeout is not None and time.monotonic() - started > timeout:
+                            raise
+                held.close()  # its kernel listens (or the command has ended): the next start may go
+                if output is None:
+                    output = proc.communicate(timeout=None if timeout is None
+                                              else max(0.0, timeout - (time.monotonic() - started)))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                raise subprocess.TimeoutExpired(argv, timeout, *proc.communicate()) from None
+            except BaseException:
+                proc.kill()
+                raise
+    done = subprocess.CompletedProcess(argv, proc.returncode, *output)
+    if check:
+        done.check_returncode()
+    return done

@@ -2,8 +2,8 @@
 is a group of its own, so a module-scoped fixture (a graded class, a notebook run that many tests read) runs
 once, in one worker; the files are taken longest first. Kernels started in two workers at once are safe
 (tests/kernel_ports.py): a kernel a test starts in process gets ports of its worker's own, and plain papermill as
-a subprocess (which picks its kernel's ports at random, frees them, then the kernel binds them) runs under one lock
-shared by the workers. So no file needs to wait for another's, and no group holds more than one file.
+a subprocess (which picks its kernel's ports at random, frees them, then the kernel binds them) starts its kernel
+under one lock shared by the workers. So no file waits for another's, and no group holds more than one file.
 
 The groups reach xdist as its scheduler (the `pytest_xdist_make_scheduler` hook, tests/conftest.py), not as
 `xdist_group` marks: xdist 3.8 reads those marks by appending "@group" to each node id in the worker, which

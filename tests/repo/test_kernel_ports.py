@@ -1,6 +1,7 @@
 """tests/kernel_ports.py (issue 53): each xdist worker's kernel ports are its own, below the ephemeral range that
 random picks come from; a port something holds is skipped; a kernel started through the helpers listens on the
-ports given; plain papermill's lock keeps a second process out while it is held."""
+ports given; plain papermill's lock keeps a second process out while it is held, and `run_papermill` holds it
+until the command's kernel listens on its ports (the real papermill), or until the command ends."""
 
 from __future__ import annotations
 
@@ -8,6 +9,11 @@ import json
 import socket
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_notebook
 
 import kernel_ports
 
@@ -76,16 +82,63 @@ except BlockingIOError:
 """
 
 
+def _other(tmp_path) -> str:
+    """What another process gets of the lock now: "held" or "got it" (let go at once)."""
+    return subprocess.run([sys.executable, "-c", TRY_LOCK, str(tmp_path / kernel_ports.LOCK_NAME)],
+                          capture_output=True, text=True, timeout=60).stdout.strip()
+
+
+def _waits_for(go) -> str:
+    return f"import pathlib, time\nwhile not pathlib.Path({str(go)!r}).exists():\n    time.sleep(0.1)\n"
+
+
 def test_papermills_lock_keeps_another_process_out_while_held(tmp_path, monkeypatch):
     monkeypatch.setattr(kernel_ports, "LOCK_FOLDER", tmp_path)
-    lock = str(tmp_path / kernel_ports.LOCK_NAME)
 
     def other() -> str:
-        return subprocess.run([sys.executable, "-c", TRY_LOCK, lock], capture_output=True, text=True,
-                              timeout=60).stdout.strip()
+        return _other(tmp_path)
 
     with kernel_ports.papermill_lock():
         with kernel_ports.papermill_lock():  # the same thread again: no wait for itself
             inner = other()
         outer = other()
     assert (inner, outer, other()) == ("held", "held", "got it")
+
+
+def test_run_papermill_lets_the_lock_go_once_papermills_kernel_listens(tmp_path, monkeypatch):
+    """The real papermill on a notebook whose cell waits for a file: the lock is free while that cell still waits
+    (the kernel has bound its ports), so the next start need not wait for this run's end."""
+    monkeypatch.setattr(kernel_ports, "LOCK_FOLDER", tmp_path)
+    go = tmp_path / "go"
+    nb = new_notebook(cells=[new_code_cell(_waits_for(go))],
+                      metadata={"kernelspec": {"name": "python3", "display_name": "python3", "language": "python"}})
+    nbformat.write(nb, str(tmp_path / "wait.ipynb"))
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(kernel_ports.run_papermill, [sys.executable, "-m", "papermill", "--no-progress-bar",
+                                                           str(tmp_path / "wait.ipynb"), str(tmp_path / "out.ipynb")],
+                              capture_output=True, text=True, timeout=300)
+        guard = time.monotonic() + 120  # a hang's guard only
+        while not (tmp_path / "out.ipynb").exists() or _other(tmp_path) == "held":
+            assert time.monotonic() < guard and not running.done(), running.result().stderr if running.done() else ""
+            time.sleep(0.2)
+        free_while_running = not running.done()
+        go.touch()
+        done = running.result()
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert free_while_running
+
+
+def test_run_papermill_holds_the_lock_to_the_end_of_a_command_that_starts_no_kernel(tmp_path, monkeypatch):
+    monkeypatch.setattr(kernel_ports, "LOCK_FOLDER", tmp_path)
+    go, started = tmp_path / "go", tmp_path / "started"
+    script = f"import pathlib\npathlib.Path({str(started)!r}).touch()\n" + _waits_for(go)
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(kernel_ports.run_papermill, [sys.executable, "-c", script], timeout=300)
+        guard = time.monotonic() + 120  # a hang's guard only
+        while not started.exists():
+            assert time.monotonic() < guard and not running.done()
+            time.sleep(0.1)
+        during = _other(tmp_path)
+        go.touch()
+        assert running.result().returncode == 0
+    assert (during, _other(tmp_path)) == ("held", "got it")

@@ -2,8 +2,8 @@
 workers may start kernels at the same moment: a kernel started in the test's process (papermill's
 `execute_notebook`, nbclient's `NotebookClient`, jupyter_client's `KernelManager`) only through its
 `papermill_execute`, `notebook_client`, `kernel_manager` (ports of the worker's own); plain papermill as a
-subprocess only in a function that runs it through `run_papermill` or under `papermill_lock`. A new test that starts one
-otherwise would bring back two kernels on one port ("Kernel died before replying to kernel_info")."""
+subprocess only in a function that runs it through `run_papermill` or under `papermill_lock`. A new test that
+starts one otherwise would bring back two kernels on one port ("Kernel died before replying to kernel_info")."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_the_check_finds_each_way_around_the_helpers():
         "papermill in process": "import papermill\npapermill.execute_notebook('a.ipynb', 'b.ipynb')\n",
         "a bare manager": "from jupyter_client.manager import KernelManager\nkm = KernelManager(kernel_name='x')\n",
         "nbclient": "from nbclient import NotebookClient\nNotebookClient(nb).execute()\n",
-        "the command": 'def run(out):\n    return subprocess.run([sys.executable, "-m", "papermill", "a.ipynb", out])\n',
+        "the command": 'def run(out):\n    return subprocess.run([sys.executable, "-m", "papermill", "a", out])\n',
         "its program": 'def run(bin):\n    argv = [str(bin / "papermill"), "a.ipynb"]\n    return go(argv)\n',
         "the runner's TCP engine": 'def run():\n    go(["-m", "runbook_lib.runner", "--engine", "nbclient"])\n',
     }

@@ -44,7 +44,7 @@ run: $(STAMP) $(COMPILED) $(CATALOG_CACHE)
 test: $(STAMP) $(CATALOG_CACHE)
 	@if [ "$$(id -u)" = "0" ]; then scripts/install-system-deps.sh; fi
 	@if command -v go >/dev/null; then scripts/install-containerd2.sh; fi  # real containerd 2.x for tests/real
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup  # tests/xdist_groups.py: a file per worker, TCP kernels one at a time
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup  # tests/xdist_groups.py: a file per worker at a time, longest first
 
 # The fuzzing run of tests/engine/test_fuzz.py at length: fresh random inputs, 1500 per parser and 200 whole roots
 # (`make test` runs a fixed 25 and 8 of them). FUZZ_ROOTS=N for another number of roots.

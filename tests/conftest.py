@@ -8,6 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # `make mutate`: a mutant's likely killers run first (tests/mutation_order.py); nothing happens outside a mutant
+import kernel_ports  # noqa: E402
 import mutation_order  # noqa: E402
 import xdist_groups  # noqa: E402
 from mutation_order import pytest_runtest_logreport  # noqa: E402,F401
@@ -21,10 +22,20 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own, which would give its LoadGroupScheduling
 def pytest_xdist_make_scheduler(config, log):
-    """make test's workers (`--dist loadgroup`): a file per group, TCP kernels one at a time (tests/xdist_groups.py)."""
+    """make test's workers (`--dist loadgroup`): a file per group (tests/xdist_groups.py)."""
     if config.getvalue("dist") == "loadgroup":
         return xdist_groups.FileGroups(config, log)
     return None
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _papermill_lock_folder(tmp_path_factory):
+    """Where plain papermill's lock is (tests/kernel_ports.py): under xdist the folder of the run that every
+    worker's basetemp is in, so that one papermill subprocess starts its kernel at a time across the workers."""
+    base = tmp_path_factory.getbasetemp()
+    kernel_ports.LOCK_FOLDER = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    yield
+    kernel_ports.LOCK_FOLDER = None
 
 
 @pytest.fixture(autouse=True)

@@ -14,6 +14,7 @@ from runbook_lib.engine.params import validate
 from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME, Problem, StepResult, read_record
 from runbook_lib.engine.run import Run
 from helpers import tree_state
+from kernel_ports import run_papermill
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -121,9 +122,10 @@ tree = tree_state  # one snapshot for every test that proves nothing changed
 
 
 def papermill(root: Path, out: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(Path(sys.executable).parent / "papermill"), "--no-progress-bar", "--log-level", "ERROR",
-                           str(REPO / "notebooks" / "run.ipynb"), str(out), "-p", "root", str(root), *args],
-                          capture_output=True, text=True, timeout=300, cwd=REPO)
+    """The user's own command on ``root``, one such run at a time across xdist's workers (tests/kernel_ports.py)."""
+    return run_papermill([str(Path(sys.executable).parent / "papermill"), "--no-progress-bar", "--log-level", "ERROR",
+                          str(REPO / "notebooks" / "run.ipynb"), str(out), "-p", "root", str(root), *args],
+                         capture_output=True, text=True, timeout=300, cwd=REPO)
 
 
 def step_records(executed: Path) -> dict:

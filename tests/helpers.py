@@ -21,11 +21,12 @@ COURSE_FIXTURE = "opt/fixtures/gpu-airgap/containerd/config.toml.base"
 
 def run_notebook(root: Path, out: Path, **params):
     """Execute notebooks/run.ipynb with plain papermill, as a user would (in the kernel the notebook names,
-    ipykernel's stock python3); returns the executed notebook."""
-    import papermill
+    ipykernel's stock python3, on ports of this xdist worker's own: tests/kernel_ports.py); returns the executed
+    notebook."""
+    from kernel_ports import papermill_execute
 
-    return papermill.execute_notebook(str(NOTEBOOK), str(out), parameters={"root": str(root), **params},
-                                      progress_bar=False, log_output=False)
+    return papermill_execute(str(NOTEBOOK), str(out), parameters={"root": str(root), **params},
+                             progress_bar=False, log_output=False)
 
 
 def step_records(nb) -> dict:
@@ -103,9 +104,10 @@ def finished_run(root: Path, **params):
 @contextmanager
 def started_kernel(name: str, cwd: str | None = None):
     """A kernel started through jupyter_client as papermill starts it, ready: (its manager, a client). Shut down
-    at the end (at once), whatever the test did with it."""
-    from jupyter_client.manager import KernelManager
-    km = KernelManager(kernel_name=name)
+    at the end (at once), whatever the test did with it. Its ports are this xdist worker's own
+    (tests/kernel_ports.py)."""
+    from kernel_ports import kernel_manager
+    km = kernel_manager(name)
     km.start_kernel(**({"cwd": cwd} if cwd else {}))
     kc = km.client()
     kc.start_channels()

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from helpers import REPO
+from kernel_ports import run_papermill
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "real"))
 import realenv  # noqa: E402  (the one skip-or-fail switch for real programs)
@@ -51,9 +52,11 @@ def _gpu_dev(gpus: int) -> list[str]:
     return out + ['mknod -m 666 "$N/dev/nvidiactl" c 195 255']
 
 
-def run_as_node(node: Path, argv: list[str], timeout: float = 300, gpus: int = 0) -> subprocess.CompletedProcess:
+def run_as_node(node: Path, argv: list[str], timeout: float = 300, gpus: int = 0,
+                run=subprocess.run) -> subprocess.CompletedProcess:
     """``argv`` run as root of a node whose "/" is ``node`` (see the module's docstring); with ``gpus``, its /dev
-    is a GPU node's (_gpu_dev) instead of this machine's."""
+    is a GPU node's (_gpu_dev) instead of this machine's. ``run``: subprocess.run, or kernel_ports.run_papermill
+    for plain papermill."""
     realenv.need_root()
     for program in ("unshare", "chroot", "mount") + (("mknod",) if gpus else ()):
         realenv.need_program(program)
@@ -64,14 +67,15 @@ def run_as_node(node: Path, argv: list[str], timeout: float = 300, gpus: int = 0
               'touch "$N/etc/ld.so.cache"', 'mount --bind /etc/ld.so.cache "$N/etc/ld.so.cache"',
               'mount -t proc proc "$N/proc"', *(_gpu_dev(gpus) if gpus else ['mount --rbind /dev "$N/dev"']),
               f'exec chroot "$N" /usr/bin/env -i PATH={PATH} HOME=/tmp LANG=C.UTF-8 ' + shlex.join(argv)]
-    return subprocess.run(["unshare", "-m", "sh", "-c", "\n".join(script)], env={"N": str(node), "PATH": PATH},
-                          capture_output=True, text=True, timeout=timeout)
+    return run(["unshare", "-m", "sh", "-c", "\n".join(script)], env={"N": str(node), "PATH": PATH},
+               capture_output=True, text=True, timeout=timeout)
 
 
 def papermill_as_node(node: Path, *params: str, out: str = "/tmp/run.ipynb",
                       gpus: int = 0) -> tuple[subprocess.CompletedProcess, Path]:
     """The user's own command on a real node, `papermill notebooks/run.ipynb out.ipynb -p root /` with ``params``
-    added: (the process, the executed notebook's path seen from outside). ``gpus``: a GPU node's /dev."""
+    added: (the process, the executed notebook's path seen from outside). ``gpus``: a GPU node's /dev. The node
+    shares the machine's network: its kernel starts one at a time across xdist's workers (tests/kernel_ports.py)."""
     argv = [sys.executable, "-m", "papermill", "--no-progress-bar", str(REPO / "notebooks" / "run.ipynb"), out,
             "-p", "root", "/", *params]
-    return run_as_node(node, argv, gpus=gpus), node / out.lstrip("/")
+    return run_as_node(node, argv, gpus=gpus, run=run_papermill), node / out.lstrip("/")

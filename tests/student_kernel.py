@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 
-from jupyter_client.manager import KernelManager
-
 from helpers import NOTEBOOK
+from kernel_ports import kernel_manager
 
 
 # the code cells, by what they do: "params", "start", then "<step>" (its plan-and-write cell) and
@@ -27,7 +26,7 @@ class Student:
 
     def __init__(self, cells: dict[str, str] | None = None):
         self.cells = cells if cells is not None else code_cells()
-        self.km = KernelManager(kernel_name="python3")
+        self.km = kernel_manager("python3")  # on this xdist worker's own ports (tests/kernel_ports.py)
         self.km.start_kernel()
         self.kc = self.km.client()
         self.kc.start_channels()

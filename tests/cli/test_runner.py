@@ -12,6 +12,8 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
+from kernel_ports import run_papermill
+
 
 def test_grading_a_spec_that_fails_the_cdi_schema_never_imports_jsonschema_nor_fastjsonschema(tmp_path):
     """The CDI schema is checked by jsonschema-rs alone: `runbook grade` of a root whose spec fails the schema
@@ -105,8 +107,8 @@ def test_the_runner_runs_the_stock_kernel_on_ipc_sockets_of_its_own_removed_afte
 
 def test_a_caller_engine_is_papermills_own_tcp_kernel(tmp_path):
     nb, out = _notebook(tmp_path / "probe.ipynb", PROBE), tmp_path / "out.ipynb"
-    proc = subprocess.run([sys.executable, "-m", "runbook_lib.runner", "--no-progress-bar", "--engine", "nbclient",
-                           str(nb), str(out)], capture_output=True, text=True, timeout=120)
+    proc = run_papermill([sys.executable, "-m", "runbook_lib.runner", "--no-progress-bar", "--engine", "nbclient",
+                          str(nb), str(out)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert _probed(out)["transport"] == "tcp"
 

@@ -18,6 +18,7 @@ import pytest
 
 from grading_helpers import step_records
 from helpers import LAB_BASE, NOTEBOOK, REPO
+from kernel_ports import run_papermill
 from runbook_lib.containerd.diagnose import import_cycle_problems
 from runbook_lib.containerd.effective import import_path, load_effective
 from runbook_lib.fs.target import Target
@@ -107,8 +108,8 @@ def test_a_relative_glob_fix_names_the_cleaned_absolute_path(tmp_path):
 # --- plain papermill: the user's command ends with the finding ----------------------------------------------
 
 def _papermill(root: Path, out: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / "papermill"), "--no-progress-bar", "--log-level", "ERROR", str(NOTEBOOK), str(out),
-                           "-p", "root", str(root), *args], capture_output=True, text=True, timeout=HANG_GUARD, cwd=REPO)
+    return run_papermill([str(BIN / "papermill"), "--no-progress-bar", "--log-level", "ERROR", str(NOTEBOOK), str(out),
+                          "-p", "root", str(root), *args], capture_output=True, text=True, timeout=HANG_GUARD, cwd=REPO)
 
 
 def _problems(executed: Path) -> list[dict]:

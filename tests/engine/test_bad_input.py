@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from kernel_ports import run_papermill
 from reliability_helpers import (BASE, CDI, CONFIG, NOTEBOOK, PAPERMILL, TOOLKIT, TOOLKIT_FILES, assert_bilingual,
                                  assert_containerd_registered, assert_failed_clearly, backups, containerd_reads,
                                  make_root, parse_config, report, run_apply, runtimes, settled, snapshot, statuses)
@@ -275,8 +276,8 @@ def test_validate_rejects_a_bad_parameter_with_the_fix(tmp_path, values, needle)
 
 
 def _papermill(root: Path, out: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(PAPERMILL), "--log-level", "ERROR", "--no-progress-bar", str(NOTEBOOK), str(out),
-                           "-p", "root", str(root), *args], capture_output=True, text=True, timeout=300)
+    return run_papermill([str(PAPERMILL), "--log-level", "ERROR", "--no-progress-bar", str(NOTEBOOK), str(out),
+                          "-p", "root", str(root), *args], capture_output=True, text=True, timeout=300)
 
 
 def _error_output(nb_path: Path) -> dict:
@@ -323,8 +324,8 @@ def test_papermill_yaml_parameter_file_with_wrong_types(tmp_path):
     root.mkdir()
     params = tmp_path / "params.yaml"
     params.write_text(f"root: {root}\nsystemd_cgroup: 'on'\n")
-    proc = subprocess.run([str(PAPERMILL), "--log-level", "ERROR", "--no-progress-bar", str(NOTEBOOK),
-                           str(tmp_path / "o.ipynb"), "-f", str(params)], capture_output=True, text=True, timeout=300)
+    proc = run_papermill([str(PAPERMILL), "--log-level", "ERROR", "--no-progress-bar", str(NOTEBOOK),
+                          str(tmp_path / "o.ipynb"), "-f", str(params)], capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0
     err = _error_output(tmp_path / "o.ipynb")
     assert err["ename"] == "ParameterError" and "systemd_cgroup" in err["evalue"]

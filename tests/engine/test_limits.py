@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import hostile_roots
+from kernel_ports import run_papermill
 from runbook_lib.findings.problem import words
 
 REPO = Path(__file__).resolve().parents[2]
@@ -20,9 +21,9 @@ PAPERMILL = [sys.executable, "-m", "papermill"]
 @pytest.fixture
 def kernel():
     """The notebook's kernel (ipykernel's stock python3), as papermill starts it, and a way to run a cell in it: (status, ename, evalue)."""
-    from jupyter_client.manager import KernelManager
+    from kernel_ports import kernel_manager
 
-    km = KernelManager(kernel_name="python3")
+    km = kernel_manager("python3")  # on this xdist worker's own ports
     km.start_kernel()
     kc = km.client()
     kc.start_channels()
@@ -89,8 +90,8 @@ def test_plain_papermill_stops_on_the_memory_limit_with_the_same_words(tmp_path)
     """The notebook arms the limits itself (the validation cell): no runbook command is needed."""
     root = hostile_roots.make(tmp_path, "big-spec")
     out = tmp_path / "out.ipynb"
-    proc = subprocess.run([*PAPERMILL, "--log-level", "WARNING", str(NOTEBOOK), str(out), "-p", "root", str(root),
-                           "-p", "mode", "check", "-p", "memory_limit", "40"], capture_output=True, text=True)
+    proc = run_papermill([*PAPERMILL, "--log-level", "WARNING", str(NOTEBOOK), str(out), "-p", "root", str(root),
+                          "-p", "mode", "check", "-p", "memory_limit", "40"], capture_output=True, text=True)
     assert proc.returncode != 0
     errors = [o for c in json.loads(out.read_text())["cells"] for o in c.get("outputs", [])
               if o.get("output_type") == "error"]

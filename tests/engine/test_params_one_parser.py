@@ -26,6 +26,7 @@ import yaml
 from nbformat.v4 import new_code_cell, new_notebook
 
 from helpers import NOTEBOOK
+from kernel_ports import run_papermill
 from runbook_lib.engine.params import PARAMETERS, validate
 from runbook_lib.findings.errors import ParameterError
 
@@ -115,9 +116,9 @@ def through_the_command_lines(tmp_path_factory) -> dict[str, dict]:
                  str(tmp / "papermill.ipynb"), "-f", str(params), *options()]
     runbook = [sys.executable, "-m", "runbook_lib.cli", "run", "--root", str(tmp / "root"), "--notebook", str(nb),
                "--archive", str(tmp / "archive"), "--label", "one", "-f", str(params), *options()]
-    with ThreadPoolExecutor(2) as pool:
-        done = list(pool.map(lambda cmd: subprocess.run(cmd, capture_output=True, text=True, timeout=600),
-                             [papermill, runbook]))
+    with ThreadPoolExecutor(2) as pool:  # papermill's TCP kernel under its lock; `runbook run`'s is private (IPC)
+        done = list(pool.map(lambda run, cmd: run(cmd, capture_output=True, text=True, timeout=600),
+                             [run_papermill, subprocess.run], [papermill, runbook]))
     for proc in done:
         assert "the verdicts" not in proc.stderr, proc.stderr  # the verdict cell itself did not fail
     assert done[0].returncode == 0, done[0].stderr

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from helpers import FIXTURES, NOTEBOOK, REPO
+from kernel_ports import run_papermill
 from runbook_lib.engine.params import PARAM_NAMES, refuse_unknown
 from runbook_lib.findings.errors import ParameterError
 from runbook_lib.findings.problem import Problem
@@ -79,8 +80,8 @@ def everything(root: Path) -> dict[str, tuple]:
 def papermill(notebook: Path, out: Path, *args: str) -> subprocess.CompletedProcess:
     """Plain papermill's command line, its stdout and stderr in one stream as a terminal shows them (the kernel
     papermill starts writes to the same terminal)."""
-    return subprocess.run([sys.executable, "-m", "papermill", str(notebook), str(out), *args],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    return run_papermill([sys.executable, "-m", "papermill", str(notebook), str(out), *args],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
 
 
 def validation_cell(nb: dict, call: str) -> int:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from kernel_ports import run_papermill
 from reliability_helpers import BASE, CDI, CONFIG, NOTEBOOK, PAPERMILL, TOOLKIT, assert_bilingual, make_root
 from runbook_lib.notebook import STATUS_MIME
 from runbook_lib.engine.result import STEP_MIME, SUMMARY_MIME, read_record
@@ -45,8 +46,8 @@ def runs(tmp_path_factory):
         root = make_root(base / case)
         CASES[case](root)
         out = base / f"{case}.ipynb"
-        proc = subprocess.run([str(PAPERMILL), "--log-level", "ERROR", "--no-progress-bar", str(NOTEBOOK), str(out),
-                               "-p", "root", str(root)], capture_output=True, text=True, timeout=300)
+        proc = run_papermill([str(PAPERMILL), "--log-level", "ERROR", "--no-progress-bar", str(NOTEBOOK), str(out),
+                              "-p", "root", str(root)], capture_output=True, text=True, timeout=300)
         return case, (root, proc.returncode, json.loads(out.read_text()), out)
 
     # One after the other: plain papermill's kernels take TCP ports that jupyter_client picks at random, and two

@@ -6,7 +6,6 @@ named file waits, after its temporary file is synced and its backup made, until 
 another tool would (a rename, as editors and nvidia-ctk do, or a write in place, as `echo >>` does)."""
 from __future__ import annotations
 
-import subprocess
 import sys
 import threading
 import time
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from kernel_ports import run_papermill
 from reliability_helpers import BASE, CONFIG, NOTEBOOK, PAPERMILL, make_root, run_apply
 from runbook_lib.engine.params import validate
 from runbook_lib.engine.run import Run
@@ -100,8 +100,8 @@ def test_the_edit_is_kept_through_plain_papermill_and_the_run_exits_non_zero(tmp
     editor = _editor(signal, _edit_by_rename)
     out = tmp_path / "out.ipynb"
     env = {**__import__("os").environ, PAUSE_ENV: str(signal)}
-    done = subprocess.run([str(PAPERMILL), str(NOTEBOOK), str(out), "-p", "root", str(root)], env=env,
-                          capture_output=True, text=True, timeout=600)
+    done = run_papermill([str(PAPERMILL), str(NOTEBOOK), str(out), "-p", "root", str(root)], env=env,
+                         capture_output=True, text=True, timeout=600)
     editor.join(30)
     assert done.returncode != 0
     assert (root / CONFIG).read_bytes() == BASE + EDIT

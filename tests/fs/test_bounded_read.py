@@ -12,6 +12,7 @@ import pytest
 
 import hostile_roots
 from grading_helpers import check
+from kernel_ports import run_papermill
 from runbook_lib.containerd.load import load_toml
 from runbook_lib.findings.errors import ConfigError
 from runbook_lib.fs import bounded_read
@@ -240,9 +241,9 @@ def test_plain_papermill_applies_to_a_node_config_with_a_5_mb_comment_block(tmp_
                        for i in range(65_000))
     config.write_bytes((root / "opt/fixtures/gpu-airgap/containerd/config.toml.base").read_bytes() + comment)
     out = tmp_path / "out.ipynb"
-    proc = subprocess.run([str(Path(sys.executable).parent / "papermill"), "--no-progress-bar", "--log-level", "ERROR",
-                           str(REPO / "notebooks" / "run.ipynb"), str(out), "-p", "root", str(root)],
-                          capture_output=True, text=True, timeout=600, cwd=REPO)  # a hang's guard only
+    proc = run_papermill([str(Path(sys.executable).parent / "papermill"), "--no-progress-bar", "--log-level", "ERROR",
+                          str(REPO / "notebooks" / "run.ipynb"), str(out), "-p", "root", str(root)],
+                         capture_output=True, text=True, timeout=600, cwd=REPO)  # a hang's guard only
     assert proc.returncode == 0, proc.stderr[-3000:]
     written = config.read_bytes()
     assert comment in written and b"runtimes.nvidia]" in written

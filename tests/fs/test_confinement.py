@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from kernel_ports import run_papermill
 from reliability_helpers import (BASE, CONFIG, NOTEBOOK, PAPERMILL, TOOLKIT, assert_bilingual,
                                  assert_containerd_registered, assert_failed_clearly, backups, make_root, run_apply,
                                  settled, snapshot, statuses)
@@ -173,8 +173,8 @@ def test_bad_root_through_papermill(tmp_path):
     root = tmp_path / "a-file"
     root.write_text("not a folder\n")
     out = tmp_path / "o.ipynb"
-    proc = subprocess.run([str(PAPERMILL), "--log-level", "ERROR", "--no-progress-bar", str(NOTEBOOK), str(out),
-                           "-p", "root", str(root)], capture_output=True, text=True, timeout=300)
+    proc = run_papermill([str(PAPERMILL), "--log-level", "ERROR", "--no-progress-bar", str(NOTEBOOK), str(out),
+                          "-p", "root", str(root)], capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0
     nb = json.loads(out.read_text())
     errors = [o for c in nb["cells"] for o in c.get("outputs", []) if o["output_type"] == "error"]

@@ -22,6 +22,7 @@ import pytest
 
 from grading_helpers import step_records
 from helpers import NOTEBOOK, REPO
+from kernel_ports import run_papermill
 from runbook_lib.findings.errors import ReadError, WriteError
 from runbook_lib.fs import os_errors, safe_write
 from runbook_lib.fs.target import Target
@@ -137,8 +138,8 @@ def test_the_errors_no_test_makes_on_demand_are_mapped_by_their_errno(tmp_path):
 def _papermill(root: Path, out: Path, *args: str, refused: bool = False) -> subprocess.CompletedProcess:
     cmd = [str(BIN / "papermill"), "--no-progress-bar", "--log-level", "ERROR", str(NOTEBOOK), str(out),
            "-p", "root", str(root), *args]
-    return subprocess.run(_without_dac(cmd) if refused else cmd, capture_output=True, text=True, timeout=HANG_GUARD,
-                          cwd=REPO)
+    return run_papermill(_without_dac(cmd) if refused else cmd, capture_output=True, text=True, timeout=HANG_GUARD,
+                         cwd=REPO)
 
 
 def _findings(out: Path) -> list[dict]:

@@ -7,12 +7,12 @@ from __future__ import annotations
 import ast
 import json
 import re
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from helpers import REPO, tree_state
+from kernel_ports import run_papermill
 
 CLASS_NB = REPO / "notebooks" / "class.ipynb"
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -61,10 +61,10 @@ def test_the_class_notebook_grades_a_small_class_headless(tmp_path):
     roots = sorted((tmp_path / "class").iterdir())
     before = {r: tree_state(r) for r in roots}
     out_nb = tmp_path / "class-out.ipynb"
-    proc = subprocess.run([str(Path(sys.executable).parent / "papermill"), "--no-progress-bar", "--log-level", "ERROR",
-                           str(CLASS_NB), str(out_nb),
-                           "-p", "roots", str(tmp_path / "class" / "*"), "-p", "out", str(tmp_path / "grades"),
-                           "-p", "jobs", "2"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    proc = run_papermill([str(Path(sys.executable).parent / "papermill"), "--no-progress-bar", "--log-level", "ERROR",
+                          str(CLASS_NB), str(out_nb),
+                          "-p", "roots", str(tmp_path / "class" / "*"), "-p", "out", str(tmp_path / "grades"),
+                          "-p", "jobs", "2"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert {r: tree_state(r) for r in roots} == before
     outputs = [o for c in json.loads(out_nb.read_text())["cells"] for o in c.get("outputs", [])]

@@ -3,14 +3,13 @@ nothing else (it once printed the StepResult's repr under the card, several line
 
 from __future__ import annotations
 
-from jupyter_client.manager import KernelManager
-
+from kernel_ports import kernel_manager
 from runbook_lib.engine.result import STEP_MIME
 from runbook_lib.lab.init_root import add_mistakes, finished_lab
 
 
 def outputs(code: str) -> list[dict]:
-    km = KernelManager(kernel_name="python3")  # the notebooks' kernel: ipykernel's stock one
+    km = kernel_manager("python3")  # the notebooks' kernel: ipykernel's stock one (this xdist worker's ports)
     km.start_kernel()
     kc = km.client()
     kc.start_channels()

@@ -5,10 +5,10 @@ in a later cell (JupyterLab) says what it wrote in that cell's own output, not i
 from __future__ import annotations
 
 import nbformat
-from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
 from helpers import put_course_fixture, started_kernel
+from kernel_ports import notebook_client
 KERNEL = "python3"  # the notebooks' kernel: ipykernel's stock kernelspec
 from runbook_lib.notebook import STEP_MIME
 
@@ -26,7 +26,7 @@ def test_the_write_adds_to_its_plans_output_in_the_same_cell_and_has_its_own_in_
         new_code_cell('plan = rb.plan("runtime")\ndisplay(plan)'),
         new_code_cell("rb.write(plan)"),
     ], metadata={"kernelspec": {"name": KERNEL, "display_name": KERNEL, "language": "python"}})
-    NotebookClient(nb, timeout=120, kernel_name=KERNEL, resources={"metadata": {"path": str(tmp_path)}}).execute()
+    notebook_client(nb, timeout=120, kernel_name=KERNEL, resources={"metadata": {"path": str(tmp_path)}}).execute()
     nbformat.validate(nb)
     same, = _texts(nb.cells[1])  # one output: the plan, then what was written
     assert same.startswith("계획 / plan — 1.") and "written: /etc/containerd/config.toml" in same.splitlines()[-1]
@@ -40,8 +40,8 @@ def _run(tmp_path, root, mode: str, cells: list[str]):
     nb = new_notebook(cells=[new_code_cell(f"from runbook_lib import notebook as nb\nrb = nb.start(root={str(root)!r}, mode={mode!r})")]
                       + [new_code_cell(c) for c in cells],
                       metadata={"kernelspec": {"name": KERNEL, "display_name": KERNEL, "language": "python"}})
-    NotebookClient(nb, timeout=120, kernel_name=KERNEL, allow_errors=True,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    notebook_client(nb, timeout=120, kernel_name=KERNEL, allow_errors=True,
+                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     return nb
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from helpers import NOTEBOOK, TEST_DATA
+from kernel_ports import run_papermill
 
 BIN = Path(sys.executable).parent
 CONTAINERD_2 = TEST_DATA / "distro" / "containerd-2.3-config-v4.toml"
@@ -55,8 +56,8 @@ def papermill(root: Path, out: Path, *params: str, merged: bool = False) -> subp
     """The user's own command; ``merged``: stdout and stderr in one pipe, as a terminal shows them."""
     argv = [sys.executable, "-m", "papermill", "--no-progress-bar", str(NOTEBOOK), str(out), "-p", "root", str(root),
             *params]
-    return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT if merged else subprocess.PIPE,
-                          text=True, timeout=600, env={**os.environ, "RUNBOOK_TERMINAL_SUMMARY": "1"})
+    return run_papermill(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT if merged else subprocess.PIPE,
+                         text=True, timeout=600, env={**os.environ, "RUNBOOK_TERMINAL_SUMMARY": "1"})
 
 
 def sentences(text: str) -> list[str]:

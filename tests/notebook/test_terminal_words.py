@@ -23,15 +23,20 @@ import pytest
 from helpers import NOTEBOOK, TEST_DATA
 from kernel_ports import run_papermill
 
-BIN = Path(sys.executable).parent
 CONTAINERD_2 = TEST_DATA / "distro" / "containerd-2.3-config-v4.toml"
 COMMAND = re.compile(r"\b(?:mkdir -p|cp|mv|rm|sed -i '[^']*')\s+(/\S+)(?:\s+(/\S+))?")
 
 
 def lab_init(root: Path, *args: str) -> Path:
-    done = subprocess.run([str(BIN / "runbook"), "lab-init", *args, str(root)], capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
+    """`runbook lab-init [--mistake KIND] ROOT`, in process (what the command runs: the setup of a root, not the
+    command a test is about)."""
+    from runbook_lib.lab.init_root import add_mistakes, lab_init as init
+
+    if args:
+        assert args[0] == "--mistake" and len(args) == 2, args
+        add_mistakes(str(root), args[1])
+    else:
+        init(str(root))
     return root
 
 

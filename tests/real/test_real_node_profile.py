@@ -209,23 +209,40 @@ def test_a_gpu_node_without_nvidia_ctk_is_refused_before_any_write_with_the_pack
     assert tree_state(root) == before  # the root as it was, byte for byte, its lock included
 
 
+@pytest.fixture(scope="module")
+def applied_and_removed(tmp_path_factory):
+    """apply_and_remove on each containerd 2.x's node root, run once for the module: the tests that read its root
+    after the remove share the run (its assertions made the first time)."""
+    done: dict[str, tuple[Path, dict]] = {}
+
+    def of(label: str) -> tuple[Path, dict]:
+        if label not in done:
+            done[label] = apply_and_remove(tmp_path_factory.mktemp(f"node-{label}"), label)
+        return done[label]
+    return of
+
+
 @pytest.mark.parametrize("label", realenv.containerd2_versions())
-def test_a_2x_node_whose_config_imports_conf_d_gets_a_drop_in_containerd_reads_and_remove_undoes(tmp_path, label):
-    apply_and_remove(tmp_path, label)
+def test_a_2x_node_whose_config_imports_conf_d_gets_a_drop_in_containerd_reads_and_remove_undoes(
+        applied_and_removed, label):
+    applied_and_removed(label)
 
 
 def apply_and_remove(tmp_path: Path, label: str) -> tuple[Path, dict]:
-    """Apply then remove on a node root whose config is containerd `label`'s own default; the root and its
+    """Apply (plain papermill: its terminal words are asserted) then remove (in process: only its result and the
+    files it leaves are read) on a node root whose config is containerd `label`'s own default; the root and its
     files before the apply."""
+    from helpers import finished_run
+
     containerd = realenv.need_containerd(label)
     ctk = realenv.need_nvidia_ctk()
     config = default_config(containerd)
     assert b"conf.d" in config  # containerd's own default imports the folder (issue 39)
     root = gpu_node(tmp_path / "root", config)
     before = _files(root)
-    common = ("-p", "profile", "node", "-p", "nvidia_ctk", ctk, "-p", "cdi_generate_args", csv_args(root),
-              "-p", "containerd_bin", str(containerd))
-    proc = papermill(root, tmp_path / "apply.ipynb", *common)
+    params = {"profile": "node", "nvidia_ctk": ctk, "cdi_generate_args": csv_args(root),
+              "containerd_bin": str(containerd)}
+    proc = papermill(root, tmp_path / "apply.ipynb", *[a for k, v in params.items() for a in ("-p", k, v)])
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "배치 / layout: dropin" in proc.stdout, proc.stdout  # the layout under its own label (issue 51)
     dropin = root / "etc/containerd/conf.d/99-nvidia.toml"
@@ -233,14 +250,14 @@ def apply_and_remove(tmp_path: Path, label: str) -> tuple[Path, dict]:
     assert (root / "etc/containerd/config.toml").read_bytes() == config  # its imports already read the drop-in
     # step 9: containerd itself reads nvidia from the drop-in
     assert f"containerd {label}" in proc.stdout and 'BinaryName = "/usr/bin/nvidia-container-runtime"' in proc.stdout
-    proc = papermill(root, tmp_path / "remove.ipynb", "-p", "mode", "remove", *common)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    rb = finished_run(root, mode="remove", **params)
+    assert rb.ok(), [r.text() for r in rb.failed_steps()]
     assert not dropin.exists() and not (root / "etc/cdi/nvidia.yaml").exists()
     assert (root / "etc/containerd/config.toml").read_bytes() == config
     return root, before
 
 
-def test_after_remove_a_node_holds_nothing_of_the_runbook_but_its_record(tmp_path):
-    root, before = apply_and_remove(tmp_path, realenv.containerd2_versions()[0])
+def test_after_remove_a_node_holds_nothing_of_the_runbook_but_its_record(applied_and_removed):
+    root, before = applied_and_removed(realenv.containerd2_versions()[0])
     left = {k: v for k, v in _files(root).items() if not k.startswith("var/lib/nvidia-runtime-runbook")}
     assert left == before  # no drop-in folder, no spec folder and no backup of either, no lock

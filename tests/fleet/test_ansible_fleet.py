@@ -63,15 +63,19 @@ def test_apply_across_the_fleet_fails_only_the_broken_host(fleet):
 def test_each_install_mode_ran_its_own_interpreter(fleet):
     workdir, _ = fleet
     mans = latest_manifests(workdir / "archive")
-    assert mans["node-b"]["host"]["executable"] == sys.executable  # preinstalled
-    for host in ("node-a", "node-c"):  # wheelhouse: a venv of their own, installed offline
+    preinstalled = [h for h, how in HOSTS.items() if how == "preinstalled"]
+    wheelhouse = [h for h, how in HOSTS.items() if how == "wheelhouse"]
+    assert preinstalled and wheelhouse
+    for host in preinstalled:  # this interpreter, this checkout
+        assert mans[host]["host"]["executable"] == sys.executable
+        assert mans[host]["host"]["package_dir"] == str(Path(__import__("runbook_lib").__file__).parent)
+    for host in wheelhouse:  # a venv of its own, installed offline
         venv_python = workdir / "hosts" / host / "venv" / "bin" / "python"
         assert mans[host]["host"]["executable"] == str(venv_python)
         site = subprocess.run([str(venv_python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                               capture_output=True, text=True, check=True, cwd="/").stdout.strip()
         # the run imported the copy installed from the wheelhouse, not this checkout
         assert mans[host]["host"]["package_dir"] == f"{site}/runbook_lib"
-    assert mans["node-b"]["host"]["package_dir"] == str(Path(__import__("runbook_lib").__file__).parent)
 
 
 def test_summary_on_the_controller_shows_the_broken_host(fleet):

@@ -5,16 +5,18 @@ notebook's own kernel) into DIR/<label>/run.ipynb; the step records that noteboo
 (evidence/archive.py `records`, the summary's list) equal the grade's, step by step: each step's status and its
 findings' codes, in order.
 
-One papermill run a case, so slow: one parametrized test, which pytest-xdist spreads over its workers."""
+One class of every case, graded once as `runbook grade --notebooks --jobs 2` grades a class (the product's own
+pool, two notebooks side by side); then one test a case, so a failure names the mistake."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import subprocess
-import sys
 
 import pytest
 
+from runbook_lib.cli.main import main
 from runbook_lib.evidence.archive import records
 from runbook_lib.grading.grade import grade_class
 from runbook_lib.lab.mistakes import MISTAKES
@@ -26,18 +28,28 @@ def shown(steps: list[dict]) -> list[tuple]:
     return [(r.get("id"), r.get("status"), [p.get("code") for p in r.get("problems") or []]) for r in steps]
 
 
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Every case's root made by `runbook lab-init` (runbook_lib.cli.main), the whole class graded by one grade_class call."""
+    base = tmp_path_factory.mktemp("grade_equals_notebook")
+    roots = {case: base / "class" / case for case in CASES}
+    for case, root in roots.items():  # the CLI's own main, in this process: 25 interpreters' start-up spared
+        with contextlib.redirect_stdout(io.StringIO()) as said:
+            code = main(["lab-init", *(["--finished"] if case == "finished" else ["--mistake", case]), str(root)])
+        assert code == 0, (case, said.getvalue())
+    result = grade_class([str(r) for r in roots.values()], base / "grades", notebooks=True, jobs=2)
+    assert result.errors == []
+    by_root = {s.root: s for s in result.students}
+    assert set(by_root) == {str(r) for r in roots.values()}
+    return {case: by_root[str(root)] for case, root in roots.items()}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", CASES)
-def test_the_executed_notebook_shows_the_grade_step_by_step(tmp_path, case):
-    root = tmp_path / "class" / case
-    made = subprocess.run([sys.executable, "-m", "runbook_lib.cli", "lab-init",
-                           *(["--finished"] if case == "finished" else ["--mistake", case]), str(root)],
-                          capture_output=True, text=True, timeout=600)
-    assert made.returncode == 0, made.stderr
-    result = grade_class([str(root)], tmp_path / "grades", notebooks=True)
-    (student,) = result.students
-    assert result.errors == [] and student.error is None and student.notebook_error is None
-    steps, summary = records(json.loads((tmp_path / "grades" / case / "run.ipynb").read_text(encoding="utf-8")))
+def test_the_executed_notebook_shows_the_grade_step_by_step(graded, case):
+    student = graded[case]
+    assert student.error is None and student.notebook_error is None
+    steps, summary = records(json.loads((student.folder / "run.ipynb").read_text(encoding="utf-8")))
     assert summary is not None, "the notebook stopped before its summary"
     assert shown(summary["steps"]) == shown(student.steps)
     assert shown(steps) == shown(student.steps)  # each check cell's own record, as displayed

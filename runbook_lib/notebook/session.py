@@ -36,32 +36,22 @@ def _shell():
 
 
 def freeze_at_exit(shell) -> bool:
-    """In a kernel (plain papermill's, JupyterLab's), once: when it exits, its garbage is collected once and what
-    its heap holds then is frozen (_collect_then_freeze, the first of its atexit calls), so that IPython's atexit
-    (its output cache's gc.collect) and the interpreter's finalization do not go over all of it again with full
-    collections: 70-100 ms of a kernel's exit spent on objects the operating system is about to take back, which
-    a plain papermill run waits for (its kernel manager looks for the kernel's end every 0.1 s). Nothing changes
-    while the kernel runs; every file the runbook writes is closed and synced by then (fs/safe_write.py), and an
-    object alive at the exit is released by its reference count as ever. Not in a grading worker's stand-in shell
-    (no kernel): its process has no such exit. True when registered now."""
+    """In a kernel (plain papermill's, JupyterLab's), once: when it exits, what its heap holds then is frozen
+    (gc.freeze, at the first of its atexit calls) before IPython's atexit (its output cache's gc.collect) and the
+    interpreter's finalization go over all of it again with full collections: 70-100 ms of a kernel's exit spent
+    on objects the operating system is about to take back, which a plain papermill run waits for (its kernel
+    manager looks for the kernel's end every 0.1 s). Nothing changes while the kernel runs; every file the runbook
+    writes is closed and synced by then (fs/safe_write.py), and an object that is still alive at the exit is
+    released by its reference count as ever (only cycles are left to the operating system). Not in a grading
+    worker's stand-in shell (no kernel): its process has no such exit. True when registered now."""
     if SESSION.exit_frozen or getattr(shell, "kernel", None) is None:
         return False
     import atexit
-
-    atexit.register(_collect_then_freeze)  # atexit runs the last registered first: before IPython's and ipykernel's
-    SESSION.exit_frozen = True
-    return True
-
-
-def _collect_then_freeze() -> None:
-    """The garbage first (a socket or a task no longer referenced is finalized as ever, before ipykernel closes its
-    channels: a freeze without this collection left a kernel's exit hanging in a third of the runs, until papermill's
-    kernel manager ended it 2.5 s later), then the rest frozen: the collections after it only see what the exit
-    itself makes."""
     import gc
 
-    gc.collect()
-    gc.freeze()
+    atexit.register(gc.freeze)  # atexit runs the last registered first: before IPython's and ipykernel's
+    SESSION.exit_frozen = True
+    return True
 
 
 def injected_names() -> tuple[str, ...]:

@@ -20,7 +20,6 @@ class Session:
     # and did not show that way is shown when the cell ends (IPython's post_run_cell event, still in that cell).
     notes: list = field(default_factory=list)
     hooked: list = field(default_factory=list)          # the shell whose pre/post_run_cell events are registered
-    exit_frozen: bool = False                           # freeze_at_exit registered in this kernel
 
 
 SESSION = Session()
@@ -33,25 +32,6 @@ def _shell():
     except ImportError:  # pragma: no cover - ipykernel is a dependency
         return None
     return get_ipython()
-
-
-def freeze_at_exit(shell) -> bool:
-    """In a kernel (plain papermill's, JupyterLab's), once: when it exits, what its heap holds then is frozen
-    (gc.freeze, at the first of its atexit calls) before IPython's atexit (its output cache's gc.collect) and the
-    interpreter's finalization go over all of it again with full collections: 70-100 ms of a kernel's exit spent
-    on objects the operating system is about to take back, which a plain papermill run waits for (its kernel
-    manager looks for the kernel's end every 0.1 s). Nothing changes while the kernel runs; every file the runbook
-    writes is closed and synced by then (fs/safe_write.py), and an object that is still alive at the exit is
-    released by its reference count as ever (only cycles are left to the operating system). Not in a grading
-    worker's stand-in shell (no kernel): its process has no such exit. True when registered now."""
-    if SESSION.exit_frozen or getattr(shell, "kernel", None) is None:
-        return False
-    import atexit
-    import gc
-
-    atexit.register(gc.freeze)  # atexit runs the last registered first: before IPython's and ipykernel's
-    SESSION.exit_frozen = True
-    return True
 
 
 def injected_names() -> tuple[str, ...]:

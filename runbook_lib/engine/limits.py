@@ -8,15 +8,22 @@ last, and the notebook stops there as at any failed cell.
 
 - **Time** counts only while a cell runs (IPython's pre_run_cell/post_run_cell events), so a notebook left
   open in JupyterLab between two cells never runs out of it.
-- **Memory** is the kernel's resident memory (RSS, from /proc/self/statm), looked at every 50 ms by a watchdog
-  thread. Why not RLIMIT_AS alone: the kernel's address space is ~0.9 GB before its first cell while only
+- **Memory** is the kernel's resident memory (RSS, from /proc/self/statm), looked at by the cell's own thread
+  after every 10 ms of the kernel's CPU time while a cell runs (a profiling timer, ITIMER_PROF), and every 50 ms
+  by a watchdog thread. The timer is what keeps the stop in step with a cell that allocates fast on a busy
+  machine: a watchdog thread waits for the interpreter's lock and for a core, the CPU timer does not, and a cell
+  allocates only while it has CPU time (a watchdog alone let a loop of 1 MiB blocks overshoot by 125 MiB with
+  three busy processes beside it, and under CI's load reach the backstop: a bare MemoryError, not the words).
+  Why not RLIMIT_AS alone: the kernel's address space is ~0.9 GB before its first cell while only
   ~55 MB of it is resident (thread stacks, malloc arenas, libzmq), so an address-space limit either stops
   nothing or stops a normal run; and a cgroup needs systemd's delegation, which a student's JupyterLab does not
   have. RLIMIT_AS stays as a backstop set well above the limit (an allocation between two looks cannot take
   the machine); helper programs get it back (runbook_lib.fs.lifeline.child_preexec).
 - The watchdog stops the cell by a signal to the main thread (its handler raises RunStopped), again every second
-  while the cell goes on (code that caught it), and ends the kernel GRACE seconds later. A cell stuck in C code
-  that holds the GIL (a regular expression backtracking for ever) lets no Python thread run at all: for that,
+  while the cell goes on (code that caught it), and ends the kernel GRACE seconds later. C code that looks at
+  signals (a regular expression backtracking for ever) is stopped so too: the profiling timer's handler lets the
+  watchdog run. A cell stuck in C code that holds the GIL and never looks at signals (a builtin walking an
+  endless iterator) lets no Python thread run at all: for that,
   RLIMIT_CPU is set to the CPU time used so far plus the time limit and GRACE, and the operating system ends
   the kernel (SIGXCPU). papermill reports a dead kernel, and the command says why (run.kernel_died).
 """
@@ -39,6 +46,7 @@ DEFAULT_MEMORY_LIMIT = 768  # MiB: a run's kernel holds about 60 MiB
 GRACE = 10.0  # seconds a cell has to stop once told to, before the kernel ends
 _POLL = 0.05
 _SIGNAL = signal.SIGUSR2
+_SAMPLE = 0.01  # seconds of the kernel's CPU time between two looks at its memory from the cell's own thread
 
 
 class RunStopped(BaseException):
@@ -81,8 +89,10 @@ class _Guard:
 
     def pre(self, *_):
         self.cell_started = time.monotonic()
+        _sampling(True)
 
     def post(self, *_):
+        _sampling(False)
         if self.stopping:  # the run ended here; the validation cell run again arms new limits
             disarm(self.shell)
         if self.cell_started is not None:
@@ -120,6 +130,15 @@ class _Guard:
             self.signalled = now
             signal.pthread_kill(self.main, _SIGNAL)
 
+    def sample(self, *_):
+        """The profiling timer's handler, in the cell's own thread: past the memory limit, the cell stops here."""
+        if self.reason is not None or self.cell_started is None or not self.alive:
+            return  # already told (the watchdog tells again every second), or no cell runs
+        if rss_mib() - self.overhead > self.mib:
+            self.reason = "run.memory"
+            self.told_at = self.signalled = time.monotonic()
+            self.raise_it()
+
     def raise_it(self, *_):
         reason = self.reason
         if reason is None or self.cell_started is None or not self.alive:
@@ -148,13 +167,21 @@ def arm(seconds: float = DEFAULT_TIME_LIMIT, mib: int = DEFAULT_MEMORY_LIMIT, sh
     guard = _Guard(seconds, mib, shell)
     guard.cell_started = time.monotonic()  # the validation cell itself counts
     signal.signal(_SIGNAL, guard.raise_it)
+    signal.signal(signal.SIGPROF, guard.sample)
     shell.events.register("pre_run_cell", guard.pre)
     shell.events.register("post_run_cell", guard.post)
     _backstop(mib)
     guard.cpu_before = _cpu_backstop(seconds)
     threading.Thread(target=guard.watch, name="runbook-limits", daemon=True).start()
     _guard = guard
+    _sampling(True)
     return True
+
+
+def _sampling(on: bool) -> None:
+    """Start or stop the profiling timer that has the cell's own thread look at its memory (Guard.sample). Its
+    signal's handler stays installed while the timer is off: a SIGPROF left pending is then taken, not fatal."""
+    signal.setitimer(signal.ITIMER_PROF, _SAMPLE if on else 0, _SAMPLE if on else 0)
 
 
 OVERHEAD_MARK = "grader_overhead_mib"  # on that shell: MiB resident in the process that are not the run's
@@ -175,6 +202,8 @@ def disarm(shell=None) -> None:
     if guard is None:
         return
     guard.alive = False
+    _sampling(False)
+    signal.signal(signal.SIGPROF, signal.SIG_IGN)
     _restore_cpu(guard.cpu_before)
     shell = shell or guard.shell
     if shell is not None:

@@ -56,14 +56,24 @@ def test_a_cell_that_catches_the_stop_is_stopped_again(kernel):
     assert kernel("assert caught == 1") == ("ok", None, ""), "the first stop was caught, the second one was not"
 
 
+def test_c_code_that_looks_at_signals_is_stopped_with_the_words(kernel):
+    """A regular expression backtracking for ever holds the interpreter's lock, but looks at signals now and then:
+    the profiling timer's handler runs there and lets the watchdog tell the cell to stop."""
+    kernel("from runbook_lib.engine import limits; limits.arm(1, 768)")
+    status, ename, evalue = kernel("import re; re.match(r'(a+)+$', 'a' * 64 + 'b')")
+    assert (status, ename) == ("error", "RunStopped")
+    assert "stopped: took longer than 1 s" in evalue
+    assert kernel("1 + 1") == ("ok", None, ""), "the kernel goes on"
+
+
 def test_a_cell_stuck_in_c_code_ends_the_kernel(kernel):
-    """A regular expression backtracking for ever never returns to Python, so no signal handler can stop it:
-    GRACE seconds after the limit, the watchdog ends the kernel (papermill then reports a dead kernel)."""
+    """A builtin walking an endless iterator never returns to Python nor looks at signals, so no signal handler can
+    stop it: the CPU limit (the time limit + GRACE) ends the kernel, and papermill then reports a dead kernel."""
     import time
 
     kernel("from runbook_lib.engine import limits; limits.arm(1, 768)")
-    kernel.client.execute("import re; re.match(r'(a+)+$', 'a' * 64 + 'b')")  # no reply is waited for: none comes
-    deadline = time.monotonic() + 120  # the kernel's end is waited for (1 s + GRACE), not a reply's timeout
+    kernel.client.execute("import itertools; any(itertools.repeat(False))")  # no reply is waited for: none comes
+    deadline = time.monotonic() + 120  # the kernel's end is waited for (1 s + GRACE of CPU), not a reply's timeout
     while kernel.manager.is_alive() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not kernel.manager.is_alive()
@@ -74,7 +84,13 @@ def test_a_cell_beyond_the_memory_limit_stops_with_the_words(kernel):
     status, ename, evalue = kernel("x = []\nwhile True: x.append(bytearray(1 << 20))")
     assert (status, ename) == ("error", "RunStopped")
     assert "stopped: used more than" in evalue and "MiB" in evalue and "메모리를" in evalue
+    # the cell's own thread looks every 10 ms of CPU time, however busy the machine: the stop comes close to the
+    # limit, far from the address-space backstop (2 x the limit above the kernel's address space) and its bare
+    # MemoryError (a watchdog thread alone overshot by 125 MiB with three busy processes beside it)
+    assert kernel("assert len(x) < 100 + 64, len(x)") == ("ok", None, "")
     assert kernel("del x") == ("ok", None, "")
+    assert kernel("import signal; limits.disarm(); assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)") == \
+        ("ok", None, "")
 
 
 def test_time_between_cells_does_not_count(kernel):

@@ -8,19 +8,30 @@ OUT ?= out
 TEST_WORKERS ?= auto
 ROOT ?=
 
-.PHONY: run test venv clean-lab notebook bench mutate fuzz
+.PHONY: run test venv lab clean-lab notebook bench mutate fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# What `make run` and `make test` need. JupyterLab is apart (`make lab`): its server's dependencies bring jsonschema's
+# optional rfc3987-syntax, whose grammar is built on every `import jsonschema`, so every papermill and runbook command
+# would start 0.9 s later (nbformat imports jsonschema): ~180 s of the suite's CPU (docs/TESTING.md).
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,lab,fleet]'
+	$(BIN)/python -m pip install --quiet -e '.[test,fleet]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null  # the notebooks' kernel
 	$(BIN)/python -m compileall -q runbook_lib
 	touch $(STAMP)
 
-venv: $(STAMP)
+# JupyterLab, for the student edition (notebooks/lab.ipynb) and the class notebook: `make lab`, or `make venv`.
+LAB := $(VENV)/.lab
+$(LAB): pyproject.toml | $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[lab]'
+	touch $(LAB)
+
+lab: $(LAB)
+
+venv: $(STAMP) $(LAB)
 
 # Bytecode for the kernel's imports, even under PYTHONDONTWRITEBYTECODE: recompiled only when a module changed
 # (make compares the times itself; a compileall with nothing to do was a Python start-up in every `make run`).
@@ -58,8 +69,9 @@ notebook: $(STAMP)
 clean-lab:
 	rm -rf lab-root $(OUT)
 
-# The benchmark (bench/run.py, docs/BENCHMARKS.md): minutes, never part of `make test`.
-bench: $(STAMP) $(CATALOG_CACHE)
+# The benchmark (bench/run.py, docs/BENCHMARKS.md): minutes, never part of `make test`. With JupyterLab installed, as
+# an instructor's machine has it.
+bench: $(STAMP) $(LAB) $(CATALOG_CACHE)
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 # Mutation testing (docs/TESTING.md): the modules that decide verdicts and writes ([tool.mutmut] in pyproject.toml),

@@ -11,6 +11,7 @@ from runbook_lib.findings.catalog import say
 from runbook_lib.findings.messages import bilingual
 
 import os
+import sys
 from importlib.resources import files
 
 FIXTURE = "/opt/fixtures/gpu-airgap/containerd/config.toml.base"
@@ -62,12 +63,20 @@ def command(name: str) -> str:
     return mine
 
 
-def guidance(code: str, root: str) -> str:
-    """What to open and do next, in both languages (lab.next, lab.next_mistakes in findings.yaml)."""
+def guidance(code: str, root: str, *, jupyterlab: bool | None = None) -> str:
+    """What to open and do next, in both languages (lab.next, lab.next_mistakes in findings.yaml); first how to
+    install JupyterLab when this installation has none (``jupyterlab``: whether it has, else looked up)."""
+    from importlib.util import find_spec
+
     from runbook_lib.findings.problem import Problem
 
     p = Problem.of(code, root=root, notebook=student_notebook(), jupyter=command("jupyter"), runbook=command("runbook"))
     steps = [f"  {part}" for fix in (p.fix.ko, p.fix.en) for part in fix.split("  ")]  # one numbered step a line
+    if jupyterlab is None:
+        jupyterlab = find_spec("jupyterlab") is not None
+    if not jupyterlab:
+        need = Problem.of("lab.jupyterlab_missing", python=sys.executable)
+        steps[:0] = [f"  {need.what.ko.rstrip('.')}: {need.fix.ko}", f"  {need.what.en.rstrip('.')}: {need.fix.en}"]
     return "\n".join([f"{bilingual(say('label.next'))}:", f"  {p.what.ko}", f"  {p.what.en}", *steps])
 
 

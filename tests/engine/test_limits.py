@@ -68,10 +68,11 @@ def test_c_code_that_looks_at_signals_is_stopped_with_the_words(kernel):
 
 def test_a_cell_stuck_in_c_code_ends_the_kernel(kernel):
     """A builtin walking an endless iterator never returns to Python nor looks at signals, so no signal handler can
-    stop it: the CPU limit (the time limit + GRACE) ends the kernel, and papermill then reports a dead kernel."""
+    stop it: the CPU limit (the time limit + GRACE) ends the kernel, and papermill then reports a dead kernel.
+    GRACE is 1 s here instead of 10, so that the loop burns 3 s of CPU, not 12."""
     import time
 
-    kernel("from runbook_lib.engine import limits; limits.arm(1, 768)")
+    kernel("from runbook_lib.engine import limits; limits.GRACE = 1.0; limits.arm(1, 768)")
     kernel.client.execute("import itertools; any(itertools.repeat(False))")  # no reply is waited for: none comes
     deadline = time.monotonic() + 120  # the kernel's end is waited for (1 s + GRACE of CPU), not a reply's timeout
     while kernel.manager.is_alive() and time.monotonic() < deadline:

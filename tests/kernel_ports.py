@@ -168,9 +168,17 @@ def _listening(ports: set[int]) -> bool:
 
 
 def _descendants(pid: int) -> list[int]:
+    """Every process under ``pid``, from /proc. One that ends while it is read (a short command the run starts,
+    listed as a child a moment before) has no task folder any more, and no children left: Path.glob looked at the
+    folder (is_dir) before it listed it (scandir), and a process gone between the two raised FileNotFoundError out
+    of the test (seen under load beside the node's papermill runs; the window is too narrow to hit on purpose)."""
     found, todo = [], [pid]
     while todo:
-        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
+        try:
+            tasks = list(Path(f"/proc/{todo.pop()}/task").iterdir())
+        except OSError:
+            continue  # ended since it was listed
+        for task in tasks:
             try:
                 children = [int(c) for c in (task / "children").read_text().split()]
             except OSError:

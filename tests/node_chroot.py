@@ -4,9 +4,16 @@ root *is* "/"), while every byte it writes lands in the test's folder.
 
 Into the folder go, read-only, only what running Python needs: /usr (programs and libraries; /bin, /lib, /lib64
 and /sbin as the links usrmerge makes), the interpreter's prefix, the checkout (its .venv and the editable
-install), /etc/ld.so.cache, and /dev and /proc. Nothing of the machine's /etc, /root, /var or /run is there: the
-node's files are the ones the test put in the folder. The mount namespace ends with the command, so nothing of
-it is left mounted on the machine.
+install), /etc/ld.so.cache, and /dev. Nothing of the machine's /etc, /root, /var or /run is there: the node's
+files are the ones the test put in the folder. The mount namespace ends with the command, so nothing of it is left
+mounted on the machine.
+
+The node's processes are its own too: a PID namespace of its own (`unshare -p -f`) whose /proc shows only the
+command and what it starts. The machine's /proc listed every process of the machine, and on a real node the runbook
+takes a running containerd's `--config` for the node's config (containerd/node.py): a throw-away containerd that
+another test ran meanwhile (tests/real, its config in that test's temp folder) was taken for the node's, and the
+run wrote its runtime into a config.toml at that daemon's path under the node (step 2 "changed", only under load,
+when the other xdist worker ran such a test at the same moment).
 """
 from __future__ import annotations
 
@@ -67,7 +74,8 @@ def run_as_node(node: Path, argv: list[str], timeout: float = 300, gpus: int = 0
               'touch "$N/etc/ld.so.cache"', 'mount --bind /etc/ld.so.cache "$N/etc/ld.so.cache"',
               'mount -t proc proc "$N/proc"', *(_gpu_dev(gpus) if gpus else ['mount --rbind /dev "$N/dev"']),
               f'exec chroot "$N" /usr/bin/env -i PATH={PATH} HOME=/tmp LANG=C.UTF-8 ' + shlex.join(argv)]
-    return run(["unshare", "-m", "sh", "-c", "\n".join(script)], env={"N": str(node), "PATH": PATH},
+    # -p -f: the shell is the first process of a PID namespace of its own, so the proc it mounts is the node's
+    return run(["unshare", "-m", "-p", "-f", "sh", "-c", "\n".join(script)], env={"N": str(node), "PATH": PATH},
                capture_output=True, text=True, timeout=timeout)
 
 

@@ -129,6 +129,41 @@ def _node(tmp_path, name):
     (node / "etc/cdi/nvidia.yaml").write_text(NODE_SPEC)
     return node
 
+
+def test_a_containerd_running_on_the_machine_is_not_the_nodes(tmp_path):
+    """The node's processes are its own (tests/node_chroot.py): a containerd daemon running on the machine meanwhile
+    (another test's throw-away daemon, its --config in that test's folder) is not in the node's /proc, where the
+    runbook looks for the node's containerd (containerd/node.py). It was: under load the papermill tests below
+    took such a daemon's config for the node's and wrote the runtime there (step 2 "changed"). The stand-in
+    daemon is Python under the name containerd, sleeping with a daemon's flags; the node's own run lists what it
+    finds there, the way the runbook does."""
+    import subprocess
+    import sys
+
+    from node_chroot import run_as_node
+
+    from runbook_lib.containerd.node import running_containerds
+
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin/containerd").symlink_to(sys.executable)
+    (tmp_path / "sleeper.py").write_text("import sys, time\nsys.stdout.write('up\\n')\nsys.stdout.flush()\ntime.sleep(300)\n")
+    elsewhere = tmp_path / "elsewhere" / "config.toml"
+    daemon = subprocess.Popen([str(tmp_path / "bin/containerd"), "-u", str(tmp_path / "sleeper.py"), "--config",
+                               str(elsewhere)], stdout=subprocess.PIPE)
+    try:
+        assert daemon.stdout.readline() == b"up\n"
+        assert daemon.pid in [d.pid for d in running_containerds()], "the machine's /proc shows it"
+        node = _node(tmp_path, "nvidia-ctk-default")
+        seen = run_as_node(node, [sys.executable, "-c", "import os; from runbook_lib.containerd.node import "
+                                  "running_containerds as r; print(os.getpid(), [d.config for d in r()])"])
+        assert seen.returncode == 0, seen.stderr
+        pid, configs = seen.stdout.split(" ", 1)
+        assert configs.strip() == "[]", seen.stdout
+        assert pid == "1", "the command is the first process of the node's own PID namespace"
+    finally:
+        daemon.kill()
+        daemon.wait()
+
 @pytest.mark.parametrize("name", ["dgx", "nvidia-ctk-default"])
 def test_auto_on_a_nodes_root_keeps_an_nvidia_default_through_papermill(tmp_path, name):
     """`papermill notebooks/run.ipynb out.ipynb -p root /` with the default parameters (default_runtime auto) on a

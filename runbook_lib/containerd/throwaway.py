@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 import signal
 import subprocess
 import time
@@ -96,6 +97,14 @@ def shims_beside(containerd: str) -> dict[str, str]:
     return env
 
 
+def serves_grpc(log: str, socket: Path) -> bool:
+    """Whether containerd's log says its gRPC socket listens: its `serving...` line for that very address.
+    Its ttrpc socket's line comes first, and the gRPC socket's file exists a moment before it listens (bind,
+    then listen), so neither the file nor any `serving...` line is enough: a client let in between was refused."""
+    line = re.compile(rf'msg="?serving\.\.\."? address="?{re.escape(str(socket))}"?$', re.MULTILINE)
+    return line.search(log) is not None
+
+
 class Daemon:
     """One containerd on a config text, in a private mount namespace, its files under `base`."""
 
@@ -121,7 +130,7 @@ class Daemon:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise DaemonFailed(f"containerd exited with {self.proc.returncode}", self.said())
-            if self.socket.exists() and "serving..." in self.said():
+            if serves_grpc(self.said(), self.socket):
                 return
             time.sleep(0.02)  # a stat and a read of a short log: asked often, the daemon is answered as it is up
         raise DaemonFailed(f"containerd not ready after {timeout:g}s", self.said())

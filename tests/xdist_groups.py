@@ -1,4 +1,4 @@
-"""How `make test` shares the tests among pytest-xdist's workers (`-n auto --dist loadgroup`): each test file
+"""How `make test` shares the tests among pytest-xdist's workers (`-n <cores + 1> --dist loadgroup`): each test file
 is a group of its own, so a module-scoped fixture (a graded class, a notebook run that many tests read) runs
 once, in one worker; the files are taken longest first. Kernels started in two workers at once are safe
 (tests/kernel_ports.py): a kernel a test starts in process gets ports of its worker's own, and plain papermill as

@@ -60,10 +60,11 @@ def _gpu_dev(gpus: int) -> list[str]:
 
 
 def run_as_node(node: Path, argv: list[str], timeout: float = 300, gpus: int = 0,
-                run=subprocess.run) -> subprocess.CompletedProcess:
+                run=subprocess.run, own_pids: bool = True) -> subprocess.CompletedProcess:
     """``argv`` run as root of a node whose "/" is ``node`` (see the module's docstring); with ``gpus``, its /dev
     is a GPU node's (_gpu_dev) instead of this machine's. ``run``: subprocess.run, or kernel_ports.run_papermill
-    for plain papermill."""
+    for plain papermill. ``own_pids=False``: the node shares the machine's processes, as a chroot into an image
+    being built does (Packer's chroot builders)."""
     realenv.need_root()
     for program in ("unshare", "chroot", "mount") + (("mknod",) if gpus else ()):
         realenv.need_program(program)
@@ -75,7 +76,8 @@ def run_as_node(node: Path, argv: list[str], timeout: float = 300, gpus: int = 0
               'mount -t proc proc "$N/proc"', *(_gpu_dev(gpus) if gpus else ['mount --rbind /dev "$N/dev"']),
               f'exec chroot "$N" /usr/bin/env -i PATH={PATH} HOME=/tmp LANG=C.UTF-8 ' + shlex.join(argv)]
     # -p -f: the shell is the first process of a PID namespace of its own, so the proc it mounts is the node's
-    return run(["unshare", "-m", "-p", "-f", "sh", "-c", "\n".join(script)], env={"N": str(node), "PATH": PATH},
+    pids = ["-p", "-f"] if own_pids else []
+    return run(["unshare", "-m", *pids, "sh", "-c", "\n".join(script)], env={"N": str(node), "PATH": PATH},
                capture_output=True, text=True, timeout=timeout)
 
 

@@ -3,7 +3,10 @@ each looks like (Docker's, k3s's and the system's can run side by side), and whe
 enabled at all (Docker's packaged config has `disabled_plugins = ["cri"]`: a runtime registered there is
 never seen by Kubernetes).
 
-Read from /proc (PID/cmdline), the way `ps` does; nothing is started or asked over a socket here. The
+Read from /proc (PID/cmdline), the way `ps` does; nothing is started or asked over a socket here. Only a
+daemon whose "/" is this run's "/" (PID/root) is the node's: a run chrooted into an image being built (Packer's
+chroot builders, a rescue chroot) sees the build machine's processes, and that containerd's --config names a file
+of the machine, not of the image. The
 containerd version (`containerd --version`, ask.containerd_version) then picks the config version for an
 empty config (versions.version_for_containerd).
 """
@@ -57,8 +60,19 @@ def parse_cmdline(pid: int, raw: bytes) -> Daemon | None:
     return Daemon(pid, argv, config, address, owner)
 
 
+def _shares_our_root(proc: str, entry: str) -> bool:
+    """Whether the process's "/" is ours (the same folder of the same file system). A process we may not look
+    into (a run without root) is taken as ours, as `ps` would list it."""
+    try:
+        theirs = os.stat(os.path.join(proc, entry, "root"))
+    except OSError:
+        return True
+    ours = os.stat("/")
+    return (theirs.st_dev, theirs.st_ino) == (ours.st_dev, ours.st_ino)
+
+
 def running_containerds(proc: str = "/proc") -> list[Daemon]:
-    """Every containerd daemon running on this machine, by PID."""
+    """Every containerd daemon running on this machine whose "/" is ours, by PID."""
     out = []
     for entry in os.listdir(proc):
         if not entry.isdigit():
@@ -69,7 +83,7 @@ def running_containerds(proc: str = "/proc") -> list[Daemon]:
         except OSError:
             continue  # gone, or not ours to read
         daemon = parse_cmdline(int(entry), raw)
-        if daemon is not None:
+        if daemon is not None and _shares_our_root(proc, entry):
             out.append(daemon)
     return sorted(out, key=lambda d: d.pid)
 

@@ -2,6 +2,8 @@
 parsing of the command lines k3s, Docker and microk8s start containerd with."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from realenv import need_program, need_root
@@ -37,3 +39,37 @@ def test_command_lines_of_each_owner():
     assert parse_cmdline(15, b"containerd\0config\0dump\0") is None
     assert kubernetes_daemon([docker, system, k3s]) is k3s and kubernetes_daemon([docker, system]) is system
     assert cri_disabled_by({"disabled_plugins": ["cri"]}, 1) == ["cri"] and cri_disabled_by({}, 3) == []
+
+
+_STAND_IN = "import sys, time\nsys.stdout.write('up\\n')\nsys.stdout.flush()\ntime.sleep(300)\n"
+
+
+def test_a_run_chrooted_into_an_image_takes_only_the_images_own_containerd(tmp_path: Path):
+    """A run chrooted into an image being built (Packer's chroot builders) sees the build machine's processes:
+    the machine's containerd, its --config a file of the machine, is not the image's; a containerd started in
+    the chroot is. The stand-ins are Python under the name containerd, sleeping with a daemon's flags."""
+    from node_chroot import run_as_node
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin/containerd").symlink_to(sys.executable)
+    (tmp_path / "stand_in.py").write_text(_STAND_IN)
+    machine = subprocess.Popen([str(tmp_path / "bin/containerd"), "-u", str(tmp_path / "stand_in.py"), "--config",
+                                str(tmp_path / "machine.toml")], stdout=subprocess.PIPE)
+    image = tmp_path / "image"
+    (image / "opt/bin").mkdir(parents=True)
+    (image / "opt/bin/containerd").symlink_to(sys.executable)
+    (image / "opt/stand_in.py").write_text(_STAND_IN)
+    inside = ("import os, subprocess\n"
+              "from runbook_lib.containerd.node import running_containerds\n"
+              "own = subprocess.Popen(['/opt/bin/containerd', '-u', '/opt/stand_in.py', '--config', '/etc/image.toml'],"
+              " stdout=subprocess.PIPE)\n"
+              "own.stdout.readline()\n"
+              "print(os.path.exists('/proc/%d'), [d.config for d in running_containerds()])\n"
+              "own.kill()\n" % machine.pid)
+    try:
+        assert machine.stdout.readline() == b"up\n"
+        seen = run_as_node(image, [sys.executable, "-c", inside], own_pids=False)
+    finally:
+        machine.kill()
+        machine.wait()
+    assert seen.returncode == 0, seen.stderr
+    assert seen.stdout.split() == ["True", "['/etc/image.toml']"], "the machine's daemon is seen, not taken"

@@ -235,6 +235,35 @@ def _waits_on(pid: int, path) -> bool:
     return False
 
 
+def _hung(proc) -> str:
+    """What kept a Ctrl-C'd grading from ending (seen once in a whole suite at load 7, never alone): whether the
+    command itself still runs, its process group's members and where each waits, and every process that still
+    holds the command's stdout or stderr (communicate() waits for their end, not for the command's); then the
+    group is killed."""
+    import os
+    import signal
+    import subprocess
+
+    pipes = {os.readlink(f"/proc/self/fd/{f.fileno()}") for f in (proc.stdout, proc.stderr)}
+    holders = []
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            if pid != str(os.getpid()) and pipes & {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    holders.append(pid + " " + f.read().replace(b"\0", b" ").decode(errors="replace"))
+        except OSError:
+            continue
+    exited = os.waitpid(proc.pid, os.WNOHANG)[0] == proc.pid
+    group = subprocess.run(["ps", "-o", "pid,ppid,stat,wchan:24,etime,args", "-g", str(proc.pid)],
+                           capture_output=True, text=True).stdout
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    return (f"the grading did not end 120 s after Ctrl-C; the command {'had exited' if exited else 'still ran'}\n"
+            f"its process group:\n{group}\nholding its stdout or stderr:\n" + "\n".join(holders))
+
+
 def test_ctrl_c_says_interrupted_in_both_languages_and_a_second_grading_completes(tmp_path):
     """Ctrl-C reaches the whole foreground process group (the workers too): one sentence in both languages, exit
     130, no traceback. The signal comes while the grading is surely under way: the test holds the last student's
@@ -267,7 +296,10 @@ def test_ctrl_c_says_interrupted_in_both_languages_and_a_second_grading_complete
         assert proc.poll() is None, proc.communicate()  # still grading: the last student waits for the lock
         assert _waits_on(proc.pid, held), "the last student's grading never started"
         os.killpg(proc.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
-        _, err = proc.communicate(timeout=300)
+        try:
+            _, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            pytest.fail(_hung(proc), pytrace=False)
     finally:
         os.close(lock)  # closing the only descriptor of its open file releases the lock
     assert proc.returncode == 130, err

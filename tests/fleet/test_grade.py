@@ -253,6 +253,11 @@ def _hung(proc) -> str:
                     holders.append(pid + " " + f.read().replace(b"\0", b" ").decode(errors="replace"))
         except OSError:
             continue
+    try:  # SigPnd, SigBlk, SigIgn, SigCgt: a Ctrl-C pending, blocked or ignored (bit 2, SIGINT) says so
+        with open(f"/proc/{proc.pid}/status") as f:
+            signals = "".join(line for line in f if line.startswith(("SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")))
+    except OSError:
+        signals = ""
     exited = os.waitpid(proc.pid, os.WNOHANG)[0] == proc.pid
     group = subprocess.run(["ps", "-o", "pid,ppid,stat,wchan:24,etime,args", "-g", str(proc.pid)],
                            capture_output=True, text=True).stdout
@@ -261,7 +266,7 @@ def _hung(proc) -> str:
     except ProcessLookupError:
         pass
     return (f"the grading did not end 120 s after Ctrl-C; the command {'had exited' if exited else 'still ran'}\n"
-            f"its process group:\n{group}\nholding its stdout or stderr:\n" + "\n".join(holders))
+            f"{signals}its process group:\n{group}\nholding its stdout or stderr:\n" + "\n".join(holders))
 
 
 def test_ctrl_c_says_interrupted_in_both_languages_and_a_second_grading_completes(tmp_path):

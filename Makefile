@@ -50,7 +50,7 @@ $(CATALOG_CACHE): runbook_lib/data/findings.yaml | $(STAMP)
 # The main job: the runbook on the embedded sandbox root (lab-root/ in this checkout), never on '/'.
 run: $(STAMP) $(COMPILED) $(CATALOG_CACHE)
 	@mkdir -p $(OUT)
-	@$(BIN)/python -m runbook_lib.runner --show --log-level WARNING --no-progress-bar --no-request-save-on-cell-execute \
+	@$(BIN)/python -m runbook_lib.runner --show --log-level WARNING --no-progress-bar \
 		notebooks/run.ipynb $(OUT)/run.ipynb $(if $(ROOT),-p root $(ROOT))
 
 test: $(STAMP) $(CATALOG_CACHE)

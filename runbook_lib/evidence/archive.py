@@ -193,9 +193,8 @@ def execute(notebook: Path, parameters: dict, archive_root: Path, label: str, ve
     out_nb = run_dir / NOTEBOOK_NAME
     error = None
     try:
-        # No full save at every cell's start and end (46 saves of ~100 KB, a third of the run): papermill still
-        # writes the notebook when it starts, when a cell fails and when the kernel dies (docs/BENCHMARKS.md).
-        engine_kwargs.setdefault("request_save_on_cell_execute", False)
+        # the engine writes the notebook at most once a second while cells run, and whole at the end
+        # (evidence/engine.py): a run killed outright leaves its notebook up to its last second
         pm.execute_notebook(str(notebook), str(out_nb), parameters=parameters,
                             progress_bar=False, log_output=False, report_mode=False, **engine_kwargs)
     except pm.PapermillExecutionError as exc:

@@ -93,6 +93,27 @@ def test_the_engine_is_papermills_entry_point_of_the_name_the_runs_use():
     assert found.value == "runbook_lib.evidence.engine:RunbookEngine"
 
 
+def test_while_cells_run_the_notebook_is_written_at_most_once_a_window_and_papermills_last_save_writes(tmp_path):
+    """papermill's own execution manager saves at every cell's start and end; the engine lets one write through a
+    window (evidence/engine.py SAVE_EVERY) and gives papermill its save back for the last one."""
+    from papermill.engines import NotebookExecutionManager
+
+    from runbook_lib.evidence.engine import _saves_at_most_every
+
+    out = tmp_path / "out.ipynb"
+    nb_man = NotebookExecutionManager(new_notebook(cells=[new_code_cell("pass")]), output_path=str(out))
+    undo = _saves_at_most_every(nb_man, 600)
+    nb_man.save()
+    assert out.exists()  # the first save writes
+    out.unlink()
+    for _ in range(20):
+        nb_man.save()
+    assert not out.exists()  # within the window nothing is written again
+    undo()
+    nb_man.save()
+    assert nbformat.read(str(out), as_version=4).cells[0].source == "pass"
+
+
 def test_the_runner_runs_the_stock_kernel_on_ipc_sockets_of_its_own_removed_after_the_run(tmp_path):
     nb, out = _notebook(tmp_path / "probe.ipynb", PROBE), tmp_path / "out.ipynb"
     proc = subprocess.run([sys.executable, "-m", "runbook_lib.runner", "--no-progress-bar", str(nb), str(out)],

@@ -5,7 +5,8 @@ Registered through papermill's public entry point (`papermill.engine` in pyproje
 (`--jobs` too) all run the notebook the same way: papermill's NBClientEngine, the stock `python3` kernel
 (ipykernel), and one thing more, passed as nbclient's public `config`: the kernel manager's `transport = "ipc"`
 with its sockets and connection file in a folder of this run's own (mode 0700), removed when the run ends.
-Nothing is overridden but the engine's public `execute_managed_notebook`.
+Nothing is overridden but the engine's public `execute_managed_notebook` and, for the run, its execution
+manager's public `save` (below).
 
 Saves: papermill writes the whole notebook at every cell's start and end (79 writes for run.ipynb, each
 validated and encoded afresh: 0.3 s of the runner's 1.5 s of CPU on a lab root). While the cells run, this engine
@@ -44,6 +45,8 @@ def _saves_at_most_every(nb_man, seconds: float):
 
     def throttled(**kwargs):
         now = time.monotonic()
+        if kwargs.get("nb"):  # save(nb=...) also hands over a new notebook object: taken even when not written
+            nb_man.nb = kwargs["nb"]
         if now - last[0] >= seconds:
             save(**kwargs)
             last[0] = time.monotonic()

@@ -108,6 +108,27 @@ def _hook(shell) -> None:
         SESSION.hooked[:] = [shell]
 
 
+# What ipykernel logs when a SIGINT finds it between a request's start and end outside a cell's code. jupyter_client
+# interrupts every kernel it shuts down (KernelManager.shutdown_kernel), so under load the end of every run could put
+# this English line on the operator's terminal, though nobody pressed Ctrl-C; the kernel goes on as if it had not come.
+SHUTDOWN_INTERRUPT = "KeyboardInterrupt caught in kernel"
+
+
+def quiet_shutdown_interrupt(shell) -> None:
+    """Keep ipykernel's SHUTDOWN_INTERRUPT line off the terminal (a logging filter on the kernel's logger: its
+    other records, errors included, pass)."""
+    import logging
+
+    log = getattr(getattr(shell, "kernel", None), "log", None)
+    if isinstance(log, logging.Logger) and not any(isinstance(f, _NotShutdownInterrupt) for f in log.filters):
+        log.addFilter(_NotShutdownInterrupt())
+
+
+class _NotShutdownInterrupt:
+    def filter(self, record) -> bool:
+        return not str(record.msg).startswith(SHUTDOWN_INTERRUPT)
+
+
 def _cell_started(*_) -> None:
     if SESSION.run is not None:
         SESSION.run.target.remember()  # the cell's paths walked once each (fs/target.py), forgotten when it ends

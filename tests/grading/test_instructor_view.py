@@ -1,13 +1,12 @@
 """The instructor's view reads right without a browser too: the class notebook's links resolve from where the
-runner saved it (not from the folder the command was typed in), the students' pages carry no operator-only
-hint, and a stopped kernel is not sent the SIGINT that made ipykernel log "KeyboardInterrupt caught in kernel"."""
+runner saved it (not from the folder the command was typed in), and the students' pages carry no operator-only
+hint."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import re
-import signal
 import subprocess
 import sys
 from urllib.parse import unquote

@@ -195,3 +195,29 @@ def test_make_runs_first_line_is_the_profile_and_its_reason_refers_to_the_step_a
     assert proc.stdout.count("TOML syntax error (line 34, column 60)") == 1, proc.stdout
     assert "as said under step 2 above" in proc.stdout and "Traceback" not in proc.stdout
     assert repeated(proc.stdout) == [], repeated(proc.stdout)
+
+
+def test_the_interrupt_jupyter_client_sends_a_kernel_it_shuts_down_never_reaches_the_terminal(tmp_path):
+    """jupyter_client interrupts every kernel it shuts down; when that SIGINT finds ipykernel inside a request's
+    handler (under load, at the end of a failed run), ipykernel logged "KeyboardInterrupt caught in kernel." on the
+    terminal of `make run`, in English only, though nobody had pressed Ctrl-C. From nb.start on, the kernel's
+    logger drops that one line, and its other errors still reach the terminal."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    lab = lab_init(tmp_path / "lab")
+    nb = new_notebook(cells=[
+        new_code_cell(f"from runbook_lib import notebook as nb\nrb = nb.start(root={str(lab)!r}, mode='check')"),
+        new_code_cell("log = get_ipython().kernel.log\n"
+                      "log.error('KeyboardInterrupt caught in kernel.')\n"
+                      "log.error('another error of the kernel')"),
+    ])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = tmp_path / "probe.ipynb"
+    nbformat.write(nb, str(path))
+    proc = subprocess.run([sys.executable, "-m", "runbook_lib.runner", "--log-level", "WARNING", "--no-progress-bar",
+                           str(path), str(tmp_path / "out.ipynb")], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout
+    assert "another error of the kernel" in proc.stdout
+    assert "KeyboardInterrupt" not in proc.stdout, proc.stdout

@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         print(str(exc), file=sys.stderr)
         return EXIT_REFUSED
     except KeyboardInterrupt:  # Ctrl-C: a sentence, not a traceback from wherever the wait was
-        print(say("cli.main.interrupted_ctrl_c_runs"), file=sys.stderr)
+        print(say(INTERRUPTED[args.command]), file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `runbook lab-init --list | head`: the reader left early; no traceback for that
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's own flush at exit would raise again
@@ -160,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+# what each command leaves when Ctrl-C stops it
+INTERRUPTED = {"run": "cli.main.interrupted_run", "grade": "cli.main.interrupted_grade",
+               "check": "cli.main.interrupted_reads_only", "summary": "cli.main.interrupted_reads_only",
+               "lab-init": "cli.main.interrupted_lab_init"}
 
 
 def cmd_run(args) -> int:

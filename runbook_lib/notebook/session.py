@@ -115,18 +115,23 @@ SHUTDOWN_INTERRUPT = "KeyboardInterrupt caught in kernel"
 
 
 def quiet_shutdown_interrupt(shell) -> None:
-    """Keep ipykernel's SHUTDOWN_INTERRUPT line off the terminal (a logging filter on the kernel's logger: its
-    other records, errors included, pass)."""
+    """Keep the kernel's own words about its end off the terminal, where the run says its result itself: the
+    SHUTDOWN_INTERRUPT line, and whatever the kernel logs once it has been asked to shut down (IPython's public
+    ``exit_now``; e.g. the traceback of a reply it could no longer send after a Ctrl-C of `runbook run`). A logging
+    filter on the kernel's logger: its other records, errors included, pass."""
     import logging
 
     log = getattr(getattr(shell, "kernel", None), "log", None)
-    if isinstance(log, logging.Logger) and not any(isinstance(f, _NotShutdownInterrupt) for f in log.filters):
-        log.addFilter(_NotShutdownInterrupt())
+    if isinstance(log, logging.Logger) and not any(isinstance(f, _NotItsEnd) for f in log.filters):
+        log.addFilter(_NotItsEnd(shell))
 
 
-class _NotShutdownInterrupt:
+class _NotItsEnd:
+    def __init__(self, shell):
+        self.shell = shell
+
     def filter(self, record) -> bool:
-        return not str(record.msg).startswith(SHUTDOWN_INTERRUPT)
+        return not (getattr(self.shell, "exit_now", False) or str(record.msg).startswith(SHUTDOWN_INTERRUPT))
 
 
 def _cell_started(*_) -> None:

@@ -310,6 +310,8 @@ def test_ctrl_c_says_interrupted_in_both_languages_and_a_second_grading_complete
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "never retrieved" not in err, err
     assert "중단했습니다 (Ctrl-C)" in err and "interrupted (Ctrl-C)" in err
+    assert "Grading only reads the students' roots" in err and "채점은 학생의 root 를 읽기만" in err
+    assert not (out / "grades.json").exists()  # written together at the end, as the sentence says
     again = runbook("grade", "--out", out, "--jobs", "2", *roots)
     assert again.returncode == 0, again.stdout + again.stderr
     grades = json.loads((out / "grades.json").read_text(encoding="utf-8"))
@@ -331,3 +333,57 @@ def test_a_config_that_is_a_fifo_is_graded_not_waited_for(tmp_path):
     prepare = step_tests(results)["prepare"]
     assert prepare["status"] == "failed" and "FIFO" in prepare["output"], prepare
     assert not any(t["extra_data"]["id"] == "notebook" for t in results["tests"])  # the notebook ran to its end
+
+
+def _descendant_has_open(pid: int, path) -> bool:
+    """A process started by ``pid`` (a child, or the kernel its papermill started) has ``path`` open."""
+    import os
+
+    from helpers import parent_of
+
+    for p in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+        ancestor = p
+        while ancestor not in (None, 0, 1, pid):
+            ancestor = parent_of(ancestor)
+        if ancestor == pid and p != pid and _waits_on(p, path):
+            return True
+    return False
+
+
+def test_ctrl_c_of_a_run_says_what_it_left_and_the_root_it_waited_for_is_unchanged(tmp_path):
+    """`runbook run` stopped by Ctrl-C while its kernel waits for the root's lock (another run holds it): exit
+    130, the run's own sentence in both languages (not the grading's), and nothing under the root changed."""
+    import fcntl
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = tmp_path / "lab"
+    finished_lab(str(root))
+    held = root / "run/lock/nvidia-runtime-runbook.lock"
+    held.parent.mkdir(parents=True, exist_ok=True)
+    held.touch()
+    before = tree_state(root)
+    lock = os.open(held, os.O_RDONLY)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        proc = subprocess.Popen([sys.executable, "-m", "runbook_lib.cli", "run", "--root", str(root), "--archive",
+                                 str(tmp_path / "archive")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True)
+        deadline = time.monotonic() + 600  # a guard against a hang: the state is what is awaited
+        while not _descendant_has_open(proc.pid, held) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()
+        os.killpg(proc.pid, signal.SIGINT)  # the terminal's Ctrl-C: the runner's group (the kernel has its own)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        os.close(lock)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
+    assert "The runs that finished have their folders in the archive" in err and "보관 폴더에" in err
+    assert "Grading" not in err
+    assert tree_state(root) == before
+    (run_dir,) = (tmp_path / "archive" / "lab").iterdir()
+    assert (run_dir / "run.ipynb").is_file()  # the interrupted run's notebook, as far as it got

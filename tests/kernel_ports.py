@@ -167,7 +167,7 @@ def _listening(ports: set[int]) -> bool:
     return ports <= seen
 
 
-def _descendants(pid: int) -> list[int]:
+def descendants(pid: int) -> list[int]:
     """Every process under ``pid``, from /proc. One that ends while it is read (a short command the run starts,
     listed as a child a moment before) has no task folder any more, and no children left: Path.glob looked at the
     folder (is_dir) before it listed it (scandir), and a process gone between the two raised FileNotFoundError out
@@ -192,7 +192,7 @@ def kernel_listening(pid: int) -> bool:
     """Whether the kernel started under process ``pid`` (papermill's, an ipykernel with its connection file after
     `-f`) listens on all five of its ports: from then on no one else's random pick can take them. Read from /proc
     only (the file as the kernel sees it, under /proc/PID/root: also in a chroot)."""
-    for child in _descendants(pid):
+    for child in descendants(pid):
         try:
             argv = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
             if not any(b"ipykernel" in arg for arg in argv) or b"-f" not in argv:

@@ -28,7 +28,7 @@ from runbook_lib.findings.text import lines as finding_lines
 from runbook_lib.notebook.feedback import Feedback, OutOfOrder, Refused, StepFailed  # noqa: F401
 from runbook_lib.notebook.plan_view import PlanView, colour_diff, diff_stat  # noqa: F401
 from runbook_lib.notebook.runbook import Runbook
-from runbook_lib.notebook.session import (SESSION, _display, _hook, _shell, injected_names, quiet_shutdown_interrupt,
+from runbook_lib.notebook.session import (SESSION, _display, _hook, _shell, injected_names, quiet_kernel_end,
                                           say_on_terminal)
 from runbook_lib.steps.base import CHANGED, FAILED, UNCHANGED
 from runbook_lib.steps.status import outcome
@@ -44,7 +44,7 @@ def start(**params) -> Runbook:
     if shell is not None:  # in a kernel: a later cell run before the one that defines its names says so
         from runbook_lib.notebook.kernel_names import install
         install(shell)
-        quiet_shutdown_interrupt(shell)
+        quiet_kernel_end(shell)
     with parameters_refused_on_terminal():
         refuse_unknown(injected_names())  # papermill only warns of it, and the run would go on without it
     if not params.get("root"):

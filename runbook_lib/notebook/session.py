@@ -114,7 +114,7 @@ def _hook(shell) -> None:
 SHUTDOWN_INTERRUPT = "KeyboardInterrupt caught in kernel"
 
 
-def quiet_shutdown_interrupt(shell) -> None:
+def quiet_kernel_end(shell) -> None:
     """Keep the kernel's own words about its end off the terminal, where the run says its result itself: the
     SHUTDOWN_INTERRUPT line, and whatever the kernel logs once it has been asked to shut down (IPython's public
     ``exit_now``; e.g. the traceback of a reply it could no longer send after a Ctrl-C of `runbook run`). A logging

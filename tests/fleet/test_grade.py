@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fleet_helpers import runbook
+from kernel_ports import descendants
 from helpers import tree_state
 from runbook_lib.lab.init_root import add_mistakes, finished_lab
 from runbook_lib.lab.mistakes import MISTAKES
@@ -335,21 +336,6 @@ def test_a_config_that_is_a_fifo_is_graded_not_waited_for(tmp_path):
     assert not any(t["extra_data"]["id"] == "notebook" for t in results["tests"])  # the notebook ran to its end
 
 
-def _descendant_has_open(pid: int, path) -> bool:
-    """A process started by ``pid`` (a child, or the kernel its papermill started) has ``path`` open."""
-    import os
-
-    from helpers import parent_of
-
-    for p in (int(p) for p in os.listdir("/proc") if p.isdigit()):
-        ancestor = p
-        while ancestor not in (None, 0, 1, pid):
-            ancestor = parent_of(ancestor)
-        if ancestor == pid and p != pid and _waits_on(p, path):
-            return True
-    return False
-
-
 def test_ctrl_c_of_a_run_says_what_it_left_and_the_root_it_waited_for_is_unchanged(tmp_path):
     """`runbook run` stopped by Ctrl-C while its kernel waits for the root's lock (another run holds it): exit
     130, the run's own sentence in both languages (not the grading's), and nothing under the root changed."""
@@ -373,7 +359,8 @@ def test_ctrl_c_of_a_run_says_what_it_left_and_the_root_it_waited_for_is_unchang
                                  str(tmp_path / "archive")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, start_new_session=True)
         deadline = time.monotonic() + 600  # a guard against a hang: the state is what is awaited
-        while not _descendant_has_open(proc.pid, held) and proc.poll() is None and time.monotonic() < deadline:
+        waits = lambda: any(_waits_on(p, held) for p in descendants(proc.pid))  # noqa: E731 - the kernel too
+        while not waits() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert proc.poll() is None, proc.communicate()
         os.killpg(proc.pid, signal.SIGINT)  # the terminal's Ctrl-C: the runner's group (the kernel has its own)

@@ -147,6 +147,17 @@ def as_node(root) -> Target:
     return NodeRoot(str(root))
 
 
+def answer_as_host(monkeypatch) -> None:
+    """Every run's sandbox root answers as the machine's own "/" does (Target.is_host), for the rules only a real
+    node has; and the node's containerd is not running. Else the run would take a containerd running on this
+    machine for the node's (engine/route.py): under pytest-xdist, another test's throw-away daemon, whose --config
+    is a file of that test's, so the plan read another config than the one the test wrote (a flake under load)."""
+    from runbook_lib.containerd import node
+
+    monkeypatch.setattr(Target, "is_host", property(lambda self: True))
+    monkeypatch.setattr(node, "running_containerds", lambda proc="/proc": [])
+
+
 def fake_bin(folder, name, script):
     """A harmless program ``name`` in ``folder`` that logs its arguments to calls.log, then runs ``script``."""
     path = folder / name

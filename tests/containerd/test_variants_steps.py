@@ -5,7 +5,7 @@ and mode=remove gives the original config back."""
 import tomllib
 
 from grading_helpers import check, run_all
-from helpers import FIXTURES
+from helpers import FIXTURES, answer_as_host
 from reliability_helpers import containerd_reads
 
 CONFIG = "etc/containerd/config.toml"
@@ -78,7 +78,6 @@ def test_variants_already_written_are_the_runbooks_own_a_second_apply_changes_no
     refuses nothing; the same tables with another binary are another owner's, refused by step 2's plan unless
     replacing them is asked for, and then on a real node only with the runbook's binary installed."""
     from runbook_lib.containerd.owner import BINARY_MISSING, OTHER_BINARY
-    from runbook_lib.fs.target import Target
 
     root = tmp_path / "root"
     (root / "etc/containerd").mkdir(parents=True)
@@ -93,7 +92,7 @@ def test_variants_already_written_are_the_runbooks_own_a_second_apply_changes_no
     assert [p.code for p in _plan_of_step_2(root, profile="node").refusals] == [OTHER_BINARY]
     replaced = _plan_of_step_2(root, profile="node", replace_runtime=True)
     assert not replaced.refusals and b'BinaryName = "/usr/bin/nvidia-container-runtime.cdi"' in replaced.writes[0].new
-    monkeypatch.setattr(Target, "is_host", property(lambda self: True))  # a sandbox root that answers as '/' does
+    answer_as_host(monkeypatch)  # a sandbox root that answers as '/' does
     assert [p.code for p in _plan_of_step_2(root, profile="node", replace_runtime=True).refusals] == [BINARY_MISSING]
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from distro_helpers import write_root, CASES, K3S
 from grading_helpers import check, good_with, lab_root, run_all
+from helpers import answer_as_host
 from runbook_lib.containerd.distro.plan import plan_route
 from runbook_lib.containerd.owner import OTHER_BINARY
 from runbook_lib.engine.params import validate
@@ -43,9 +44,8 @@ def test_on_a_real_node_replacing_another_owners_runtime_with_a_binary_the_node_
     runtime into one that fails every GPU pod when the runbook's binary is not installed: step 2 says so. Judged
     here on a sandbox root that answers as '/' does (a test must not write this machine's /etc)."""
     from runbook_lib.containerd.owner import BINARY_MISSING
-    from runbook_lib.fs.target import Target
 
-    monkeypatch.setattr(Target, "is_host", property(lambda self: True))
+    answer_as_host(monkeypatch)
     missing = _codes(tmp_path / "missing", replace_runtime=True)
     assert missing[2] == [BINARY_MISSING], missing
     installed = tmp_path / "installed"
@@ -190,7 +190,6 @@ def test_apply_refuses_another_owners_runtime_in_its_plan_unless_replacing_it_is
     """What check names as another owner's runtime, apply's plan refuses before any write; with replace_runtime
     the plan replaces its BinaryName, and on a real node only with the runbook's binary installed."""
     from runbook_lib.containerd.owner import BINARY_MISSING
-    from runbook_lib.fs.target import Target
 
     config = good_with('BinaryName = "/usr/bin/nvidia-container-runtime"', f'BinaryName = "{GPU_OPERATOR}"')
     plan, write, _ = _planned(tmp_path / "kept", config, profile="node")
@@ -198,7 +197,7 @@ def test_apply_refuses_another_owners_runtime_in_its_plan_unless_replacing_it_is
     plan, write, cri = _planned(tmp_path / "replaced", config, replace_runtime=True, profile="node")
     assert not plan.refusals, plan.refusals
     assert cri["containerd"]["runtimes"]["nvidia"]["options"]["BinaryName"] == "/usr/bin/nvidia-container-runtime"
-    monkeypatch.setattr(Target, "is_host", property(lambda self: True))  # a sandbox root that answers as '/' does
+    answer_as_host(monkeypatch)  # a sandbox root that answers as '/' does
     plan, write, _ = _planned(tmp_path / "missing", config, replace_runtime=True, profile="node")
     assert [p.code for p in plan.refusals] == [BINARY_MISSING] and write is None
 

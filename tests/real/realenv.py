@@ -41,7 +41,7 @@ def need_program(name: str, environ: Mapping[str, str] = os.environ) -> str:
     """The absolute path of a real program, or skip/fail."""
     path = shutil.which(name) or shutil.which(name, path=_SBIN)
     if path is None:
-        missing(f"{name} 이(가) 없습니다 (scripts/install-system-deps.sh) / {name} is not installed", environ)
+        missing(f"{name} 프로그램이 없습니다 (scripts/install-system-deps.sh) / {name} is not installed", environ)
     return path
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +29,22 @@ def test_a_round_where_either_side_failed_is_left_out_and_none_left_is_no_figure
     den = [{"wall": 2.0, "cpu": 1.0}, {"wall": 1.0, "cpu": 1.0}, None]
     assert bench.ratio(num, den)["median_per_round"] == 2.0
     assert bench.ratio([None, None], den) is None
+
+
+def test_the_node_figure_leaves_out_a_pair_a_kernel_shutdown_stall_hit_and_says_which_side_it_hit():
+    run = lambda wall, cpu=1.7: {"wall": wall, "cpu": cpu}  # noqa: E731
+    # pairs 1 and 2 clean (ratios 1.2 and 1.0), the floor of pair 3 and the plain run of pair 4 waited 2.5 s
+    plain = [run(2.4), run(2.0), run(2.2), run(4.7), None]
+    floor = [run(2.0), run(2.0), run(4.5), run(2.0), run(2.0)]
+    node = bench.node_ratio(plain, floor)
+    assert node["median_per_round"] == pytest.approx(1.1) and node["pairs_counted"] == 2 and node["pairs"] == 4
+    assert node["stalled"] == {"plain": 1, "floor": 1}
+    assert node["every_pair"] == pytest.approx(statistics.median([1.2, 1.0, 2.2 / 4.5, 4.7 / 2.0]))
+    # a run slower by its CPU (a busier machine) is no stall: counted
+    assert bench.node_ratio([run(3.0, 2.6)], [run(2.0)])["pairs_counted"] == 1
+    # every pair stalled: the figure is every pair's median, not none
+    assert bench.node_ratio([run(4.7)], [run(2.0)])["median_per_round"] == pytest.approx(4.7 / 2.0)
+    assert bench.node_ratio([None], [run(2.0)]) is None
 
 
 @pytest.mark.parametrize(("value", "goal", "sense", "met"), [

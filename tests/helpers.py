@@ -19,6 +19,22 @@ LAB_BASE = FIXTURES / "lab-config.toml.base"
 COURSE_FIXTURE = "opt/fixtures/gpu-airgap/containerd/config.toml.base"
 
 
+@contextmanager
+def ctrl_c_reaches_children():
+    """Popen a command inside this to Ctrl-C it later (os.killpg(pid, SIGINT)), as a terminal does a command it
+    started. A shell without job control starts a background job with SIGINT ignored (POSIX: `make test &` in a
+    script), every process below inherits that, and Python then installs no KeyboardInterrupt handler: the test's
+    Ctrl-C would be lost and the command would run on. While this holds, a child's SIGINT is at its default
+    (a handler of this process's own is reset at exec), whatever this process was given."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_notebook(root: Path, out: Path, **params):
     """Execute notebooks/run.ipynb with plain papermill, as a user would (in the kernel the notebook names,
     ipykernel's stock python3, on ports of this xdist worker's own: tests/kernel_ports.py); returns the executed

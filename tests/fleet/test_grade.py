@@ -11,7 +11,7 @@ import pytest
 
 from fleet_helpers import runbook
 from kernel_ports import descendants
-from helpers import tree_state
+from helpers import ctrl_c_reaches_children, tree_state
 from runbook_lib.lab.init_root import add_mistakes, finished_lab
 from runbook_lib.lab.mistakes import MISTAKES
 
@@ -294,8 +294,9 @@ def test_ctrl_c_says_interrupted_in_both_languages_and_a_second_grading_complete
     lock = os.open(held, os.O_RDONLY)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
+        with ctrl_c_reaches_children():
+            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    start_new_session=True)
         deadline = time.monotonic() + 600  # a guard against a hang, not a measure: the state is what is awaited
         while not _waits_on(proc.pid, held) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -355,9 +356,10 @@ def test_ctrl_c_of_a_run_says_what_it_left_and_the_root_it_waited_for_is_unchang
     lock = os.open(held, os.O_RDONLY)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        proc = subprocess.Popen([sys.executable, "-m", "runbook_lib.cli", "run", "--root", str(root), "--archive",
-                                 str(tmp_path / "archive")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, start_new_session=True)
+        with ctrl_c_reaches_children():
+            proc = subprocess.Popen([sys.executable, "-m", "runbook_lib.cli", "run", "--root", str(root),
+                                     "--archive", str(tmp_path / "archive")], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
         deadline = time.monotonic() + 600  # a guard against a hang: the state is what is awaited
         waits = lambda: any(_waits_on(p, held) for p in descendants(proc.pid))  # noqa: E731 - the kernel too
         while not waits() and proc.poll() is None and time.monotonic() < deadline:

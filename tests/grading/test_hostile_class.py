@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import hostile_roots
-from helpers import alive
+from helpers import alive, ctrl_c_reaches_children
 
 REPO = Path(__file__).resolve().parents[2]
 RUNBOOK = [sys.executable, "-m", "runbook_lib.cli"]
@@ -129,9 +129,10 @@ def test_a_grading_stopped_midway_leaves_no_process_behind(tmp_path, how):
     # roots whose check takes seconds (a CDI spec just under its size limit): killed midway, a worker left alone
     # would still be at work long after the wait below
     roots = [hostile_roots.make(tmp_path / f"class{i}", "big-spec") for i in range(3)]
-    proc = subprocess.Popen([*RUNBOOK, "grade", "--jobs", "2", "--out", str(tmp_path / "out"), *map(str, roots)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path,
-                            start_new_session=True)
+    with ctrl_c_reaches_children():
+        proc = subprocess.Popen([*RUNBOOK, "grade", "--jobs", "2", "--out", str(tmp_path / "out"),
+                                 *map(str, roots)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                cwd=tmp_path, start_new_session=True)
     seen: dict[int, bytes] = {}
     deadline = time.monotonic() + 120
     while not _workers(seen) and time.monotonic() < deadline and proc.poll() is None:
@@ -144,6 +145,8 @@ def test_a_grading_stopped_midway_leaves_no_process_behind(tmp_path, how):
     else:
         proc.send_signal(getattr(signal, how))
     proc.wait(timeout=60)
+    if how == "SIGINT":  # it stopped on the Ctrl-C, not at the end of its work
+        assert proc.returncode == 130
     assert _wait_gone(set(seen), 10) == set(), "left running after the grading ended"
 
 

@@ -286,6 +286,12 @@ def cmd_summary(args) -> int:
     if not archive.is_dir():
         raise Refused(str(say("cli.main.archive_folder_not_found", archive=archive)))
     table = summarize(archive, students=True if args.students else None)
+    if not table.rows:  # `runbook grade` without --notebooks writes no manifests: its grades.json, then
+        from runbook_lib.grading.summary import grades_table
+        try:
+            table = grades_table(archive) or table
+        except ValueError as exc:
+            raise Refused(str(exc)) from None
     if not table.rows:
         raise Refused(str(say("cli.main.no_runs_manifest_json", archive=archive)))
     print(render(table, args.format))

@@ -35,6 +35,7 @@ def _test(counted: Scored) -> dict:
         "tags": [str(rec.get("id"))],
         "extra_data": {
             "step": rec.get("step"), "id": rec.get("id"), "runbook_status": status,
+            "message": rec.get("message"),  # the step's result, as its check cell and `runbook summary` say it
             "findings": [{"where": where(p), "path": p.get("path"), "line": p.get("line"), "col": p.get("col"),
                           "code": code(p), "what": p.get("what"), "why": p.get("why"), "fix": p.get("fix")}
                          for p in problems],

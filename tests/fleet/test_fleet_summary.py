@@ -207,3 +207,37 @@ def test_a_run_killed_before_its_manifest_is_the_latest_run_and_a_failed_one(tmp
     assert "gpu1: 실행이 끝나지 않았습니다" in proc.stdout and "the run did not finish" in proc.stdout
     assert str(killed) in proc.stdout and str(cut) in proc.stdout
     assert "2 of 2 hosts failed" in proc.stdout and "skipping unreadable manifest" in proc.stderr
+
+
+def test_a_grading_folder_is_summarized_from_its_grades_json_and_a_broken_one_is_refused_with_its_fix(tmp_path,
+                                                                                                    capsys):
+    """`runbook grade --out DIR` (without --notebooks) leaves no run manifests: `runbook summary DIR` reads
+    DIR/grades.json, a row a student. A grades.json it cannot read is refused with where and the fix."""
+    from runbook_lib.cli.main import main
+
+    kim, lee, out = tmp_path / "kim", tmp_path / "lee", tmp_path / "grades"
+    assert main(["lab-init", "--finished", str(kim)]) == 0
+    assert main(["lab-init", "--mistake", "handler-mismatch", str(lee)]) == 0
+    assert main(["grade", "--out", str(out), str(kim), str(lee)]) == 1
+    capsys.readouterr()
+    assert main(["summary", str(out)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    head = lines[0].split()
+    assert head[0] == "학생/student" and head[4:] == ["1", "prepare", "2", "runtime", "3", "options", "4", "default",
+                                                     "5", "parse", "6", "cdi", "7", "runtimeclass", "8", "report"]
+    assert lines[2].split() == ["kim", "OK", "check"] + ["PASS"] * 8
+    assert lines[3].split() == ["lee", "FAILED", "check"] + ["PASS"] * 6 + ["FAIL", "PASS"]
+    assert lines[4].startswith("lee: [7 runtimeclass] handler 값(nvidai)이 containerd 설정의 런타임 목록")
+    assert lines[5].strip().startswith("[7 runtimeclass] handler nvidai is not one of containerd's runtimes")
+    assert lines[-1] == "학생 2명 중 1명 실패 / 1 of 2 students failed"
+
+    (out / "grades.json").write_text('{"schema": ', encoding="utf-8")
+    assert main(["summary", str(out)]) == 2
+    said = capsys.readouterr().err
+    assert f"{out / 'grades.json'} (line 1, column 12: Expecting value)" in said
+    assert "runbook grade --out 으로 반을 다시 채점" in said and "grade the class again with runbook grade --out" in said
+    (out / "grades.json").write_text('{"schema": "something/else"}', encoding="utf-8")
+    assert main(["summary", str(out)]) == 2
+    said = capsys.readouterr().err
+    assert 'expected "schema": "nvidia-runtime-runbook/grades/1"' in said and "필요:" in said
+    assert (lee / "root" / "toolkit" / "runtimeclass.yaml").is_file()  # the students' roots are only read

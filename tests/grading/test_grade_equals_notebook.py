@@ -54,3 +54,33 @@ def test_the_executed_notebook_shows_the_grade_step_by_step(graded, case):
     assert shown(summary["steps"]) == shown(student.steps)
     assert shown(steps) == shown(student.steps)  # each check cell's own record, as displayed
     assert summary["ok"] is student.ok is (case == "finished")
+
+
+
+def test_the_summary_of_the_grades_is_the_summary_of_the_executed_notebooks(graded, tmp_path):
+    """`runbook summary DIR` of a grading reads DIR/grades.json (runbook_lib/grading/summary.py; a grading leaves
+    no run manifests). Over every case its table is the one the summary of runs makes from manifests built from
+    the executed notebooks (evidence/archive.py build_manifest, as `runbook run` keeps them): the same steps, and
+    for each student the same result, statuses and failure messages (grades.json has no run times)."""
+    from runbook_lib.evidence.archive import build_manifest, utc_now
+    from runbook_lib.evidence.summary import summarize
+    from runbook_lib.grading.summary import grades_table
+
+    archive = tmp_path / "archive"
+    for student in graded.values():
+        nb = json.loads((student.folder / "run.ipynb").read_text(encoding="utf-8"))
+        man = build_manifest(label=student.label, notebook=student.folder / "run.ipynb",
+                             parameters={"root": student.root, "mode": "check"}, started=utc_now(),
+                             ended=utc_now(), nb=nb, error=None, version="test", kind="grade")
+        (archive / student.label).mkdir(parents=True)
+        (archive / student.label / "manifest.json").write_text(json.dumps(man), encoding="utf-8")
+    runs = summarize(archive)
+    grades = grades_table(next(iter(graded.values())).folder.parent)
+    assert len(grades.rows) == len(CASES) and runs.students and grades.students
+    # the scored steps: the notebook's own after them (containerd, restart, pod) are skipped in a lab's check
+    assert grades.columns == runs.columns[:len(grades.columns)] and len(grades.columns) == 8
+    scored = [i for i, _ in grades.columns]
+    assert {c for r in runs.rows for i, c in r.cells.items() if i not in scored} == {"skip"}
+    table = lambda t: [(r.label, r.ok, r.mode, [r.cells[i] for i in scored], r.failures) for r in t.rows]  # noqa: E731
+    assert table(grades) == table(runs)
+    assert sum(not r.ok for r in grades.rows) == len(CASES) - 1 and all(r.failures for r in grades.rows if not r.ok)

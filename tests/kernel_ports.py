@@ -125,6 +125,15 @@ def papermill_execute(input_path, output_path, **kwargs):
     return papermill.execute_notebook(input_path, output_path, config=kernel_config(), **kwargs)
 
 
+def runbook_engine_execute(input_path, output_path, **kwargs):
+    """papermill.execute_notebook with the runbook engine (runbook_lib/evidence/engine.py), as `make run` and
+    `runbook run` run a notebook: its kernel is on private IPC sockets, so it takes no port to share, and the
+    engine's own kernel manager configuration is what is under test (no `config` is given)."""
+    import papermill
+
+    return papermill.execute_notebook(input_path, output_path, engine_name="runbook", **kwargs)
+
+
 _papermill_held = threading.RLock()
 _depth = 0
 

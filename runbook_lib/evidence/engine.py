@@ -3,8 +3,9 @@
 Registered through papermill's public entry point (`papermill.engine` in pyproject.toml), so
 `papermill --engine runbook ...`, `execute_notebook(..., engine_name="runbook")`, `make run` and `runbook run`
 (`--jobs` too) all run the notebook the same way: papermill's NBClientEngine, the stock `python3` kernel
-(ipykernel), and one thing more, passed as nbclient's public `config`: the kernel manager's `transport = "ipc"`
-with its sockets and connection file in a folder of this run's own (mode 0700), removed when the run ends.
+(ipykernel), and two things more, passed as nbclient's public `config`: the kernel manager's `transport = "ipc"`
+with its sockets and connection file in a folder of this run's own (mode 0700), removed when the run ends, and its
+`shutdown_wait_time` (SHUTDOWN_WAIT below).
 Nothing is overridden but the engine's public `execute_managed_notebook` and, for the run, its execution
 manager's public `save` (below).
 
@@ -34,6 +35,11 @@ from papermill.engines import NBClientEngine
 
 _MAX_SOCKET_PATH = 100  # AF_UNIX paths are limited to 107 bytes; the longest is "<folder>/kernel-5"
 SAVE_EVERY = 1.0  # seconds between two writes of the notebook while its cells run
+# jupyter_client asks the kernel to shut down, waits half of shutdown_wait_time for it to end, then SIGTERMs it.
+# ipykernel 7.4 does not end by itself in about one run in ten (its control thread flushes stdout into the IOPub
+# thread the main thread has just stopped: docs/BENCHMARKS.md), and the run then waited 2.5 s (the default 5 s)
+# for nothing. The kernel has sent its last output and its shutdown reply by then; it ends in ~0.1 s otherwise.
+SHUTDOWN_WAIT = 1.0
 
 
 def _saves_at_most_every(nb_man, seconds: float):
@@ -68,14 +74,15 @@ class RunbookEngine(NBClientEngine):
     def _execute(cls, nb_man, kernel_name, **kwargs):
         if "config" in kwargs:  # the caller's own kernel manager configuration: as papermill would run it
             return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
+        from traitlets.config import Config
+
         folder = tempfile.mkdtemp(prefix="runbook-kernel-")
         try:
+            manager = {"shutdown_wait_time": SHUTDOWN_WAIT}
             if len(os.path.join(folder, "kernel-5")) <= _MAX_SOCKET_PATH:
-                from traitlets.config import Config
-
-                kwargs["config"] = Config({"KernelManager": {
-                    "transport": "ipc", "ip": os.path.join(folder, "kernel"),
-                    "connection_file": os.path.join(folder, "kernel.json")}})
+                manager.update({"transport": "ipc", "ip": os.path.join(folder, "kernel"),
+                                "connection_file": os.path.join(folder, "kernel.json")})
+            kwargs["config"] = Config({"KernelManager": manager})
             return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
         finally:
             shutil.rmtree(folder, ignore_errors=True)

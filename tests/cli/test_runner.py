@@ -160,3 +160,32 @@ def test_a_missing_kernel_is_explained_with_its_fix_by_the_runner(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
     assert "ipykernel install --sys-prefix --name python3" in proc.stderr and "설치되어 있지 않습니다" in proc.stderr, proc.stderr
+
+
+def test_a_kernel_that_does_not_end_by_itself_is_ended_after_the_engines_short_wait(tmp_path):
+    """ipykernel 7.4 sometimes does not end after its shutdown reply (docs/BENCHMARKS.md); jupyter_client then
+    waits half of the kernel manager's shutdown_wait_time before SIGTERM. The runbook engine sets it
+    (evidence/engine.py SHUTDOWN_WAIT, not the default 5 s): here a kernel held at its exit by an atexit handler is
+    ended by the SIGTERM, and the run ends with its notebook whole."""
+    from jupyter_client.manager import AsyncKernelManager
+    from kernel_ports import runbook_engine_execute
+
+    from runbook_lib.evidence.engine import SHUTDOWN_WAIT
+
+    waits = []
+
+    class Recorder(AsyncKernelManager):  # nbclient's public kernel_manager_class: what the run's manager was told
+        async def shutdown_kernel(self, now: bool = False, restart: bool = False):  # its public name
+            waits.append(self.shutdown_wait_time)
+            return await super().shutdown_kernel(now=now, restart=restart)
+
+    ended = tmp_path / "ended"
+    held = ("import atexit, signal, time\n"
+            f"signal.signal(signal.SIGTERM, lambda *a: (open({str(ended)!r}, 'w').write('SIGTERM'), exit(0)))\n"
+            "atexit.register(time.sleep, 600)\n"
+            "print('held')")
+    nb, out = _notebook(tmp_path / "held.ipynb", held), tmp_path / "out.ipynb"
+    runbook_engine_execute(str(nb), str(out), kernel_manager_class=Recorder, progress_bar=False, log_output=False)
+    assert waits == [SHUTDOWN_WAIT] and SHUTDOWN_WAIT < 5
+    assert ended.read_text() == "SIGTERM"
+    assert nbformat.read(out, as_version=4).cells[0].outputs[0]["text"] == "held\n"

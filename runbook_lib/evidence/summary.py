@@ -116,24 +116,31 @@ def summarize(archive: Path, students: bool | None = None) -> Table:
                            for i in ids], students=students)
     for label in sorted(latest):
         run_dir, man = latest[label]
-        recs = {r.get("id"): r for r in man.get("steps") or []}
-        cells = {i: outcome(recs[i].get("status")).cell if i in recs else NOT_RUN
-                 for i in ids}
+        cells = step_cells(man.get("steps") or [], ids)
         run = run_dir.name if run_dir.parent != archive else str(man.get("started_at") or "")[:19]  # grade layout
         table.rows.append(Row(label, run, bool(man.get("ok")), str(man.get("mode") or ""),
                               str(man.get("started_at") or ""), cells, _failures(man)))
     return table
 
 
+def step_cells(steps: list[dict], ids: list[str]) -> dict[str, str]:
+    """Each column's cell for one row's step records (id, status): its status's, or NOT_RUN."""
+    recs = {r.get("id"): r for r in steps}
+    return {i: outcome(recs[i].get("status")).cell if i in recs else NOT_RUN for i in ids}
+
+
+def step_failures(steps: list[dict]) -> list[dict[str, str]]:
+    """Every failed or blocked step's message with "[step id] " before it, the step as the lab numbers it; a
+    blocked step's message, "fix step N first", comes after the failure it waits for."""
+    return [Msg.join("", [Msg.verbatim(f"[{r.get('step')} {r.get('id')}] "), Msg.of_dict(r.get("message"))]).as_dict()
+            for r in steps if r.get("status") in ("failed", "blocked")]
+
+
 def _failures(man: dict) -> list[dict[str, str]]:
     if man.get("ok"):
         return []
-    out = []
-    # a blocked step is listed with its message, "fix step N first", after the failure it waits for
-    for failed in [r for r in man.get("steps") or [] if r.get("status") in ("failed", "blocked")] or \
-            ([man["failed_step"]] if man.get("failed_step") else []):
-        label = Msg.verbatim(f"[{failed.get('step')} {failed.get('id')}] ")  # the step, as the lab numbers it
-        out.append(Msg.join("", [label, Msg.of_dict(failed.get("message"))]).as_dict())
+    out = step_failures(man.get("steps") or []) or step_failures([man["failed_step"]] if man.get("failed_step")
+                                                                 else [])
     if out:
         return out
     err = man.get("error") or {}

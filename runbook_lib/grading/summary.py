@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from runbook_lib.evidence.summary import NOT_RUN, Row, Table
+from runbook_lib.evidence.summary import Row, Table, step_cells, step_failures
 from runbook_lib.findings.catalog import say
 from runbook_lib.grading.model import GRADES_NAME, GRADES_SCHEMA
-from runbook_lib.steps.status import outcome
 
 
 def grades_table(folder: Path) -> Table | None:
@@ -27,14 +26,12 @@ def grades_table(folder: Path) -> Table | None:
     students = [s for s in grades.get("students") or [] if isinstance(s, dict)]
     steps: dict[str, object] = {}  # step id -> its number, in the order the first student's tests have them
     for s in students:
-        for t in _tests(s):
-            steps.setdefault(t["id"], t.get("step"))
+        for rec in _steps(s):
+            steps.setdefault(rec["id"], rec["step"])
     table = Table(columns=[(i, f"{n} {i}") for i, n in steps.items()], students=True)
     for s in sorted(students, key=lambda s: str(_extra(s).get("label") or "")):
-        tests = {t["id"]: t for t in _tests(s)}
-        cells = {i: outcome(tests[i]["runbook_status"]).cell if i in tests else NOT_RUN for i in steps}
         table.rows.append(Row(str(_extra(s).get("label") or "?"), "", bool(_extra(s).get("ok")), "check", "",
-                              cells, _failures(s, tests)))
+                              step_cells(_steps(s), list(steps)), _failures(s)))
     return table
 
 
@@ -55,26 +52,25 @@ def _extra(record: dict) -> dict:
     return extra if isinstance(extra, dict) else {}
 
 
-def _tests(student: dict) -> list[dict]:
-    """A student's scored steps (the tests whose extra_data names a step), each with its id and runbook status."""
+def _steps(student: dict) -> list[dict]:
+    """A student's scored steps as step records (step, id, status, message): the tests whose extra_data names a
+    step; the `grading` test of a student the grading could not judge names none."""
     out = []
     for t in student.get("tests") or []:
         extra = _extra(t) if isinstance(t, dict) else {}
         if extra.get("id") and extra.get("runbook_status") and extra.get("step") is not None:
-            out.append({**extra, "output": str(t.get("output") or "")})
+            out.append({"step": extra["step"], "id": extra["id"], "status": extra["runbook_status"],
+                        "message": extra.get("message")})
     return out
 
 
-def _failures(student: dict, tests: dict[str, dict]) -> list[dict[str, str]]:
-    """Each failed or blocked step's message, "[step id] " before it, as the summary of runs shows them; a student
-    whose run failed with no failed step (the grading machine's error) by that error."""
-    out = []
-    for t in tests.values():
-        message = t.get("message")
-        if t["runbook_status"] in ("failed", "blocked") and isinstance(message, dict):
-            head = f"[{t['step']} {t['id']}] "
-            out.append({"ko": head + str(message.get("ko", "")), "en": head + str(message.get("en", ""))})
-    if not out and not _extra(student).get("ok"):
+def _failures(student: dict) -> list[dict[str, str]]:
+    """Each failed or blocked step's message, as the summary of runs shows them; a student who failed with no
+    failed step (the grading machine's error) by that error."""
+    if _extra(student).get("ok"):
+        return []
+    out = step_failures(_steps(student))
+    if not out:
         for err in _extra(student).get("run_errors") or []:
             what = err.get("what") if isinstance(err, dict) else None
             if isinstance(what, dict):

@@ -38,3 +38,39 @@ def test_a_class_where_everyone_passed_says_so(tmp_path):
     assert (class_view.counts_line(result).ko, class_view.counts_line(result).en) == (
         "학생 1명 모두 통과했습니다.", "all 1 students passed.")
     assert class_view.mistakes_html(result) == "<p>실수가 없습니다: 모두 통과했습니다. / No mistakes: everyone passed.</p>"
+
+
+def _failed(n: int, sid: str, *codes: str) -> dict:
+    return {"step": n, "id": sid, "title": {"ko": f"{n}단계", "en": f"step {n}"}, "status": "failed",
+            "message": {"ko": "메시지", "en": "message"},
+            "problems": [{"code": c, "what": {"ko": c, "en": c}} for c in codes]}
+
+
+def test_a_student_who_did_not_start_is_one_row_and_a_missing_folder_is_its_own(tmp_path):
+    """A student with no config at all (step 1's prepare.config_missing) is one row of the common mistakes, not
+    one row for each thing that follows from it; a student whose step 1 failed for another reason is not."""
+    from runbook_lib.grading.model import ClassGrade, Student
+
+    kim = Student("kim", "/srv/kim", False, [_failed(1, "prepare", "prepare.config_missing", "prepare.folder_missing"),
+                                             _failed(2, "runtime", "runtime.missing")])
+    lee = Student("lee", "/srv/lee", False, [_failed(1, "prepare", "prepare.folder_missing")])
+    park = Student("park", "/srv/park", False, [_failed(2, "runtime", "prepare.config_missing")])
+    assert [class_view.not_started(s) for s in (kim, lee, park)] == [True, False, False]
+    rows = class_view.common_mistakes(ClassGrade(tmp_path, [kim, lee, park]))
+    assert [(m.key, m.step_id, m.students) for m in rows] == [
+        (class_view.NOT_STARTED, "prepare", ["kim"]), ("prepare.folder_missing", "prepare", ["lee"]),
+        ("prepare.config_missing", "runtime", ["park"])]
+
+
+def test_a_students_links_and_score_on_the_courses_points(tmp_path):
+    """The links column: the feedback page, and ` · ` the executed notebook when the grading ran it, each under the
+    base the class notebook gives (none for the class page); the score counts the course file's points."""
+    from runbook_lib.grading.model import ClassGrade, Student
+
+    steps = [{**_failed(3, "options"), "status": "passed"}, _failed(2, "runtime", "runtime.missing")]
+    kim = Student("kim", "/srv/kim", False, steps, points={"options": 2}, notebook=True)
+    assert class_view.student_links(kim) == ('<a href="kim/feedback.html">피드백 / feedback</a> · '
+                                             '<a href="kim/run.ipynb">노트북 / notebook</a>')
+    assert class_view.student_links(kim, "grades/").count('href="grades/kim/') == 2
+    assert class_view.score_text(kim) == "2/9"  # the lab's fixed total, options counting 2 (1/8 on the default points)
+    assert 'href="grades/kim/run.ipynb"' in class_view.table_html(ClassGrade(tmp_path, [kim]), "grades/")

@@ -144,3 +144,66 @@ def test_grades_csv_is_a_row_a_student_and_a_column_a_step_as_pythons_csv_module
         table = list(csv.DictReader(f))
     assert [(r["student"], r["10 verify"], r["total"], r["max_score"]) for r in table] == [
         ("김민준", "0", "1", "10"), ("lee", "", "2", "8"), ("dead", "", "0", "8"), ('park, "jr"', "", "8", "8")]
+
+
+def test_a_worker_that_timed_out_or_died_leaves_the_student_its_named_error(tmp_path):
+    """grade._take: a student whose worker passed its time limit, or died, has no verdicts but an error that
+    results.json, junit.xml and the feedback page show by its name and its bilingual words (all lines of them)."""
+    from runbook_lib.findings.problem import Problem
+    from runbook_lib.findings.text import lines
+    from runbook_lib.grading import grade
+
+    slow = Student("slow", "/srv/slow", False, [], folder=tmp_path / "slow")
+    grade._take(slow, "timeout", None, 301.0, 300.0)
+    assert slow.error == {"kind": "timeout", "ename": "TimeoutError", "evalue": "\n".join(
+        lines(Problem.of("grade.cell_timeout", seconds="300", root="/srv/slow")))}
+    assert len(slow.error["evalue"].split("\n")) > 1 and (slow.duration, slow.ok) == (301.0, False)
+    dead = Student("dead", "/srv/dead", False, [], folder=tmp_path / "dead")
+    grade._take(dead, "kernel", {"status": -9}, 2.0, 300.0)
+    assert dead.error == {"kind": "kernel", "ename": "WorkerDied", "evalue": "\n".join(
+        lines(Problem.of("grade.kernel_died", status=-9, root="/srv/dead")))}
+
+
+def test_grades_json_is_byte_for_byte_what_json_dumps_writes(tmp_path):
+    """grades.json is built from each student's already encoded results.json (grade._grades_text), and is
+    exactly the text json.dumps(..., ensure_ascii=False, indent=2) makes of the same data; each student's
+    results.json is its own entry, and the run's own errors reach every student's."""
+    from runbook_lib.grading import grade
+
+    result = a_class(tmp_path)
+    result.errors = [{"code": "grade.machine", "what": {"ko": "기계 오류", "en": "the machine failed"},
+                      "fix": None, "students": ["lee"]},
+                     {"code": "grade.other", "what": {"ko": "다른 오류", "en": "another error"}, "fix": None,
+                      "students": []}]  # an error that touched no student: its own "students": [] comes first
+    grade.write_outputs(result)
+    text = (tmp_path / grade.GRADES_NAME).read_text(encoding="utf-8")
+    data = json.loads(text)
+    assert text == json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    assert len(data["students"]) == len(result.students) and data["errors"] == result.errors
+    for s, entry in zip(result.students, data["students"]):
+        own = json.loads((s.folder / grade.RESULTS_NAME).read_text(encoding="utf-8"))
+        assert own == entry and own == student_results(s, result.errors)
+        assert own["extra_data"]["run_errors"] == result.errors
+
+
+def test_grading_runs_no_notebook_unless_asked(tmp_path):
+    """grade_class's default: the verdicts only; an executed notebook is evidence only with notebooks=True."""
+    from runbook_lib.grading import grade
+    from runbook_lib.lab.init_root import finished_lab
+
+    root = tmp_path / "kim"
+    finished_lab(str(root))
+    result = grade.grade_class([str(root)], tmp_path / "out")
+    assert [(s.label, s.ok, s.notebook) for s in result.students] == [("kim", True, False)]
+    assert not (tmp_path / "out" / "kim" / grade.NOTEBOOK_NAME).exists()
+
+
+def test_the_outputs_go_into_a_folder_not_made_yet(tmp_path):
+    """write_outputs makes the grading folder and each student's folder in it, however deep it is asked to go."""
+    from runbook_lib.grading import grade
+
+    out = tmp_path / "course" / "week-3"
+    result = ClassGrade(out, [Student("kim", "/srv/kim", True, [rec(1, "prepare", "passed")], folder=out / "kim")])
+    grade.write_outputs(result)
+    assert sorted(p.name for p in (out / "kim").iterdir()) == sorted([grade.FEEDBACK_NAME, grade.RESULTS_NAME])
+    assert json.loads((out / grade.GRADES_NAME).read_text(encoding="utf-8"))["students"][0]["score"] == 1.0

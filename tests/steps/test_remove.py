@@ -523,10 +523,14 @@ def test_remove_by_name_takes_out_that_runtime_only_and_says_so_and_the_last_rem
     run_apply(root)
     cdi = {"runtime_name": "nvidia-cdi", "binary_name": "/usr/bin/nvidia-container-runtime.cdi"}
     run_apply(root, **cdi)
+    record = root / "var/lib/nvidia-runtime-runbook/applied.json"
+    assert {n.partition("/")[0] for n in json.loads(record.read_text())["runtimes"]} == {"nvidia", "nvidia-cdi"}
     results = _remove_named(root, **cdi)
     assert results["remove"].status == "changed" and not results["remove"].failed, results["remove"].text()
     runtimes = tomllib.loads(config.read_text())["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
     assert sorted(runtimes) == ["nvidia", "runc"]
+    # the record forgets nvidia-cdi: the runbook's to remove is nvidia alone, from the bytes config.toml has now
+    assert {n.partition("/")[0] for n in json.loads(record.read_text())["runtimes"]} == {"nvidia"}
     said = [n for n in results["remove"].notes if "nvidia-cdi" in n.en and "(nvidia)" in n.en]
     assert len(said) == 1 and "nvidia-cdi" in said[0].ko and "(nvidia)" in said[0].ko
     assert (root / "root/toolkit/runtimeclass.yaml").exists()  # shared files stay for the runtime that stays

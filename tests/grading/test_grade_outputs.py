@@ -1,6 +1,7 @@
 """The grading outputs built from step records alone: a step id added later, a finding code, a student whose
 notebook stopped early, and Korean labels all go through the JUnit file, the results, the feedback page and the
-class picture (fast: no notebook runs here; tests/fleet/test_grade.py grades real roots)."""
+class picture (fast: no notebook runs here, and the one root graded here is judged in check mode, in process;
+tests/fleet/test_grade.py grades real roots through the CLI)."""
 
 from __future__ import annotations
 

@@ -4,8 +4,6 @@ reads it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from helpers import node_root
 
 from runbook_lib.lab.check_step import check_step
@@ -43,4 +41,4 @@ def test_a_systemdcgroup_left_out_reads_as_false(tmp_path):
     assert result.status == "passed"
     assert result.message.en == ('the options as containerd reads them: BinaryName = "/usr/bin/nvidia-container-runtime", '
                                  'SystemdCgroup = false')
-    assert Path(root / "etc/containerd/config.toml").read_text() == CONFIG, "check mode writes nothing"
+    assert (root / "etc/containerd/config.toml").read_text() == CONFIG, "check mode writes nothing"

@@ -523,7 +523,9 @@ def test_remove_by_name_takes_out_that_runtime_only_and_says_so_and_the_last_rem
     run_apply(root)
     cdi = {"runtime_name": "nvidia-cdi", "binary_name": "/usr/bin/nvidia-container-runtime.cdi"}
     run_apply(root, **cdi)
-    record = root / "var/lib/nvidia-runtime-runbook/applied.json"
+    from runbook_lib.fs.applied_record import RECORD
+
+    record = root / RECORD.lstrip("/")
     assert {n.partition("/")[0] for n in json.loads(record.read_text())["runtimes"]} == {"nvidia", "nvidia-cdi"}
     results = _remove_named(root, **cdi)
     assert results["remove"].status == "changed" and not results["remove"].failed, results["remove"].text()

@@ -69,7 +69,8 @@ def run_as_node(node: Path, argv: list[str], timeout: float = 300, gpus: int = 0
     for plain papermill. ``own_pids=False``: the node shares the machine's processes, as a chroot into an image
     being built does (Packer's chroot builders)."""
     if "MUTANT_UNDER_TEST" in os.environ:  # set by mutmut in every pass of `make mutate`
-        pytest.skip("make mutate: the node runs the checkout's installed runbook_lib, not mutmut's mutated copy under "
+        pytest.skip("make mutate: 노드는 mutants/ 의 변이된 사본이 아니라 설치된 runbook_lib 를 실행하므로 어떤 변이도 "
+                    "잡지 못합니다 / the node runs the checkout's installed runbook_lib, not mutmut's mutated copy under "
                     "mutants/ (the checkout mutmut runs from is not mounted in the node), so it could kill no mutant")
     realenv.need_root()
     for program in ("unshare", "chroot", "mount") + (("mknod",) if gpus else ()):

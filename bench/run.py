@@ -417,14 +417,14 @@ def measure(args, rounds: int, work: Path, log: Path, started: float) -> dict:
     medians = {name: {k: med([s[k] for s in v if s]) for k in ("wall", "cpu")} for name, v in samples.items()}
     class_ratio = ratio(samples["class_loop"], samples["class_grade"])
     notebooks_ratio = ratio(samples["class_grade_notebooks"], samples["class_pool"])
-    node = node_ratio(samples["node_plain"], samples["node_floor"])
+    node_res = node_ratio(samples["node_plain"], samples["node_floor"])
     missing = sorted({m for s in samples["course_grade"] if s for m in s["missing"]})
     measured = {
         "course_wall": medians["course_grade"]["wall"],
         "course_pss": memory and memory["pss_peak_mib"],
         "class_speedup": class_ratio and class_ratio["median_per_round"],
         "notebooks_ratio": notebooks_ratio and notebooks_ratio["median_per_round"],
-        "node_ratio": node and node["median_per_round"],
+        "node_ratio": node_res and node_res["median_per_round"],
     }
     figures = {}
     for key, label, goal, sense in FIGURES:
@@ -434,7 +434,7 @@ def measure(args, rounds: int, work: Path, log: Path, started: float) -> dict:
         figures[key] = {"label": label.format(course=args.course, students=args.students), "measured": measured[key],
                         "goal": goal, "sense": sense, "met": met, "note": note}
     report.update({"samples": samples, "medians": medians, "memory": memory, "missing": missing,
-                   "ratios": {"class": class_ratio, "notebooks": notebooks_ratio, "node": node},
+                   "ratios": {"class": class_ratio, "notebooks": notebooks_ratio, "node": node_res},
                    "figures": figures, "errors": {k: v for k, v in errors.items() if "--notebooks" not in v},
                    "not_measured": {k: v for k, v in errors.items() if "--notebooks" in v}})
     return report

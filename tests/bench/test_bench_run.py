@@ -82,3 +82,51 @@ def test_the_process_tree_is_the_root_and_all_its_descendants():
     parents = {1: 0, 10: 1, 11: 10, 12: 11, 13: 10, 20: 1, 21: 20}
     assert bench.tree(parents, 10) == {10, 11, 12, 13}
     assert bench.tree(parents, 99) == {99}
+
+
+def test_a_whole_measure_takes_every_scenario_each_round_and_reports_the_four_figures(monkeypatch, tmp_path, capsys):
+    """measure() and print_report() end to end, the commands they time stood in for by fixed samples (what is
+    timed is the real commands' business, not this test's): every scenario once a round and the node's pairs
+    NODE_PAIRS times, and each figure from those samples."""
+    took: list[str] = []
+
+    def sample(name, wall, **extra):
+        def fn(*args, **kw):
+            took.append(name)
+            return {"wall": wall, "cpu": wall / 2, "rc": 0, **extra}
+        return fn
+
+    monkeypatch.setattr(bench, "make_roots", lambda work, log: (work, work, ["a-mistake"]))
+    monkeypatch.setattr(bench, "class_folder", lambda templates, kinds, folder, n: [folder / f"s{i}" for i in range(n)])
+    monkeypatch.setattr(bench, "has_notebooks_option", lambda: True)
+    monkeypatch.setattr(bench, "machine", lambda: {"cpu": "cpu", "nproc": 2, "python": "3.11", "versions": {}})
+    monkeypatch.setattr(bench, "loop", sample("loop", 30.0))
+    monkeypatch.setattr(bench, "pool", sample("pool", 16.0))
+
+    def grade(roots, tmp, log, notebooks=False, sample_memory=False):
+        took.append("grade-notebooks" if notebooks else "grade")
+        res = {"wall": 8.0 if notebooks else 0.25 if len(roots) == 24 else 1.5, "cpu": 1.0, "rc": 0, "missing": []}
+        return {**res, "pss_peak_mib": 60.0, "rss_peak_mib": 100.0} if sample_memory else res
+
+    def node(notebook, tmp, log):
+        took.append(notebook.name)
+        return {"wall": 2.0 if notebook.name == "floor.ipynb" else 2.1, "cpu": 1.8, "rc": 0}
+
+    monkeypatch.setattr(bench, "grade", grade)
+    monkeypatch.setattr(bench, "node", node)
+    args = bench.argparse.Namespace(course=240, students=24)
+    report = bench.measure(args, 2, tmp_path, tmp_path / "log", 0.0)
+
+    assert took.count("run.ipynb") == took.count("floor.ipynb") == 2 * bench.NODE_PAIRS
+    assert took.count("loop") == took.count("pool") == took.count("grade-notebooks") == 2
+    assert took.count("grade") == 2 * 2 + 1  # the course and the class each round, the course's memory once
+    measured = {key: f["measured"] for key, f in report["figures"].items()}
+    assert measured == pytest.approx({"course_wall": 1.5, "course_pss": 60.0, "class_speedup": 120.0,
+                                      "notebooks_ratio": 0.5, "node_ratio": 1.05})
+    assert [f["met"] for f in report["figures"].values()] == [True, True, True, True, True]
+    report.update({"load_before": (0.1, 0.1, 0.1), "load_after": (0.2, 0.2, 0.2), "seconds": 1, "rounds": 2,
+                   "course": 240, "students": 24})
+    bench.print_report(report)
+    out = capsys.readouterr().out
+    assert "| 4. a node: plain papermill / the same notebook with every code cell `pass`, wall | 1.050 | ≤ 1.1 | yes |" in out
+    assert f"figure 4 counts {2 * bench.NODE_PAIRS} of the node's {2 * bench.NODE_PAIRS} pairs" in out

@@ -102,6 +102,9 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake("default-runtime-key", say("mistakes.default_runtime_for_its_name"),
             (Edit(CONFIG, 'default_runtime_name = "runc"', 'default_runtime = "runc"'),), "default",
             "default.legacy_not_a_table"),
+    Mistake("report-spaces", say("mistakes.report_spaces_around_equals"),
+            (Edit(f"{TOOLKIT}/report.txt", "RUNTIME=nvidia", "RUNTIME = nvidia"),), "report",
+            "file.spaces_around_equals"),
 )
 
 BY_KIND = {m.kind: m for m in MISTAKES}

@@ -143,10 +143,22 @@ def _differs(rule: Rule, lab_path: str, got: str, expected: str, shown: str, fil
            for _, g, e in wrong):  # print(f"...={value}") of a parsed boolean
         n, g, e = wrong[0]
         return [Problem.of("file.python_boolean", lab_path, n, file=lab_path, at=n, got=g, fixed=e, expected=shown)]
+    spaced = [(n, g, e) for n, g, e in wrong if g is not None and e is not None and _unspaced(g) == e != g]
+    if spaced and len(spaced) == len(wrong):  # `KEY = value` (echo "KEY = $x", or typed by hand)
+        return [Problem.of("file.spaces_around_equals", lab_path, spaced[0][0], file=lab_path, expected=shown,
+                           lines=Msg.join("; ", [say("file.differs.line", n=n, got=_shown(g), want=e)
+                                                 for n, g, e in spaced]),
+                           fixed=Msg.verbatim("; ".join(e for _, _, e in spaced)))]
     lines = Msg.join("; ", [say("file.differs.line", n=n, got=_shown(g) if g is not None else say("file.differs.no_line"),
                                 want=e if e is not None else say("file.differs.delete_line")) for n, g, e in wrong])
     return [Problem.of("file.differs", lab_path, wrong[0][0], file=lab_path, expected=shown, lines=lines,
                        rules=wrong_rules(wrong))]
+
+
+def _unspaced(line: str) -> str:
+    """The line with the blanks right around its first = taken out (nothing else of it changed)."""
+    key, eq, value = line.partition("=")
+    return key.rstrip(" \t") + "=" + value.lstrip(" \t") if eq else line
 
 
 _INVISIBLE = (("\ufeff", "file.invisible.bom"), ("\t", "file.invisible.tab"))

@@ -62,16 +62,19 @@ def test_a_folder_where_a_toolkit_file_should_be_is_that_steps_verdict(tmp_path,
     assert verdict(results, step, "write.failed").what.en.startswith("a folder stands where a file should be")
 
 
-@pytest.mark.parametrize("written, en, ko", [
-    (b"DEFAULT=runc \nWHY=runtimeclass\n", "line 1 DEFAULT=runc  (a space at the end) → DEFAULT=runc", "줄 끝에 공백"),
-    (b"\xef\xbb\xbfDEFAULT=runc\nWHY=runtimeclass\n", "line 1 DEFAULT=runc (an invisible BOM (U+FEFF) at the start)",
-     "BOM"),  # Windows Notepad's UTF-8
-    (b"DEFAULT=runc\nWHY=\truntimeclass\n", "(a tab character) → WHY=runtimeclass", "탭 문자"),
+@pytest.mark.parametrize("written, code, en, ko", [
+    (b"DEFAULT=runc \nWHY=runtimeclass\n", "file.differs", "line 1 DEFAULT=runc  (a space at the end) → DEFAULT=runc",
+     "줄 끝에 공백"),
+    (b"\xef\xbb\xbfDEFAULT=runc\nWHY=runtimeclass\n", "file.differs",
+     "line 1 DEFAULT=runc (an invisible BOM (U+FEFF) at the start)", "BOM"),  # Windows Notepad's UTF-8
+    # a tab right after the =: a blank around it, still named
+    (b"DEFAULT=runc\nWHY=\truntimeclass\n", "file.spaces_around_equals", "(a tab character) → WHY=runtimeclass",
+     "탭 문자"),
 ])
-def test_an_invisible_difference_in_a_text_file_is_named(tmp_path, written, en, ko):
+def test_an_invisible_difference_in_a_text_file_is_named(tmp_path, written, code, en, ko):
     root = lab_root(tmp_path)
     (root / TOOLKIT / "default.txt").write_bytes(written)
-    p = verdict(check(root), 4, "file.differs")
+    p = verdict(check(root), 4, code)
     assert en in p.what.en and ko in p.what.ko and "\ufeff" not in p.what.en
 
 

@@ -71,6 +71,45 @@ def test_a_boolean_as_python_prints_it_is_named_with_its_toml_spelling(tmp_path,
     _names_the_file_and_the_fix(p, REPORT, shown, f"write SYSTEMD_CGROUP={toml} (in Python, str(value).lower()).")
 
 
+@pytest.mark.parametrize("written, line, lines_en, lines_ko, fixed", [
+    # echo "RUNTIME = $runtime": both sides
+    ("DEFAULT = runc\nWHY=runtimeclass\n", 1, "line 1 DEFAULT = runc → DEFAULT=runc", "1번째 줄 DEFAULT = runc → DEFAULT=runc",
+     "DEFAULT=runc"),
+    # one side only, a tab, and two lines: each named, the fix every line as it must be
+    ("DEFAULT=runc\nWHY\t= runtimeclass\n", 2, "line 2 WHY\t= runtimeclass (a tab character) → WHY=runtimeclass",
+     "2번째 줄 WHY\t= runtimeclass (탭 문자) → WHY=runtimeclass", "WHY=runtimeclass"),
+    ("DEFAULT =runc\nWHY= runtimeclass\n", 1,
+     "line 1 DEFAULT =runc → DEFAULT=runc; line 2 WHY= runtimeclass → WHY=runtimeclass",
+     "1번째 줄 DEFAULT =runc → DEFAULT=runc; 2번째 줄 WHY= runtimeclass → WHY=runtimeclass",
+     "DEFAULT=runc; WHY=runtimeclass"),
+])
+def test_blanks_around_the_equals_sign_are_named_with_each_line_as_it_must_be(tmp_path, written, line, lines_en,
+                                                                             lines_ko, fixed):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "default.txt").write_text(written)
+    p = _only_finding(check(root), 4)
+    assert p.code == "file.spaces_around_equals", p
+    assert p.line == line
+    assert p.what.en == (f"{DEFAULT} has blanks around the = of a line: {lines_en}; its lines are KEY=value, "
+                         "with nothing on either side of the =.")
+    assert p.what.ko == (f"{DEFAULT} 의 줄에 = 앞뒤로 공백이 있습니다: {lines_ko}. 이 파일의 줄은 KEY=값 이고, "
+                         "= 앞뒤에는 아무것도 두지 않습니다.")
+    assert (p.fix.en, p.fix.ko) == (f"take the blanks out around the =: {fixed}",
+                                    f"= 앞뒤의 공백을 지워 이렇게 적으세요: {fixed}")
+
+
+@pytest.mark.parametrize("written", [
+    "DEFAULT=runc \nWHY=runtimeclass\n",     # a blank at the end of a line is not one around its =
+    " DEFAULT=runc\nWHY=runtimeclass\n",     # nor one at its start
+    "DEFAULT = nvidia\nWHY=runtimeclass\n",  # blanks, and a wrong value too: the value is the mistake to say
+    "DEFAULT = runc\nWHY=other\n",           # one line spaced, another wrong: said line by line, by their rules
+])
+def test_other_differences_are_not_taken_for_blanks_around_the_equals_sign(tmp_path, written):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "default.txt").write_text(written)
+    assert _only_finding(check(root), 4).code == "file.differs"
+
+
 @pytest.mark.parametrize("written, line, en, ko, fix", [
     # two wrong lines: each named with its number, what it holds and what it must hold, one after the other
     ("DEFAULT=nvidia\nWHY=other\n", 1,

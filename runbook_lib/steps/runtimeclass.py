@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from runbook_lib.containerd.versions import runtimes_table
 from runbook_lib.k8s import runtimeclass
 from runbook_lib.findings.problem import Problem
@@ -50,6 +52,10 @@ def judge(run, path: str, name: str) -> list[Problem]:
             problems.append(Problem.of("node.fact.after_earlier_step", run.p.config_path, step=registering.step,
                                        facts=f"handler={handler}"))
         # a lab: the handler is right once step 2 registers the runtime it names, judged on that corrected input
+    elif isinstance(handler, str) and handler != handler.strip() and handler.strip() in names:
+        # "nvidia " in quotes: a runtime's name with a blank around it, no DNS label (the API server refuses it)
+        problems.append(Problem.of("runtimeclass.handler_blanks", path, yaml_line(text, "/handler"),
+                                   pointer="/handler", handler=json.dumps(handler), name=handler.strip()))
     elif handler is not None and handler not in names:  # a missing handler is said above, where it belongs
         problems.append(Problem.of("runtimeclass.handler_not_a_runtime", path, yaml_line(text, "/handler"),
                                    pointer="/handler", handler=str(handler), runtimes=", ".join(names) or "-",

@@ -62,3 +62,23 @@ def test_a_handler_checked_against_a_config_without_any_runtime_table_lists_none
     rc.write_text(rc.read_text().replace("handler: nvidia", "handler: gpu"))
     [p] = [p for p in check(root)[7].problems if p.code == "runtimeclass.handler_not_a_runtime"]
     assert (p.values["handler"], p.values["runtimes"]) == ("gpu", "-")
+
+
+def test_a_handler_with_a_blank_inside_its_quotes_is_named_as_such_and_fixed_by_the_runtimes_name(tmp_path):
+    """`handler: "nvidia "`: no DNS label, which the API server refuses, and not containerd's runtime either; said
+    as the blank it is (the value shown in quotes, where the blank can be seen), at the handler's line."""
+    root = lab_root(tmp_path)
+    rc = root / TOOLKIT / "runtimeclass.yaml"
+    rc.write_text(rc.read_text().replace("handler: nvidia", 'handler: " nvidia"'))
+    results = check(root)
+    [p] = results[7].problems
+    assert (p.code, p.path, p.pointer) == ("runtimeclass.handler_blanks", RUNTIMECLASS, "/handler")
+    assert p.line == rc.read_text().split("\n").index('handler: " nvidia"') + 1
+    assert p.what.en.startswith('handler " nvidia" has a blank before or after the name; a handler must be a DNS '
+                                "label (lowercase letters, digits and -), so the Kubernetes API server refuses")
+    assert p.what.ko.startswith('handler 값 " nvidia" 의 앞이나 뒤에 공백이 있습니다.')
+    assert "공백을 뺀 이름은 containerd 의 런타임 nvidia 입니다." in p.what.ko
+    assert (p.fix.en, p.fix.ko) == ("handler: nvidia  (no blank inside the quotes)", "handler: nvidia  (따옴표 안에 공백 없이)")
+    # a blank around a name that is no runtime either: that name's own finding, as before
+    rc.write_text(rc.read_text().replace('handler: " nvidia"', 'handler: "gpu "'))
+    assert [p.code for p in check(root)[7].problems] == ["runtimeclass.handler_not_a_runtime"]

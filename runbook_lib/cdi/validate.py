@@ -186,7 +186,12 @@ def _edits(edits, path) -> list[dict]:
     if not isinstance(edits, dict):
         return out
     for i, env in _items(edits, "env"):
-        if isinstance(env, str) and "=" not in env:
+        # the upstream schema's containerEdits.env says "ref" for "$ref", so it checks no item; the Go type is
+        # []string, and the library cannot decode a spec with anything else there
+        if not isinstance(env, str):
+            out.append(_finding(path + ["env", i], "reference", "env_not_a_string", value=show(env),
+                                fixed=_env_line(env)))
+        elif "=" not in env:
             out.append(_finding(path + ["env", i], "reference", "env_without_equals", env=env))
     for i, node in _items(edits, "deviceNodes"):
         if isinstance(node, dict):
@@ -205,6 +210,14 @@ def _edits(edits, path) -> list[dict]:
         if hook.get("path") == "":
             out.append(_finding(path + ["hooks", i, "path"], "reference", "hook_path_empty"))
     return out
+
+
+def _env_line(env) -> str:
+    """`- NVIDIA_VISIBLE_DEVICES: void` (a mapping) as the KEY=VALUE line it meant; KEY=VALUE when it is not one."""
+    if isinstance(env, dict) and len(env) == 1:
+        [(key, value)] = env.items()
+        return f"{key}={'' if value is None else show(value).strip(chr(34))}"
+    return "KEY=VALUE"
 
 
 def _device_node(node, path) -> list[dict]:

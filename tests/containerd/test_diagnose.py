@@ -126,6 +126,11 @@ def test_runtimeclass_handler_and_name(tmp_path):
     ('cdiVersion: "0.5.0"\nkind: nvidia.com/gpu\ndevices:\n  - name: all\n    containerEdits:\n      env: [NOEQUALS]\n',
      "/devices/0/containerEdits/env/0: The environment variable NOEQUALS has no '='", 6,
      "correct /devices/0/containerEdits/env/0"),  # a lab has no nvidia-ctk: the fix stays in the file
+    # KEY: VALUE, a mapping where the Go type holds a string (the upstream schema checks no env item here)
+    ('cdiVersion: "0.5.0"\nkind: nvidia.com/gpu\ndevices:\n  - name: all\n    containerEdits:\n      env:\n'
+     '        - NVIDIA_VISIBLE_DEVICES: void\n',
+     '/devices/0/containerEdits/env/0: The environment entry {"NVIDIA_VISIBLE_DEVICES": "void"} is not a string: '
+     "the CDI library reads env only as a list of", 7, "correct /devices/0/containerEdits/env/0"),
 ])
 def test_cdi_spec_verdicts(tmp_path, spec, en, line, fix):
     root = lab_root(tmp_path)

@@ -167,6 +167,20 @@ def test_the_registry_reads_a_spec_strictly(tmp_path, mistake):
     assert proc.returncode != 0 and "unresolvable CDI devices nvidia.com/gpu=all" in proc.stderr
 
 
+def test_an_env_entry_written_as_a_mapping_makes_the_spec_unusable(tmp_path):
+    """`- NVIDIA_VISIBLE_DEVICES: void`: the upstream schema lets it through (its containerEdits.env says "ref"
+    for "$ref"), the library's []string does not; the reference rule of runbook_lib/cdi/validate.py says so."""
+    text = yaml.safe_dump(null_copy(written_spec()), sort_keys=False).replace(
+        "- NVIDIA_VISIBLE_DEVICES=void", "- NVIDIA_VISIBLE_DEVICES: void")
+    spec = yaml.safe_load(text)
+    assert spec["containerEdits"]["env"] == [{"NVIDIA_VISIBLE_DEVICES": "void"}]
+    from runbook_lib.cdi.validate import schema_findings
+    assert schema_findings(spec) == []  # the schema alone passes it
+    assert [(f["path"], f["rule"]) for f in validate_spec(spec)] == [("/containerEdits/env/0", "reference")]
+    proc = run_in_podman(tmp_path, text, "--device", "nvidia.com/gpu=all", IMAGE, "/bin/true")
+    assert proc.returncode != 0 and "unresolvable CDI devices nvidia.com/gpu=all" in proc.stderr
+
+
 @pytest.mark.parametrize("version", ["0.5.0", "0.6.0", "1.0.0"])
 def test_podman_4_3_skips_a_spec_of_a_newer_cdi_version(tmp_path, version):
     # why cdi.version_newer warns above runbook_lib.cdi.spec.CDI_VERSION (a spec copied from the newest docs)

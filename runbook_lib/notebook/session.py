@@ -62,16 +62,25 @@ def injected_names() -> tuple[str, ...]:
 def say_on_terminal(lines: list[str]) -> None:
     """In a kernel, lines on the kernel's own standard output, which a plain `papermill` run's terminal is
     (papermill starts the kernel with its own stdout; it shows no cell's output): never into the notebook, and
-    not when the runbook's own command runs the notebook and says it itself (RUNBOOK_TERMINAL_SUMMARY=0)."""
+    not when the runbook's own command runs the notebook and says it itself (RUNBOOK_TERMINAL_SUMMARY=0).
+
+    ipykernel turns the process's file descriptor 1 into a pipe whose every byte becomes the cell's stdout in the
+    notebook (and is echoed to the terminal); its ``sys.stdout.fileno()`` is the terminal it started with. So
+    the lines are written there: written to ``sys.__stdout__`` they would land in the archived notebook too, a
+    second copy of the summary, in one or more pieces as the pipe's reader happened to take them."""
     import os
     import sys
-    if _shell() is None or os.environ.get(TERMINAL, "1") == "0" or sys.__stdout__ is None:
+    if _shell() is None or os.environ.get(TERMINAL, "1") == "0":
         return
-    try:
-        print("\n".join(lines), file=sys.__stdout__, flush=True)
-    except (OSError, ValueError):  # a closed stdout: the notebook still holds it
-        pass
-
+    data = ("\n".join(lines) + "\n").encode("utf-8", errors="replace")
+    for stream in (sys.stdout, sys.__stdout__):  # the kernel's terminal; where a kernel keeps fd 1 its own
+        try:
+            fd = stream.fileno()
+            while data:
+                data = data[os.write(fd, data):]
+            return
+        except (AttributeError, OSError, ValueError):  # no such stream, or a closed one: the notebook still holds it
+            continue
 
 
 def _display(bundle: dict, **kw) -> None:

@@ -112,6 +112,32 @@ def test_a_lab_runs_first_line_is_its_profile_and_a_pass_says_what_it_found(tmp_
     assert repeated(check.stdout) == []
 
 
+def test_the_terminals_lines_never_reach_the_notebook_even_while_its_kernel_lives_on(tmp_path):
+    """ipykernel makes the kernel's fd 1 a pipe whose bytes become a cell's stdout (and are echoed to the
+    terminal): lines written there reached the notebook as a second summary, in pieces, whenever the kernel
+    lived on a moment after the last cell (JupyterLab's kernel does; a plain run's, as its reader happened).
+    The notebook with one more cell that waits, so that whatever went into that pipe reaches the notebook."""
+    import nbformat
+
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("import time\ntime.sleep(0.5)"))
+    waits = tmp_path / "run-then-wait.ipynb"
+    nbformat.write(nb, waits)
+    root = lab_init(tmp_path / "lab")
+    argv = [sys.executable, "-m", "papermill", "--no-progress-bar", str(waits), str(tmp_path / "out.ipynb"),
+            "-p", "root", str(root)]
+    # ipykernel leaves fd 1 alone under pytest (PYTEST_CURRENT_TEST, which its kernel would inherit): the
+    # kernel here is a user's, with the pipe
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
+    proc = run_papermill(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600,
+                         env={**env, "RUNBOOK_TERMINAL_SUMMARY": "1"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert proc.stdout.startswith("프로필 / profile: lab: "), proc.stdout[:300]  # said on the terminal
+    streams = [o for c in nbformat.read(tmp_path / "out.ipynb", as_version=4).cells for o in c.get("outputs", [])
+               if o["output_type"] == "stream"]
+    assert streams == [], streams
+
+
 def test_a_refusals_reason_comes_before_the_traceback_and_is_said_once(tmp_path):
     root = lab_init(tmp_path / "lab", "--mistake", "toml-syntax-error")
     config = (root / "etc/containerd/config.toml").read_bytes()

@@ -224,6 +224,9 @@ def run_papermill(argv, *, timeout: float | None = None, check: bool = False, ca
     counts from the command's start, not from the wait for the lock."""
     if capture_output:
         popen["stdout"] = popen["stderr"] = subprocess.PIPE
+    # a user's kernel: ipykernel leaves the process's fd 1 and 2 alone under pytest (PYTEST_CURRENT_TEST, which
+    # the kernel would inherit), where a user's kernel makes them pipes into the notebook's cells
+    popen["env"] = {k: v for k, v in (popen.get("env") or os.environ).items() if k != "PYTEST_CURRENT_TEST"}
     with ExitStack() as held:
         held.enter_context(papermill_lock())
         proc = subprocess.Popen(argv, **popen)

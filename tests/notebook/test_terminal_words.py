@@ -126,11 +126,8 @@ def test_the_terminals_lines_never_reach_the_notebook_even_while_its_kernel_live
     root = lab_init(tmp_path / "lab")
     argv = [sys.executable, "-m", "papermill", "--no-progress-bar", str(waits), str(tmp_path / "out.ipynb"),
             "-p", "root", str(root)]
-    # ipykernel leaves fd 1 alone under pytest (PYTEST_CURRENT_TEST, which its kernel would inherit): the
-    # kernel here is a user's, with the pipe
-    env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
     proc = run_papermill(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600,
-                         env={**env, "RUNBOOK_TERMINAL_SUMMARY": "1"})
+                         env={**os.environ, "RUNBOOK_TERMINAL_SUMMARY": "1"})  # a user's kernel (run_papermill)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
     assert proc.stdout.startswith("프로필 / profile: lab: "), proc.stdout[:300]  # said on the terminal
     streams = [o for c in nbformat.read(tmp_path / "out.ipynb", as_version=4).cells for o in c.get("outputs", [])

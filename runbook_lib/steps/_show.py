@@ -25,13 +25,12 @@ def runtime_evidence(run) -> dict[str, str]:
     return {f"{run.p.config_path} (tomllib)": show_table(table)} if isinstance(table, dict) else {}
 
 
-def file_evidence(run, *names: str) -> dict[str, str]:
-    out = {}
-    for name in names:
-        try:
-            text = run.read_text(run.tk(name))
-        except RunbookError:  # a folder (or a FIFO) where the file should be: the step's verdict says so
-            continue
-        if text is not None:  # a node's facts are only evidence: named for what they are, never at a path
-            out[run.tk(name) if run.answer_files else bilingual(say(f"evidence.node.{name}"))] = text
-    return out
+def file_evidence(run, name: str) -> dict[str, str]:
+    try:
+        text = run.read_text(run.tk(name))
+    except RunbookError:  # a folder (or a FIFO) where the file should be: the step's verdict says so
+        return {}
+    if text is None:
+        return {}
+    # a node's facts are only evidence: named for what they are, never at a path
+    return {run.tk(name) if run.answer_files else bilingual(say(f"evidence.node.{name}")): text}

@@ -216,3 +216,14 @@ def test_auto_on_a_nodes_root_never_edits_an_nvidia_default_it_would_write_other
     steps = step_records(json.loads(out.read_text()))
     assert [p["code"] for p in steps[3]["problems"]] == ["options.systemd_cgroup.missing"]
     assert (node / CONFIG).read_text() == kept
+
+
+def test_a_nodes_default_runtime_is_said_and_kept_as_its_config_names_it(tmp_path):
+    """Step 4 on a node whose default is not runc: its words and its evidence (default.txt's lines, read from the
+    node's config, never the plan's) name that default."""
+    root = _root(tmp_path, "aks-gpu")
+    rb = _run(root, mode="check", profile="node", default_runtime="keep")
+    said = rb.results["default"].message
+    assert (said.en, said.ko) == ("the default runtime containerd reads is nvidia-container-runtime (default_runtime_name).",
+                                  "containerd 가 읽는 기본 런타임은 nvidia-container-runtime 입니다 (default_runtime_name).")
+    assert rb.evidence_files[rb.tk("default.txt")] == b"DEFAULT=nvidia-container-runtime\nWHY=runtimeclass\n"

@@ -39,6 +39,36 @@ def test_a_folder_only_somewhat_alike_is_not_taken_for_a_typo(tmp_path, neighbou
     assert [p.code for p in problems] == ["prepare.folder_missing"], [p.what.en for p in problems]
     assert problems[0].path == "/" + TOOLKIT
     assert f"/{TOOLKIT}" in problems[0].what.en and f"/{TOOLKIT}" in problems[0].what.ko  # the folder, by name
+    at = os.path.realpath(root)  # the mkdir as pasted: under the root (issue 51)
+    assert (problems[0].fix.en, problems[0].fix.ko) == (f"mkdir -p {at}/{TOOLKIT}", f"mkdir -p {at}/{TOOLKIT}")
+
+
+def test_a_misnamed_folders_words_name_both_the_path_looked_at_and_the_one_there(tmp_path):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT).rename(root / "root/tookit")
+    [p] = check(root)[1].problems
+    assert p.what.en == ("/root/toolkit is missing, and /root/tookit, with a name like it, is there; the lab and the "
+                         "runbook look at /root/toolkit exactly.")
+    assert p.what.ko == ("이 경로에 아무것도 없습니다: /root/toolkit. 이름이 비슷한 것은 있습니다: /root/tookit. "
+                         "실습과 런북은 정확히 앞의 경로를 봅니다.")
+
+
+def test_a_config_linked_to_nothing_under_the_root_is_said_as_the_link_and_one_to_an_empty_file_as_empty(tmp_path):
+    """config.toml -> /etc/shadow: followed inside the root, where nothing is, so said as the dangling link; a
+    link to an empty file under the root is a config that is there and empty."""
+    from grading_helpers import CONFIG
+
+    root = lab_root(tmp_path)
+    (root / CONFIG).unlink()
+    (root / CONFIG).symlink_to("/etc/shadow")
+    [p] = check(root)[1].problems
+    assert (p.code, p.path) == ("prepare.config_link_dangling", "/" + CONFIG)
+    assert p.what.en.startswith(f"/{CONFIG} is a symbolic link (/{CONFIG} -> /etc/shadow) to a file that is not "
+                                "under the root: /etc/shadow.")
+    (root / CONFIG).unlink()
+    (root / "etc/containerd/empty.toml").write_bytes(b"")
+    (root / CONFIG).symlink_to("empty.toml")
+    assert [p.code for p in check(root)[1].problems] == ["prepare.config_empty"]
 
 
 def test_an_empty_config_beside_a_nearly_named_one_is_empty_not_misnamed(tmp_path):

@@ -30,3 +30,21 @@ def test_the_runtime_table_is_shown_one_key_a_line_its_sub_tables_dotted(tmp_pat
     for step in (2, 3):
         assert {k: v.split("\n") for k, v in results[step].evidence.items()} == \
             {"/etc/containerd/config.toml (tomllib)": shown}
+
+
+def test_a_nodes_facts_are_shown_for_what_they_are_never_at_a_toolkit_path(tmp_path):
+    """A node has no answer files: what step 4 and step 5 read from its config is shown under what it is."""
+    import shutil
+    from pathlib import Path
+
+    from helpers import finished_run
+
+    root = tmp_path / "aks-gpu"
+    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "realworld" / "aks-gpu", root)
+    rb = finished_run(root, profile="node", default_runtime="keep", mode="check")
+    assert rb.results["default"].evidence == {
+        "기본 런타임 (노드에서 읽음) / the default runtime (read from the node)":
+            "DEFAULT=nvidia-container-runtime\nWHY=runtimeclass\n"}
+    assert rb.results["parse"].evidence == {
+        "tomllib 로 읽은 설정 (노드에서 읽음) / the config read with tomllib (from the node)":
+            "VERSION=3\nRUNTIMES=nvidia-container-runtime,untrusted\n"}

@@ -277,13 +277,12 @@ def _runs_runc_v2(eff: Effective, name: str) -> bool:
     return isinstance(table, dict) and table.get("runtime_type") == RUNTIME_TYPE
 
 
-def default_problem(eff: Effective, p, rule: DefaultRule | None = None) -> Problem | None:
+def default_problem(eff: Effective, p, rule: DefaultRule) -> Problem | None:
     """The run's default rule (containerd/default_rule.py) on the effective config, said as a finding at its line:
     default_runtime_name names the runtime (the lab's rule: every pod would go through it), or no runtime at all
     (both worlds: a typo such as "rnuc" or "runc " makes containerd's CRI plugin refuse to load, 'no corresponding
     runtime configured in containerd.runtimes'). Only the built-in runc, which step 2 writes when it is missing, is
     not a guess. ``rule.holds`` is the same decision, on a config as a check cell or containerd reads it."""
-    rule = rule or DefaultRule.of(p)
     default = default_runtime_name(eff.data, eff.version)
     key = runtime_path(eff.version, "x")[:-2] + ("default_runtime_name",)
     typed = _default_not_a_string(eff, key, p.runtime_name) or _legacy_default_not_a_table(eff, key)

@@ -105,6 +105,8 @@ def test_a_config_missing_or_empty_is_said_at_the_config_with_the_copy_of_the_ba
     assert (problem.what.ko, problem.what.en) == (ko.format(config=config), en.format(config=config))
     at = os.path.realpath(root)  # the cp as pasted: under the root, never the host's /etc/containerd (issue 51)
     assert (problem.fix.ko, problem.fix.en) == (f"cp {at}{base} {at}{config}", f"cp {at}{base} {at}{config}")
+    # the finding's values, as the grading's records keep them
+    assert {k: problem.values[k] for k in ("config", "base")} == {"config": config, "base": base}
 
 
 def _planned_copy(root):
@@ -182,3 +184,14 @@ def test_on_a_distribution_only_the_toolkit_folder_is_made_and_its_config_is_rea
     assert plan.message.en == f"k3s's own generated config is read as it is: /{generated}"
     assert plan.message.ko == f"k3s 가 만드는 설정을 그대로 읽습니다: /{generated}"
     assert plan.subject == f"/{generated}"
+
+
+def test_a_node_gets_no_toolkit_folder_of_the_lab(tmp_path):
+    """Step 1 on a node plans only the config's folder: the lab's /root/toolkit is the lab's answer folder,
+    nothing of which is left on a node."""
+    from helpers import TEST_DATA, finished_run, node_root
+
+    root = node_root(tmp_path / "node", TEST_DATA / "containerd" / "containerd-1.6.20-default.toml")
+    rb = finished_run(root, profile="node")
+    assert rb.results["prepare"].failed is False, rb.results["prepare"].text()
+    assert not (root / "root").exists()

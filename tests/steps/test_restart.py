@@ -221,3 +221,23 @@ def test_the_restart_steps_plan_on_a_node_says_the_decision_of_this_runs_plans(t
     assert changed is (not applied_before)
     expected = service.decide(real_node=True, writes=mode != "check", config_changed=changed, asked=asked)
     assert expected.action == action and plan.message == expected.message
+
+
+def test_a_node_mounted_elsewhere_gets_its_changed_config_and_the_restart_is_left_to_the_node(tmp_path):
+    """The node profile on a node's / mounted away from this machine's (a DaemonSet's /host): the config changed,
+    so a restart is needed, and it is said for that node, by its root; in check mode the same root restarts
+    nothing, for the check's own reason."""
+    from helpers import TEST_DATA, finished_run, node_root
+
+    root = node_root(tmp_path / "node", TEST_DATA / "containerd" / "containerd-1.6.20-default.toml")
+    rb = finished_run(root, profile="node")
+    result = rb.results["restart"]
+    assert result.status == RESTART_NEEDED, result.text()
+    at = str(rb.target.root)
+    assert result.message.en == (f"the config changed; the node's root ({at}) is not this machine's /, so containerd "
+                                 "is not restarted from here: restart it on the node (systemctl restart containerd).")
+    assert result.message.ko.startswith(f"설정이 바뀌었습니다. 노드의 root({at})가 이 머신의 / 가 아니라")
+    checked = finished_run(root, profile="node", mode="check").results["restart"]
+    assert checked.status == SKIPPED
+    assert checked.message == service.decide(real_node=False, writes=False, config_changed=False, asked=False,
+                                             node=True).message

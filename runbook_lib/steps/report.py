@@ -33,10 +33,10 @@ def _read(run) -> tuple:
 def _lines(version, runtimes: dict, name, handler, runtime=None) -> str:
     """report.txt of the runtime ``name`` (RUNTIME: ``runtime`` when given, else its name when it is one)."""
     table = runtimes.get(name) if isinstance(runtimes.get(name), dict) else {}
-    options = table.get("options") if isinstance(table.get("options"), dict) else {}
+    options = table.get("options")
     shown = runtime if runtime is not None else name if name in runtimes else ""
     # as containerd reads it: a key left out of a runtime's options is false, its zero value
-    cgroup = options.get("SystemdCgroup", False) if isinstance(table.get("options"), dict) else None
+    cgroup = options.get("SystemdCgroup", False) if isinstance(options, dict) else None
     return toolkit.report_txt(version, shown, table.get("runtime_type"), cgroup, handler if handler is not None else "")
 
 

@@ -385,3 +385,46 @@ def test_the_report_check_run_again_after_a_runtimeclass_is_written_by_hand_name
     assert first == ["write.failed.folder_stands_where_file"]
     p = _only_finding({8: again}, 8)
     assert (p.code, p.path, p.line) == ("config.unreadable.yaml_syntax", "/root/toolkit/runtimeclass.yaml", 3)
+
+
+@pytest.mark.parametrize("written, faithful", [
+    # each reading of the student's own files the lab's words allow, with a handler that names no runtime
+    ("CONFIG_VERSION=2\nRUNTIME=nvidia\nRUNTIME_TYPE=io.containerd.runc.v2\nSYSTEMD_CGROUP=true\nHANDLER=nvidai\n", True),
+    ("CONFIG_VERSION=2\nRUNTIME=nvidai\nRUNTIME_TYPE=\nSYSTEMD_CGROUP=\nHANDLER=nvidai\n", True),
+    ("CONFIG_VERSION=2\nRUNTIME=\nRUNTIME_TYPE=\nSYSTEMD_CGROUP=\nHANDLER=nvidai\n", True),
+    # the handler's name with the runtime's values: no reading gives that
+    ("CONFIG_VERSION=2\nRUNTIME=nvidai\nRUNTIME_TYPE=io.containerd.runc.v2\nSYSTEMD_CGROUP=true\nHANDLER=nvidai\n",
+     False),
+])
+def test_a_report_of_a_handler_that_names_no_runtime_is_faithful_as_each_reading_gives_it(tmp_path, written,
+                                                                                            faithful):
+    root = lab_root(tmp_path)
+    rc = root / TOOLKIT / "runtimeclass.yaml"
+    rc.write_text(rc.read_text().replace("handler: nvidia", "handler: nvidai"))
+    (root / TOOLKIT / "report.txt").write_text(written)
+    results = check(root)
+    assert [p.code for p in results[7].problems] == ["runtimeclass.handler_not_a_runtime"]
+    if faithful:
+        assert results[8].status == "passed", results[8].text()
+        assert [(p.code, p.values["step"]) for p in results[8].problems] == [("file.faithful_to_earlier_step", 7)]
+    else:
+        assert [p.code for p in results[8].problems] == ["file.differs"], results[8].text()
+
+
+def test_a_report_of_options_without_systemdcgroup_says_false_as_containerd_reads_it(tmp_path):
+    """SystemdCgroup left out of the runtime's options (step 3 fails: the lab wants true): containerd reads false,
+    its zero value, so a report saying false is faithful to the student's files; one saying nothing is not."""
+    from grading_helpers import CONFIG
+
+    root = lab_root(tmp_path)
+    config = root / CONFIG
+    text = config.read_text()
+    nvidia = text.index("runtimes.nvidia.options]")
+    config.write_text(text[:nvidia] + text[nvidia:].replace("SystemdCgroup = true\n", "", 1))
+    report = root / TOOLKIT / "report.txt"
+    report.write_text(report.read_text().replace("SYSTEMD_CGROUP=true", "SYSTEMD_CGROUP=false"))
+    results = check(root)
+    assert results[3].failed
+    assert [(p.code, p.values["step"]) for p in results[8].problems] == [("file.faithful_to_earlier_step", 3)]
+    report.write_text(report.read_text().replace("SYSTEMD_CGROUP=false", "SYSTEMD_CGROUP="))
+    assert [p.code for p in check(root)[8].problems] == ["file.differs"]

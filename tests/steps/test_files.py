@@ -428,3 +428,43 @@ def test_a_report_of_options_without_systemdcgroup_says_false_as_containerd_read
     assert [(p.code, p.values["step"]) for p in results[8].problems] == [("file.faithful_to_earlier_step", 3)]
     report.write_text(report.read_text().replace("SYSTEMD_CGROUP=false", "SYSTEMD_CGROUP="))
     assert [p.code for p in check(root)[8].problems] == ["file.differs"]
+
+
+@pytest.mark.parametrize("handler_line, written", [
+    # print(f"RUNTIME={rc.get('handler')}") with no handler: Python's None is no reading of the files
+    (None, "CONFIG_VERSION=2\nRUNTIME=None\nRUNTIME_TYPE=\nSYSTEMD_CGROUP=\nHANDLER=\n"),
+    (None, "CONFIG_VERSION=2\nRUNTIME=XXXX\nRUNTIME_TYPE=\nSYSTEMD_CGROUP=\nHANDLER=\n"),
+    # handler: true (YAML's boolean): no runtime's name either
+    ("handler: true", "CONFIG_VERSION=2\nRUNTIME=True\nRUNTIME_TYPE=\nSYSTEMD_CGROUP=\nHANDLER=true\n"),
+])
+def test_a_report_naming_a_runtime_no_file_gives_is_not_faithful(tmp_path, handler_line, written):
+    root = lab_root(tmp_path)
+    rc = root / TOOLKIT / "runtimeclass.yaml"
+    rc.write_text(rc.read_text().replace("handler: nvidia", handler_line) if handler_line else "")
+    if handler_line is None:
+        rc.unlink()
+    (root / TOOLKIT / "report.txt").write_text(written)
+    results = check(root)
+    assert results[7].failed
+    assert [p.code for p in results[8].problems] == ["file.differs"], results[8].text()
+
+
+@pytest.mark.parametrize("written", [
+    "CONFIG_VERSION=2\nRUNTIME=nvidia\nRUNTIME_TYPE=\nSYSTEMD_CGROUP=\nHANDLER=nvidia\n",
+    "CONFIG_VERSION=2\nRUNTIME=\nRUNTIME_TYPE=\nSYSTEMD_CGROUP=\nHANDLER=nvidia\n",
+])
+def test_a_report_without_the_values_of_the_runtime_its_handler_names_is_not_faithful(tmp_path, written):
+    """Step 3 failed (SystemdCgroup false), the handler names a runtime of the config: the report must say that
+    runtime's values as the files hold them; the values left out is no reading of them."""
+    import tomlkit
+
+    from grading_helpers import CONFIG
+
+    root = lab_root(tmp_path)
+    doc = tomlkit.parse((root / CONFIG).read_text())
+    doc["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]["nvidia"]["options"]["SystemdCgroup"] = False
+    (root / CONFIG).write_text(tomlkit.dumps(doc))
+    (root / TOOLKIT / "report.txt").write_text(written)
+    results = check(root)
+    assert results[3].failed
+    assert [p.code for p in results[8].problems] == ["file.differs"], results[8].text()

@@ -216,7 +216,7 @@ def _env_line(env) -> str:
     """`- NVIDIA_VISIBLE_DEVICES: void` (a mapping) as the KEY=VALUE line it meant; KEY=VALUE when it is not one."""
     if isinstance(env, dict) and len(env) == 1:
         [(key, value)] = env.items()
-        return f"{key}={'' if value is None else show(value).strip(chr(34))}"
+        return f"{key}={'' if value is None else value if isinstance(value, str) else show(value)}"
     return "KEY=VALUE"
 
 

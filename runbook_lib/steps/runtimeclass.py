@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 from runbook_lib.containerd.versions import runtimes_table
 from runbook_lib.k8s import runtimeclass
+from runbook_lib.k8s.names import quoted
 from runbook_lib.findings.problem import Problem
 from runbook_lib.findings.catalog import say
 from runbook_lib.fs.yamldoc import yaml_line
@@ -55,7 +54,7 @@ def judge(run, path: str, name: str) -> list[Problem]:
     elif isinstance(handler, str) and handler != handler.strip() and handler.strip() in names:
         # "nvidia " in quotes: a runtime's name with a blank around it, no DNS label (the API server refuses it)
         problems.append(Problem.of("runtimeclass.handler_blanks", path, yaml_line(text, "/handler"),
-                                   pointer="/handler", handler=json.dumps(handler), name=handler.strip()))
+                                   pointer="/handler", handler=quoted(handler), name=handler.strip()))
     elif handler is not None and handler not in names:  # a missing handler is said above, where it belongs
         problems.append(Problem.of("runtimeclass.handler_not_a_runtime", path, yaml_line(text, "/handler"),
                                    pointer="/handler", handler=str(handler), runtimes=", ".join(names) or "-",

@@ -58,6 +58,17 @@ class _Parser(argparse.ArgumentParser):
     def __init__(self, *args, formatter_class=_Help, **kwargs):
         super().__init__(*args, formatter_class=formatter_class, **kwargs)
 
+    def error(self, message):
+        """argparse's hook for a command line it cannot take: the usage line, then what is wrong and the fix in
+        both languages (cli/usage.py), exit 2 as argparse does (a refusal: nothing ran)."""
+        from runbook_lib.cli.usage import usage_error
+
+        self.refuse(usage_error(message, self.prog))
+
+    def refuse(self, said: Msg):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_REFUSED, f"{self.prog}: {said.ko}\n{self.prog}: {said.en}\n")
+
 
 def build_parser() -> argparse.ArgumentParser:
     from runbook_lib import __version__
@@ -119,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     lab.add_argument("--finished", action="store_true",
                      help=_help("cli.help.finished"))
     lab.add_argument("--list", action="store_true", help=_help("cli.help.list"))
+    p.commands = {"run": run, "grade": grade, "check": check, "summary": summ, "lab-init": lab}
     return p
 
 
@@ -140,7 +152,11 @@ def add_limits(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # said by the command's own parser: its usage line and its --help, not the top's
+        command = parser.commands[args.command]
+        command.refuse(say("cli.usage.unrecognized", prog=command.prog, args=" ".join(unknown)))
     from runbook_lib.cli.check import cmd_check
     from runbook_lib.cli.grade import cmd_grade
 

@@ -108,6 +108,8 @@ MISTAKES: tuple[Mistake, ...] = (
     Mistake("report-spaces", say("mistakes.report_spaces_around_equals"),
             (Edit(f"{TOOLKIT}/report.txt", "RUNTIME=nvidia", "RUNTIME = nvidia"),), "report",
             "file.spaces_around_equals"),
+    Mistake("report-quoted", say("mistakes.report_quoted"),
+            (Edit(f"{TOOLKIT}/report.txt", "RUNTIME=nvidia", 'RUNTIME="nvidia"'),), "report", "file.format_slips"),
 )
 
 BY_KIND = {m.kind: m for m in MISTAKES}

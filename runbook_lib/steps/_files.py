@@ -139,26 +139,101 @@ def _differs(rule: Rule, lab_path: str, got: str, expected: str, shown: str, fil
     # compared as the rule reads them; shown as written (the expected line in the config's order, not sorted)
     wrong = [(i + 1, raw[i] if g is not None else None, want_raw[i] if e is not None and i < len(want_raw) else e)
              for i, (g, e) in enumerate(itertools.zip_longest(got_lines, want_lines)) if g != e]
-    if all(g is not None and e is not None and g.replace("True", "true").replace("False", "false") == e
-           for _, g, e in wrong):  # print(f"...={value}") of a parsed boolean
-        n, g, e = wrong[0]
-        return [Problem.of("file.python_boolean", lab_path, n, file=lab_path, at=n, got=g, fixed=e, expected=shown)]
-    spaced = [(n, g, e) for n, g, e in wrong if g is not None and e is not None and _unspaced(g) == e != g]
-    if spaced and len(spaced) == len(wrong):  # `KEY = value` (echo "KEY = $x", or typed by hand)
-        return [Problem.of("file.spaces_around_equals", lab_path, spaced[0][0], file=lab_path, expected=shown,
-                           lines=Msg.join("; ", [say("file.differs.line", n=n, got=_shown(g), want=e)
-                                                 for n, g, e in spaced]),
-                           fixed=Msg.verbatim("; ".join(e for _, _, e in spaced)))]
+    slipped = _slips(rule, wrong)
+    if slipped is not None:
+        return [_slip_problem(slipped, lab_path, shown)]
     lines = Msg.join("; ", [say("file.differs.line", n=n, got=_shown(g) if g is not None else say("file.differs.no_line"),
                                 want=e if e is not None else say("file.differs.delete_line")) for n, g, e in wrong])
     return [Problem.of("file.differs", lab_path, wrong[0][0], file=lab_path, expected=shown, lines=lines,
                        rules=wrong_rules(wrong))]
 
 
+# A line whose value is right, written the way a habit writes it, each with the way to undo it, in the order they
+# are undone (`export KEY: "value"` takes three). A file whose every wrong line reads right once its slips are
+# undone gets a finding that names them, never "disagrees with the config", which would send the student after a
+# value that is right. A slip alone has its own finding when it has more to say (file.<slip>).
+def _exported(line: str) -> str:
+    """export KEY=value (a shell's habit): the line without the export."""
+    head, blank, rest = line.partition(" ")
+    return rest.lstrip(" ") if head == "export" and blank else line
+
+
+def _colon(line: str) -> str:
+    """KEY: value (YAML's habit) in a line with no =: the colon and the blank after it as the =."""
+    key, colon, value = line.partition(":")
+    return key + "=" + value.lstrip(" ") if colon and "=" not in line else line
+
+
 def _unspaced(line: str) -> str:
     """The line with the blanks right around its first = taken out (nothing else of it changed)."""
     key, eq, value = line.partition("=")
     return key.rstrip(" \t") + "=" + value.lstrip(" \t") if eq else line
+
+
+def _unquoted(line: str) -> str:
+    """KEY="value" or KEY='value' (a shell's habit): the value without the quotes around it."""
+    key, eq, value = line.partition("=")
+    if eq and len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return key + eq + value[1:-1]
+    return line
+
+
+def _upper_key(line: str) -> str:
+    """key=value: the name in capitals, as the file's names are."""
+    key, eq, value = line.partition("=")
+    return key.upper() + eq + value if eq else line
+
+
+def _toml_boolean(line: str) -> str:
+    """print(f"...={value}") of a parsed boolean: True and False as TOML spells them."""
+    return line.replace("True", "true").replace("False", "false")
+
+
+SLIPS = (("export", _exported), ("colon", _colon), ("spaces_around_equals", _unspaced), ("quoted", _unquoted),
+         ("key_case", _upper_key), ("python_boolean", _toml_boolean))
+
+
+def _slips(rule: Rule, wrong: list[tuple[int, str | None, str | None]]) -> list[tuple[int, str, str, tuple]] | None:
+    """Each wrong line with the fewest slips that, undone, make it the line it must be (as the rule compares
+    lines); None when a line is missing, one too many, or wrong in its value."""
+    found = []
+    for n, got, want in wrong:
+        if got is None or want is None:
+            return None
+        names = next((names for k in range(1, len(SLIPS) + 1) for names, undo in _undoings(k)
+                      if canonical(rule, _undone(got, undo)) == canonical(rule, want)), None)
+        if names is None:
+            return None
+        found.append((n, got, want, names))
+    return found
+
+
+def _undoings(k: int):
+    for chosen in itertools.combinations(SLIPS, k):
+        yield tuple(name for name, _ in chosen), [fn for _, fn in chosen]
+
+
+def _undone(line: str, undo) -> str:
+    for fn in undo:
+        line = fn(line)
+    return line
+
+
+def _slip_problem(slipped, lab_path: str, shown: str) -> Problem:
+    kinds = {name for *_, names in slipped for name in names}
+    fixed = Msg.verbatim("; ".join(want for _, _, want, _ in slipped))
+    n = slipped[0][0]
+    if kinds == {"python_boolean"}:
+        _, got, want, _ = slipped[0]
+        return Problem.of("file.python_boolean", lab_path, n, file=lab_path, at=n, got=got, fixed=want, expected=shown)
+    if kinds == {"spaces_around_equals"}:
+        return Problem.of("file.spaces_around_equals", lab_path, n, file=lab_path, expected=shown, fixed=fixed,
+                          lines=Msg.join("; ", [say("file.differs.line", n=at, got=_shown(got), want=want)
+                                                for at, got, want, _ in slipped]))
+    lines = Msg.join("; ", [say("file.differs.line", n=at, got=_shown(got), want=want) for at, got, want, _ in slipped])
+    slips = Msg.join(", ", [say(f"file.slip.{name}") for name, _ in SLIPS if name in kinds])
+    return Problem.of("file.format_slips", lab_path, n, file=lab_path, expected=shown, lines=lines, slips=slips,
+                      fixed=fixed)
 
 
 _INVISIBLE = (("\ufeff", "file.invisible.bom"), ("\t", "file.invisible.tab"))

@@ -468,3 +468,65 @@ def test_a_report_without_the_values_of_the_runtime_its_handler_names_is_not_fai
     results = check(root)
     assert results[3].failed
     assert [p.code for p in results[8].problems] == ["file.differs"], results[8].text()
+
+
+@pytest.mark.parametrize("written, slips_en, slips_ko, lines_en", [
+    # a shell's habits: export, quotes
+    ("export DEFAULT=runc\nexport WHY=runtimeclass\n", "an export before the line", "줄 앞의 export",
+     "line 1 export DEFAULT=runc → DEFAULT=runc; line 2 export WHY=runtimeclass → WHY=runtimeclass"),
+    ('DEFAULT="runc"\nWHY=runtimeclass\n', "quotes around the value", "값을 감싼 따옴표",
+     'line 1 DEFAULT="runc" → DEFAULT=runc'),
+    ("DEFAULT=runc\nWHY='runtimeclass'\n", "quotes around the value", "값을 감싼 따옴표",
+     "line 2 WHY='runtimeclass' → WHY=runtimeclass"),
+    # YAML's habit, and a name in lower case
+    ("DEFAULT: runc\nWHY: runtimeclass\n", "a colon for the =", "= 대신 콜론",
+     "line 1 DEFAULT: runc → DEFAULT=runc; line 2 WHY: runtimeclass → WHY=runtimeclass"),
+    ("default=runc\nWHY=runtimeclass\n", "the name in lower case", "소문자로 쓴 이름", "line 1 default=runc → DEFAULT=runc"),
+])
+def test_a_right_value_written_another_way_names_how_with_each_line_as_it_must_be(tmp_path, written, slips_en,
+                                                                                 slips_ko, lines_en):
+    """Not "disagrees with the config", which would send the student after a value that is right."""
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "default.txt").write_text(written)
+    p = _only_finding(check(root), 4)
+    assert p.code == "file.format_slips", p
+    assert p.what.en == (f"{DEFAULT} has the right values, but its lines are not written as KEY=value ({slips_en}): "
+                         f"{lines_en}")
+    assert p.what.ko.startswith(f"{DEFAULT} 의 값은 맞지만, 줄이 KEY=값 그대로 적혀 있지 않습니다 ({slips_ko}): ")
+    fixed = "; ".join(line.rpartition(" → ")[2] for line in lines_en.split("; "))
+    assert (p.fix.en, p.fix.ko) == (f"write them as: {fixed}", f"이렇게 적으세요: {fixed}")
+    assert p.line == int(lines_en.split()[1])
+
+
+def test_every_slip_on_one_line_is_named_once_in_the_order_they_are_undone(tmp_path):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "default.txt").write_text('DEFAULT=runc\nexport why = "runtimeclass"\n')
+    p = _only_finding(check(root), 4)
+    assert p.code == "file.format_slips", p
+    assert p.what.en == (f"{DEFAULT} has the right values, but its lines are not written as KEY=value (an export "
+                         "before the line, blanks around the =, quotes around the value, the name in lower case): "
+                         'line 2 export why = "runtimeclass" → WHY=runtimeclass')
+    assert p.line == 2
+
+
+def test_a_list_value_in_quotes_is_a_slip_whatever_the_order_of_its_names(tmp_path):
+    """parsed.txt's RUNTIMES may list its names in any order (steps/lines.py): quoted, the quotes are the slip."""
+    root = lab_root(tmp_path)
+    parsed = root / TOOLKIT / "parsed.txt"
+    parsed.write_text(parsed.read_text().replace("RUNTIMES=runc,nvidia", 'RUNTIMES="nvidia, runc"'))
+    p = _only_finding(check(root), 5)
+    assert p.code == "file.format_slips", p
+    assert '(quotes around the value): line 2 RUNTIMES="nvidia, runc" → RUNTIMES=runc,nvidia' in p.what.en
+
+
+@pytest.mark.parametrize("written", [
+    'DEFAULT="nvidia"\nWHY=runtimeclass\n',    # quoted, and the value is wrong: the value is what to fix
+    "export DEFAULT=runc\n",                   # a line missing
+    "DEFAULT=runc\nWHY=runtimeclass\nexport X=1\n",  # a line too many
+    "DEFAULT=runc\nWHY=runtimeclass # why\n",  # a comment after the value is not one of the slips
+    'export why = "runtimeclass"\nDEFAULT=runc\n',  # slips, and the lines in the wrong order: line by line
+])
+def test_a_wrong_missing_or_extra_line_is_not_taken_for_a_slip(tmp_path, written):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "default.txt").write_text(written)
+    assert _only_finding(check(root), 4).code == "file.differs"

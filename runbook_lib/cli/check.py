@@ -20,6 +20,11 @@ def cmd_check(args) -> int:
 
     if not os.path.isdir(args.root):
         raise Refused(str(say("check.no_such_lab_folder", root=args.root)))
+    given = dict(args.params)
+    if "root" in given:  # it would judge another root than ROOT, without a word
+        raise Refused(str(say("cli.check.root_as_argument")))
+    if given.get("mode", "check") != "check":  # it would be checked anyway: said, not ignored
+        raise Refused(str(say("cli.check.check_mode_only", mode=given["mode"])))
     params = {"root": os.path.abspath(args.root)}
     if args.params:  # papermill only when there is a -p to read: a bare check answers as fast as before
         from runbook_lib.cli.args import as_papermill_reads

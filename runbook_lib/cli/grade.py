@@ -66,9 +66,14 @@ def cmd_grade(args) -> int:
     points = None
     if args.points:
         from runbook_lib.grading.score import load_points
+        from runbook_lib.findings.errors import RunbookError
         try:
             points = load_points(args.points)
-        except (OSError, ValueError) as exc:
+        except RunbookError as exc:  # unreadable YAML: the finding, with its line, column and fix
+            from runbook_lib.findings.problem import Problem
+            from runbook_lib.findings.text import lines as finding_lines
+            raise Refused("\n".join(finding_lines(Problem.from_error(exc)))) from None
+        except ValueError as exc:
             raise Refused(str(exc)) from None
     notebook = Path(args.notebook) if args.notebook else packaged_notebook()
     if args.notebooks and not notebook.is_file():

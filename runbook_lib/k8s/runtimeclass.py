@@ -13,6 +13,9 @@ KIND = "RuntimeClass"
 # Every top-level field of node.k8s.io/v1 RuntimeClass; kubectl apply (strict field validation, the default
 # since Kubernetes 1.25) refuses any other with "unknown field" (tests/real/test_real_runtimeclass.py).
 FIELDS = ("apiVersion", "kind", "metadata", "handler", "overhead", "scheduling")
+# RuntimeClass's versions before v1, which old guides still show: the API server no longer serves them (v1beta1
+# since Kubernetes 1.25, tests/real/test_real_runtimeclass.py), so kubectl apply finds no such kind
+RETIRED_API_VERSIONS = ("node.k8s.io/v1beta1", "node.k8s.io/v1alpha1")
 
 
 def build_runtimeclass(name: str) -> str:
@@ -70,7 +73,9 @@ def runtimeclass_problems(doc: dict, runtime_name: str, lab_path: str, text: str
                                   field=pointer[1:].replace("/", "."), line_text=f"{pointer.split('/')[-1]}: {want}",
                                   place=place))
         else:
-            out.append(Problem.of(f"runtimeclass.{key}", lab_path, yaml_line(text, pointer), pointer=pointer,
+            code = "runtimeclass.apiVersion.retired" if key == "apiVersion" and got in RETIRED_API_VERSIONS \
+                else f"runtimeclass.{key}"
+            out.append(Problem.of(code, lab_path, yaml_line(text, pointer), pointer=pointer,
                                   actual=str(got), expected=want, runtime=runtime_name))
     return out
 

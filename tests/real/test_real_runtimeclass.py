@@ -76,6 +76,16 @@ def test_the_schema_catches_structural_mistakes(version):
             kv.validate(bad, version, strict=True)
 
 
+@pytest.mark.parametrize("version", ALL_VERSIONS)
+@pytest.mark.parametrize("api_version", runtimeclass.RETIRED_API_VERSIONS)
+def test_a_retired_api_version_is_served_by_no_kubernetes_version_shipped(version, api_version):
+    """runtimeclass.apiVersion.retired says the API server no longer serves these: no schema of any version the
+    package ships (1.25 on) has a RuntimeClass in them, where each has node.k8s.io/v1."""
+    with pytest.raises(kv_utils.SchemaNotFoundError):
+        kv.validate({**SAMPLE, "apiVersion": api_version}, version, strict=True)
+    assert kv.validate(SAMPLE, version, strict=True)
+
+
 def test_the_schema_does_not_hold_the_name_rules():
     # why names.py exists: an invalid handler passes every schema, only the API server would refuse it
     bad = {**SAMPLE, "metadata": {"name": "Nvidia_GPU"}, "handler": "Nvidia_GPU"}

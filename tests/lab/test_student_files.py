@@ -119,7 +119,7 @@ def test_two_runtimeclass_mistakes_are_each_said_once(tmp_path):
     edit(root, RC, "node.k8s.io/v1", "node.k8s.io/v1beta1")
     edit(root, RC, "  name: nvidia", "  name: gpu")
     problems = check(root)[7].problems
-    assert sorted(p.code for p in problems) == ["runtimeclass.apiVersion", "runtimeclass.handler_nested",
+    assert sorted(p.code for p in problems) == ["runtimeclass.apiVersion.retired", "runtimeclass.handler_nested",
                                                 "runtimeclass.name"]
 
 

@@ -33,35 +33,21 @@ def read_parameters_file(path: str) -> dict:
     import yaml
 
     from runbook_lib.findings.errors import RunbookError
-    from runbook_lib.fs.bounded_read import FileTooLarge, read
+    from runbook_lib.fs.given import read_given, yaml_error
     from runbook_lib.fs.yamldoc import check_bounds
 
     from papermill.iorw import NoDatesSafeLoader
+    name = say("label.parameters_file")
     try:
-        raw = read(path, "params")
-        if raw is None:
-            raise Refused(str(say("args.parameters_file_missing", params_file=path)))
-        text = raw.decode("utf-8")
+        text = read_given(path, name, "-f params/node.yaml")
         check_bounds(text)
         loaded = yaml.load(text, Loader=NoDatesSafeLoader) or {}
-    except FileTooLarge as exc:  # its size and the limit; the fix is another file, not remaking this one
-        raise Refused(str(say("args.parameters_file_too_large", params_file=path, size=exc.values["size"],
-                              limit=exc.values["limit"]))) from None
     except RunbookError as exc:  # nested or aliased beyond the bounds: its words say which and the limit
         raise Refused(exc.render()) from None
-    except IsADirectoryError:
-        raise Refused(str(say("args.parameters_file_folder", params_file=path))) from None
-    except UnicodeDecodeError as exc:
-        raise Refused(str(say("args.parameters_file_not_utf8", params_file=path, at=exc.start + 1))) from None
-    except yaml.YAMLError as exc:  # where, in the file's own lines, and libyaml's words for what it expected
-        mark = getattr(exc, "problem_mark", None)
-        line, col = (mark.line + 1, mark.column + 1) if mark else ("?", "?")
-        problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
-        raise Refused(str(say("args.parameters_file_yaml", params_file=path, line=line, col=col,
-                              problem=problem))) from None
-    except OSError as exc:
-        raise Refused(str(say("args.could_not_read_parameters", params_file=path,
-                              strerror=exc.strerror or type(exc).__name__))) from None
+    except yaml.YAMLError as exc:
+        raise Refused(str(yaml_error(exc, path, name))) from None
+    except ValueError as exc:  # read_given's words
+        raise Refused(str(exc)) from None
     if not isinstance(loaded, dict):
         raise Refused(str(say("args.parameters_file_must_mapping", params_file=path)))
     return loaded

@@ -69,10 +69,8 @@ def cmd_grade(args) -> int:
         from runbook_lib.findings.errors import RunbookError
         try:
             points = load_points(args.points)
-        except RunbookError as exc:  # unreadable YAML: the finding, with its line, column and fix
-            from runbook_lib.findings.problem import Problem
-            from runbook_lib.findings.text import lines as finding_lines
-            raise Refused("\n".join(finding_lines(Problem.from_error(exc)))) from None
+        except RunbookError as exc:  # nested or aliased beyond the bounds: its words say which and the limit
+            raise Refused(exc.render()) from None
         except ValueError as exc:
             raise Refused(str(exc)) from None
     notebook = Path(args.notebook) if args.notebook else packaged_notebook()

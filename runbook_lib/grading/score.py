@@ -98,20 +98,17 @@ def _order(step) -> float:
 def load_points(path: str | Path) -> dict[str, float]:
     """The course file's per-step points, checked: a YAML mapping `points:` of a step's id or number to a
     number of points (0 or more). Anything else is a ValueError naming the file and what was expected."""
-    from runbook_lib.fs.yamldoc import load_mapping
+    import yaml
 
+    from runbook_lib.fs.given import read_given, yaml_error
+    from runbook_lib.fs.yamldoc import safe_load
+
+    name = say("label.points_file")
+    text = read_given(str(path), name, "--points course.yaml")
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(str(say("grading.points.missing", file=path))) from None
-    except IsADirectoryError:
-        raise ValueError(str(say("grading.points.folder", file=path))) from None
-    except UnicodeDecodeError as exc:
-        raise ValueError(str(say("grading.points.not_utf8", file=path, at=exc.start + 1))) from None
-    except OSError as exc:
-        raise ValueError(str(say("grading.points.unreadable", file=path, strerror=exc.strerror))) from None
-    # a syntax error is a ConfigError (a ValueError) with the line and column, as for a file under a root
-    doc = load_mapping(text, str(path), name=say("grading.points.name"), keys="points") if text.strip() else None
+        doc = safe_load(text) if text.strip() else None
+    except yaml.YAMLError as exc:
+        raise yaml_error(exc, str(path), name) from None
     table = doc.get("points") if isinstance(doc, dict) else None
     if not isinstance(table, dict):
         raise ValueError(str(say("grading.points.not_a_table", file=path)))

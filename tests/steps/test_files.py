@@ -45,6 +45,7 @@ def test_a_file_that_differs_only_by_its_line_endings_is_said_so(tmp_path, writt
     (root / TOOLKIT / "default.txt").write_bytes(written)
     p = _only_finding(check(root), 4)
     assert p.code == "file.line_endings", p
+    assert p.values["expected"] == DEFAULT_SHOWN  # the finding's value in grades.json: the file as it must read
     # the command as pasted: the file under the root (issue 51)
     _names_the_file_and_the_fix(p, DEFAULT, DEFAULT_SHOWN, f"sed -i 's/\\r$//' {os.path.realpath(root)}{DEFAULT}")
 
@@ -63,6 +64,7 @@ def test_a_boolean_as_python_prints_it_is_named_with_its_toml_spelling(tmp_path,
     report.write_text(report.read_text().replace(f"SYSTEMD_CGROUP={toml}", f"SYSTEMD_CGROUP={python}"))
     p = _only_finding(check(root, systemd_cgroup=systemd_cgroup), 8)
     assert p.code == "file.python_boolean", p
+    assert p.values["expected"] == shown
     assert p.line == 4 and f"SYSTEMD_CGROUP={python}" in p.what.en
     assert p.fix.en.startswith(f"write SYSTEMD_CGROUP={toml} (in Python")
     # the file, the line and the whole fix, in both languages
@@ -89,7 +91,7 @@ def test_blanks_around_the_equals_sign_are_named_with_each_line_as_it_must_be(tm
     (root / TOOLKIT / "default.txt").write_text(written)
     p = _only_finding(check(root), 4)
     assert p.code == "file.spaces_around_equals", p
-    assert p.line == line
+    assert (p.path, p.line, p.values["expected"]) == (DEFAULT, line, DEFAULT_SHOWN)
     assert p.what.en == (f"{DEFAULT} has blanks around the = of a line: {lines_en}; its lines are KEY=value, "
                          "with nothing on either side of the =.")
     assert p.what.ko == (f"{DEFAULT} 의 줄에 = 앞뒤로 공백이 있습니다: {lines_ko}. 이 파일의 줄은 KEY=값 이고, "
@@ -490,6 +492,7 @@ def test_a_right_value_written_another_way_names_how_with_each_line_as_it_must_b
     (root / TOOLKIT / "default.txt").write_text(written)
     p = _only_finding(check(root), 4)
     assert p.code == "file.format_slips", p
+    assert (p.path, p.values["expected"]) == (DEFAULT, DEFAULT_SHOWN)
     assert p.what.en == (f"{DEFAULT} has the right values, but its lines are not written as KEY=value ({slips_en}): "
                          f"{lines_en}")
     assert p.what.ko.startswith(f"{DEFAULT} 의 값은 맞지만, 줄이 KEY=값 그대로 적혀 있지 않습니다 ({slips_ko}): ")
@@ -503,6 +506,7 @@ def test_every_slip_on_one_line_is_named_once_in_the_order_they_are_undone(tmp_p
     (root / TOOLKIT / "default.txt").write_text('DEFAULT=runc\nexport why = "runtimeclass"\n')
     p = _only_finding(check(root), 4)
     assert p.code == "file.format_slips", p
+    assert (p.path, p.values["expected"]) == (DEFAULT, DEFAULT_SHOWN)
     assert p.what.en == (f"{DEFAULT} has the right values, but its lines are not written as KEY=value (an export "
                          "before the line, blanks around the =, quotes around the value, the name in lower case): "
                          'line 2 export why = "runtimeclass" → WHY=runtimeclass')

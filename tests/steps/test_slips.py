@@ -41,10 +41,13 @@ from runbook_lib.steps.lines import EXACT, Rule
     (_files._unquoted, 'KEY=ab"', 'KEY=ab"'),
     (_files._unquoted, 'KEY="', 'KEY="'),
     (_files._unquoted, "KEY=aa", "KEY=aa"),
+    (_files._unquoted, 'KEY=""', "KEY="),
+    (_files._unquoted, "KEY=XvX", "KEY=XvX"),
     (_files._unquoted, '"KEY"', '"KEY"'),
     # key=value: the name in capitals, the value as it is
     (_files._upper_key, "runtime=nvidia", "RUNTIME=nvidia"),
     (_files._upper_key, "runtime", "runtime"),
+    (_files._upper_key, "key=a=b", "KEY=a=b"),
     # Python's booleans
     (_files._toml_boolean, "SYSTEMD_CGROUP=True", "SYSTEMD_CGROUP=true"),
     (_files._toml_boolean, "SYSTEMD_CGROUP=False", "SYSTEMD_CGROUP=false"),
@@ -59,6 +62,11 @@ def test_the_slips_are_undone_in_the_order_of_the_table():
                                                  "python_boolean"]
     assert _files._slips(EXACT, [(1, 'export key: "v"', "KEY=v")]) == [
         (1, 'export key: "v"', "KEY=v", ("export", "colon", "quoted", "key_case"))]
+
+
+def test_a_line_with_every_slip_is_named_with_all_of_them():
+    assert _files._slips(EXACT, [(4, 'export systemd_cgroup : "True"', "SYSTEMD_CGROUP=true")]) == [
+        (4, 'export systemd_cgroup : "True"', "SYSTEMD_CGROUP=true", tuple(name for name, _ in _files.SLIPS))]
 
 
 def test_the_fewest_slips_that_explain_a_line_are_named():

@@ -220,17 +220,16 @@ def _undone(line: str, undo) -> str:
 
 
 def _slip_problem(slipped, lab_path: str, shown: str) -> Problem:
+    """The finding of the slips: the one slip's own when it has more to say, else file.format_slips naming them."""
     kinds = {name for *_, names in slipped for name in names}
-    fixed = Msg.verbatim("; ".join(want for _, _, want, _ in slipped))
-    n = slipped[0][0]
+    n, got, want, _ = slipped[0]
     if kinds == {"python_boolean"}:
-        _, got, want, _ = slipped[0]
         return Problem.of("file.python_boolean", lab_path, n, file=lab_path, at=n, got=got, fixed=want, expected=shown)
+    lines = Msg.join("; ", [say("file.differs.line", n=at, got=_shown(g), want=w) for at, g, w, _ in slipped])
+    fixed = Msg.verbatim("; ".join(w for _, _, w, _ in slipped))
     if kinds == {"spaces_around_equals"}:
         return Problem.of("file.spaces_around_equals", lab_path, n, file=lab_path, expected=shown, fixed=fixed,
-                          lines=Msg.join("; ", [say("file.differs.line", n=at, got=_shown(got), want=want)
-                                                for at, got, want, _ in slipped]))
-    lines = Msg.join("; ", [say("file.differs.line", n=at, got=_shown(got), want=want) for at, got, want, _ in slipped])
+                          lines=lines)
     slips = Msg.join(", ", [say(f"file.slip.{name}") for name, _ in SLIPS if name in kinds])
     return Problem.of("file.format_slips", lab_path, n, file=lab_path, expected=shown, lines=lines, slips=slips,
                       fixed=fixed)

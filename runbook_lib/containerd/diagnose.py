@@ -385,18 +385,33 @@ def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | No
         return out + [q for q in _table_problems(eff, path, table, hdr, keys) if not (said and q.code == "runtime.type_missing")]
     if not isinstance(table, dict):
         return []
-    options = table.get("options")
+    own = table.get("options")
+    own = own if isinstance(own, dict) else None
     opt_hdr = header_text(eff, path + ("options",))
-    if not isinstance(options, dict):
+    # option lines written in the runtime table itself (step 2's runtime.option_outside_options): judged here as
+    # they read once moved under the options header, step 2's fix, so that one mistake costs one step (issue 41)
+    moved = {k: table[k] for k in options_outside(table, releases.of_version(eff.version)) if k not in (own or {})}
+    if own is None and not moved:
         return [Problem.of("options.missing", eff.main.lab_path, runtime=p.runtime_name, header=opt_hdr,
                            binary=p.binary_name, cgroup=render.value(p.systemd_cgroup))]
-    typos = _option_typos(eff, p, path + ("options",), options)
+    options = {**(own or {}), **moved}
+    at = {k: path + (k,) for k in moved}  # where each moved line is now
+    typos = _option_typos(eff, p, path + ("options",), own or {})
     # a key written as a typo or in another case alone: that verdict says it, not also "missing"
     said = {t.values["guess"] for t in typos} | {v for k, v in case_variants(options).items() if _written(options, v) == k}
-    return [q for q in _binary_problems(eff, p, path, options, opt_hdr) + _cgroup_problems(eff, p, path, options)
+    skip = ("BinaryName", "SystemdCgroup")
+    return [q for q in _binary_problems(eff, p, path, options, opt_hdr, at) + _cgroup_problems(eff, p, path, options, at)
             if not (q.code.endswith(".missing") and q.values["key"].split(".")[-1] in said)] + typos + \
-        _type_problems(eff, path + ("options",), options, OPTION_TYPES, skip=("BinaryName", "SystemdCgroup")) + \
-        _spelling_problems(eff, p, path + ("options",), options)
+        _type_problems(eff, path + ("options",), own or {}, OPTION_TYPES, skip=skip) + \
+        _type_problems(eff, path, moved, OPTION_TYPES, skip=skip) + \
+        _spelling_problems(eff, p, path + ("options",), own or {}) + _spelling_problems(eff, p, path, moved)
+
+
+def options_outside(table: dict, keys: RuntimeKeys) -> list[str]:
+    """The keys of a runtime table that are runc's options written under the runtime's own header (in any case):
+    the options header line left out, or the key put above it. containerd drops them without a word."""
+    names = {o.lower() for o in OPTION_TYPES}
+    return [k for k in table if k not in keys and k.lower() in names]
 
 
 def _misspelt_runtime(eff: Effective, p, hdr: str) -> Problem | None:
@@ -423,7 +438,7 @@ def _table_problems(eff: Effective, path, table: dict, hdr: str, keys: RuntimeKe
     elif rt != RUNTIME_TYPE:
         out.append(Problem.of("runtime.type_wrong", where, line, actual=render.value(rt), expected=RUNTIME_TYPE,
                               key="runtime_type"))
-    stray = [k for k in table if k not in keys and k.lower() in {o.lower() for o in OPTION_TYPES}]
+    stray = options_outside(table, keys)
     if stray:  # BinaryName written under the runtime's own header: the options header line was left out
         where, line = locate(eff, path + (stray[0],))
         options = isinstance(table.get("options"), dict)  # ... or the key was put above an options table
@@ -458,9 +473,11 @@ def _written(options: dict, proper: str) -> str:
     return proper if proper in options or len(variants) != 1 else variants[0]
 
 
-def _binary_problems(eff: Effective, p, path, options: dict, opt_hdr: str) -> list[Problem]:
+def _binary_problems(eff: Effective, p, path, options: dict, opt_hdr: str, at: dict) -> list[Problem]:
+    """``at``: where a key of ``options`` is when it is not under the options header (a line step 2 moves)."""
     binary = options.get("BinaryName")
-    where, line = locate(eff, path + ("options", "BinaryName") if binary is not None else path + ("options",))
+    where, line = locate(eff, at.get("BinaryName", path + ("options", "BinaryName")) if binary is not None
+                         else path + ("options",))
     values = dict(binary=p.binary_name, header=opt_hdr, runtime=p.runtime_name, key="options.BinaryName")
     if binary is None:
         return [Problem.of("options.binary_name.missing", where, line, **values)]
@@ -475,9 +492,10 @@ def _binary_problems(eff: Effective, p, path, options: dict, opt_hdr: str) -> li
     return []
 
 
-def _cgroup_problems(eff: Effective, p, path, options: dict) -> list[Problem]:
+def _cgroup_problems(eff: Effective, p, path, options: dict, at: dict) -> list[Problem]:
     sc = options.get("SystemdCgroup")
-    where, line = locate(eff, path + ("options", "SystemdCgroup") if sc is not None else path + ("options",))
+    where, line = locate(eff, at.get("SystemdCgroup", path + ("options", "SystemdCgroup")) if sc is not None
+                         else path + ("options",))
     values = dict(expected=render.value(p.systemd_cgroup), key="options.SystemdCgroup")
     if isinstance(sc, str):
         word = sc.strip().lower()
@@ -487,7 +505,8 @@ def _cgroup_problems(eff: Effective, p, path, options: dict) -> list[Problem]:
         return [Problem.of("options.systemd_cgroup.missing", where, line, **values)]
     if sc is not None and sc is not p.systemd_cgroup:
         return [Problem.of("options.systemd_cgroup.wrong", where, line, actual=render.value(sc), **values)]
-    warning = cgroup_disagreement(eff, p)
+    # as read, a moved line is not there yet: runc's value against it would be step 2's mistake said again
+    warning = None if "SystemdCgroup" in at else cgroup_disagreement(eff, p)
     return [warning] if warning else []
 
 

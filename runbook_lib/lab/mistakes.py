@@ -110,6 +110,8 @@ MISTAKES: tuple[Mistake, ...] = (
             "file.spaces_around_equals"),
     Mistake("report-quoted", say("mistakes.report_quoted"),
             (Edit(f"{TOOLKIT}/report.txt", "RUNTIME=nvidia", 'RUNTIME="nvidia"'),), "report", "file.format_slips"),
+    Mistake("options-header-missing", say("mistakes.options_header_missing"),
+            (Edit(CONFIG, f"\n          {OPTIONS}", ""),), "runtime", "runtime.option_outside_options"),
 )
 
 BY_KIND = {m.kind: m for m in MISTAKES}

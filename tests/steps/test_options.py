@@ -42,3 +42,58 @@ def test_a_systemdcgroup_left_out_reads_as_false(tmp_path):
     assert result.message.en == ('the options as containerd reads them: BinaryName = "/usr/bin/nvidia-container-runtime", '
                                  'SystemdCgroup = false')
     assert (root / "etc/containerd/config.toml").read_text() == CONFIG, "check mode writes nothing"
+
+
+# --- option lines written in the runtime table itself: step 2's mistake, judged by step 3 as they read once moved
+
+def _lab(tmp_path, old: str, new: str):
+    root = tmp_path / "lab"
+    finished_lab(str(root))
+    config = root / "etc/containerd/config.toml"
+    text = config.read_text()
+    assert old in text
+    config.write_text(text.replace(old, new, 1))
+    return root, config.read_text()
+
+
+def _line(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+NVIDIA_OPTIONS = '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]'
+
+
+def test_the_options_header_left_out_costs_step_2_only(tmp_path):
+    """The lines are right but containerd drops them: step 2 says to put the header above them; step 3 judges
+    them as they read once it is there, so it neither fails nor says SystemdCgroup is missing or false."""
+    root, text = _lab(tmp_path, NVIDIA_OPTIONS + "\n", "")
+    runtime = check_step({"root": str(root)}, "runtime")
+    assert runtime.status == "failed"
+    assert [p.code for p in runtime.problems if p.is_error] == ["runtime.option_outside_options"]
+    options = check_step({"root": str(root)}, "options")
+    assert options.status == "passed", [(p.code, p.line) for p in options.problems]
+    assert options.problems == [], "no warning either: runc's SystemdCgroup is not compared with a line not read yet"
+
+
+def test_a_wrong_value_among_the_moved_lines_is_step_3_s_own_finding_at_its_line(tmp_path):
+    root, text = _lab(tmp_path, '          runtime_type = "io.containerd.runc.v2"\n\n          ' + NVIDIA_OPTIONS,
+                      '          runtime_type = "io.containerd.runc.v2"\n          SystemdCgroup = false\n\n          '
+                      + NVIDIA_OPTIONS)
+    text = text.replace("            SystemdCgroup = true\n\n    [plugins", "\n    [plugins", 1)
+    (root / "etc/containerd/config.toml").write_text(text)
+    runtime = check_step({"root": str(root)}, "runtime")
+    assert [p.code for p in runtime.problems if p.is_error] == ["runtime.option_outside_options.move"]
+    options = check_step({"root": str(root)}, "options")
+    assert options.status == "failed"
+    wrong = [p for p in options.problems if p.is_error]
+    assert [(p.code, p.line) for p in wrong] == [("options.systemd_cgroup.wrong", _line(text, "SystemdCgroup = false"))]
+    assert wrong[0].values["actual"] == "false"
+
+
+def test_a_line_above_the_options_header_beside_a_right_binaryname_passes_step_3(tmp_path):
+    root, text = _lab(tmp_path, "\n\n          " + NVIDIA_OPTIONS, "\n          SystemdCgroup = true\n\n          " + NVIDIA_OPTIONS)
+    text = text.replace("            SystemdCgroup = true\n\n    [plugins", "\n    [plugins", 1)
+    (root / "etc/containerd/config.toml").write_text(text)
+    assert text.count("SystemdCgroup = true") == 2  # runc's own, and nvidia's above its options header
+    assert check_step({"root": str(root)}, "runtime").status == "failed"
+    assert check_step({"root": str(root)}, "options").status == "passed"

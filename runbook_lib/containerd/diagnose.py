@@ -382,7 +382,7 @@ def runtime_problems(eff: Effective, p, *, part: str, path: tuple[str, ...] | No
         # a misplaced header (its quotes lost) holds the runtime's keys: moving it is the one fix, so the keys it
         # holds are not also "missing" where containerd looks (adding them there would make a duplicate)
         keys = keys or releases.of_version(eff.version)
-        return out + [q for q in _table_problems(eff, path, table, hdr, keys) if not (said and q.code == "runtime.type_missing")]
+        return out + [q for q in _table_problems(eff, path, table, hdr, keys) if not (said and q.code in ("runtime.type_missing", "runtime.type_under_options"))]
     if not isinstance(table, dict):
         return []
     own = table.get("options")
@@ -433,7 +433,12 @@ def _table_problems(eff: Effective, path, table: dict, hdr: str, keys: RuntimeKe
     out = []
     rt = table.get("runtime_type")
     where, line = locate(eff, path + ("runtime_type",) if rt is not None else path)
-    if rt is None:
+    options = table.get("options")
+    if rt is None and isinstance(options, dict) and "runtime_type" in options:  # written below the options header
+        where, line = locate(eff, path + ("options", "runtime_type"))
+        out.append(Problem.of("runtime.type_under_options", where, line, header=hdr, expected=RUNTIME_TYPE,
+                              key="runtime_type"))
+    elif rt is None:
         out.append(Problem.of("runtime.type_missing", where, line, header=hdr, expected=RUNTIME_TYPE, key="runtime_type"))
     elif rt != RUNTIME_TYPE:
         out.append(Problem.of("runtime.type_wrong", where, line, actual=render.value(rt), expected=RUNTIME_TYPE,
@@ -505,8 +510,10 @@ def _cgroup_problems(eff: Effective, p, path, options: dict, at: dict) -> list[P
         return [Problem.of("options.systemd_cgroup.missing", where, line, **values)]
     if sc is not None and sc is not p.systemd_cgroup:
         return [Problem.of("options.systemd_cgroup.wrong", where, line, actual=render.value(sc), **values)]
-    # as read, a moved line is not there yet: runc's value against it would be step 2's mistake said again
-    warning = None if "SystemdCgroup" in at else cgroup_disagreement(eff, p)
+    # as read, a moved line or a misplaced table is not there yet: runc's value against what containerd reads now
+    # would be step 2's mistake said again
+    moved = "SystemdCgroup" in at or path != runtime_path(eff.version, p.runtime_name)
+    warning = None if moved else cgroup_disagreement(eff, p)
     return [warning] if warning else []
 
 

@@ -97,3 +97,15 @@ def test_a_line_above_the_options_header_beside_a_right_binaryname_passes_step_3
     assert text.count("SystemdCgroup = true") == 2  # runc's own, and nvidia's above its options header
     assert check_step({"root": str(root)}, "runtime").status == "failed"
     assert check_step({"root": str(root)}, "options").status == "passed"
+
+
+def test_a_misplaced_runtime_table_s_right_options_pass_step_3_without_a_warning(tmp_path):
+    """Issue 41's case: the table is judged where it stands; runc's SystemdCgroup is not compared with what
+    containerd reads before step 2's fix (nothing, read as false), which would be step 2's mistake said again."""
+    from runbook_lib.lab.init_root import add_mistakes
+    root = tmp_path / "lab"
+    finished_lab(str(root))
+    add_mistakes(str(root), "misplaced-table")
+    assert check_step({"root": str(root)}, "runtime").status == "failed"
+    options = check_step({"root": str(root)}, "options")
+    assert (options.status, options.problems) == ("passed", [])

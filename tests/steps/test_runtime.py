@@ -415,3 +415,26 @@ def test_the_same_binaryname_on_a_node_is_another_owners_runtime(tmp_path):
     results = check(root, profile="node")
     assert [p.code for p in results[2].problems] == [OTHER_BINARY]
     assert [p.code for p in results[3].problems] == ["depends.earlier"]
+
+
+def test_runtime_type_written_under_the_options_header_is_named_there_with_its_move(tmp_path):
+    """runtime_type below [...nvidia.options]: containerd reads it as one of runc's options (its config dump keeps it
+    there) and the runtime's own is empty. Step 2 names the line where it is and says to move it up, not merely that
+    it is missing; step 3 is not charged for it."""
+    root = lab_root(tmp_path)
+    path = root / "etc/containerd/config.toml"
+    text = path.read_text()
+    header = '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]'
+    start = text.index(header)
+    kind = 'runtime_type = "io.containerd.runc.v2"'
+    at = text.index(kind, start)
+    options = '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]'
+    text = text[:at] + text[at + len(kind):]
+    text = text.replace(options, options + "\n" + kind, 1)
+    path.write_text(text)
+    results = check(root)
+    found = [p for p in results[2].problems if p.is_error]
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if row.strip() == options) + 1  # the line below it
+    assert [(p.code, p.line) for p in found] == [("runtime.type_under_options", line)]
+    assert 'runtime_type = "io.containerd.runc.v2"' in found[0].fix.en and header in found[0].fix.en
+    assert results[3].status == "passed"

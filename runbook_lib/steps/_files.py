@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 
-from runbook_lib.steps.lines import EXACT, Rule, canonical, derivable, same
+from runbook_lib.steps.lines import EXACT, Rule, canonical, derivable, extra_lines, same
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.problem import Problem, say
 
@@ -137,6 +137,12 @@ def _differs(rule: Rule, lab_path: str, got: str, expected: str, shown: str, fil
     got_lines, want_lines = canonical(rule, got), canonical(rule, expected)
     raw, want_raw = got.split("\n"), expected.split("\n")
     # compared as the rule reads them; shown as written (the expected line in the config's order, not sorted)
+    extra = extra_lines(rule, got, expected)
+    if extra:  # the lab's lines all there, with lines of the student's own among them: those, not every line after
+        lines = Msg.join("; ", [say("file.differs.line", n=n, got=_shown(raw[n - 1]) if raw[n - 1].strip()
+                                    else say("file.blank_line"), want=say("file.differs.delete_line")) for n in extra])
+        return [Problem.of("file.extra_lines", lab_path, extra[0], file=lab_path, lines=lines,
+                           deletes=Msg.join("; ", [say("file.rule.delete", n=n) for n in extra]))]
     wrong = [(i + 1, raw[i] if g is not None else None, want_raw[i] if e is not None and i < len(want_raw) else e)
              for i, (g, e) in enumerate(itertools.zip_longest(got_lines, want_lines)) if g != e]
     slipped = _slips(rule, wrong)

@@ -55,6 +55,25 @@ def same(rule: Rule, got: str | None, expected: str) -> bool:
     return got is not None and canonical(rule, got) == canonical(rule, expected)
 
 
+def extra_lines(rule: Rule, got: str, expected: str) -> list[int]:
+    """The numbers of the lines that, deleted, leave ``got`` the rule's match for ``expected`` (a comment, a blank
+    line or a line of the student's own among the lab's lines, all of which are there and in the lab's order), or
+    [] when deleting lines is not enough. The line is then said as one to delete, not every line after it as wrong."""
+    want = canonical(rule, expected)
+    rows = [canonical(rule, line + "\n") for line in _lines(got)]
+    if len(rows) <= len(want):
+        return []
+    extra, j, left = [], 0, sorted(want)
+    for n, (row,) in enumerate(rows, 1):
+        if rule.unordered and row in left:
+            left.remove(row)
+        elif not rule.unordered and j < len(want) and row == want[j]:
+            j += 1
+        else:
+            extra.append(n)
+    return extra if len(rows) - len(extra) == len(want) else []
+
+
 def value_of(text: str | None, key: str) -> str | None:
     """The value of the line `KEY=...` (the first one), or None."""
     for line in _lines(text or ""):

@@ -118,9 +118,9 @@ def test_other_differences_are_not_taken_for_blanks_around_the_equals_sign(tmp_p
      "line 1 DEFAULT=nvidia → DEFAULT=runc; line 2 WHY=other → WHY=runtimeclass",
      "1번째 줄 DEFAULT=nvidia → DEFAULT=runc; 2번째 줄 WHY=other → WHY=runtimeclass",
      "line 1: DEFAULT must be the default_runtime_name containerd reads from your config; line 2: WHY must be runtimeclass"),
-    # a line too many: the fix says to delete it
-    ("DEFAULT=runc\nWHY=runtimeclass\nEXTRA=1\n", 3, "line 3 EXTRA=1 → (delete)", "3번째 줄 EXTRA=1 → (지울 줄)",
-     "by its rule: delete line 3"),
+    # a line too many whose value is wrong too: line by line, the last to delete
+    ("DEFAULT=nvidia\nWHY=runtimeclass\nEXTRA=1\n", 1, "line 1 DEFAULT=nvidia → DEFAULT=runc; line 3 EXTRA=1 → (delete)",
+     "1번째 줄 DEFAULT=nvidia → DEFAULT=runc; 3번째 줄 EXTRA=1 → (지울 줄)", "delete line 3"),
     # a line too few: said missing
     ("DEFAULT=runc\n", 2, "line 2 (missing) → WHY=runtimeclass", "2번째 줄 (없음) → WHY=runtimeclass",
      "by its rule: line 2: WHY must be runtimeclass"),
@@ -526,7 +526,7 @@ def test_a_list_value_in_quotes_is_a_slip_whatever_the_order_of_its_names(tmp_pa
 @pytest.mark.parametrize("written", [
     'DEFAULT="nvidia"\nWHY=runtimeclass\n',    # quoted, and the value is wrong: the value is what to fix
     "export DEFAULT=runc\n",                   # a line missing
-    "DEFAULT=runc\nWHY=runtimeclass\nexport X=1\n",  # a line too many
+    "DEFAULT=nvidia\nWHY=runtimeclass\nexport X=1\n",  # a line too many, and a wrong value
     "DEFAULT=runc\nWHY=runtimeclass # why\n",  # a comment after the value is not one of the slips
     'export why = "runtimeclass"\nDEFAULT=runc\n',  # slips, and the lines in the wrong order: line by line
 ])
@@ -534,3 +534,27 @@ def test_a_wrong_missing_or_extra_line_is_not_taken_for_a_slip(tmp_path, written
     root = lab_root(tmp_path)
     (root / TOOLKIT / "default.txt").write_text(written)
     assert _only_finding(check(root), 4).code == "file.differs"
+
+
+# --- lines of the student's own among the lab's: named as lines to delete, never every line after them as wrong
+
+@pytest.mark.parametrize("name, step, written, lines_en, lines_ko, deletes", [
+    ("report.txt", 8, "# values read back\nCONFIG_VERSION=2\nRUNTIME=nvidia\nRUNTIME_TYPE=io.containerd.runc.v2\n"
+     "SYSTEMD_CGROUP=true\nHANDLER=nvidia\n", "line 1 # values read back → (delete)",
+     "1번째 줄 # values read back → (지울 줄)", "delete line 1"),
+    ("default.txt", 4, "DEFAULT=runc\nWHY=runtimeclass\n\n", "line 3 (a blank line) → (delete)",
+     "3번째 줄 (빈 줄) → (지울 줄)", "delete line 3"),
+    ("default.txt", 4, "DEFAULT=runc\nEXTRA=1\nWHY=runtimeclass\nMORE=2\n",
+     "line 2 EXTRA=1 → (delete); line 4 MORE=2 → (delete)", "2번째 줄 EXTRA=1 → (지울 줄); 4번째 줄 MORE=2 → (지울 줄)",
+     "delete line 2; delete line 4"),
+    ("cdi-keys.txt", 6, "kind\n# the spec's keys\ncontainerEdits\ncdiVersion\ndevices\n", "line 2 # the spec's keys → (delete)",
+     "2번째 줄 # the spec's keys → (지울 줄)", "delete line 2"),  # a file of names in any order
+])
+def test_a_line_of_the_students_own_is_named_as_one_to_delete(tmp_path, name, step, written, lines_en, lines_ko, deletes):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / name).write_text(written)
+    p = _only_finding(check(root), step)
+    assert (p.code, p.line) == ("file.extra_lines", int(lines_en.split()[1]))
+    assert lines_en in p.what.en and lines_ko in p.what.ko, p.what
+    assert "every line the lab asks for is there and right" in p.what.en
+    assert (p.fix.en, p.fix.ko) == (deletes, deletes.replace("delete line ", "").replace("; ", "번째 줄은 지우세요; ") + "번째 줄은 지우세요")

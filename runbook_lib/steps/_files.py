@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 
-from runbook_lib.steps.lines import EXACT, Rule, canonical, derivable, extra_lines, same
+from runbook_lib.steps.lines import EXACT, Rule, canonical, derivable, extra_lines, missing_lines, same
 from runbook_lib.findings.messages import Msg
 from runbook_lib.findings.problem import Problem, say
 
@@ -143,6 +143,12 @@ def _differs(rule: Rule, lab_path: str, got: str, expected: str, shown: str, fil
                                     else say("file.blank_line"), want=say("file.differs.delete_line")) for n in extra])
         return [Problem.of("file.extra_lines", lab_path, extra[0], file=lab_path, lines=lines,
                            deletes=Msg.join("; ", [say("file.rule.delete", n=n) for n in extra]))]
+    missing = missing_lines(rule, got, expected)
+    if missing:  # every line there is right, and some of the lab's are left out: those, not every line after them
+        lines = Msg.join("; ", [say("file.differs.line", n=n, got=say("file.differs.no_line"), want=want_raw[n - 1])
+                                for n in missing])
+        return [Problem.of("file.missing_lines", lab_path, missing[0], file=lab_path, lines=lines,
+                           rules=wrong_rules([(n, None, want_raw[n - 1]) for n in missing]))]
     wrong = [(i + 1, raw[i] if g is not None else None, want_raw[i] if e is not None and i < len(want_raw) else e)
              for i, (g, e) in enumerate(itertools.zip_longest(got_lines, want_lines)) if g != e]
     slipped = _slips(rule, wrong)

@@ -59,19 +59,34 @@ def extra_lines(rule: Rule, got: str, expected: str) -> list[int]:
     """The numbers of the lines that, deleted, leave ``got`` the rule's match for ``expected`` (a comment, a blank
     line or a line of the student's own among the lab's lines, all of which are there and in the lab's order), or
     [] when deleting lines is not enough. The line is then said as one to delete, not every line after it as wrong."""
-    want = canonical(rule, expected)
-    rows = [canonical(rule, line + "\n") for line in _lines(got)]
-    if len(rows) <= len(want):
-        return []
-    extra, j, left = [], 0, sorted(want)
-    for n, (row,) in enumerate(rows, 1):
+    rows, want = _rows(rule, got), _rows(rule, expected)
+    return _left_over(rule, rows, want) if len(rows) > len(want) else []
+
+
+def missing_lines(rule: Rule, got: str, expected: str) -> list[int]:
+    """The numbers, in ``expected``, of its lines that ``got`` lacks when every line ``got`` holds is one of them in
+    its order; [] when adding lines is not enough. The line is then said as missing, not every line after it."""
+    rows, want = _rows(rule, got), _rows(rule, expected)
+    return _left_over(rule, want, rows) if 0 < len(rows) < len(want) else []
+
+
+def _rows(rule: Rule, text: str) -> list[str]:
+    """Each line of a file as the rule compares it, in the file's order."""
+    return [canonical(rule, line + "\n")[0] for line in _lines(text)]
+
+
+def _left_over(rule: Rule, longer: list[str], shorter: list[str]) -> list[int]:
+    """The numbers of the lines of ``longer`` left over once each line of ``shorter`` is found in it, in order (in
+    any order for a file of names), or [] when one is not there."""
+    over, j, left = [], 0, sorted(shorter)
+    for n, row in enumerate(longer, 1):
         if rule.unordered and row in left:
             left.remove(row)
-        elif not rule.unordered and j < len(want) and row == want[j]:
+        elif not rule.unordered and j < len(shorter) and row == shorter[j]:
             j += 1
         else:
-            extra.append(n)
-    return extra if len(rows) - len(extra) == len(want) else []
+            over.append(n)
+    return over if len(longer) - len(over) == len(shorter) else []
 
 
 def value_of(text: str | None, key: str) -> str | None:

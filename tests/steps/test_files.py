@@ -121,9 +121,10 @@ def test_other_differences_are_not_taken_for_blanks_around_the_equals_sign(tmp_p
     # a line too many whose value is wrong too: line by line, the last to delete
     ("DEFAULT=nvidia\nWHY=runtimeclass\nEXTRA=1\n", 1, "line 1 DEFAULT=nvidia → DEFAULT=runc; line 3 EXTRA=1 → (delete)",
      "1번째 줄 DEFAULT=nvidia → DEFAULT=runc; 3번째 줄 EXTRA=1 → (지울 줄)", "delete line 3"),
-    # a line too few: said missing
-    ("DEFAULT=runc\n", 2, "line 2 (missing) → WHY=runtimeclass", "2번째 줄 (없음) → WHY=runtimeclass",
-     "by its rule: line 2: WHY must be runtimeclass"),
+    # a line too few behind a wrong one: line by line, the last said missing
+    ("DEFAULT=nvidia\n", 1, "line 1 DEFAULT=nvidia → DEFAULT=runc; line 2 (missing) → WHY=runtimeclass",
+     "1번째 줄 DEFAULT=nvidia → DEFAULT=runc; 2번째 줄 (없음) → WHY=runtimeclass",
+     "by its rule: line 1: DEFAULT must be the default_runtime_name containerd reads from your config; line 2: WHY must be"),
     # a wrong value in a \r\n file: the line as the student sees it, without the carriage return
     ("DEFAULT=nvidia\r\nWHY=runtimeclass\r\n", 1, "line 1 DEFAULT=nvidia → DEFAULT=runc;",
      "1번째 줄 DEFAULT=nvidia → DEFAULT=runc;", "by its rule: line 1: DEFAULT must be the default_runtime_name"),
@@ -558,3 +559,23 @@ def test_a_line_of_the_students_own_is_named_as_one_to_delete(tmp_path, name, st
     assert lines_en in p.what.en and lines_ko in p.what.ko, p.what
     assert "every line the lab asks for is there and right" in p.what.en
     assert (p.fix.en, p.fix.ko) == (deletes, deletes.replace("delete line ", "").replace("; ", "번째 줄은 지우세요; ") + "번째 줄은 지우세요")
+
+
+@pytest.mark.parametrize("name, step, written, lines_en, lines_ko, fix", [
+    ("report.txt", 8, "CONFIG_VERSION=2\nRUNTIME_TYPE=io.containerd.runc.v2\nSYSTEMD_CGROUP=true\nHANDLER=nvidia\n",
+     "line 2 (missing) → RUNTIME=nvidia", "2번째 줄 (없음) → RUNTIME=nvidia",
+     "add each missing line in its place: line 2: RUNTIME must be the name of the runtime"),
+    ("default.txt", 4, "DEFAULT=runc\n", "line 2 (missing) → WHY=runtimeclass", "2번째 줄 (없음) → WHY=runtimeclass",
+     "add each missing line in its place: line 2: WHY must be runtimeclass"),
+    ("cdi-keys.txt", 6, "devices\ncdiVersion\n", "line 2 (missing) → kind; line 4 (missing) → containerEdits",
+     "2번째 줄 (없음) → kind; 4번째 줄 (없음) → containerEdits", "add each missing line in its place: "),
+])
+def test_a_line_left_out_is_named_as_missing_not_every_line_after_it(tmp_path, name, step, written, lines_en, lines_ko,
+                                                                     fix):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / name).write_text(written)
+    p = _only_finding(check(root), step)
+    assert (p.code, p.line) == ("file.missing_lines", int(lines_en.split()[1]))
+    assert lines_en in p.what.en and lines_ko in p.what.ko, p.what
+    assert "every line it holds is right" in p.what.en and "있는 줄은 모두 맞습니다" in p.what.ko
+    assert p.fix.en.startswith(fix), p.fix.en

@@ -96,7 +96,7 @@ def test_a_newer_cdi_version_is_a_warning_and_the_step_still_judges_cdi_keys(tmp
     p = verdict(results, 6, "cdi.version_newer")
     assert p.severity == "warning" and p.line == 3 and p.fix.en.endswith('cdiVersion: "0.5.0"')
     (root / TOOLKIT / "cdi-keys.txt").write_text("cdiVersion\n")
-    assert {q.code for q in check(root)[6].problems} == {"cdi.version_newer", "file.differs"}
+    assert {q.code for q in check(root)[6].problems} == {"cdi.version_newer", "file.missing_lines"}
     assert not [n for n, r in run_all(root).items() if r.failed]  # apply is not refused by a warning
 
 
@@ -161,8 +161,9 @@ def test_cdi_keys_made_by_hand_after_its_plan_failed_are_judged_by_the_specs_key
     first, again = check_cell_run_twice(root, "cdi", written_by_hand(a_folder_in_its_place(path),
                                                                     "kind\ncdiVersion\ndevices\n"))
     assert first == ["write.failed.folder_stands_where_file"]
-    (p,) = again.problems
-    assert (p.code, p.values["expected"]) == ("file.differs", "cdiVersion / kind / devices / containerEdits")
+    (p,) = again.problems  # the spec's four keys in any order: the one left out is named
+    assert (p.code, p.line) == ("file.missing_lines", 4)
+    assert "line 4 (missing) → containerEdits" in p.what.en
     _, again = check_cell_run_twice(root, "cdi", written_by_hand(a_folder_in_its_place(path),
                                                                 "containerEdits\nkind\ncdiVersion\ndevices\n"))
     assert again.problems == [], again.text()
@@ -198,5 +199,6 @@ def test_cdi_keys_are_judged_against_the_plan_until_the_plan_is_made_again(tmp_p
     finally:
         rb.finish()
     assert again.problems == [], again.text()
-    (p,) = check(root)[6].problems
-    assert (p.code, p.values["expected"]) == ("file.differs", "cdiVersion / kind / devices")
+    (p,) = check(root)[6].problems  # the spec's keys now: the file's containerEdits line is one too many
+    assert (p.code, p.line) == ("file.extra_lines", 4)
+    assert "line 4 containerEdits → (delete)" in p.what.en and p.fix.en == "delete line 4"

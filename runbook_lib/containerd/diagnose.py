@@ -433,8 +433,8 @@ def _table_problems(eff: Effective, path, table: dict, hdr: str, keys: RuntimeKe
     out = []
     rt = table.get("runtime_type")
     where, line = locate(eff, path + ("runtime_type",) if rt is not None else path)
-    options = table.get("options")
-    if rt is None and isinstance(options, dict) and "runtime_type" in options:  # written below the options header
+    options = table.get("options") if isinstance(table.get("options"), dict) else None
+    if rt is None and options is not None and "runtime_type" in options:  # written below the options header
         where, line = locate(eff, path + ("options", "runtime_type"))
         out.append(Problem.of("runtime.type_under_options", where, line, header=hdr, expected=RUNTIME_TYPE,
                               key="runtime_type"))
@@ -445,9 +445,9 @@ def _table_problems(eff: Effective, path, table: dict, hdr: str, keys: RuntimeKe
                               key="runtime_type"))
     stray = options_outside(table, keys)
     if stray:  # BinaryName written under the runtime's own header: the options header line was left out
-        where, line = locate(eff, path + (stray[0],))
-        options = isinstance(table.get("options"), dict)  # ... or the key was put above an options table
-        out.append(Problem.of("runtime.option_outside_options.move" if options else "runtime.option_outside_options",
+        where, line = locate(eff, path + (stray[0],))  # ... or the key was put above an options table
+        out.append(Problem.of("runtime.option_outside_options.move" if options is not None
+                              else "runtime.option_outside_options",
                               where, line, keys=", ".join(stray), header=header_text(eff, path + ("options",))))
     for key in table:
         if key not in keys and key in releases.all_runtime_keys() and _is_zero_value(table[key]):
@@ -512,8 +512,8 @@ def _cgroup_problems(eff: Effective, p, path, options: dict, at: dict) -> list[P
         return [Problem.of("options.systemd_cgroup.wrong", where, line, actual=render.value(sc), **values)]
     # as read, a moved line or a misplaced table is not there yet: runc's value against what containerd reads now
     # would be step 2's mistake said again
-    moved = "SystemdCgroup" in at or path != runtime_path(eff.version, p.runtime_name)
-    warning = None if moved else cgroup_disagreement(eff, p)
+    not_read_yet = "SystemdCgroup" in at or path != runtime_path(eff.version, p.runtime_name)
+    warning = None if not_read_yet else cgroup_disagreement(eff, p)
     return [warning] if warning else []
 
 

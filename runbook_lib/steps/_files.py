@@ -136,28 +136,29 @@ def _differs(rule: Rule, lab_path: str, got: str, expected: str, shown: str, fil
         return [Problem.of("file.line_endings", lab_path, file=lab_path, expected=shown, file_at=file_at)]
     got_lines, want_lines = canonical(rule, got), canonical(rule, expected)
     raw, want_raw = got.split("\n"), expected.split("\n")
-    # compared as the rule reads them; shown as written (the expected line in the config's order, not sorted)
+    # the lab's lines all there with lines of the student's own among them, or all right with some left out: those
+    # lines alone, not every line after them as wrong
     extra = extra_lines(rule, got, expected)
-    if extra:  # the lab's lines all there, with lines of the student's own among them: those, not every line after
-        lines = Msg.join("; ", [say("file.differs.line", n=n, got=_shown(raw[n - 1]) if raw[n - 1].strip()
-                                    else say("file.blank_line"), want=say("file.differs.delete_line")) for n in extra])
-        return [Problem.of("file.extra_lines", lab_path, extra[0], file=lab_path, lines=lines,
-                           deletes=Msg.join("; ", [say("file.rule.delete", n=n) for n in extra]))]
-    missing = missing_lines(rule, got, expected)
-    if missing:  # every line there is right, and some of the lab's are left out: those, not every line after them
-        lines = Msg.join("; ", [say("file.differs.line", n=n, got=say("file.differs.no_line"), want=want_raw[n - 1])
-                                for n in missing])
-        return [Problem.of("file.missing_lines", lab_path, missing[0], file=lab_path, lines=lines,
-                           rules=wrong_rules([(n, None, want_raw[n - 1]) for n in missing]))]
+    missing = [] if extra else missing_lines(rule, got, expected)
+    if extra or missing:
+        changes = [(n, raw[n - 1], None) for n in extra] + [(n, None, want_raw[n - 1]) for n in missing]
+        return [Problem.of("file.extra_lines" if extra else "file.missing_lines", lab_path, changes[0][0],
+                           file=lab_path, lines=_changes(changes), rules=wrong_rules(changes))]
+    # compared as the rule reads them; shown as written (the expected line in the config's order, not sorted)
     wrong = [(i + 1, raw[i] if g is not None else None, want_raw[i] if e is not None and i < len(want_raw) else e)
              for i, (g, e) in enumerate(itertools.zip_longest(got_lines, want_lines)) if g != e]
     slipped = _slips(rule, wrong)
     if slipped is not None:
         return [_slip_problem(slipped, lab_path, shown)]
-    lines = Msg.join("; ", [say("file.differs.line", n=n, got=_shown(g) if g is not None else say("file.differs.no_line"),
-                                want=e if e is not None else say("file.differs.delete_line")) for n, g, e in wrong])
-    return [Problem.of("file.differs", lab_path, wrong[0][0], file=lab_path, expected=shown, lines=lines,
+    return [Problem.of("file.differs", lab_path, wrong[0][0], file=lab_path, expected=shown, lines=_changes(wrong),
                        rules=wrong_rules(wrong))]
+
+
+def _changes(wrong: list[tuple[int, str | None, str | None]]) -> Msg:
+    """Each wrong line as written and as it must be: no line yet, or none at all (to delete)."""
+    return Msg.join("; ", [say("file.differs.line", n=n, got=say("file.differs.no_line") if g is None else
+                               _shown(g) if g else say("file.blank_line"),
+                               want=e if e is not None else say("file.differs.delete_line")) for n, g, e in wrong])
 
 
 # A line whose value is right, written the way a habit writes it, each with the way to undo it, in the order they

@@ -78,7 +78,7 @@ def _rows(rule: Rule, text: str) -> list[str]:
 def _left_over(rule: Rule, longer: list[str], shorter: list[str]) -> list[int]:
     """The numbers of the lines of ``longer`` left over once each line of ``shorter`` is found in it, in order (in
     any order for a file of names), or [] when one is not there."""
-    over, j, left = [], 0, sorted(shorter)
+    over, j, left = [], 0, list(shorter)
     for n, row in enumerate(longer, 1):
         if rule.unordered and row in left:
             left.remove(row)

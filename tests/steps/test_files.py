@@ -579,3 +579,11 @@ def test_a_line_left_out_is_named_as_missing_not_every_line_after_it(tmp_path, n
     assert lines_en in p.what.en and lines_ko in p.what.ko, p.what
     assert "every line it holds is right" in p.what.en and "있는 줄은 모두 맞습니다" in p.what.ko
     assert p.fix.en.startswith(fix), p.fix.en
+
+
+def test_a_blank_line_compared_line_by_line_is_named_as_one(tmp_path):
+    root = lab_root(tmp_path)
+    (root / TOOLKIT / "default.txt").write_text("DEFAULT=nvidia\n\nWHY=runtimeclass\n")  # a wrong value as well
+    p = _only_finding(check(root), 4)
+    assert p.code == "file.differs"
+    assert "line 2 (a blank line) → WHY=runtimeclass" in p.what.en and "2번째 줄 (빈 줄) → WHY=runtimeclass" in p.what.ko
